@@ -1,0 +1,225 @@
+import { parseArgs } from 'node:util';
+import { type Config, loadConfig, PLANS, type Plan } from './config.js';
+import { ensureDemo } from './modules/organizations/demo.js';
+import { findOrganizationBySlug, setOrganizationPlan } from './modules/organizations/repo.js';
+import { addMember, createOrganization } from './modules/organizations/service.js';
+import { findUserByEmail } from './modules/users/repo.js';
+import { expirations } from './modules/users/schema.js';
+import { issueToken, register } from './modules/users/service.js';
+import { sessionSigner } from './platform/auth/tokens.js';
+import { openDatabase } from './platform/db/client.js';
+import { migrateDatabase } from './platform/db/migrate.js';
+import type { AppDeps } from './platform/deps.js';
+import { AppError } from './platform/http/errors.js';
+import { instanceSecret } from './platform/secrets/secrets.js';
+import { makeTenantContext, ROLES, type Role } from './platform/tenancy/context.js';
+import { databaseOptions, startServer } from './server.js';
+
+const usage = `Usage: crm <command>
+  serve [--demo]                       start the API (--demo: create the demo organization on first start)
+  migrate                              apply database migrations
+  seed-demo                            create the demo organization, user and token
+  org create SLUG --name NAME          create an organization (with --owner EMAIL)
+  org plan SLUG PLAN                   set the plan (${PLANS.join(', ')})
+  user create --email E --password P [--username U]
+  member add ORG EMAIL --role ROLE     add a registered user to an organization (${ROLES.join(', ')})
+  token create --email E --expiration ${expirations.join('|')}`;
+
+class UsageError extends Error {}
+
+async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): Promise<T> {
+  const db = await openDatabase(databaseOptions(config));
+  try {
+    await migrateDatabase(db);
+    const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
+    return await fn({ config, db, signer });
+  } finally {
+    await db.close();
+  }
+}
+
+function printDemo(
+  url: string,
+  creds: Awaited<ReturnType<typeof ensureDemo>>['credentials'],
+  created: boolean,
+) {
+  if (!creds) {
+    console.log(`Demo organization "demo" exists (credentials file not found in the data dir).`);
+    return;
+  }
+  console.log(`
+${created ? 'Created the demo organization.' : 'Demo organization:'}
+  API:          ${url}/api
+  Docs:         ${url}/api/docs
+  Organization: ${creds.organization}   (send it as x-tenant-id)
+  Login:        ${creds.email} / ${creds.password}
+  API token:    ${creds.token}
+
+Try it:
+  curl -s -H 'Authorization: Bearer ${creds.token}' -H 'x-tenant-id: ${creds.organization}' ${url}/api/memberships
+`);
+}
+
+async function serve(config: Config, demo: boolean) {
+  const server = await startServer(config, async (s) => {
+    if (!demo) return;
+    const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
+    const { created, credentials } = await ensureDemo({ config, db: s.db, signer });
+    printDemo(s.url, credentials, created);
+  });
+  console.log(
+    `CRM service listening on ${server.url} (${server.db.kind === 'pglite' ? `embedded database in ${config.CRM_DATA_DIR}/db` : 'PostgreSQL'})`,
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests, then closing the database`);
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      demo: { type: 'boolean' },
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      username: { type: 'string' },
+      role: { type: 'string' },
+      expiration: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [cmd, sub, ...rest] = positionals;
+  if (values.help || !cmd) {
+    console.log(usage);
+    return cmd || values.help ? 0 : 1;
+  }
+  const config = loadConfig();
+  const need = (v: string | undefined, what: string) => {
+    if (!v) throw new UsageError(`missing ${what}`);
+    return v;
+  };
+  switch (cmd) {
+    case 'serve':
+      await serve(config, values.demo ?? false);
+      return -1; // keeps running
+    case 'migrate':
+      await withDeps(config, async () => {});
+      console.log('Migrations applied.');
+      return 0;
+    case 'seed-demo':
+      await withDeps(config, async (deps) => {
+        const { created, credentials } = await ensureDemo(deps);
+        printDemo(`http://${config.HOST}:${config.PORT}`, credentials, created);
+      });
+      return 0;
+    case 'org': {
+      if (sub === 'create') {
+        const slug = need(rest[0], 'SLUG');
+        const ownerEmail = values.owner;
+        await withDeps(config, async (deps) => {
+          const owner = ownerEmail ? await findUserByEmail(deps.db.system, ownerEmail) : undefined;
+          if (ownerEmail && !owner) throw new UsageError(`no user with email ${ownerEmail}`);
+          if (!owner) throw new UsageError('an organization needs an owner: --owner EMAIL');
+          const { org } = await createOrganization(deps, owner.id, { name: values.name ?? slug, slug });
+          console.log(`Created organization ${org.slug} (${org.plan}), owner ${ownerEmail}.`);
+        });
+        return 0;
+      }
+      if (sub === 'plan') {
+        const slug = need(rest[0], 'SLUG');
+        const plan = need(rest[1], 'PLAN') as Plan;
+        if (!PLANS.includes(plan)) throw new UsageError(`plan must be one of ${PLANS.join(', ')}`);
+        await withDeps(config, async (deps) => {
+          if (!(await setOrganizationPlan(deps.db.system, slug, plan)))
+            throw new UsageError(`no organization ${slug}`);
+          console.log(`Organization ${slug} is now on the ${plan} plan.`);
+        });
+        return 0;
+      }
+      throw new UsageError(`unknown org command ${sub ?? ''}`);
+    }
+    case 'user': {
+      if (sub !== 'create') throw new UsageError(`unknown user command ${sub ?? ''}`);
+      const email = need(values.email, '--email');
+      const password = need(values.password, '--password');
+      await withDeps(config, async (deps) => {
+        const { user } = await register(deps, {
+          email,
+          password,
+          username: values.username ?? email.split('@')[0],
+        });
+        console.log(`Created user ${user.username} <${user.email}> (id ${user.id}).`);
+      });
+      return 0;
+    }
+    case 'member': {
+      if (sub !== 'add') throw new UsageError(`unknown member command ${sub ?? ''}`);
+      const slug = need(rest[0], 'ORG');
+      const email = need(rest[1], 'EMAIL');
+      const role = (values.role ?? 'member') as Role;
+      if (!ROLES.includes(role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
+      await withDeps(config, async (deps) => {
+        const org = await findOrganizationBySlug(deps.db.system, slug);
+        if (!org) throw new UsageError(`no organization ${slug}`);
+        // The CLI acts as the operator: an owner context of that organization.
+        const ctx = makeTenantContext(deps.db, {
+          orgId: org.id,
+          orgSlug: org.slug,
+          plan: org.plan as Plan,
+          userId: 0,
+          membershipId: 0,
+          membershipDocumentId: '',
+          role: 'owner',
+          scopes: null,
+        });
+        const m = await addMember(ctx, { email, role });
+        console.log(`Added ${email} to ${slug} as ${m.role} (membership ${m.documentId}).`);
+      });
+      return 0;
+    }
+    case 'token': {
+      if (sub !== 'create') throw new UsageError(`unknown token command ${sub ?? ''}`);
+      const email = need(values.email, '--email');
+      const expiration = (values.expiration ?? '30d') as (typeof expirations)[number];
+      if (!expirations.includes(expiration))
+        throw new UsageError(`--expiration must be one of ${expirations.join(', ')}`);
+      await withDeps(config, async (deps) => {
+        const user = await findUserByEmail(deps.db.system, email);
+        if (!user) throw new UsageError(`no user with email ${email}`);
+        const t = await issueToken(deps, user.id, { expiration, name: 'CLI token' });
+        console.log(t.token);
+      });
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command ${cmd}`);
+  }
+}
+
+const isEntry = process.argv[1] && /cli\.(ts|js)$|\/crm(\.js)?$/.test(process.argv[1]);
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      if (code >= 0) process.exit(code);
+    },
+    (err) => {
+      if (err instanceof UsageError) console.error(`crm: ${err.message}\n\n${usage}`);
+      else if (err instanceof AppError)
+        console.error(
+          `crm: ${err.message}${Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : ''}`,
+        );
+      else console.error(`crm: ${(err as Error).message}`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    },
+  );
+}

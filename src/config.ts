@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+const plans = ['free', 'pro', 'business'] as const;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(1337),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().optional(),
+  CRM_DATA_DIR: z.string().default('data'),
+  CRM_JWT_SECRET: z.string().min(32).optional(),
+  CRM_DEFAULT_PLAN: z.enum(plans).default('business'),
+  CRM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CRM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  REDIS_URL: z.string().optional(),
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  RATE_LIMIT_LOGIN_MAX: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+});
+
+export type Config = z.infer<typeof envSchema>;
+export type Plan = (typeof plans)[number];
+export const PLANS = plans;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  return { ...parsed.data, ...overrides };
+}

@@ -1,0 +1,188 @@
+import { and, count, eq, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import type { Role } from '../../platform/tenancy/context.js';
+import { users } from '../users/table.js';
+import { memberships, organizations } from './table.js';
+
+export const membershipModel: QueryModel = {
+  table: 'memberships',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    role: { column: 'role', type: 'string' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+  relations: {
+    user: {
+      model: () => userModel,
+      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."user_id"`),
+    },
+  },
+  populate: ['user'],
+};
+
+const userModel: QueryModel = {
+  table: 'users',
+  global: true,
+  fields: {
+    username: { column: 'username', type: 'string' },
+    email: { column: 'email', type: 'string' },
+    blocked: { column: 'blocked', type: 'boolean' },
+  },
+  privateFields: ['password', 'passwordHash', 'resetPasswordToken', 'confirmationToken'],
+};
+
+export async function insertOrganization(tx: Executor, input: { name: string; slug: string; plan: string }) {
+  const [row] = await tx
+    .insert(organizations)
+    .values({ ...input, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function listUserOrganizations(ex: Executor, userId: number, offset: number, limit: number) {
+  const where = sql`exists (select 1 from memberships m where m.organization_id = ${organizations.id} and m.user_id = ${userId})`;
+  const rows = await ex
+    .select({
+      documentId: organizations.documentId,
+      name: organizations.name,
+      slug: organizations.slug,
+      plan: organizations.plan,
+      createdAt: organizations.createdAt,
+      updatedAt: organizations.updatedAt,
+      role: memberships.role,
+      membershipDocumentId: memberships.documentId,
+    })
+    .from(organizations)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.organizationId, organizations.id), eq(memberships.userId, userId)),
+    )
+    .orderBy(organizations.name, organizations.id)
+    .offset(offset)
+    .limit(limit);
+  const [{ total }] = await ex.select({ total: count() }).from(organizations).where(where);
+  return { rows, total };
+}
+
+export async function findOrganizationBySlug(ex: Executor, slug: string) {
+  const [row] = await ex.select().from(organizations).where(eq(organizations.slug, slug));
+  return row;
+}
+
+export async function setOrganizationPlan(ex: Executor, slug: string, plan: string) {
+  const [row] = await ex
+    .update(organizations)
+    .set({ plan, updatedAt: new Date() })
+    .where(eq(organizations.slug, slug))
+    .returning();
+  return row;
+}
+
+const membershipColumns = {
+  id: memberships.id,
+  documentId: memberships.documentId,
+  userId: memberships.userId,
+  role: memberships.role,
+  createdAt: memberships.createdAt,
+  updatedAt: memberships.updatedAt,
+  username: users.username,
+  email: users.email,
+  blocked: users.blocked,
+};
+export type MembershipRow = { [K in keyof typeof membershipColumns]: any } & { role: Role };
+
+export async function insertMembership(tx: Tx, orgId: number, userId: number, role: Role) {
+  const [row] = await tx
+    .insert(memberships)
+    .values({ organizationId: orgId, userId, role, documentId: newDocumentId() })
+    .returning({ documentId: memberships.documentId });
+  return findMembership(tx, orgId, row.documentId);
+}
+
+export async function findMembership(
+  tx: Tx,
+  orgId: number,
+  documentId: string,
+): Promise<MembershipRow | undefined> {
+  const [row] = await tx
+    .select(membershipColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, orgId), eq(memberships.documentId, documentId)));
+  return row as MembershipRow | undefined;
+}
+
+export async function listMemberships(tx: Tx, orgId: number, q: CompiledList) {
+  const where = and(eq(memberships.organizationId, orgId), q.where);
+  const rows = await tx
+    .select(membershipColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(where)
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+  const [{ total }] = await tx.select({ total: count() }).from(memberships).where(where);
+  return { rows: rows as MembershipRow[], total };
+}
+
+export async function updateMembershipRole(tx: Tx, orgId: number, documentId: string, role: Role) {
+  await tx
+    .update(memberships)
+    .set({ role, updatedAt: new Date() })
+    .where(and(eq(memberships.organizationId, orgId), eq(memberships.documentId, documentId)));
+}
+
+export async function deleteMembership(tx: Tx, orgId: number, documentId: string) {
+  await tx
+    .delete(memberships)
+    .where(and(eq(memberships.organizationId, orgId), eq(memberships.documentId, documentId)));
+}
+
+export async function countOwners(tx: Tx, orgId: number) {
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, orgId), eq(memberships.role, 'owner')));
+  return n;
+}
+
+/** MembershipRefs for a set of internal membership ids (used by every area that shows people). */
+export async function membershipRefsByIds(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0)
+    return new Map<
+      number,
+      { documentId: string; user: { username: string; email: string; blocked: boolean } }
+    >();
+  const rows = await tx
+    .select({
+      id: memberships.id,
+      documentId: memberships.documentId,
+      username: users.username,
+      email: users.email,
+      blocked: users.blocked,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, orgId), sql`${memberships.id} in ${ids}`));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { documentId: r.documentId, user: { username: r.username, email: r.email, blocked: r.blocked } },
+    ]),
+  );
+}
+
+/** Internal ids of memberships named by documentId; unknown ones are reported back. */
+export async function membershipIdsByDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
+  if (documentIds.length === 0) return { ids: new Map<string, number>(), missing: [] as string[] };
+  const rows = await tx
+    .select({ id: memberships.id, documentId: memberships.documentId })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, orgId), sql`${memberships.documentId} in ${documentIds}`));
+  const ids = new Map(rows.map((r) => [r.documentId, r.id]));
+  return { ids, missing: documentIds.filter((d) => !ids.has(d)) };
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
+import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { membership, membershipInput, membershipUpdate, organization, organizationInput } from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Organizations'];
+
+export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/organizations',
+    {
+      config: { auth: 'user' },
+      schema: {
+        tags,
+        summary: 'Organizations the user belongs to',
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(organization) },
+      },
+    },
+    async (req) => service.listOrganizations(deps, req.principal!, req.query),
+  );
+
+  app.post(
+    '/organizations',
+    {
+      config: { auth: 'user' },
+      schema: {
+        tags,
+        summary: 'Create an organization; the caller becomes its owner',
+        body: dataBody(organizationInput),
+        response: { 201: organization },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await service.createOrganizationForUser(deps, req.principal!, req.body.data)),
+  );
+
+  app.get(
+    '/memberships',
+    {
+      schema: {
+        tags,
+        summary: 'Members of the organization',
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(membership) },
+      },
+    },
+    async (req) => service.listMemberships(req.tenant, req.query),
+  );
+
+  app.get(
+    '/memberships/:id',
+    { schema: { tags, summary: 'One membership', params: idParams, response: { 200: membership } } },
+    async (req) => service.getMembership(req.tenant, req.params.id),
+  );
+
+  app.post(
+    '/memberships',
+    {
+      schema: {
+        tags,
+        summary: 'Add a registered user to the organization (admin)',
+        body: dataBody(membershipInput),
+        response: { 201: membership },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.addMember(req.tenant, req.body.data)),
+  );
+
+  app.put(
+    '/memberships/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a member role (admin; owner role by owners)',
+        params: idParams,
+        body: dataBody(membershipUpdate),
+        response: { 200: membership },
+      },
+    },
+    async (req) => service.changeRole(req.tenant, req.params.id, req.body.data),
+  );
+
+  app.delete(
+    '/memberships/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Remove a member (admin, or oneself)',
+        params: idParams,
+        response: { 200: deleted },
+      },
+    },
+    async (req) => service.removeMember(req.tenant, req.params.id),
+  );
+};

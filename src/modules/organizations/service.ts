@@ -1,0 +1,173 @@
+import { sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Plan } from '../../config.js';
+import { audit } from '../../platform/audit/audit.js';
+import type { Principal } from '../../platform/auth/plugin.js';
+import type { Tx } from '../../platform/db/client.js';
+import type { AppDeps } from '../../platform/deps.js';
+import { AppError, onUnique } from '../../platform/http/errors.js';
+import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { isoRequired } from '../../platform/http/schemas.js';
+import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { findUserByEmail } from '../users/repo.js';
+import * as repo from './repo.js';
+import type { membershipInput, membershipUpdate, organizationInput } from './schema.js';
+
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return s || 'item';
+}
+
+/** Creates an organization with its first owner, in one transaction. */
+export async function createOrganization(
+  { db, config }: AppDeps,
+  userId: number,
+  input: z.infer<typeof organizationInput> & { plan?: Plan },
+) {
+  const slug = input.slug ?? slugify(input.name);
+  return db.system.transaction(async (tx) => {
+    const org = await repo
+      .insertOrganization(tx, { name: input.name, slug, plan: input.plan ?? config.CRM_DEFAULT_PLAN })
+      .catch(onUnique('slug', `The slug ${slug} is taken`));
+    // The owner's membership is a tenant row: written under RLS, as every tenant write.
+    await tx.execute(
+      sql`select set_config('role', 'crm_app', true), set_config('app.organization_id', ${String(org.id)}, true)`,
+    );
+    const owner = await repo.insertMembership(tx as Tx, org.id, userId, 'owner');
+    return { org, owner: owner! };
+  });
+}
+
+export async function createOrganizationForUser(
+  deps: AppDeps,
+  principal: Principal,
+  input: z.infer<typeof organizationInput>,
+) {
+  const { org } = await createOrganization(deps, principal.userId, input);
+  return toOrganization(org, 'owner');
+}
+
+export async function listOrganizations({ db }: AppDeps, principal: Principal, query: ListQueryInput) {
+  const page = query.pagination?.page ?? 1;
+  const pageSize = query.pagination?.pageSize ?? 25;
+  if (query.filters || query.sort || query.populate) {
+    throw new AppError('ValidationError', 'The organization list takes pagination only');
+  }
+  const { rows, total } = await repo.listUserOrganizations(
+    db.system,
+    principal.userId,
+    (page - 1) * pageSize,
+    pageSize,
+  );
+  return paginated(
+    rows.map((r) => toOrganization(r, r.role as Role)),
+    total,
+    page,
+    pageSize,
+  );
+}
+
+function toOrganization(
+  row: { documentId: string; name: string; slug: string; plan: string; createdAt: Date; updatedAt: Date },
+  role: Role,
+) {
+  return {
+    documentId: row.documentId,
+    name: row.name,
+    slug: row.slug,
+    plan: row.plan as Plan,
+    role,
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}
+
+export async function listMemberships(ctx: TenantContext, query: ListQueryInput) {
+  const q = compileListQuery(repo.membershipModel, query, 'createdAt:asc');
+  const { rows, total } = await ctx.transaction((tx) => repo.listMemberships(tx, ctx.orgId, q));
+  return paginated(rows.map(toMembership), total, q.page, q.pageSize);
+}
+
+export async function getMembership(ctx: TenantContext, documentId: string) {
+  const row = await ctx.transaction((tx) => repo.findMembership(tx, ctx.orgId, documentId));
+  if (!row) throw new AppError('NotFoundError', 'Membership not found');
+  return toMembership(row);
+}
+
+export async function addMember(ctx: TenantContext, input: z.infer<typeof membershipInput>) {
+  requireRole(ctx, 'admin');
+  if (input.role === 'owner') requireRole(ctx, 'owner');
+  return ctx.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, input.email);
+    if (!user) {
+      throw new AppError(
+        'NotFoundError',
+        'No user has this email: they sign up first (POST /auth/local/register)',
+        {
+          errors: [{ path: ['email'], message: 'no registered user has this email' }],
+        },
+      );
+    }
+    const row = await repo
+      .insertMembership(tx, ctx.orgId, user.id, input.role)
+      .catch(onUnique('email', 'This user is already a member'));
+    await audit(tx, ctx, 'membership.created', row!.documentId, { role: input.role });
+    return toMembership(row!);
+  });
+}
+
+export async function changeRole(
+  ctx: TenantContext,
+  documentId: string,
+  input: z.infer<typeof membershipUpdate>,
+) {
+  requireRole(ctx, 'admin');
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findMembership(tx, ctx.orgId, documentId);
+    if (!row) throw new AppError('NotFoundError', 'Membership not found');
+    if ((row.role === 'owner' || input.role === 'owner') && !hasRole(ctx, 'owner')) {
+      throw new AppError('ForbiddenError', 'Only an owner grants or removes the owner role');
+    }
+    if (row.role === 'owner' && input.role !== 'owner' && (await repo.countOwners(tx, ctx.orgId)) <= 1) {
+      throw new AppError('UnprocessableEntityError', 'An organization keeps at least one owner');
+    }
+    await repo.updateMembershipRole(tx, ctx.orgId, documentId, input.role);
+    await audit(tx, ctx, 'membership.role_changed', documentId, { from: row.role, to: input.role });
+    return toMembership({ ...row, role: input.role, updatedAt: new Date() });
+  });
+}
+
+export async function removeMember(ctx: TenantContext, documentId: string) {
+  const self = documentId === ctx.membershipDocumentId;
+  if (!self) requireRole(ctx, 'admin');
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findMembership(tx, ctx.orgId, documentId);
+    if (!row) throw new AppError('NotFoundError', 'Membership not found');
+    if (row.role === 'owner' && !self && !hasRole(ctx, 'owner')) {
+      throw new AppError('ForbiddenError', 'Only an owner removes an owner');
+    }
+    if (row.role === 'owner' && (await repo.countOwners(tx, ctx.orgId)) <= 1) {
+      throw new AppError('UnprocessableEntityError', 'An organization keeps at least one owner');
+    }
+    await repo.deleteMembership(tx, ctx.orgId, documentId);
+    await audit(tx, ctx, 'membership.deleted', documentId, { userEmail: row.email, role: row.role });
+    return { documentId, deleted: true as const };
+  });
+}
+
+function toMembership(row: repo.MembershipRow) {
+  return {
+    documentId: row.documentId,
+    role: row.role,
+    user: { username: row.username, email: row.email, blocked: row.blocked },
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}

@@ -1,0 +1,39 @@
+import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+import { users } from '../users/table.js';
+
+/** The tenants themselves: global, looked up by slug from the `x-tenant-id` header. */
+export const organizations = pgTable(
+  'organizations',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    documentId: text('document_id').notNull(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    plan: text('plan').notNull(),
+    ...timestamps(),
+  },
+  (t) => [
+    uniqueIndex('organizations_slug_key').on(t.slug),
+    uniqueIndex('organizations_document_id_key').on(t.documentId),
+  ],
+);
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    ...tenantColumns(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    ...timestamps(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('memberships_org_document_id_key').on(t.organizationId, t.documentId),
+    uniqueIndex('memberships_org_user_key').on(t.organizationId, t.userId),
+    // The one index not led by the tenant: "which organizations is this user in" (auth, GET /organizations).
+    index('memberships_user_id_idx').on(t.userId),
+  ],
+);

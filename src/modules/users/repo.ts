@@ -1,0 +1,67 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import { apiTokens, users } from './table.js';
+
+export type UserRow = typeof users.$inferSelect;
+export type TokenRow = typeof apiTokens.$inferSelect;
+
+export async function findUserByIdentifier(ex: Executor, identifier: string) {
+  const [row] = await ex
+    .select()
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${identifier}) or ${users.username} = ${identifier}`)
+    .limit(1);
+  return row;
+}
+
+export async function findUserById(ex: Executor, id: number) {
+  const [row] = await ex.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function findUserByEmail(ex: Executor, email: string) {
+  const [row] = await ex.select().from(users).where(sql`lower(${users.email}) = lower(${email})`);
+  return row;
+}
+
+export async function insertUser(
+  ex: Executor,
+  input: { username: string; email: string; passwordHash: string },
+) {
+  const [row] = await ex
+    .insert(users)
+    .values({ ...input, email: input.email.toLowerCase(), documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function insertToken(
+  ex: Executor,
+  input: {
+    userId: number;
+    name: string;
+    tokenHash: string;
+    tokenPrefix: string;
+    scopes: string[] | null;
+    expiresAt: Date;
+  },
+) {
+  const [row] = await ex
+    .insert(apiTokens)
+    .values({ ...input, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export function listTokens(ex: Executor, userId: number) {
+  return ex.select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(desc(apiTokens.createdAt));
+}
+
+export async function deleteToken(ex: Executor, userId: number, documentId: string) {
+  const rows = await ex
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.userId, userId), eq(apiTokens.documentId, documentId)))
+    .returning({ id: apiTokens.id });
+  return rows.length > 0;
+}

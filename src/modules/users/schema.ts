@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { TOKEN_EXPIRATIONS } from '../../platform/auth/tokens.js';
+
+export const loginInput = z.strictObject({
+  identifier: z.string().min(1).describe('email or username'),
+  password: z.string().min(1),
+});
+
+export const registerInput = z.strictObject({
+  username: z
+    .string()
+    .trim()
+    .min(3)
+    .max(60)
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+  email: z.string().trim().toLowerCase().pipe(z.email()),
+  password: z.string().min(8).max(200),
+});
+
+export const authUser = z.object({ id: z.number().int(), username: z.string(), email: z.string() });
+export const authResult = z.object({ jwt: z.string(), user: authUser });
+
+export const expirations = Object.keys(TOKEN_EXPIRATIONS) as [
+  keyof typeof TOKEN_EXPIRATIONS,
+  ...(keyof typeof TOKEN_EXPIRATIONS)[],
+];
+export const generateTokenInput = z.strictObject({
+  expiration: z.enum(expirations).describe('1d, 30d, 365d or 36500d (about 100 years)'),
+  name: z.string().trim().min(1).max(120).optional(),
+  scopes: z
+    .array(z.string().regex(/^[a-z_-]+:(read|write)$/, 'area:read or area:write'))
+    .max(50)
+    .optional()
+    .describe('narrow the token, e.g. chat:read; default: all of the role'),
+});
+
+export const tokenInfo = z.object({
+  documentId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  expiresAt: z.string(),
+  scopes: z.array(z.string()).nullable(),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export const createdToken = tokenInfo.extend({ token: z.string().describe('shown once; store it now') });
+
+export const me = z.object({
+  id: z.number().int(),
+  documentId: z.string(),
+  username: z.string(),
+  email: z.string(),
+  blocked: z.boolean(),
+  confirmed: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  organizations: z.array(
+    z.object({
+      documentId: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      role: z.string(),
+      membershipId: z.string(),
+    }),
+  ),
+});

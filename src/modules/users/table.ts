@@ -1,0 +1,46 @@
+import { bigint, boolean, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamps } from '../../platform/db/columns.js';
+
+/** Users are global: one person may belong to several organizations. */
+export const users = pgTable(
+  'users',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    documentId: text('document_id').notNull(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    blocked: boolean('blocked').notNull().default(false),
+    confirmed: boolean('confirmed').notNull().default(true),
+    ...timestamps(),
+  },
+  (t) => [
+    uniqueIndex('users_document_id_key').on(t.documentId),
+    uniqueIndex('users_email_key').on(t.email),
+    uniqueIndex('users_username_key').on(t.username),
+  ],
+);
+
+/** Personal access tokens: only the SHA-256 of the token is kept. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    documentId: text('document_id').notNull(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    tokenPrefix: text('token_prefix').notNull(),
+    scopes: text('scopes').array(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
+    uniqueIndex('api_tokens_document_id_key').on(t.documentId),
+    index('api_tokens_user_id_idx').on(t.userId),
+  ],
+);

@@ -1,0 +1,19 @@
+import type { Tx } from '../db/client.js';
+import type { TenantContext } from '../tenancy/context.js';
+import { auditLog } from './table.js';
+
+export async function audit(
+  tx: Tx,
+  ctx: TenantContext,
+  action: string,
+  entityDocumentId: string | null,
+  data?: Record<string, unknown>,
+) {
+  await tx.insert(auditLog).values({
+    organizationId: ctx.orgId,
+    actorUserId: ctx.userId,
+    action,
+    entityDocumentId,
+    data: data ?? null,
+  });
+}

@@ -1,0 +1,51 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const TOKEN_PREFIX = 'crm_pat_';
+
+/** `crm_pat_` + 32 random bytes in base62 (DESIGN.md §6). */
+export function newApiToken(): string {
+  let n = BigInt(`0x${randomBytes(32).toString('hex')}`);
+  let out = '';
+  while (n > 0n) {
+    out = base62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return TOKEN_PREFIX + out.padStart(43, '0');
+}
+
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export const TOKEN_EXPIRATIONS = { '1d': 1, '30d': 30, '365d': 365, '36500d': 36500 } as const;
+export type TokenExpiration = keyof typeof TOKEN_EXPIRATIONS;
+
+const SESSION_SECONDS = 2 * 60 * 60;
+
+export interface SessionSigner {
+  sign(userId: number): Promise<string>;
+  verify(token: string): Promise<number | null>;
+}
+
+export function sessionSigner(secret: string): SessionSigner {
+  const key = new TextEncoder().encode(secret);
+  return {
+    sign: (userId) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(String(userId))
+        .setIssuedAt()
+        .setIssuer('crm')
+        .setExpirationTime(`${SESSION_SECONDS}s`)
+        .sign(key),
+    verify: async (token) => {
+      try {
+        const { payload } = await jwtVerify(token, key, { issuer: 'crm', algorithms: ['HS256'] });
+        const id = Number(payload.sub);
+        return Number.isSafeInteger(id) ? id : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}

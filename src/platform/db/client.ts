@@ -1,0 +1,151 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+
+export type Db = PgDatabase<PgQueryResultHKT>;
+export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, any>;
+export type Executor = Db | Tx;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  /** Drizzle on the connection's own role: only for platform queries that span tenants. */
+  system: Db;
+  /** One transaction as the non-superuser `crm_app` with `app.organization_id` set: RLS applies. */
+  tenantTransaction<T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+  /** The PGlite instance, when embedded (pg-boss adapter, tests). */
+  pglite?: PGlite;
+  pool?: pg.Pool;
+}
+
+// bigint and numeric come back as numbers: ids fit in 2^53 and money is numeric(14,2).
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** PGlite data dir, or `memory://`. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+function tenantTransactionOn(db: Db) {
+  return <T>(orgId: number, fn: (tx: Tx) => Promise<T>) =>
+    db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select set_config('role', 'crm_app', true), set_config('app.organization_id', ${String(orgId)}, true)`,
+      );
+      return fn(tx as Tx);
+    });
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const db = drizzleNodePg(pool) as unknown as Db;
+  return {
+    kind: 'postgres',
+    system: db,
+    pool,
+    tenantTransaction: tenantTransactionOn(db),
+    ping: () => ping(db),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  const release = inMemory ? () => {} : lockDataDir(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(inMemory ? 'memory://' : dataDir, {
+      parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+    });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const db = drizzlePglite(client) as unknown as Db;
+  return {
+    kind: 'pglite',
+    system: db,
+    pglite: client,
+    tenantTransaction: tenantTransactionOn(db),
+    ping: () => ping(db),
+    close: async () => {
+      await client.close();
+      release();
+    },
+  };
+}
+
+async function ping(db: Db): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * PGlite has no cross-process lock: two processes on one data dir corrupt it.
+ * A lock file holding our pid refuses a second process; a stale one (dead pid) is taken over.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = join(dataDir, '.crm.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        if (existsSync(lockPath) && readFileSync(lockPath, 'utf8') === String(process.pid))
+          unlinkSync(lockPath);
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(lockPath, 'utf8'));
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        throw new DatabaseLockedError(dataDir, pid);
+      }
+      unlinkSync(lockPath);
+    }
+  }
+  throw new Error(`Could not lock ${dataDir}`);
+}
+
+export class DatabaseLockedError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The database in ${dataDir} is in use by another process (pid ${pid}). ` +
+        'Stop it first, or set DATABASE_URL to share a PostgreSQL server between processes.',
+    );
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Raw rows of a SQL statement on either driver (both answer `{ rows }`). */
+export async function queryRows<T>(ex: Executor, query: SQL): Promise<T[]> {
+  const res = (await ex.execute(query)) as unknown as { rows: T[] };
+  return res.rows;
+}

@@ -1,0 +1,57 @@
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { Database } from './client.js';
+
+const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+/** Applies the generated migrations, then the tenant policies (idempotent). */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
+  else await migrateNodePg(database.system as any, { migrationsFolder });
+  await applyTenantPolicies(database);
+}
+
+/**
+ * Every table with an `organization_id` column is a tenant table: RLS enabled and forced, one policy
+ * bound to `app.organization_id` (DESIGN.md §4). Doing it here, over the catalogue, means a new table
+ * cannot be forgotten. Requests run as `crm_app`, which is not a superuser and owns nothing.
+ */
+export async function applyTenantPolicies(database: Database): Promise<void> {
+  await database.system.execute(sql.raw(TENANT_POLICY_SQL));
+}
+
+const TENANT_POLICY_SQL = `
+DO $$
+DECLARE t record;
+BEGIN
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'crm_app') THEN
+      CREATE ROLE crm_app NOLOGIN NOSUPERUSER NOBYPASSRLS;
+    END IF;
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; -- another database created it first
+  END;
+  IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    EXECUTE format('GRANT crm_app TO %I', current_user);
+  END IF;
+  GRANT USAGE ON SCHEMA public TO crm_app;
+  GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO crm_app;
+  FOR t IN
+    SELECT c.table_name FROM information_schema.columns c
+    JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
+    WHERE c.table_schema = 'public' AND c.column_name = 'organization_id' AND tb.table_type = 'BASE TABLE'
+  LOOP
+    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t.table_name);
+    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t.table_name);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO crm_app', t.table_name);
+    IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'public' AND tablename = t.table_name AND policyname = 'tenant_isolation') THEN
+      EXECUTE format(
+        'CREATE POLICY tenant_isolation ON %I USING (organization_id = nullif(current_setting(''app.organization_id'', true), '''')::bigint) WITH CHECK (organization_id = nullif(current_setting(''app.organization_id'', true), '''')::bigint)',
+        t.table_name);
+    END IF;
+  END LOOP;
+  -- Shared reference data a tenant transaction may read (never write).
+  GRANT SELECT ON organizations, users TO crm_app;
+END $$;
+`;

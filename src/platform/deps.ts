@@ -1,0 +1,10 @@
+import type { Config } from '../config.js';
+import type { SessionSigner } from './auth/tokens.js';
+import type { Database } from './db/client.js';
+
+/** What route plugins are given: explicit wiring, no container (DESIGN.md §10.5). */
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  signer: SessionSigner;
+}

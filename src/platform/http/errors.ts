@@ -1,0 +1,158 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+/** The closed set of error names and their statuses (spec, Errors). */
+export const errorStatus = {
+  BadRequestError: 400,
+  ValidationError: 400,
+  UnauthorizedError: 401,
+  ForbiddenError: 403,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  ConflictError: 409,
+  PayloadTooLargeError: 413,
+  UnsupportedMediaTypeError: 415,
+  UnprocessableEntityError: 422,
+  TooManyRequestsError: 429,
+  InternalServerError: 500,
+  ServiceUnavailableError: 503,
+} as const;
+
+export type ErrorName = keyof typeof errorStatus;
+
+export interface FieldError {
+  path: (string | number)[];
+  message: string;
+  name?: string;
+  value?: unknown;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly errorName: ErrorName,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.status = errorStatus[errorName];
+  }
+}
+
+export function validationError(message: string, errors: FieldError[], extra: Record<string, unknown> = {}) {
+  return new AppError('ValidationError', message, { errors, ...extra });
+}
+
+export const errorEnvelope = z
+  .object({
+    data: z.null(),
+    error: z.object({
+      status: z.number().int(),
+      name: z.string(),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export function sendError(reply: FastifyReply, err: AppError) {
+  if (err.status === 429 && err.details.retryAfter)
+    reply.header('retry-after', String(err.details.retryAfter));
+  return reply.code(err.status).send({
+    data: null,
+    error: { status: err.status, name: err.errorName, message: err.message, details: err.details },
+  });
+}
+
+/** Maps everything thrown anywhere to the spec's envelope; 500s hide the message and log it. */
+export function installErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const mapped = toAppError(error);
+    if (mapped.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+    return sendError(reply, mapped);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new AppError('NotFoundError', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+    ),
+  );
+}
+
+function toAppError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'request';
+    const errors = error.validation.map((v) => ({
+      path: [...instancePath(v.instancePath), ...extraPath(v.params)],
+      message: v.message ?? 'Invalid value',
+      name: 'ValidationError',
+    }));
+    const msg =
+      errors.length === 1
+        ? `${errors[0].message} (${where}: ${errors[0].path.join('.')})`
+        : `Invalid ${where}`;
+    return new AppError('ValidationError', msg, { errors });
+  }
+  const code = error.code;
+  const status = error.statusCode ?? 500;
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && status === 400)) {
+    return new AppError('BadRequestError', 'Malformed JSON in request body');
+  }
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+    return new AppError('PayloadTooLargeError', 'Request body is too large');
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
+    return new AppError('UnsupportedMediaTypeError', 'Unsupported content type');
+  }
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('BadRequestError', 'Request body is empty');
+  if (status === 429) return new AppError('TooManyRequestsError', 'Too many requests');
+  if (status === 404) return new AppError('NotFoundError', error.message || 'Not found');
+  if (status === 405) return new AppError('MethodNotAllowedError', 'Method not allowed');
+  if (status >= 400 && status < 500) return new AppError('BadRequestError', error.message);
+  return new AppError('InternalServerError', 'Internal Server Error');
+}
+
+function instancePath(p: string | undefined): string[] {
+  return (p ?? '').split('/').filter(Boolean);
+}
+
+function extraPath(params: Record<string, unknown> | undefined): string[] {
+  const key = params?.missingProperty ?? params?.additionalProperty;
+  if (Array.isArray(params?.keys)) return params.keys as string[];
+  return typeof key === 'string' ? [key] : [];
+}
+
+/** Unique violations are recognised by SQLSTATE, never by message text (DESIGN.md §10.4). */
+export function isUniqueViolation(
+  err: unknown,
+): err is { code: string; constraint?: string; detail?: string } {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+export function uniqueViolationInfo(err: unknown): { constraint?: string; detail?: string } {
+  const e = err as { constraint?: string; detail?: string; cause?: { constraint?: string; detail?: string } };
+  return { constraint: e.constraint ?? e.cause?.constraint, detail: e.detail ?? e.cause?.detail };
+}
+
+/** Turns a 23505 into a 400 whose details name the duplicate keys; anything else passes through. */
+export function onUnique(keys: string | string[], message?: string) {
+  const list = Array.isArray(keys) ? keys : [keys];
+  return (err: unknown): never => {
+    if (isUniqueViolation(err)) {
+      const info = uniqueViolationInfo(err);
+      const key = list.find((k) => info.constraint?.includes(snake(k))) ?? list[0];
+      throw new AppError('ValidationError', message ?? `${key} must be unique`, {
+        duplicateKeys: [key],
+        errors: [{ path: [key], message: `${key} is already taken`, name: 'ValidationError' }],
+      });
+    }
+    throw err;
+  };
+}
+
+function snake(s: string) {
+  return s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}

@@ -1,0 +1,412 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AppError, type FieldError } from './errors.js';
+
+/**
+ * The list query language (spec: card list query parameters), one piece for every list route:
+ * pagination, sort, populate and Strapi-style `filters[...]`, compiled to parameterised SQL against a
+ * QueryModel that names what may be filtered. Anything unknown is a 400, never silently dropped.
+ */
+
+const pageNumber = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
+
+export const paginationSchema = z
+  .strictObject({
+    page: pageNumber.min(1, 'page starts at 1').default(1),
+    pageSize: pageNumber.min(1, 'pageSize is at least 1').max(100, 'pageSize is at most 100').default(25),
+    withCount: z.enum(['true', 'false']).optional(),
+  })
+  .describe('`pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25)');
+
+const stringOrList = z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())]);
+
+export const listQueryShape = {
+  pagination: paginationSchema.optional(),
+  sort: stringOrList.optional().describe('`attribute:asc|desc`; several as `sort[0]=…&sort[1]=…`'),
+  populate: z
+    .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true`'),
+  filters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`',
+    ),
+};
+
+/** Query string schema of a plain list route; extend it with the route's own parameters. */
+export const listQuerySchema = z.strictObject(listQueryShape);
+export type ListQueryInput = z.infer<typeof listQuerySchema>;
+
+export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'date' | 'json';
+
+export interface FieldDef {
+  /** Column name in the model's table, or an expression built on the table alias. */
+  column: string | ((alias: string) => SQL);
+  type: FieldType;
+  sortable?: boolean;
+  /** Allowed values (enums): others are a 400 instead of an empty result. */
+  values?: readonly string[];
+}
+
+export interface RelationDef {
+  model: () => QueryModel;
+  /** Correlates the related row (alias `inner`) with the outer row (alias `outer`). */
+  on: (outer: string, inner: string) => SQL;
+  /** For to-one relations: the outer row's foreign key, so `$null` works on the relation. */
+  foreignKey?: string;
+}
+
+export interface QueryModel {
+  table: string;
+  /** A table without `organization_id` (users): relations to it skip the tenant correlation. */
+  global?: boolean;
+  fields: Record<string, FieldDef>;
+  relations?: Record<string, RelationDef>;
+  /** Names that exist but must never be filtered or sorted on (hashes, secrets): a 400. */
+  privateFields?: string[];
+  /** Fields with their own compiler (e.g. dynamic card fields). */
+  custom?: Record<string, (node: unknown, alias: string, path: string[]) => SQL>;
+  populate?: readonly string[];
+}
+
+export interface CompiledList {
+  page: number;
+  pageSize: number;
+  offset: number;
+  where: SQL;
+  orderBy: SQL;
+  populate: Set<string>;
+}
+
+const comparison = ['$eq', '$eqi', '$ne', '$nei', '$lt', '$lte', '$gt', '$gte'] as const;
+const textOps = [
+  '$contains',
+  '$notContains',
+  '$containsi',
+  '$notContainsi',
+  '$startsWith',
+  '$startsWithi',
+  '$endsWith',
+  '$endsWithi',
+] as const;
+const setOps = ['$in', '$notIn', '$between'] as const;
+const nullOps = ['$null', '$notNull'] as const;
+export const FILTER_OPERATORS = [...comparison, ...textOps, ...setOps, ...nullOps, '$or', '$and', '$not'];
+
+class FilterError extends AppError {}
+
+function bad(path: string[], message: string): never {
+  const errors: FieldError[] = [{ path: ['filters', ...path], message, name: 'ValidationError' }];
+  throw new FilterError('ValidationError', `Invalid filter filters[${path.join('][')}]: ${message}`, {
+    errors,
+  });
+}
+
+export function compileListQuery(
+  model: QueryModel,
+  query: ListQueryInput,
+  defaultSort = 'createdAt:desc',
+): CompiledList {
+  const page = query.pagination?.page ?? 1;
+  const pageSize = query.pagination?.pageSize ?? 25;
+  return {
+    page,
+    pageSize,
+    offset: (page - 1) * pageSize,
+    where: compileFilters(model, query.filters ?? {}),
+    orderBy: compileSort(model, query.sort, defaultSort),
+    populate: compilePopulate(model, query.populate),
+  };
+}
+
+export function compileFilters(
+  model: QueryModel,
+  filters: Record<string, unknown>,
+  alias = model.table,
+): SQL {
+  return compileNode(model, filters, alias, [], 0);
+}
+
+function asList(v: unknown): unknown[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (v && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (keys.every((k) => /^\d+$/.test(k)))
+      return keys.sort((a, b) => Number(a) - Number(b)).map((k) => (v as any)[k]);
+  }
+  return undefined;
+}
+
+function and(parts: SQL[]): SQL {
+  if (parts.length === 0) return sql`true`;
+  if (parts.length === 1) return parts[0];
+  return sql`(${sql.join(parts, sql` and `)})`;
+}
+
+function or(parts: SQL[]): SQL {
+  if (parts.length === 0) return sql`false`;
+  if (parts.length === 1) return parts[0];
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+function compileNode(model: QueryModel, node: unknown, alias: string, path: string[], depth: number): SQL {
+  if (depth > 6) bad(path, 'filters are nested too deeply');
+  if (!node || typeof node !== 'object' || Array.isArray(node)) bad(path, 'expected an object of fields');
+  const parts: SQL[] = [];
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    const here = [...path, key];
+    if (key === '$or' || key === '$and') {
+      const list = asList(value);
+      if (!list || list.length === 0) bad(here, `${key} takes a non-empty list`);
+      const subs = list.map((item, i) => compileNode(model, item, alias, [...here, String(i)], depth + 1));
+      parts.push(key === '$or' ? or(subs) : and(subs));
+    } else if (key === '$not') {
+      parts.push(sql`not ${compileNode(model, value, alias, here, depth + 1)}`);
+    } else if (key.startsWith('$')) {
+      bad(here, `operator ${key} needs a field before it`);
+    } else if (model.privateFields?.includes(key)) {
+      bad(here, `${key} cannot be filtered`);
+    } else if (model.custom?.[key]) {
+      parts.push(model.custom[key](value, alias, here));
+    } else if (model.fields[key]) {
+      parts.push(compileField(model.fields[key], value, alias, here));
+    } else if (model.relations?.[key]) {
+      parts.push(compileRelation(model.relations[key], value, alias, here, depth));
+    } else {
+      bad(here, `unknown field ${key}`);
+    }
+  }
+  return and(parts);
+}
+
+function compileRelation(
+  rel: RelationDef,
+  value: unknown,
+  outer: string,
+  path: string[],
+  depth: number,
+): SQL {
+  const target = rel.model();
+  const inner = `${target.table}_r${depth + 1}`;
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    if (rel.foreignKey && ('$null' in v || '$notNull' in v) && Object.keys(v).length === 1) {
+      const wantNull = '$null' in v ? parseBool(v.$null, path) : !parseBool(v.$notNull, path);
+      const fk = sql.raw(`"${outer}"."${rel.foreignKey}"`);
+      return wantNull ? sql`${fk} is null` : sql`${fk} is not null`;
+    }
+  } else {
+    bad(path, 'a relation is filtered through its fields, e.g. [documentId][$eq]');
+  }
+  const cond = compileNode(target, value, inner, path, depth + 1);
+  const tenant = target.global
+    ? sql`true`
+    : sql.raw(`"${inner}"."organization_id" = "${outer}"."organization_id"`);
+  return sql`exists (select 1 from ${sql.raw(`"${target.table}" "${inner}"`)} where ${tenant} and ${rel.on(outer, inner)} and ${cond})`;
+}
+
+export function columnOf(def: FieldDef, alias: string): SQL {
+  return typeof def.column === 'string' ? sql.raw(`"${alias}"."${def.column}"`) : def.column(alias);
+}
+
+function compileField(def: FieldDef, value: unknown, alias: string, path: string[]): SQL {
+  const col = columnOf(def, alias);
+  // filters[title]=x is shorthand for $eq
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    if (Array.isArray(value)) return compileOp(def, col, '$in', value, path);
+    return compileOp(def, col, '$eq', value, path);
+  }
+  const parts = Object.entries(value as Record<string, unknown>).map(([op, v]) => {
+    if (op === '$or' || op === '$and') {
+      const list = asList(v);
+      if (!list) bad([...path, op], `${op} takes a list`);
+      const subs = list.map((item, i) => compileField(def, item, alias, [...path, op, String(i)]));
+      return op === '$or' ? or(subs) : and(subs);
+    }
+    if (op === '$not') return sql`not ${compileField(def, v, alias, [...path, op])}`;
+    return compileOp(def, col, op, v, [...path, op]);
+  });
+  return and(parts);
+}
+
+export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, path: string[]): SQL {
+  switch (op) {
+    case '$null':
+      return parseBool(raw, path) ? sql`${col} is null` : sql`${col} is not null`;
+    case '$notNull':
+      return parseBool(raw, path) ? sql`${col} is not null` : sql`${col} is null`;
+    case '$in':
+    case '$notIn': {
+      const list = asList(raw) ?? [raw];
+      if (list.length === 0) return op === '$in' ? sql`false` : sql`true`;
+      if (list.length > 500) bad(path, 'at most 500 values');
+      const vals = list.map((v) => coerce(def, v, path));
+      const inList = sql`${col} in (${sql.join(
+        vals.map((v) => sql`${v}`),
+        sql`, `,
+      )})`;
+      return op === '$in' ? inList : sql`(${col} is null or not ${inList})`;
+    }
+    case '$between': {
+      const list = asList(raw);
+      if (!list || list.length !== 2) bad(path, '$between takes two values');
+      return sql`${col} between ${coerce(def, list[0], path)} and ${coerce(def, list[1], path)}`;
+    }
+  }
+  if ((textOps as readonly string[]).includes(op)) {
+    if (def.type !== 'string' && def.type !== 'json') bad(path, `${op} applies to text fields only`);
+    if (typeof raw !== 'string') bad(path, `${op} takes a string`);
+    const escaped = raw.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const pattern =
+      op.startsWith('$contains') || op.startsWith('$notContains')
+        ? `%${escaped}%`
+        : op.startsWith('$startsWith')
+          ? `${escaped}%`
+          : `%${escaped}`;
+    const insensitive = op.endsWith('i');
+    const text = sql`${col}::text`;
+    const like = insensitive ? sql`${text} ilike ${pattern}` : sql`${text} like ${pattern}`;
+    return op.startsWith('$not') ? sql`(${col} is null or not ${like})` : like;
+  }
+  if (!(comparison as readonly string[]).includes(op)) bad(path, `unknown operator ${op}`);
+  if (raw === null || raw === 'null') {
+    if (op === '$eq') return sql`${col} is null`;
+    if (op === '$ne') return sql`${col} is not null`;
+  }
+  if (op === '$eqi' || op === '$nei') {
+    if (typeof raw !== 'string') bad(path, `${op} takes a string`);
+    const cmp = sql`lower(${col}::text) = lower(${raw})`;
+    return op === '$eqi' ? cmp : sql`not (${cmp})`;
+  }
+  const v = coerce(def, raw, path);
+  if (def.values && (op === '$lt' || op === '$gt' || op === '$lte' || op === '$gte'))
+    bad(path, `${op} does not apply to this field`);
+  switch (op) {
+    case '$eq':
+      return sql`${col} = ${v}`;
+    case '$ne':
+      return sql`${col} is distinct from ${v}`;
+    case '$lt':
+      return sql`${col} < ${v}`;
+    case '$lte':
+      return sql`${col} <= ${v}`;
+    case '$gt':
+      return sql`${col} > ${v}`;
+    default:
+      return sql`${col} >= ${v}`;
+  }
+}
+
+function parseBool(raw: unknown, path: string[]): boolean {
+  if (raw === true || raw === 'true' || raw === '1') return true;
+  if (raw === false || raw === 'false' || raw === '0') return false;
+  bad(path, 'expected true or false');
+}
+
+function coerce(def: FieldDef, raw: unknown, path: string[]): unknown {
+  if (raw !== null && typeof raw === 'object') bad(path, 'expected a value, not an object');
+  switch (def.type) {
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : Number(raw);
+      if (raw === '' || !Number.isFinite(n)) bad(path, 'expected a number');
+      return n;
+    }
+    case 'boolean':
+      return parseBool(raw, path);
+    case 'datetime':
+    case 'date': {
+      const s = String(raw);
+      const d = new Date(s);
+      if (!/^\d{4}-\d{2}-\d{2}/.test(s) || Number.isNaN(d.getTime())) bad(path, 'expected an ISO 8601 date');
+      return def.type === 'date' ? s.slice(0, 10) : d.toISOString();
+    }
+    default: {
+      const s = String(raw);
+      if (def.values && !def.values.includes(s)) bad(path, `expected one of ${def.values.join(', ')}`);
+      return s;
+    }
+  }
+}
+
+export function compileSort(model: QueryModel, raw: ListQueryInput['sort'], defaultSort: string): SQL {
+  const entries =
+    raw === undefined ? [defaultSort] : typeof raw === 'string' ? raw.split(',') : (asList(raw) as string[]);
+  const alias = model.table;
+  const parts: SQL[] = [];
+  for (const [i, entry] of entries.entries()) {
+    if (typeof entry !== 'string') bad(['sort', String(i)], 'expected attribute:asc or attribute:desc');
+    const [name, dirRaw = 'asc', ...rest] = entry.trim().split(':');
+    const dir = dirRaw.toLowerCase();
+    const errPath = ['sort', String(i)];
+    const def = model.fields[name];
+    if (rest.length || (dir !== 'asc' && dir !== 'desc'))
+      throwSort(errPath, `sort direction of ${name} must be asc or desc`);
+    if (!def || def.sortable === false || model.privateFields?.includes(name))
+      throwSort(errPath, `cannot sort on ${name}`);
+    parts.push(
+      sql`${columnOf(def, alias)} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
+    );
+  }
+  // A unique tie-breaker keeps pages stable.
+  parts.push(
+    sql.raw(
+      `"${alias}"."id" ${entries.length && /:desc$/i.test(String(entries[entries.length - 1])) ? 'desc' : 'asc'}`,
+    ),
+  );
+  return sql.join(parts, sql`, `);
+}
+
+function throwSort(path: string[], message: string): never {
+  throw new AppError('ValidationError', `Invalid sort: ${message}`, {
+    errors: [{ path, message, name: 'ValidationError' }],
+  });
+}
+
+export function compilePopulate(model: QueryModel, raw: ListQueryInput['populate']): Set<string> {
+  const allowed = model.populate ?? [];
+  if (raw === undefined) return new Set();
+  let names: string[];
+  if (typeof raw === 'string') names = raw.split(',').map((s) => s.trim());
+  else if (Array.isArray(raw)) names = raw;
+  else {
+    const list = asList(raw);
+    names = list ? (list as string[]) : Object.keys(raw);
+  }
+  if (names.includes('*')) return new Set(allowed);
+  for (const n of names) {
+    if (typeof n !== 'string' || !allowed.includes(n)) {
+      throw new AppError('ValidationError', `Cannot populate ${String(n)}`, {
+        errors: [
+          {
+            path: ['populate'],
+            message: `allowed: ${allowed.join(', ') || 'none'}`,
+            name: 'ValidationError',
+          },
+        ],
+      });
+    }
+  }
+  return new Set(names);
+}
+
+export interface Paginated<T> {
+  data: T[];
+  meta: { pagination: { page: number; pageSize: number; pageCount: number; total: number } };
+}
+
+export function paginated<T>(data: T[], total: number, page: number, pageSize: number): Paginated<T> {
+  return { data, meta: { pagination: { page, pageSize, pageCount: Math.ceil(total / pageSize), total } } };
+}
+
+export const paginationMeta = z.object({
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pageCount: z.number().int(),
+  total: z.number().int(),
+});
+
+export function paginatedSchema<T extends z.ZodTypeAny>(item: T) {
+  return z.object({ data: z.array(item), meta: z.object({ pagination: paginationMeta }) });
+}

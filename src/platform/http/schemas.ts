@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** Path parameter holding a documentId. */
+export const idParams = z.object({ id: z.string().min(1).max(64).describe('documentId') });
+
+/** Strapi write body: `{ data: { … } }` (DESIGN.md §5). */
+export const dataBody = <T extends z.ZodTypeAny>(inner: T) => z.strictObject({ data: inner });
+
+export const iso = (d: Date | string | null | undefined): string | null =>
+  d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString();
+
+export const isoRequired = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
+
+export const userRef = z
+  .object({ username: z.string(), email: z.string(), blocked: z.boolean() })
+  .meta({ id: 'UserRef' });
+export const membershipRef = z
+  .object({ documentId: z.string(), user: userRef })
+  .meta({ id: 'MembershipRef' });
+export type MembershipRef = z.infer<typeof membershipRef>;
+
+export const deleted = z.object({ documentId: z.string(), deleted: z.literal(true) });

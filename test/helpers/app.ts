@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/platform/db/client.js';
+import { migrateDatabase } from '../../src/platform/db/migrate.js';
+
+export interface TestContext {
+  app: FastifyInstance;
+  db: Database;
+  config: Config;
+}
+
+let shared: Promise<TestContext> | undefined;
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig(
+    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: process.env.CRM_TEST_DATA_DIR ?? 'data-test' },
+    {
+      RATE_LIMIT_MAX: 100_000,
+      RATE_LIMIT_LOGIN_MAX: 100_000,
+      RATE_LIMIT_TOKEN_MAX: 100_000,
+      RATE_LIMIT_PUBLIC_MAX: 100_000,
+      ...overrides,
+    },
+  );
+}
+
+/** The worker's database: in-memory PGlite, or the PostgreSQL of DATABASE_URL (migrated by global setup). */
+export async function testDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  const db = await openDatabase({ databaseUrl: url, dataDir: 'memory://', poolSize: 5 });
+  if (!url) await migrateDatabase(db);
+  return db;
+}
+
+/** One app and database per test worker, shared by its files. */
+export function getApp(): Promise<TestContext> {
+  shared ??= (async () => {
+    const config = testConfig();
+    const db = await testDatabase();
+    const app = await buildApp({ config, db });
+    await app.ready();
+    return { app, db, config };
+  })();
+  return shared;
+}
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+export interface Api {
+  get<T = any>(path: string, query?: Record<string, unknown>): Promise<Res<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<Res<T>>;
+  put<T = any>(path: string, body?: unknown): Promise<Res<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<Res<T>>;
+  delete<T = any>(path: string): Promise<Res<T>>;
+  request<T = any>(opts: InjectOptions): Promise<Res<T>>;
+}
+
+export function apiClient(app: FastifyInstance, headers: Record<string, string>): Api {
+  const request = async (opts: InjectOptions) => {
+    const res = await app.inject({
+      ...opts,
+      headers: { ...headers, ...(opts.headers as Record<string, string>) },
+    });
+    let body: any = res.body;
+    if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
+    return { status: res.statusCode, body, headers: res.headers as Record<string, unknown> };
+  };
+  const url = (path: string) => (path.startsWith('/api') ? path : `/api${path}`);
+  return {
+    request,
+    get: (path, query) => request({ method: 'GET', url: url(path), query: query as any }),
+    post: (path, body, h) => request({ method: 'POST', url: url(path), payload: body as any, headers: h }),
+    put: (path, body) => request({ method: 'PUT', url: url(path), payload: body as any }),
+    patch: (path, body) => request({ method: 'PATCH', url: url(path), payload: body as any }),
+    delete: (path) => request({ method: 'DELETE', url: url(path) }),
+  };
+}
+
+export const unique = (prefix = 'x') => `${prefix}${randomBytes(5).toString('hex')}`;
+
+export interface TestUser {
+  id: number;
+  username: string;
+  email: string;
+  password: string;
+  jwt: string;
+}
+
+export async function registerUser(app: FastifyInstance): Promise<TestUser> {
+  const username = unique('u');
+  const email = `${username}@test.example`;
+  const password = 'correct-horse-battery';
+  const res = await apiClient(app, {}).post('/auth/local/register', { username, email, password });
+  if (res.status !== 200) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
+  return { id: res.body.user.id, username, email, password, jwt: res.body.jwt };
+}
+
+export interface Tenant {
+  slug: string;
+  user: TestUser;
+  /** Session-JWT client with x-tenant-id. */
+  api: Api;
+  /** Same user, no tenant header. */
+  userApi: Api;
+  membershipId: string;
+  app: FastifyInstance;
+}
+
+/** A fresh organization whose owner is a fresh user: the isolation unit of every test. */
+export async function newTenant(app?: FastifyInstance): Promise<Tenant> {
+  const theApp = app ?? (await getApp()).app;
+  const user = await registerUser(theApp);
+  const userApi = apiClient(theApp, { authorization: `Bearer ${user.jwt}` });
+  const slug = unique('org-');
+  const org = await userApi.post('/organizations', { data: { name: `Org ${slug}`, slug } });
+  if (org.status !== 201) throw new Error(`org create failed: ${JSON.stringify(org.body)}`);
+  const api = apiClient(theApp, { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': slug });
+  const members = await api.get('/memberships');
+  return { slug, user, api, userApi, membershipId: members.body.data[0].documentId, app: theApp };
+}
+
+/** Adds a fresh user with a role to the tenant; returns its client and membership documentId. */
+export async function addMember(tenant: Tenant, role: 'owner' | 'admin' | 'member' | 'viewer') {
+  const user = await registerUser(tenant.app);
+  const res = await tenant.api.post('/memberships', { data: { email: user.email, role } });
+  if (res.status !== 201) throw new Error(`add member failed: ${JSON.stringify(res.body)}`);
+  const api = apiClient(tenant.app, { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': tenant.slug });
+  return { user, api, membershipId: res.body.documentId as string };
+}

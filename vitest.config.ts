@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    pool: 'forks',
+    // One migrated database per worker, shared by its files (DESIGN.md §10.6): isolation comes from
+    // a fresh organization per test, never from a fresh database.
+    poolOptions: { forks: { isolate: false, maxForks: 2, minForks: 1 } },
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    reporters: ['default'],
+  },
+});
