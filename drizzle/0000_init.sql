@@ -1,3 +1,154 @@
+CREATE TABLE "board_members" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	CONSTRAINT "board_members_organization_id_board_id_kind_membership_id_pk" PRIMARY KEY("organization_id","board_id","kind","membership_id"),
+	CONSTRAINT "board_members_kind_check" CHECK (kind in ('member', 'editor'))
+);
+--> statement-breakpoint
+CREATE TABLE "boards" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "boards_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"slug" text NOT NULL,
+	"active" boolean DEFAULT true NOT NULL,
+	"board_type" text DEFAULT 'kanban' NOT NULL,
+	"icon" text,
+	"color" text,
+	"template" text,
+	"task_statuses" text[] DEFAULT ARRAY['pending','in-progress','completed','cancelled']::text[] NOT NULL,
+	"show_value" boolean DEFAULT false NOT NULL,
+	"currency" text DEFAULT 'USD' NOT NULL,
+	"won_phase_id" bigint,
+	"lost_phase_id" bigint,
+	"restrict_edit_to_assignees" boolean DEFAULT false NOT NULL,
+	"restrict_view_to_assignees" boolean DEFAULT false NOT NULL,
+	"enable_products" boolean DEFAULT false NOT NULL,
+	"auto_update_card_value" boolean DEFAULT false NOT NULL,
+	"auto_update_due_date_from_phase" boolean DEFAULT false NOT NULL,
+	"owner_membership_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "boards_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "boards_board_type_check" CHECK (board_type in ('kanban', 'chat', 'hybrid'))
+);
+--> statement-breakpoint
+CREATE TABLE "field_conditions" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "field_conditions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"phase_id" bigint,
+	"name" text NOT NULL,
+	"scope" text DEFAULT 'phase' NOT NULL,
+	"order" integer DEFAULT 0 NOT NULL,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"criteria" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"actions_when_true" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"actions_when_false" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "field_conditions_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "field_conditions_scope_check" CHECK (scope in ('phase', 'board'))
+);
+--> statement-breakpoint
+CREATE TABLE "field_definitions" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "field_definitions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"phase_id" bigint NOT NULL,
+	"label" text NOT NULL,
+	"slug" text NOT NULL,
+	"type" text NOT NULL,
+	"order" integer DEFAULT 0 NOT NULL,
+	"required" boolean DEFAULT false NOT NULL,
+	"placeholder" text,
+	"help_text" text,
+	"default_value" text,
+	"options" jsonb,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "field_definitions_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "field_definitions_type_check" CHECK (type in ('text', 'textarea', 'richtext', 'email', 'number', 'date', 'datetime', 'select', 'multiselect', 'radio', 'switch', 'file', 'url', 'phone', 'card_link', 'hidden', 'statement', 'time', 'currency', 'document', 'checkbox'))
+);
+--> statement-breakpoint
+CREATE TABLE "phases" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "phases_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	"slug" text NOT NULL,
+	"order" integer NOT NULL,
+	"is_public" boolean DEFAULT false NOT NULL,
+	"description" text,
+	"max_time_in_phase_hours" integer,
+	"allowed_transitions" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "phases_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "phases_order_check" CHECK ("order" >= 0),
+	CONSTRAINT "phases_max_time_check" CHECK (max_time_in_phase_hours is null or max_time_in_phase_hours between 1 and 8760)
+);
+--> statement-breakpoint
+CREATE TABLE "tags" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "tags_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	"slug" text NOT NULL,
+	"color" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "tags_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "tags_color_check" CHECK (color is null or color ~ '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$')
+);
+--> statement-breakpoint
+CREATE TABLE "contact_activities" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "contact_activities_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"contact_id" bigint NOT NULL,
+	"activity_type" text NOT NULL,
+	"description" text NOT NULL,
+	"performed_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"actor_id" bigint,
+	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "contact_activities_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "contacts" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "contacts_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"email" text,
+	"phone" text,
+	"contact_type" text DEFAULT 'pessoa' NOT NULL,
+	"cpf" text,
+	"cnpj" text,
+	"address" text,
+	"city" text,
+	"state" text,
+	"country" text,
+	"postal_code" text,
+	"birthdate" date,
+	"first_buy_date" date,
+	"owner_id" bigint,
+	"owned_at" timestamp with time zone,
+	"team_id" bigint,
+	"custom_fields" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"search_text" text GENERATED ALWAYS AS (lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(cpf, '') || ' ' || coalesce(cnpj, ''))) STORED,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "memberships" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "memberships_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -17,6 +168,27 @@ CREATE TABLE "organizations" (
 	"plan" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "team_members" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "team_members_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"team_id" bigint NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "team_members_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "teams" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "teams_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "teams_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
 CREATE TABLE "api_tokens" (
@@ -71,13 +243,54 @@ CREATE TABLE "instance_secrets" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_phase_fk" FOREIGN KEY ("organization_id","phase_id") REFERENCES "public"."phases"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_phase_fk" FOREIGN KEY ("organization_id","phase_id") REFERENCES "public"."phases"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "phases" ADD CONSTRAINT "phases_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tags" ADD CONSTRAINT "tags_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "boards_org_slug_key" ON "boards" USING btree ("organization_id","slug");--> statement-breakpoint
+CREATE INDEX "boards_document_id_idx" ON "boards" USING btree ("document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "field_conditions_org_document_id_key" ON "field_conditions" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "field_conditions_org_board_idx" ON "field_conditions" USING btree ("organization_id","board_id","order");--> statement-breakpoint
+CREATE UNIQUE INDEX "field_definitions_org_document_id_key" ON "field_definitions" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "field_definitions_org_board_slug_key" ON "field_definitions" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE INDEX "field_definitions_org_phase_idx" ON "field_definitions" USING btree ("organization_id","phase_id","order");--> statement-breakpoint
+CREATE UNIQUE INDEX "phases_org_document_id_key" ON "phases" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "phases_org_board_slug_key" ON "phases" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE INDEX "phases_org_board_order_idx" ON "phases" USING btree ("organization_id","board_id","order");--> statement-breakpoint
+CREATE UNIQUE INDEX "tags_org_document_id_key" ON "tags" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "tags_org_board_slug_key" ON "tags" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE UNIQUE INDEX "contact_activities_org_document_id_key" ON "contact_activities" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "contact_activities_org_contact_idx" ON "contact_activities" USING btree ("organization_id","contact_id","performed_at","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "contacts_org_cpf_key" ON "contacts" USING btree ("organization_id","cpf") WHERE cpf is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "contacts_org_cnpj_key" ON "contacts" USING btree ("organization_id","cnpj") WHERE cnpj is not null;--> statement-breakpoint
+CREATE INDEX "contacts_org_email_idx" ON "contacts" USING btree ("organization_id","email");--> statement-breakpoint
+CREATE INDEX "contacts_org_owner_idx" ON "contacts" USING btree ("organization_id","owner_id");--> statement-breakpoint
+CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id","team_id");--> statement-breakpoint
+CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "memberships_org_document_id_key" ON "memberships" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "memberships_org_user_key" ON "memberships" USING btree ("organization_id","user_id");--> statement-breakpoint
 CREATE INDEX "memberships_user_id_idx" ON "memberships" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "organizations_slug_key" ON "organizations" USING btree ("slug");--> statement-breakpoint
 CREATE UNIQUE INDEX "organizations_document_id_key" ON "organizations" USING btree ("document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "team_members_org_document_id_key" ON "team_members" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USING btree ("organization_id","team_id","membership_id");--> statement-breakpoint
+CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "teams_org_document_id_key" ON "teams" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "teams_org_name_key" ON "teams" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_token_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_document_id_key" ON "api_tokens" USING btree ("document_id");--> statement-breakpoint
 CREATE INDEX "api_tokens_user_id_idx" ON "api_tokens" USING btree ("user_id");--> statement-breakpoint
