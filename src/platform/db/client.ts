@@ -1,6 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -69,6 +71,8 @@ async function openPglite(dataDir: string): Promise<Database> {
   try {
     client = await PGlite.create(inMemory ? 'memory://' : dataDir, {
       parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+      // Extensions migrate.ts creates (contact search index).
+      extensions: { pg_trgm, btree_gin },
     });
   } catch (err) {
     release();

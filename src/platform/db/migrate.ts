@@ -8,10 +8,19 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 
 /** Applies the generated migrations, then the tenant policies (idempotent). */
 export async function migrateDatabase(database: Database): Promise<void> {
+  for (const ext of SEARCH_EXTENSIONS)
+    await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
   await applyTenantPolicies(database);
 }
+
+/**
+ * Extensions the generated schema needs (it is regenerated from scratch, so they cannot live in a drizzle
+ * migration): pg_trgm + btree_gin for the tenant-led trigram index of the contact search (docs/contacts.md).
+ * PGlite loads the same two in client.ts.
+ */
+const SEARCH_EXTENSIONS = ['pg_trgm', 'btree_gin'];
 
 /**
  * Every table with an `organization_id` column is a tenant table: RLS enabled and forced, one policy

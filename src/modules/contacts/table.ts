@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  date,
+  foreignKey,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+
+export const contacts = pgTable(
+  'contacts',
+  {
+    ...tenantColumns(),
+    name: text('name').notNull(),
+    email: text('email'),
+    phone: text('phone'),
+    contactType: text('contact_type').notNull().default('pessoa'),
+    cpf: text('cpf'),
+    cnpj: text('cnpj'),
+    address: text('address'),
+    city: text('city'),
+    state: text('state'),
+    country: text('country'),
+    postalCode: text('postal_code'),
+    birthdate: date('birthdate', { mode: 'string' }),
+    firstBuyDate: date('first_buy_date', { mode: 'string' }),
+    /** memberships.id; no foreign key: a removed membership reads back as no owner (docs/contacts.md). */
+    ownerId: bigint('owner_id', { mode: 'number' }),
+    ownedAt: timestamp('owned_at', { withTimezone: true, mode: 'date' }),
+    /** teams.id; deleting a team clears it (teams service). */
+    teamId: bigint('team_id', { mode: 'number' }),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    /** What `q` searches, trigram-indexed (pg_trgm + btree_gin, created by migrate.ts). */
+    searchText: text('search_text').generatedAlwaysAs(
+      sql`lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(cpf, '') || ' ' || coalesce(cnpj, ''))`,
+    ),
+    ...timestamps(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('contacts_org_document_id_key').on(t.organizationId, t.documentId),
+    uniqueIndex('contacts_org_cpf_key').on(t.organizationId, t.cpf).where(sql`cpf is not null`),
+    uniqueIndex('contacts_org_cnpj_key').on(t.organizationId, t.cnpj).where(sql`cnpj is not null`),
+    index('contacts_org_email_idx').on(t.organizationId, t.email),
+    index('contacts_org_owner_idx').on(t.organizationId, t.ownerId),
+    index('contacts_org_team_idx').on(t.organizationId, t.teamId),
+    index('contacts_org_created_idx').on(t.organizationId, t.createdAt),
+    index('contacts_org_name_idx').on(t.organizationId, t.name),
+    index('contacts_search_idx').using('gin', t.organizationId, t.searchText.op('gin_trgm_ops')),
+  ],
+);
+
+/** The contact timeline (spec: ContactActivity). Deleting a contact deletes its timeline. */
+export const contactActivities = pgTable(
+  'contact_activities',
+  {
+    ...tenantColumns(),
+    contactId: bigint('contact_id', { mode: 'number' }).notNull(),
+    activityType: text('activity_type').notNull(),
+    description: text('description').notNull(),
+    performedAt: timestamp('performed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** memberships.id of who did it; null for system actions. */
+    actorId: bigint('actor_id', { mode: 'number' }),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('contact_activities_org_document_id_key').on(t.organizationId, t.documentId),
+    index('contact_activities_org_contact_idx').on(t.organizationId, t.contactId, t.performedAt, t.id),
+    foreignKey({
+      columns: [t.organizationId, t.contactId],
+      foreignColumns: [contacts.organizationId, contacts.id],
+    }).onDelete('cascade'),
+  ],
+);
