@@ -1,0 +1,327 @@
+import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import {
+  BOARD_TYPES,
+  boardMembers,
+  boards,
+  fieldConditions,
+  fieldDefinitions,
+  phases,
+  tags,
+} from './table.js';
+
+export type BoardRow = typeof boards.$inferSelect;
+export type PhaseRow = typeof phases.$inferSelect;
+export type FieldRow = typeof fieldDefinitions.$inferSelect;
+export type ConditionRow = typeof fieldConditions.$inferSelect;
+export type TagRow = typeof tags.$inferSelect;
+export type BoardMemberRow = typeof boardMembers.$inferSelect;
+
+type BoardValues = Omit<typeof boards.$inferInsert, 'organizationId' | 'id' | 'documentId'>;
+type PhaseValues = Omit<typeof phases.$inferInsert, 'organizationId' | 'id' | 'documentId' | 'boardId'>;
+type FieldValues = Omit<
+  typeof fieldDefinitions.$inferInsert,
+  'organizationId' | 'id' | 'documentId' | 'boardId'
+>;
+type ConditionValues = Omit<
+  typeof fieldConditions.$inferInsert,
+  'organizationId' | 'id' | 'documentId' | 'boardId'
+>;
+type TagValues = Omit<typeof tags.$inferInsert, 'organizationId' | 'id' | 'documentId' | 'boardId'>;
+
+export const boardModel: QueryModel = {
+  table: 'boards',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    slug: { column: 'slug', type: 'string' },
+    active: { column: 'active', type: 'boolean' },
+    boardType: { column: 'board_type', type: 'string', values: BOARD_TYPES },
+    icon: { column: 'icon', type: 'string' },
+    color: { column: 'color', type: 'string' },
+    template: { column: 'template', type: 'string' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+};
+
+// ---- boards
+
+export async function findBoard(tx: Executor, orgId: number, documentId: string) {
+  const [row] = await tx
+    .select()
+    .from(boards)
+    .where(and(eq(boards.organizationId, orgId), eq(boards.documentId, documentId)));
+  return row as BoardRow | undefined;
+}
+
+export async function findBoardById(tx: Executor, orgId: number, id: number) {
+  const [row] = await tx
+    .select()
+    .from(boards)
+    .where(and(eq(boards.organizationId, orgId), eq(boards.id, id)));
+  return row as BoardRow | undefined;
+}
+
+/** Serialises structure changes of one board (phase order renumbering, slug allocation). */
+export async function lockBoard(tx: Tx, orgId: number, boardId: number) {
+  await tx.execute(sql`select 1 from boards where organization_id = ${orgId} and id = ${boardId} for update`);
+}
+
+/** Boards a non-admin membership sees: it owns them, or is a member or editor of them. */
+export function visibleTo(membershipId: number): SQL {
+  return sql`(${boards.ownerMembershipId} = ${membershipId} or exists (select 1 from board_members bm
+    where bm.organization_id = ${boards.organizationId} and bm.board_id = ${boards.id}
+    and bm.membership_id = ${membershipId}))`;
+}
+
+export async function listBoards(tx: Tx, orgId: number, q: CompiledList, visibility: SQL | undefined) {
+  const where = and(eq(boards.organizationId, orgId), q.where, visibility);
+  const rows = await tx
+    .select()
+    .from(boards)
+    .where(where)
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+  const [{ total }] = await tx.select({ total: count() }).from(boards).where(where);
+  return { rows, total };
+}
+
+export async function insertBoard(tx: Tx, orgId: number, values: BoardValues) {
+  const [row] = await tx
+    .insert(boards)
+    .values({ ...values, organizationId: orgId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateBoard(tx: Tx, orgId: number, id: number, values: Partial<BoardValues>) {
+  const [row] = await tx
+    .update(boards)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(boards.organizationId, orgId), eq(boards.id, id)))
+    .returning();
+  return row;
+}
+
+/** Foreign keys cascade to phases, fields, conditions, tags, members and the cards area's tables. */
+export async function deleteBoard(tx: Tx, orgId: number, id: number) {
+  await tx.delete(boards).where(and(eq(boards.organizationId, orgId), eq(boards.id, id)));
+}
+
+export async function boardSlugsLike(tx: Tx, orgId: number, base: string) {
+  const rows = await tx
+    .select({ slug: boards.slug })
+    .from(boards)
+    .where(and(eq(boards.organizationId, orgId), sql`${boards.slug} like ${`${base}%`}`));
+  return new Set(rows.map((r) => r.slug));
+}
+
+// ---- board members
+
+export async function listBoardMembers(tx: Executor, orgId: number, boardIds: number[]) {
+  if (boardIds.length === 0) return [];
+  return tx
+    .select()
+    .from(boardMembers)
+    .where(and(eq(boardMembers.organizationId, orgId), inArray(boardMembers.boardId, boardIds)));
+}
+
+export async function membershipKinds(tx: Executor, orgId: number, boardId: number, membershipId: number) {
+  const rows = await tx
+    .select({ kind: boardMembers.kind })
+    .from(boardMembers)
+    .where(
+      and(
+        eq(boardMembers.organizationId, orgId),
+        eq(boardMembers.boardId, boardId),
+        eq(boardMembers.membershipId, membershipId),
+      ),
+    );
+  return new Set(rows.map((r) => r.kind));
+}
+
+export async function replaceBoardMembers(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  kind: 'member' | 'editor',
+  membershipIds: number[],
+) {
+  await tx
+    .delete(boardMembers)
+    .where(
+      and(
+        eq(boardMembers.organizationId, orgId),
+        eq(boardMembers.boardId, boardId),
+        eq(boardMembers.kind, kind),
+      ),
+    );
+  const unique = [...new Set(membershipIds)];
+  if (unique.length === 0) return;
+  await tx
+    .insert(boardMembers)
+    .values(unique.map((membershipId) => ({ organizationId: orgId, boardId, membershipId, kind })));
+}
+
+// ---- phases
+
+export async function listPhases(tx: Executor, orgId: number, boardIds: number[]) {
+  if (boardIds.length === 0) return [];
+  return tx
+    .select()
+    .from(phases)
+    .where(and(eq(phases.organizationId, orgId), inArray(phases.boardId, boardIds)))
+    .orderBy(asc(phases.boardId), asc(phases.order), asc(phases.id));
+}
+
+export async function insertPhase(tx: Tx, orgId: number, boardId: number, values: PhaseValues) {
+  const [row] = await tx
+    .insert(phases)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updatePhase(tx: Tx, orgId: number, id: number, values: Partial<PhaseValues>) {
+  const [row] = await tx
+    .update(phases)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(phases.organizationId, orgId), eq(phases.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deletePhase(tx: Tx, orgId: number, id: number) {
+  await tx.delete(phases).where(and(eq(phases.organizationId, orgId), eq(phases.id, id)));
+}
+
+/** Writes `order` 0..n-1 in the given sequence; the phase at 0 is the entry form, always public. */
+export async function renumberPhases(tx: Tx, orgId: number, boardId: number, orderedIds: number[]) {
+  if (orderedIds.length === 0) return;
+  const cases = sql.join(
+    orderedIds.map((id, i) => sql`when ${id}::bigint then ${i}::int`),
+    sql` `,
+  );
+  await tx.execute(sql`update phases set "order" = case id ${cases} end,
+      is_public = case when id = ${orderedIds[0]}::bigint then true else is_public end
+    where organization_id = ${orgId} and board_id = ${boardId} and id in ${orderedIds}`);
+}
+
+// ---- fields
+
+export async function listFields(tx: Executor, orgId: number, boardIds: number[]) {
+  if (boardIds.length === 0) return [];
+  return tx
+    .select()
+    .from(fieldDefinitions)
+    .where(and(eq(fieldDefinitions.organizationId, orgId), inArray(fieldDefinitions.boardId, boardIds)))
+    .orderBy(asc(fieldDefinitions.order), asc(fieldDefinitions.id));
+}
+
+export async function insertField(tx: Tx, orgId: number, boardId: number, values: FieldValues) {
+  const [row] = await tx
+    .insert(fieldDefinitions)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateField(tx: Tx, orgId: number, id: number, values: Partial<FieldValues>) {
+  const [row] = await tx
+    .update(fieldDefinitions)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(fieldDefinitions.organizationId, orgId), eq(fieldDefinitions.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteField(tx: Tx, orgId: number, id: number) {
+  await tx
+    .delete(fieldDefinitions)
+    .where(and(eq(fieldDefinitions.organizationId, orgId), eq(fieldDefinitions.id, id)));
+}
+
+// ---- field conditions
+
+export async function listConditions(tx: Executor, orgId: number, boardId: number) {
+  return tx
+    .select()
+    .from(fieldConditions)
+    .where(and(eq(fieldConditions.organizationId, orgId), eq(fieldConditions.boardId, boardId)))
+    .orderBy(asc(fieldConditions.order), asc(fieldConditions.id));
+}
+
+export async function insertCondition(tx: Tx, orgId: number, boardId: number, values: ConditionValues) {
+  const [row] = await tx
+    .insert(fieldConditions)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateCondition(tx: Tx, orgId: number, id: number, values: Partial<ConditionValues>) {
+  const [row] = await tx
+    .update(fieldConditions)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(fieldConditions.organizationId, orgId), eq(fieldConditions.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteCondition(tx: Tx, orgId: number, id: number) {
+  await tx
+    .delete(fieldConditions)
+    .where(and(eq(fieldConditions.organizationId, orgId), eq(fieldConditions.id, id)));
+}
+
+// ---- tags
+
+export async function listTags(tx: Executor, orgId: number, boardIds: number[]) {
+  if (boardIds.length === 0) return [];
+  return tx
+    .select()
+    .from(tags)
+    .where(and(eq(tags.organizationId, orgId), inArray(tags.boardId, boardIds)))
+    .orderBy(asc(tags.name), asc(tags.id));
+}
+
+export async function insertTag(tx: Tx, orgId: number, boardId: number, values: TagValues) {
+  const [row] = await tx
+    .insert(tags)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateTag(tx: Tx, orgId: number, id: number, values: Partial<TagValues>) {
+  const [row] = await tx
+    .update(tags)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(tags.organizationId, orgId), eq(tags.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteTag(tx: Tx, orgId: number, id: number) {
+  await tx.delete(tags).where(and(eq(tags.organizationId, orgId), eq(tags.id, id)));
+}
+
+// ---- public form
+
+/**
+ * The organization of a board, found by documentId alone. Runs on `db.system` (outside RLS) because the
+ * public form has no tenant header; it returns the organization id only, and everything after it runs
+ * in a tenant transaction of that organization.
+ */
+export async function findBoardOrganization(system: Executor, documentId: string) {
+  const [row] = await system
+    .select({ organizationId: boards.organizationId })
+    .from(boards)
+    .where(eq(boards.documentId, documentId))
+    .limit(1);
+  return row?.organizationId;
+}
