@@ -13,18 +13,29 @@ import { installErrorHandling } from './platform/http/errors.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
+import { createJobs, type Jobs } from './platform/jobs/jobs.js';
+import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeIndex: { method: string; url: string }[];
+  }
+}
 
 export interface BuildOptions {
   config: Config;
   db: Database;
   logger?: boolean | object;
+  /** Started by the caller (serve, worker); otherwise the app starts a producer-only queue on ready. */
+  jobs?: Jobs;
+  mailer?: Mailer;
 }
 
 /** Every area's routes, mounted under /api. Adding an area = one line here. */
 const areas = [healthRoutes, userRoutes, organizationRoutes];
 
-export async function buildApp({ config, db, logger }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? (config.CRM_LOG_LEVEL === 'silent' ? false : { level: config.CRM_LOG_LEVEL }),
     bodyLimit: config.CRM_BODY_LIMIT_BYTES,
@@ -36,6 +47,12 @@ export async function buildApp({ config, db, logger }: BuildOptions): Promise<Fa
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Every registered route, so tests can check each one appears in the OpenAPI document.
+  const routeIndex: { method: string; url: string }[] = [];
+  app.decorate('routeIndex', routeIndex);
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) routeIndex.push({ method: m.toLowerCase(), url: r.url });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -44,7 +61,12 @@ export async function buildApp({ config, db, logger }: BuildOptions): Promise<Fa
   });
 
   const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-  const deps: AppDeps = { config, db, signer };
+  const jobs = opts.jobs ?? createJobs(db, config);
+  if (!opts.jobs) {
+    app.addHook('onReady', () => jobs.start({ workers: false }));
+    app.addHook('onClose', () => jobs.stop());
+  }
+  const deps: AppDeps = { config, db, signer, jobs, mailer: opts.mailer ?? createMailer(config) };
 
   await registerOpenApi(app);
   await registerRateLimit(app, config);

@@ -54,7 +54,7 @@ export const errorEnvelope = z
       details: z.record(z.string(), z.unknown()),
     }),
   })
-  .meta({ id: 'Error' });
+  .describe('Error envelope of every failed request');
 
 export function sendError(reply: FastifyReply, err: AppError) {
   if (err.status === 429 && err.details.retryAfter)

@@ -1,0 +1,145 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, test } from 'vitest';
+import { unique } from '../helpers/app.js';
+
+const run = promisify(execFile);
+const bin = join(import.meta.dirname, '../../bin/crm.js');
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+function tempDir() {
+  const d = mkdtempSync(join(tmpdir(), 'crm-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function crm(args: string[], env: Record<string, string | undefined>) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err: any) {
+    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
+  }
+}
+
+/** Starts `crm serve` and resolves once it printed its listening line. */
+function serve(env: Record<string, string | undefined>, args = ['serve', '--demo']) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 60_000);
+    child.stdout.on('data', () => {
+      if (/listening on/.test(out)) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited: ${out} ${err}`));
+    });
+  });
+  return { child, ready, exited, output: () => out, errors: () => err };
+}
+
+describe('crm CLI', () => {
+  test('user, org, member, plan and token commands; clear errors and non-zero exits', async () => {
+    const env = { CRM_DATA_DIR: tempDir(), CRM_LOG_LEVEL: 'silent' };
+    const owner = `${unique('owner')}@cli.example`;
+    const other = `${unique('other')}@cli.example`;
+    const slug = unique('cli-');
+    expect((await crm(['migrate'], env)).stdout).toContain('Migrations applied');
+    expect(
+      (
+        await crm(
+          ['user', 'create', '--email', owner, '--password', 'pw-long-enough', '--username', unique('o')],
+          env,
+        )
+      ).code,
+    ).toBe(0);
+    expect((await crm(['user', 'create', '--email', other, '--password', 'pw-long-enough'], env)).code).toBe(
+      0,
+    );
+    const org = await crm(['org', 'create', slug, '--name', 'CLI Org', '--owner', owner], env);
+    expect(org.code).toBe(0);
+    expect(org.stdout).toContain(slug);
+    const member = await crm(['member', 'add', slug, other, '--role', 'admin'], env);
+    expect(member.stdout).toContain('as admin');
+    expect((await crm(['org', 'plan', slug, 'free'], env)).stdout).toContain('free plan');
+    const token = await crm(['token', 'create', '--email', owner, '--expiration', '30d'], env);
+    expect(token.stdout.trim()).toMatch(/^crm_pat_/);
+
+    const bad = [
+      ['frobnicate'],
+      ['org', 'plan', slug, 'platinum'],
+      ['member', 'add', slug, other, '--role', 'king'],
+      ['token', 'create', '--email', owner, '--expiration', '7d'],
+      ['user', 'create', '--password', 'x'],
+    ];
+    for (const args of bad) {
+      const res = await crm(args, env);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toMatch(/^crm: /);
+    }
+    const missingOrg = await crm(['org', 'plan', 'no-such-org', 'pro'], env);
+    expect(missingOrg.code).not.toBe(0);
+    expect(missingOrg.stderr).toContain('no organization');
+    const dupUser = await crm(['user', 'create', '--email', owner, '--password', 'pw-long-enough'], env);
+    expect(dupUser.code).toBe(1);
+    expect(dupUser.stderr).toContain('already taken');
+  }, 180_000);
+
+  test('first start: demo organization, printed curl works as printed, lock refuses a second process, SIGTERM closes cleanly', async () => {
+    // The first start is about the embedded database: no DATABASE_URL.
+    const env = { CRM_DATA_DIR: tempDir(), DATABASE_URL: undefined, PORT: '0', CRM_LOG_LEVEL: 'warn' };
+    const first = serve(env);
+    const out = await first.ready;
+    expect(out).toContain('Created the demo organization');
+    expect(out).toMatch(/Login: +\S+@example\.com \/ \S+/);
+    const curl = out
+      .split('\n')
+      .find((l) => l.trim().startsWith('curl '))!
+      .trim();
+    const { stdout } = await run('sh', ['-c', curl]);
+    const body = JSON.parse(stdout);
+    expect(body.data[0]).toMatchObject({ role: 'owner' });
+
+    const health = await fetch(`${curl.match(/(http:\/\/\S+)\/api/)![1]}/api/health`);
+    expect(await health.json()).toEqual({ status: 'ok', db: 'ok' });
+
+    const second = await crm(['serve'], { ...env, PORT: '0' });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('in use by another process');
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // Restarted on the same data: no new demo, the same credentials are shown again.
+    const again = serve(env);
+    const out2 = await again.ready;
+    expect(out2).toContain('Demo organization:');
+    expect(out2).toContain(curl.match(/crm_pat_\w+/)![0]);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  }, 180_000);
+});
