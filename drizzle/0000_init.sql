@@ -108,6 +108,76 @@ CREATE TABLE "tags" (
 	CONSTRAINT "tags_color_check" CHECK (color is null or color ~ '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$')
 );
 --> statement-breakpoint
+CREATE TABLE "card_assignees" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"membership_id" bigint NOT NULL,
+	CONSTRAINT "card_assignees_organization_id_card_id_membership_id_pk" PRIMARY KEY("organization_id","card_id","membership_id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_files" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_files_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	"mime_type" text NOT NULL,
+	"size" bigint NOT NULL,
+	"sha256" text NOT NULL,
+	"storage_key" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "card_files_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_tags" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"tag_id" bigint NOT NULL,
+	CONSTRAINT "card_tags_organization_id_card_id_tag_id_pk" PRIMARY KEY("organization_id","card_id","tag_id")
+);
+--> statement-breakpoint
+CREATE TABLE "cards" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "cards_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"value" numeric(14, 2) DEFAULT 0 NOT NULL,
+	"due_date" timestamp with time zone,
+	"due_date_source" text,
+	"current_phase_id" bigint,
+	"current_phase_entered_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"contact_id" bigint,
+	"creation_source" text DEFAULT 'api' NOT NULL,
+	"tracking" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"fields" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "cards_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "cards_due_date_source_check" CHECK (due_date_source is null or due_date_source in ('manual', 'phase', 'automation')),
+	CONSTRAINT "cards_creation_source_check" CHECK (creation_source in ('manual', 'form', 'lead_ads', 'automation', 'chat_inbound', 'import', 'api'))
+);
+--> statement-breakpoint
+CREATE TABLE "comments" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "comments_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"card_id" bigint NOT NULL,
+	"content" text NOT NULL,
+	"content_format" text DEFAULT 'plain' NOT NULL,
+	"type" text DEFAULT 'user' NOT NULL,
+	"activity_type" text,
+	"mentions" text[] DEFAULT '{}'::text[] NOT NULL,
+	"author_membership_id" bigint,
+	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "comments_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "comments_content_format_check" CHECK (content_format in ('plain', 'html')),
+	CONSTRAINT "comments_type_check" CHECK (type in ('user', 'system'))
+);
+--> statement-breakpoint
 CREATE TABLE "contact_activities" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "contact_activities_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -168,6 +238,117 @@ CREATE TABLE "organizations" (
 	"plan" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "pdf_templates" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "pdf_templates_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"kind" text DEFAULT 'quote' NOT NULL,
+	"is_default" boolean DEFAULT false NOT NULL,
+	"layout" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "pdf_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "pdf_templates_kind_check" CHECK (kind in ('quote'))
+);
+--> statement-breakpoint
+CREATE TABLE "product_categories" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "product_categories_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "product_categories_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "products" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "products_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"sku" text NOT NULL,
+	"price" numeric(14, 2) NOT NULL,
+	"min_price" numeric(14, 2),
+	"description" text,
+	"unit" text,
+	"active" boolean DEFAULT true NOT NULL,
+	"category_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "products_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "products_price_check" CHECK (price >= 0),
+	CONSTRAINT "products_min_price_check" CHECK (min_price is null or min_price >= 0)
+);
+--> statement-breakpoint
+CREATE TABLE "quote_counters" (
+	"organization_id" bigint PRIMARY KEY NOT NULL,
+	"last_number" integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "quote_items" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "quote_items_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"quote_id" bigint NOT NULL,
+	"position" integer NOT NULL,
+	"product_id" bigint,
+	"name" text NOT NULL,
+	"sku" text NOT NULL,
+	"unit" text,
+	"quantity" numeric(14, 3) NOT NULL,
+	"unit_price" numeric(14, 2) NOT NULL,
+	"discount" numeric(5, 2) DEFAULT 0 NOT NULL,
+	"total" numeric(14, 2) NOT NULL,
+	CONSTRAINT "quote_items_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "quote_items_quantity_check" CHECK (quantity > 0),
+	CONSTRAINT "quote_items_discount_check" CHECK (discount between 0 and 100)
+);
+--> statement-breakpoint
+CREATE TABLE "quotes" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "quotes_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"number" integer NOT NULL,
+	"title" text,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"valid_until" date,
+	"currency" text DEFAULT 'USD' NOT NULL,
+	"notes" text,
+	"card_id" bigint,
+	"contact_id" bigint,
+	"owner_id" bigint,
+	"subtotal" numeric(14, 2) DEFAULT 0 NOT NULL,
+	"discount" numeric(14, 2) DEFAULT 0 NOT NULL,
+	"total" numeric(14, 2) DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "quotes_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "quotes_status_check" CHECK (status in ('draft', 'sent', 'accepted', 'rejected', 'expired'))
+);
+--> statement-breakpoint
+CREATE TABLE "segment_links" (
+	"organization_id" bigint NOT NULL,
+	"segment_id" bigint NOT NULL,
+	"linked_segment_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"position" integer NOT NULL,
+	CONSTRAINT "segment_links_organization_id_segment_id_linked_segment_id_pk" PRIMARY KEY("organization_id","segment_id","linked_segment_id")
+);
+--> statement-breakpoint
+CREATE TABLE "segments" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "segments_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text,
+	"active" boolean DEFAULT true NOT NULL,
+	"filters" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "segments_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
 CREATE TABLE "team_members" (
@@ -251,8 +432,19 @@ ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_board_fk" FORE
 ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_phase_fk" FOREIGN KEY ("organization_id","phase_id") REFERENCES "public"."phases"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "phases" ADD CONSTRAINT "phases_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tags" ADD CONSTRAINT "tags_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_files" ADD CONSTRAINT "card_files_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_tag_fk" FOREIGN KEY ("organization_id","tag_id") REFERENCES "public"."tags"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "cards" ADD CONSTRAINT "cards_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "products" ADD CONSTRAINT "products_category_fk" FOREIGN KEY ("organization_id","category_id") REFERENCES "public"."product_categories"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "quote_items" ADD CONSTRAINT "quote_items_quote_fk" FOREIGN KEY ("organization_id","quote_id") REFERENCES "public"."quotes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_segment_fk" FOREIGN KEY ("organization_id","segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_linked_fk" FOREIGN KEY ("organization_id","linked_segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -270,6 +462,17 @@ CREATE UNIQUE INDEX "phases_org_board_slug_key" ON "phases" USING btree ("organi
 CREATE INDEX "phases_org_board_order_idx" ON "phases" USING btree ("organization_id","board_id","order");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_document_id_key" ON "tags" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_board_slug_key" ON "tags" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree ("organization_id","membership_id","card_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "cards_org_board_phase_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","current_phase_entered_at");--> statement-breakpoint
+CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at");--> statement-breakpoint
+CREATE INDEX "cards_org_board_due_idx" ON "cards" USING btree ("organization_id","board_id","due_date");--> statement-breakpoint
+CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","contact_id");--> statement-breakpoint
+CREATE INDEX "cards_fields_gin_idx" ON "cards" USING gin ("organization_id","board_id","fields" jsonb_path_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "comments_org_document_id_key" ON "comments" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "comments_org_card_idx" ON "comments" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "contact_activities_org_document_id_key" ON "contact_activities" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "contact_activities_org_contact_idx" ON "contact_activities" USING btree ("organization_id","contact_id","performed_at","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -286,6 +489,26 @@ CREATE UNIQUE INDEX "memberships_org_user_key" ON "memberships" USING btree ("or
 CREATE INDEX "memberships_user_id_idx" ON "memberships" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "organizations_slug_key" ON "organizations" USING btree ("slug");--> statement-breakpoint
 CREATE UNIQUE INDEX "organizations_document_id_key" ON "organizations" USING btree ("document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "pdf_templates_org_document_id_key" ON "pdf_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "pdf_templates_org_name_key" ON "pdf_templates" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "pdf_templates_org_kind_default_key" ON "pdf_templates" USING btree ("organization_id","kind") WHERE is_default;--> statement-breakpoint
+CREATE UNIQUE INDEX "product_categories_org_document_id_key" ON "product_categories" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "product_categories_org_name_key" ON "product_categories" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "products_org_document_id_key" ON "products" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "products_org_sku_key" ON "products" USING btree ("organization_id",lower("sku"));--> statement-breakpoint
+CREATE INDEX "products_org_category_idx" ON "products" USING btree ("organization_id","category_id");--> statement-breakpoint
+CREATE INDEX "products_org_name_idx" ON "products" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "quote_items_org_document_id_key" ON "quote_items" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "quote_items_org_quote_idx" ON "quote_items" USING btree ("organization_id","quote_id","position");--> statement-breakpoint
+CREATE INDEX "quote_items_org_product_idx" ON "quote_items" USING btree ("organization_id","product_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "quotes_org_document_id_key" ON "quotes" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "quotes_org_number_key" ON "quotes" USING btree ("organization_id","number");--> statement-breakpoint
+CREATE INDEX "quotes_org_card_idx" ON "quotes" USING btree ("organization_id","card_id");--> statement-breakpoint
+CREATE INDEX "quotes_org_contact_idx" ON "quotes" USING btree ("organization_id","contact_id");--> statement-breakpoint
+CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "segment_links_org_linked_idx" ON "segment_links" USING btree ("organization_id","linked_segment_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "segments_org_document_id_key" ON "segments" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "segments_org_name_key" ON "segments" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_document_id_key" ON "team_members" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USING btree ("organization_id","team_id","membership_id");--> statement-breakpoint
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint

@@ -1,0 +1,199 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  foreignKey,
+  index,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+import { boards, tags } from '../boards/table.js';
+import { memberships } from '../organizations/table.js';
+
+export const DUE_DATE_SOURCES = ['manual', 'phase', 'automation'] as const;
+export const CREATION_SOURCES = [
+  'manual',
+  'form',
+  'lead_ads',
+  'automation',
+  'chat_inbound',
+  'import',
+  'api',
+] as const;
+export const TRACKING_KEYS = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'gclid',
+  'fbclid',
+] as const;
+export const CONTENT_FORMATS = ['plain', 'html'] as const;
+export const COMMENT_TYPES = ['user', 'system'] as const;
+
+export type Tracking = Partial<Record<(typeof TRACKING_KEYS)[number], string>>;
+
+const inList = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
+
+/**
+ * Cards. Dynamic field values live in `fields`, one jsonb object keyed by the field definition's
+ * documentId (stable when a field's slug is renamed) holding the normalised value (docs/cards.md).
+ * `current_phase_id` and `contact_id` carry no foreign key: a composite SET NULL would also null
+ * organization_id; a card whose phase or contact is gone reads back without it.
+ */
+export const cards = pgTable(
+  'cards',
+  {
+    ...tenantColumns(),
+    boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    description: text('description'),
+    value: numeric('value', { precision: 14, scale: 2, mode: 'number' }).notNull().default(0),
+    dueDate: timestamp('due_date', { withTimezone: true, mode: 'date' }),
+    dueDateSource: text('due_date_source'),
+    currentPhaseId: bigint('current_phase_id', { mode: 'number' }),
+    currentPhaseEnteredAt: timestamp('current_phase_entered_at', { withTimezone: true, mode: 'date' })
+      .notNull()
+      .defaultNow(),
+    contactId: bigint('contact_id', { mode: 'number' }),
+    creationSource: text('creation_source').notNull().default('api'),
+    tracking: jsonb('tracking').$type<Tracking>().notNull().default({}),
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default({}),
+    ...timestamps(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('cards_org_document_id_key').on(t.organizationId, t.documentId),
+    // The card list, stats and report: a tenant + board (+ phase) prefix, never a scan of the tenant.
+    index('cards_org_board_phase_idx').on(
+      t.organizationId,
+      t.boardId,
+      t.currentPhaseId,
+      t.currentPhaseEnteredAt,
+    ),
+    index('cards_org_board_created_idx').on(t.organizationId, t.boardId, t.createdAt),
+    index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
+    index('cards_org_contact_idx').on(t.organizationId, t.contactId),
+    // Dynamic-field equality filters (`fields @> {...}`), tenant-led through btree_gin.
+    index('cards_fields_gin_idx').using('gin', t.organizationId, t.boardId, t.fields.op('jsonb_path_ops')),
+    foreignKey({
+      name: 'cards_board_fk',
+      columns: [t.organizationId, t.boardId],
+      foreignColumns: [boards.organizationId, boards.id],
+    }).onDelete('cascade'),
+    check(
+      'cards_due_date_source_check',
+      sql`due_date_source is null or ${inList('due_date_source', DUE_DATE_SOURCES)}`,
+    ),
+    check('cards_creation_source_check', inList('creation_source', CREATION_SOURCES)),
+  ],
+);
+
+export const cardTags = pgTable(
+  'card_tags',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    cardId: bigint('card_id', { mode: 'number' }).notNull(),
+    tagId: bigint('tag_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.cardId, t.tagId] }),
+    index('card_tags_org_tag_idx').on(t.organizationId, t.tagId, t.cardId),
+    foreignKey({
+      name: 'card_tags_card_fk',
+      columns: [t.organizationId, t.cardId],
+      foreignColumns: [cards.organizationId, cards.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'card_tags_tag_fk',
+      columns: [t.organizationId, t.tagId],
+      foreignColumns: [tags.organizationId, tags.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+export const cardAssignees = pgTable(
+  'card_assignees',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    cardId: bigint('card_id', { mode: 'number' }).notNull(),
+    membershipId: bigint('membership_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.cardId, t.membershipId] }),
+    index('card_assignees_org_membership_idx').on(t.organizationId, t.membershipId, t.cardId),
+    foreignKey({
+      name: 'card_assignees_card_fk',
+      columns: [t.organizationId, t.cardId],
+      foreignColumns: [cards.organizationId, cards.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'card_assignees_membership_fk',
+      columns: [t.organizationId, t.membershipId],
+      foreignColumns: [memberships.organizationId, memberships.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+/** User comments and the card's history (system comments with an activityType). */
+export const comments = pgTable(
+  'comments',
+  {
+    ...tenantColumns(),
+    cardId: bigint('card_id', { mode: 'number' }).notNull(),
+    content: text('content').notNull(),
+    contentFormat: text('content_format').notNull().default('plain'),
+    type: text('type').notNull().default('user'),
+    activityType: text('activity_type'),
+    mentions: text('mentions').array().notNull().default(sql`'{}'::text[]`),
+    /** memberships.id of the author; null for public-form and removed members. */
+    authorMembershipId: bigint('author_membership_id', { mode: 'number' }),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    ...timestamps(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('comments_org_document_id_key').on(t.organizationId, t.documentId),
+    index('comments_org_card_idx').on(t.organizationId, t.cardId, t.createdAt),
+    foreignKey({
+      name: 'comments_card_fk',
+      columns: [t.organizationId, t.cardId],
+      foreignColumns: [cards.organizationId, cards.id],
+    }).onDelete('cascade'),
+    check('comments_content_format_check', inList('content_format', CONTENT_FORMATS)),
+    check('comments_type_check', inList('type', COMMENT_TYPES)),
+  ],
+);
+
+/** Files received by the public upload (or the API), referenced from file-type field values. */
+export const cardFiles = pgTable(
+  'card_files',
+  {
+    ...tenantColumns(),
+    boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    mimeType: text('mime_type').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    /** Path under `<CRM_DATA_DIR>/uploads`, built from ids only (never from the client's file name). */
+    storageKey: text('storage_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('card_files_org_document_id_key').on(t.organizationId, t.documentId),
+    foreignKey({
+      name: 'card_files_board_fk',
+      columns: [t.organizationId, t.boardId],
+      foreignColumns: [boards.organizationId, boards.id],
+    }).onDelete('cascade'),
+  ],
+);
