@@ -43,80 +43,85 @@ export const authPlugin = fp(
     app.addHook('onRequest', async (req) => {
       const mode = routeAuthMode(req);
       if (!mode || mode === 'public') return;
-      req.principal = await authenticate(db, signer, req.headers.authorization);
-      if (mode === 'tenant') req.tenant = await resolveTenant(db, req.principal, req.headers['x-tenant-id']);
+      const token = bearerOf(req.headers.authorization);
+      const slug = mode === 'tenant' ? tenantSlugOf(req.headers['x-tenant-id']) : null;
+      // One query resolves the bearer and, for tenant routes, the membership in the named organization.
+      const row = await resolve(db, signer, token, slug);
+      if (!row || row.blocked) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
+      req.principal = {
+        userId: row.id,
+        username: row.username,
+        email: row.email,
+        via: token.startsWith(TOKEN_PREFIX) ? 'token' : 'session',
+        scopes: row.scopes,
+      };
+      if (mode !== 'tenant') return;
+      if (!slug) {
+        throw new AppError('BadRequestError', 'The x-tenant-id header is required (the organization slug)', {
+          header: 'x-tenant-id',
+        });
+      }
+      // An unknown slug and a foreign one answer alike: which organizations exist is not revealed.
+      if (row.membership_id === null)
+        throw new AppError('ForbiddenError', 'You are not a member of this organization');
+      req.tenant = makeTenantContext(db, {
+        orgId: row.org_id!,
+        orgSlug: row.slug!,
+        plan: row.plan!,
+        userId: row.id,
+        membershipId: row.membership_id,
+        membershipDocumentId: row.membership_document_id!,
+        role: row.role!,
+        scopes: row.scopes,
+      });
     });
   },
   { name: 'auth' },
 );
 
-async function authenticate(
-  db: Database,
-  signer: SessionSigner,
-  header: string | undefined,
-): Promise<Principal> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
-  const token = match[1];
-  if (token.startsWith(TOKEN_PREFIX)) {
-    const [row] = await queryRows<{
-      id: number;
-      username: string;
-      email: string;
-      blocked: boolean;
-      scopes: string[] | null;
-    }>(
-      db.system,
-      sql`select u.id, u.username, u.email, u.blocked, t.scopes from api_tokens t join users u on u.id = t.user_id
-          where t.token_hash = ${sha256(token)} and t.expires_at > now()`,
-    );
-    if (!row || row.blocked) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
-    return { userId: row.id, username: row.username, email: row.email, via: 'token', scopes: row.scopes };
-  }
-  const userId = await signer.verify(token);
-  if (userId === null) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
-  const [row] = await queryRows<{ id: number; username: string; email: string; blocked: boolean }>(
-    db.system,
-    sql`select id, username, email, blocked from users where id = ${userId}`,
-  );
-  if (!row || row.blocked) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
-  return { userId: row.id, username: row.username, email: row.email, via: 'session', scopes: null };
+interface ResolvedRow {
+  id: number;
+  username: string;
+  email: string;
+  blocked: boolean;
+  scopes: string[] | null;
+  org_id: number | null;
+  slug: string | null;
+  plan: Plan | null;
+  membership_id: number | null;
+  membership_document_id: string | null;
+  role: Role | null;
 }
 
-async function resolveTenant(
-  db: Database,
-  principal: Principal,
-  header: string | string[] | undefined,
-): Promise<TenantContext> {
-  const slug = Array.isArray(header) ? header[0] : header;
-  if (!slug || !slug.trim()) {
-    throw new AppError('BadRequestError', 'The x-tenant-id header is required (the organization slug)', {
-      header: 'x-tenant-id',
-    });
+function bearerOf(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
+  return match[1];
+}
+
+function tenantSlugOf(header: string | string[] | undefined): string | null {
+  const slug = (Array.isArray(header) ? header[0] : header)?.trim();
+  return slug ? slug : null;
+}
+
+async function resolve(db: Database, signer: SessionSigner, token: string, slug: string | null) {
+  const tenantJoin = sql`left join organizations o on o.slug = ${slug ?? ''} and ${slug !== null}
+    left join memberships m on m.organization_id = o.id and m.user_id = u.id`;
+  const columns = sql`u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
+    m.id as membership_id, m.document_id as membership_document_id, m.role`;
+  if (token.startsWith(TOKEN_PREFIX)) {
+    const [row] = await queryRows<ResolvedRow>(
+      db.system,
+      sql`select ${columns}, t.scopes from api_tokens t join users u on u.id = t.user_id ${tenantJoin}
+          where t.token_hash = ${sha256(token)} and t.expires_at > now()`,
+    );
+    return row;
   }
-  const [row] = await queryRows<{
-    org_id: number;
-    slug: string;
-    plan: Plan;
-    membership_id: number;
-    membership_document_id: string;
-    role: Role;
-  }>(
+  const userId = await signer.verify(token);
+  if (userId === null) return undefined;
+  const [row] = await queryRows<ResolvedRow>(
     db.system,
-    sql`select o.id as org_id, o.slug, o.plan, m.id as membership_id, m.document_id as membership_document_id, m.role
-        from organizations o join memberships m on m.organization_id = o.id and m.user_id = ${principal.userId}
-        where o.slug = ${slug.trim()}`,
+    sql`select ${columns}, null::text[] as scopes from users u ${tenantJoin} where u.id = ${userId}`,
   );
-  // An unknown slug and a foreign one answer alike: which organizations exist is not revealed.
-  if (!row) throw new AppError('ForbiddenError', 'You are not a member of this organization');
-  return makeTenantContext(db, {
-    orgId: row.org_id,
-    orgSlug: row.slug,
-    plan: row.plan,
-    userId: principal.userId,
-    membershipId: row.membership_id,
-    membershipDocumentId: row.membership_document_id,
-    role: row.role,
-    scopes: principal.scopes,
-  });
+  return row;
 }
