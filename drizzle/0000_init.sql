@@ -219,6 +219,21 @@ CREATE TABLE "contacts" (
 	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "notifications" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "notifications_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"type" text NOT NULL,
+	"title" text NOT NULL,
+	"body" text DEFAULT '' NOT NULL,
+	"subject" jsonb NOT NULL,
+	"dedupe_key" text NOT NULL,
+	"read_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "notifications_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "memberships" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "memberships_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -351,6 +366,40 @@ CREATE TABLE "segments" (
 	CONSTRAINT "segments_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "task_assignees" (
+	"organization_id" bigint NOT NULL,
+	"task_id" bigint NOT NULL,
+	"membership_id" bigint NOT NULL,
+	CONSTRAINT "task_assignees_organization_id_task_id_membership_id_pk" PRIMARY KEY("organization_id","task_id","membership_id")
+);
+--> statement-breakpoint
+CREATE TABLE "tasks" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "tasks_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text,
+	"due_date" timestamp with time zone,
+	"type" text DEFAULT 'reminder' NOT NULL,
+	"task_status" text NOT NULL,
+	"completed_at" timestamp with time zone,
+	"card_id" bigint,
+	"priority" text DEFAULT 'medium' NOT NULL,
+	"recurrence" text DEFAULT 'none' NOT NULL,
+	"recurrence_interval" integer DEFAULT 1 NOT NULL,
+	"recurrence_parent_id" bigint,
+	"occurrence_number" integer DEFAULT 1 NOT NULL,
+	"reminder_job_id" text,
+	"created_by_membership_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "tasks_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "tasks_type_check" CHECK (type in ('reminder', 'follow-up', 'action', 'other')),
+	CONSTRAINT "tasks_priority_check" CHECK (priority in ('low', 'medium', 'high', 'urgent')),
+	CONSTRAINT "tasks_recurrence_check" CHECK (recurrence in ('none', 'daily', 'weekly', 'monthly')),
+	CONSTRAINT "tasks_recurrence_interval_check" CHECK (recurrence_interval between 1 and 365)
+);
+--> statement-breakpoint
 CREATE TABLE "team_members" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "team_members_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -440,11 +489,15 @@ ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_tag_fk" FOREIGN KEY ("organiza
 ALTER TABLE "cards" ADD CONSTRAINT "cards_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "notifications" ADD CONSTRAINT "notifications_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "products" ADD CONSTRAINT "products_category_fk" FOREIGN KEY ("organization_id","category_id") REFERENCES "public"."product_categories"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quote_items" ADD CONSTRAINT "quote_items_quote_fk" FOREIGN KEY ("organization_id","quote_id") REFERENCES "public"."quotes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_segment_fk" FOREIGN KEY ("organization_id","segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_linked_fk" FOREIGN KEY ("organization_id","linked_segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_task_fk" FOREIGN KEY ("organization_id","task_id") REFERENCES "public"."tasks"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -484,6 +537,9 @@ CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id
 CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "notifications_org_document_id_key" ON "notifications" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "notifications_org_member_dedupe_key" ON "notifications" USING btree ("organization_id","membership_id","dedupe_key");--> statement-breakpoint
+CREATE INDEX "notifications_org_member_created_idx" ON "notifications" USING btree ("organization_id","membership_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "memberships_org_document_id_key" ON "memberships" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "memberships_org_user_key" ON "memberships" USING btree ("organization_id","user_id");--> statement-breakpoint
 CREATE INDEX "memberships_user_id_idx" ON "memberships" USING btree ("user_id");--> statement-breakpoint
@@ -509,6 +565,12 @@ CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id"
 CREATE INDEX "segment_links_org_linked_idx" ON "segment_links" USING btree ("organization_id","linked_segment_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_document_id_key" ON "segments" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_name_key" ON "segments" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "task_assignees_org_membership_idx" ON "task_assignees" USING btree ("organization_id","membership_id","task_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "tasks_org_document_id_key" ON "tasks" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "tasks_org_recurrence_occurrence_key" ON "tasks" USING btree ("organization_id","recurrence_parent_id","occurrence_number");--> statement-breakpoint
+CREATE INDEX "tasks_org_due_idx" ON "tasks" USING btree ("organization_id","due_date");--> statement-breakpoint
+CREATE INDEX "tasks_org_card_idx" ON "tasks" USING btree ("organization_id","card_id");--> statement-breakpoint
+CREATE INDEX "tasks_org_created_idx" ON "tasks" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_document_id_key" ON "team_members" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USING btree ("organization_id","team_id","membership_id");--> statement-breakpoint
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
