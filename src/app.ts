@@ -3,7 +3,11 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import qs from 'qs';
 import type { Config } from './config.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
+import { productCategoryRoutes } from './modules/product-categories/routes.js';
+import { productRoutes } from './modules/products/routes.js';
+import { taskRoutes } from './modules/tasks/routes.js';
 import { userRoutes } from './modules/users/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
@@ -13,9 +17,8 @@ import { installErrorHandling } from './platform/http/errors.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
-import { createJobs, type Jobs } from './platform/jobs/jobs.js';
-import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
+import { createBackground, type WorkerDeps } from './workers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,13 +30,20 @@ export interface BuildOptions {
   config: Config;
   db: Database;
   logger?: boolean | object;
-  /** Started by the caller (serve, worker); otherwise the app starts a producer-only queue on ready. */
-  jobs?: Jobs;
-  mailer?: Mailer;
+  /** Job queue and mailer started by the caller (serve); otherwise the app starts a queue without workers. */
+  background?: WorkerDeps;
 }
 
 /** Every area's routes, mounted under /api. Adding an area = one line here. */
-const areas = [healthRoutes, userRoutes, organizationRoutes];
+const areas = [
+  healthRoutes,
+  userRoutes,
+  organizationRoutes,
+  productCategoryRoutes,
+  productRoutes,
+  taskRoutes,
+  notificationRoutes,
+];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -61,12 +71,12 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   });
 
   const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-  const jobs = opts.jobs ?? createJobs(db, config);
-  if (!opts.jobs) {
+  const { jobs, mailer } = opts.background ?? (await createBackground(config, db));
+  if (!opts.background) {
     app.addHook('onReady', () => jobs.start({ workers: false }));
     app.addHook('onClose', () => jobs.stop());
   }
-  const deps: AppDeps = { config, db, signer, jobs, mailer: opts.mailer ?? createMailer(config) };
+  const deps: AppDeps = { config, db, signer, jobs, mailer };
 
   await registerOpenApi(app);
   await registerRateLimit(app, config);

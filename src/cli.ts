@@ -14,9 +14,11 @@ import { AppError } from './platform/http/errors.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { makeTenantContext, ROLES, type Role } from './platform/tenancy/context.js';
 import { databaseOptions, startServer } from './server.js';
+import { startJobs } from './workers.js';
 
 const usage = `Usage: crm <command>
   serve [--demo]                       start the API (--demo: create the demo organization on first start)
+  worker                               run background jobs (with CRM_WORKERS=external on the API processes)
   migrate                              apply database migrations
   seed-demo                            create the demo organization, user and token
   org create SLUG --name NAME          create an organization (with --owner EMAIL)
@@ -32,7 +34,12 @@ async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): P
   try {
     await migrateDatabase(db);
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-    return await fn({ config, db, signer });
+    const { jobs, mailer } = await startJobs(config, db, false);
+    try {
+      return await fn({ config, db, signer, jobs, mailer });
+    } finally {
+      await jobs.stop();
+    }
   } finally {
     await db.close();
   }
@@ -64,7 +71,8 @@ async function serve(config: Config, demo: boolean) {
   const server = await startServer(config, async (s) => {
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
-    const { created, credentials } = await ensureDemo({ config, db: s.db, signer });
+    const { jobs, mailer } = s.background;
+    const { created, credentials } = await ensureDemo({ config, db: s.db, signer, jobs, mailer });
     printDemo(s.url, credentials, created);
   });
   console.log(
@@ -80,6 +88,23 @@ async function serve(config: Config, demo: boolean) {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** A worker process: runs every area's job handlers until SIGTERM/SIGINT, then lets active jobs finish. */
+async function worker(config: Config) {
+  const db = await openDatabase(databaseOptions(config));
+  await migrateDatabase(db);
+  const { jobs } = await startJobs(config, db, true);
+  console.log(
+    `CRM worker running (pid ${process.pid}, ${db.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'})`,
+  );
+  const stop = async () => {
+    await jobs.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -111,6 +136,9 @@ export async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'serve':
       await serve(config, values.demo ?? false);
+      return -1; // keeps running
+    case 'worker':
+      await worker(config);
       return -1; // keeps running
     case 'migrate':
       await withDeps(config, async () => {});

@@ -20,6 +20,13 @@ const envSchema = z.object({
   RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
+  /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */
+  CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
+  CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
+  CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
   RATE_LIMIT_ENABLED: z
     .enum(['true', 'false'])
     .default('true')

@@ -3,10 +3,13 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { migrateDatabase } from './platform/db/migrate.js';
+import { startJobs, type WorkerDeps } from './workers.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   db: Database;
+  /** The process's job queue and mailer (workers running when CRM_WORKERS=inline). */
+  background: WorkerDeps;
   url: string;
   close(): Promise<void>;
 }
@@ -26,12 +29,15 @@ export async function startServer(
 ): Promise<RunningServer> {
   const db = await openDatabase(databaseOptions(config));
   let app: FastifyInstance | undefined;
+  let background: WorkerDeps | undefined;
   try {
     await migrateDatabase(db);
-    app = await buildApp({ config, db });
+    background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
+    app = await buildApp({ config, db, background });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (err) {
     await app?.close().catch(() => {});
+    await background?.jobs.stop().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
@@ -41,10 +47,12 @@ export async function startServer(
   const server: RunningServer = {
     app,
     db,
+    background: background!,
     url,
     // In-flight requests finish (app.close waits for them), then the database closes cleanly.
     close: async () => {
       await app!.close();
+      await background!.jobs.stop();
       await db.close();
     },
   };

@@ -1,10 +1,15 @@
 import type { Config } from '../config.js';
 import type { SessionSigner } from './auth/tokens.js';
 import type { Database } from './db/client.js';
+import type { Jobs } from './jobs/jobs.js';
+import type { Mailer } from './mail/mailer.js';
 
 /** What route plugins are given: explicit wiring, no container (DESIGN.md §10.5). */
 export interface AppDeps {
   config: Config;
   db: Database;
   signer: SessionSigner;
+  /** Enqueue background work (pg-boss): `deps.jobs.send(queue, data, { tx })`. */
+  jobs: Jobs;
+  mailer: Mailer;
 }

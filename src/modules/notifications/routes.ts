@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { paginatedSchema } from '../../platform/http/list-query.js';
+import { idParams } from '../../platform/http/schemas.js';
+import { notification, notificationQuery } from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Notifications'];
+
+export const notificationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) => {
+  app.get(
+    '/notifications',
+    {
+      schema: {
+        tags,
+        summary: "The caller's notifications, newest first",
+        querystring: notificationQuery,
+        response: { 200: paginatedSchema(notification) },
+      },
+    },
+    async (req) => service.listNotifications(req.tenant, req.query),
+  );
+
+  app.post(
+    '/notifications/:id/read',
+    {
+      schema: {
+        tags,
+        summary: 'Mark one of the caller’s notifications as read',
+        params: idParams,
+        response: { 200: notification },
+      },
+    },
+    async (req) => service.readNotification(req.tenant, req.params.id),
+  );
+};

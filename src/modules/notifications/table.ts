@@ -1,0 +1,42 @@
+import {
+  bigint,
+  foreignKey,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { tenantColumns } from '../../platform/db/columns.js';
+import { memberships } from '../organizations/table.js';
+
+/** In-app notifications of one member (task reminders today). */
+export const notifications = pgTable(
+  'notifications',
+  {
+    ...tenantColumns(),
+    membershipId: bigint('membership_id', { mode: 'number' }).notNull(),
+    type: text('type').notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull().default(''),
+    /** What it is about: `{ kind: 'task', documentId }`. */
+    subject: jsonb('subject').$type<{ kind: string; documentId: string }>().notNull(),
+    /** A retried job must not notify twice: one notification per member and key. */
+    dedupeKey: text('dedupe_key').notNull(),
+    readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('notifications_org_document_id_key').on(t.organizationId, t.documentId),
+    uniqueIndex('notifications_org_member_dedupe_key').on(t.organizationId, t.membershipId, t.dedupeKey),
+    index('notifications_org_member_created_idx').on(t.organizationId, t.membershipId, t.createdAt),
+    foreignKey({
+      name: 'notifications_membership_fk',
+      columns: [t.organizationId, t.membershipId],
+      foreignColumns: [memberships.organizationId, memberships.id],
+    }).onDelete('cascade'),
+  ],
+);

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
+import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { task, taskInput, taskStatusInput, taskUpdate } from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Tasks'];
+
+export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …)',
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(task) },
+      },
+    },
+    async (req) => service.listTasks(req.tenant, req.query),
+  );
+
+  app.get(
+    '/tasks/:id',
+    { schema: { tags, summary: 'One task', params: idParams, response: { 200: task } } },
+    async (req) => service.getTask(req.tenant, req.params.id),
+  );
+
+  app.post(
+    '/tasks',
+    { schema: { tags, summary: 'Create a task', body: dataBody(taskInput), response: { 201: task } } },
+    async (req, reply) => reply.code(201).send(await service.createTask(deps, req.tenant, req.body.data)),
+  );
+
+  app.put(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a task (a changed dueDate reschedules its reminder)',
+        params: idParams,
+        body: dataBody(taskUpdate),
+        response: { 200: task },
+      },
+    },
+    async (req) => service.updateTask(deps, req.tenant, req.params.id, req.body.data),
+  );
+
+  app.put(
+    '/tasks/:id/status',
+    {
+      schema: {
+        tags,
+        summary: 'Change the status; completing a recurring task with a dueDate creates the next occurrence',
+        params: idParams,
+        body: dataBody(taskStatusInput),
+        response: { 200: task },
+      },
+    },
+    async (req) => service.setTaskStatus(deps, req.tenant, req.params.id, req.body.data.taskStatus),
+  );
+
+  app.delete(
+    '/tasks/:id',
+    { schema: { tags, summary: 'Delete a task', params: idParams, response: { 200: deleted } } },
+    async (req) => service.deleteTask(deps, req.tenant, req.params.id),
+  );
+};

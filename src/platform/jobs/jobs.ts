@@ -1,0 +1,219 @@
+import { type SQL, sql } from 'drizzle-orm';
+import PgBoss from 'pg-boss';
+import type { Config } from '../../config.js';
+import type { Database, Tx } from '../db/client.js';
+
+/**
+ * Background jobs on pg-boss, over the service's own database connection on both backends:
+ * PGlite (one connection, through an adapter) and PostgreSQL (the service's pool). Areas see only
+ * this small interface: they define queues, enqueue (optionally inside their own transaction, so a
+ * job exists exactly when the row that needs it does) and register handlers.
+ */
+
+export interface QueueDef {
+  name: string;
+  /** Attempts after the first failure (default 5). */
+  retryLimit?: number;
+  /** Seconds before the first retry; doubles each time with backoff (default 30). */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  /** A job still active after this long (its worker died) is failed and retried (default 300). */
+  expireInSeconds?: number;
+}
+
+export interface SendOptions {
+  /** Do not run before this instant. */
+  startAfter?: Date;
+  /** Enqueue inside this transaction: the job is committed or rolled back with it. */
+  tx?: Tx;
+  /** At most one queued job with this key per queue. */
+  singletonKey?: string;
+}
+
+export interface JobInfo {
+  id: string;
+  name: string;
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  retryCount: number;
+  data: unknown;
+  output: unknown;
+  startAfter: Date;
+}
+
+export type JobHandler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+
+export interface Jobs {
+  send<T extends object>(queue: QueueDef, data: T, opts?: SendOptions): Promise<string>;
+  /** Same as send with startAfter: the job waits until `at`. */
+  schedule<T extends object>(
+    queue: QueueDef,
+    data: T,
+    at: Date,
+    opts?: Omit<SendOptions, 'startAfter'>,
+  ): Promise<string>;
+  cancel(queue: QueueDef, id: string, opts?: { tx?: Tx }): Promise<void>;
+  /**
+   * Registers the queue and its handler (before start: start creates the queues). The handler runs in
+   * processes started with workers: true.
+   */
+  work<T>(queue: QueueDef, handler: JobHandler<T>): Promise<void>;
+  getJob(queue: QueueDef, id: string): Promise<JobInfo | null>;
+  /** Installs pg-boss's schema (idempotent); with workers: true also supervises and runs handlers. */
+  start(opts: { workers: boolean }): Promise<void>;
+  stop(opts?: { graceful?: boolean }): Promise<void>;
+}
+
+type Executor = { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
+
+/** pg-boss's SQL on PGlite: parameterless (possibly multi-statement) SQL through exec, the rest through query. */
+export function pgliteExecutor(database: Database): Executor {
+  const pglite = database.pglite!;
+  return {
+    async executeSql(text, values) {
+      if (values && values.length > 0) {
+        const res = await pglite.query<any>(text, values);
+        return { rows: res.rows };
+      }
+      try {
+        const results = await pglite.exec(text);
+        const withRows = [...results].reverse().find((r) => r.fields.length > 0);
+        return { rows: withRows?.rows ?? [] };
+      } catch (err) {
+        // A failed BEGIN…COMMIT script would leave the single shared connection in an aborted transaction.
+        if (/^\s*BEGIN/i.test(text)) await pglite.exec('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    },
+  };
+}
+
+function poolExecutor(database: Database): Executor {
+  const pool = database.pool!;
+  return { executeSql: async (text, values) => pool.query(text, values as any[]) };
+}
+
+/** Runs pg-boss's `$n` SQL on a drizzle transaction (either driver): enqueue atomically with a write. */
+export function txExecutor(tx: Tx): Executor {
+  return {
+    async executeSql(text, values = []) {
+      const chunks: SQL[] = [];
+      let last = 0;
+      for (const m of text.matchAll(/\$(\d+)/g)) {
+        chunks.push(sql.raw(text.slice(last, m.index)));
+        chunks.push(sql`${sql.param(values[Number(m[1]) - 1])}`);
+        last = m.index! + m[0].length;
+      }
+      chunks.push(sql.raw(text.slice(last)));
+      const res = (await tx.execute(sql.join(chunks))) as unknown as { rows: any[] };
+      return { rows: res.rows };
+    },
+  };
+}
+
+const queueDefaults = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 };
+
+export function createJobs(database: Database, config: Config): Jobs {
+  const db = database.kind === 'pglite' ? pgliteExecutor(database) : poolExecutor(database);
+  let boss: PgBoss | undefined;
+  let workersOn = false;
+  const handlers = new Map<string, { queue: QueueDef; handler: JobHandler<any> }>();
+  const queues = new Map<string, Promise<void>>();
+
+  const started = () => {
+    if (!boss) throw new Error('The job queue is not started');
+    return boss;
+  };
+
+  const ensureQueue = (queue: QueueDef) => {
+    let ready = queues.get(queue.name);
+    if (!ready) {
+      ready = (async () => {
+        const b = started();
+        if (!(await b.getQueue(queue.name))) await b.createQueue(queue.name, { ...queueDefaults, ...queue });
+      })();
+      ready.catch(() => queues.delete(queue.name));
+      queues.set(queue.name, ready);
+    }
+    return ready;
+  };
+
+  const runWorker = async (queue: QueueDef, handler: JobHandler<any>) => {
+    await ensureQueue(queue);
+    await started().work(
+      queue.name,
+      { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
+      async ([job]) => handler(job.data, { id: job.id, retryCount: job.retryCount }),
+    );
+  };
+
+  const jobs: Jobs = {
+    async send(queue, data, opts = {}) {
+      // Inside a transaction the queue must exist already: on PGlite the one connection is busy with it.
+      if (opts.tx && !queues.has(queue.name))
+        throw new Error(`Queue ${queue.name} is not registered (jobs.work) before the queue started`);
+      await ensureQueue(queue);
+      const id = await started().send(queue.name, data, {
+        startAfter: opts.startAfter,
+        singletonKey: opts.singletonKey,
+        db: opts.tx ? txExecutor(opts.tx) : undefined,
+      } as PgBoss.SendOptions);
+      if (!id) throw new Error(`Job not enqueued on ${queue.name} (singleton already queued)`);
+      return id;
+    },
+    schedule: (queue, data, at, opts = {}) => jobs.send(queue, data, { ...opts, startAfter: at }),
+    async cancel(queue, id, opts = {}) {
+      await started().cancel(queue.name, id, { db: opts.tx ? txExecutor(opts.tx) : undefined } as any);
+    },
+    async work(queue, handler) {
+      handlers.set(queue.name, { queue, handler });
+      if (workersOn) await runWorker(queue, handler);
+    },
+    async getJob(queue, id) {
+      const job = await started().getJobById(queue.name, id, { includeArchive: true });
+      return job ? (job as unknown as JobInfo) : null;
+    },
+    async start({ workers }) {
+      if (boss) return;
+      const b = new PgBoss({
+        db,
+        schema: 'pgboss',
+        migrate: true,
+        supervise: workers,
+        schedule: false,
+        maintenanceIntervalSeconds: config.CRM_JOBS_MAINTENANCE_SECONDS,
+      });
+      b.on('error', (err) => console.error(`jobs: ${err.message}`));
+      await b.start();
+      boss = b;
+      // Concurrent GRANTs from several processes can collide ("tuple concurrently updated"): retry once.
+      await grantEnqueue(db).catch(() => grantEnqueue(db));
+      for (const { queue } of handlers.values()) await ensureQueue(queue);
+      workersOn = workers;
+      if (workers) for (const { queue, handler } of handlers.values()) await runWorker(queue, handler);
+    },
+    async stop({ graceful = true } = {}) {
+      const b = boss;
+      if (!b) return;
+      boss = undefined;
+      workersOn = false;
+      queues.clear();
+      await b.stop({ graceful, wait: true, close: false, timeout: 10_000 });
+    },
+  };
+  return jobs;
+}
+
+/**
+ * Tenant transactions run as crm_app: let it enqueue and cancel (never delete or read other rows'
+ * payloads through the API; jobs carry ids, not tenant data), so jobs are written atomically with rows.
+ */
+async function grantEnqueue(db: Executor) {
+  await db.executeSql(`
+    DO $$ BEGIN
+      IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'crm_app') THEN
+        GRANT USAGE ON SCHEMA pgboss TO crm_app;
+        GRANT SELECT ON pgboss.queue TO crm_app;
+        GRANT SELECT, INSERT, UPDATE ON pgboss.job TO crm_app;
+      END IF;
+    END $$;`);
+}

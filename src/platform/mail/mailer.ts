@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../../config.js';
+import type { Jobs, QueueDef, SendOptions } from '../jobs/jobs.js';
+
+export interface MailMessage {
+  to: string | string[];
+  subject: string;
+  text: string;
+  html?: string;
+  /** Stable id of the message (a retried job re-sends the same Message-ID, so receivers can dedupe). */
+  messageId?: string;
+}
+
+export interface Mailer {
+  send(msg: MailMessage): Promise<{ messageId: string }>;
+  close(): void;
+}
+
+/** SMTP when SMTP_URL is set; otherwise every message becomes an `.eml` file in `<CRM_DATA_DIR>/outbox`. */
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'CRM_DATA_DIR'>): Mailer {
+  const smtp = config.SMTP_URL;
+  const transport = smtp
+    ? nodemailer.createTransport(smtp)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const outbox = join(config.CRM_DATA_DIR, 'outbox');
+  return {
+    async send(msg) {
+      const messageId = msg.messageId ?? `<${randomUUID()}@crm.localhost>`;
+      const info = await transport.sendMail({ from: config.MAIL_FROM, ...msg, messageId });
+      if (!smtp) {
+        await mkdir(outbox, { recursive: true });
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const file = `${stamp}-${messageId.replace(/[^\w.-]/g, '')}.eml`;
+        await writeFile(join(outbox, file), (info as unknown as { message: Buffer }).message);
+      }
+      return { messageId };
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** Outgoing mail goes through a queue: delivery failures retry with back-off instead of failing a request. */
+export const mailQueue: QueueDef = { name: 'mail-send', retryLimit: 8, retryDelay: 30, retryBackoff: true };
+
+export function enqueueMail(jobs: Jobs, msg: MailMessage, opts: SendOptions = {}) {
+  return jobs.send(
+    mailQueue,
+    { ...msg, messageId: msg.messageId ?? `<${randomUUID()}@crm.localhost>` },
+    opts,
+  );
+}
+
+export function registerMailWorker(jobs: Jobs, mailer: Mailer) {
+  return jobs.work<MailMessage>(mailQueue, async (msg) => {
+    await mailer.send(msg);
+  });
+}

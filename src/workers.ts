@@ -1,0 +1,32 @@
+import type { Config } from './config.js';
+import { registerTaskWorkers } from './modules/tasks/jobs.js';
+import type { Database } from './platform/db/client.js';
+import { createJobs, type Jobs } from './platform/jobs/jobs.js';
+import { createMailer, type Mailer, registerMailWorker } from './platform/mail/mailer.js';
+
+export interface WorkerDeps {
+  config: Config;
+  db: Database;
+  jobs: Jobs;
+  mailer: Mailer;
+}
+
+/** Every area's job handlers. Adding an area's background work = one line here. */
+export async function registerWorkers(deps: WorkerDeps) {
+  await registerMailWorker(deps.jobs, deps.mailer);
+  await registerTaskWorkers(deps);
+}
+
+/** The queue and mailer of a process, every handler registered; not started. */
+export async function createBackground(config: Config, db: Database): Promise<WorkerDeps> {
+  const deps: WorkerDeps = { config, db, jobs: createJobs(db, config), mailer: createMailer(config) };
+  await registerWorkers(deps);
+  return deps;
+}
+
+/** Started with or without running the handlers (CRM_WORKERS=external: the API only enqueues). */
+export async function startJobs(config: Config, db: Database, workers: boolean): Promise<WorkerDeps> {
+  const deps = await createBackground(config, db);
+  await deps.jobs.start({ workers });
+  return deps;
+}
