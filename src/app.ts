@@ -7,6 +7,7 @@ import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { productCategoryRoutes } from './modules/product-categories/routes.js';
 import { productRoutes } from './modules/products/routes.js';
+import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { userRoutes } from './modules/users/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
@@ -43,6 +44,7 @@ const areas = [
   productRoutes,
   taskRoutes,
   notificationRoutes,
+  segmentRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

@@ -1,0 +1,133 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
+import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { contact } from '../contacts/schema.js';
+import {
+  filterOptions,
+  previewInput,
+  previewResult,
+  segment,
+  segmentCount,
+  segmentInput,
+  segmentUpdate,
+} from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Segments'];
+
+export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) => {
+  app.get(
+    '/segments',
+    {
+      schema: {
+        tags,
+        summary: 'List segments, each with its live contactCount',
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(segment) },
+      },
+    },
+    async (req) => service.listSegments(req.tenant, req.query),
+  );
+
+  app.get(
+    '/segments/filter-options',
+    {
+      schema: {
+        tags,
+        summary: 'What segment conditions can use: fields, operators, owners, teams, custom-field keys',
+        response: { 200: filterOptions },
+      },
+    },
+    async (req) => service.filterOptions(req.tenant),
+  );
+
+  app.post(
+    '/segments/preview',
+    {
+      schema: {
+        tags,
+        summary: 'Count and first page of the contacts a definition matches, without saving it',
+        description:
+          'Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored ' +
+          'shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.',
+        body: previewInput,
+        response: { 200: previewResult(contact) },
+      },
+    },
+    async (req) => service.previewSegment(req.tenant, req.body),
+  );
+
+  app.post(
+    '/segments',
+    {
+      schema: {
+        tags,
+        summary: 'Create a segment (member)',
+        body: dataBody(segmentInput),
+        response: { 201: segment },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.createSegment(req.tenant, req.body.data)),
+  );
+
+  app.get(
+    '/segments/:id',
+    { schema: { tags, summary: 'One segment', params: idParams, response: { 200: segment } } },
+    async (req) => service.getSegment(req.tenant, req.params.id),
+  );
+
+  app.put(
+    '/segments/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a segment; only the keys sent change (member)',
+        params: idParams,
+        body: dataBody(segmentUpdate),
+        response: { 200: segment },
+      },
+    },
+    async (req) => service.updateSegment(req.tenant, req.params.id, req.body.data),
+  );
+
+  app.delete(
+    '/segments/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a segment (member); 422 while other segments link to it',
+        params: idParams,
+        response: { 200: deleted },
+      },
+    },
+    async (req) => service.deleteSegment(req.tenant, req.params.id),
+  );
+
+  app.get(
+    '/segments/:id/count',
+    {
+      schema: {
+        tags,
+        summary: 'How many contacts match the segment now',
+        params: idParams,
+        response: { 200: segmentCount },
+      },
+    },
+    async (req) => service.countSegment(req.tenant, req.params.id),
+  );
+
+  app.get(
+    '/segments/:id/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'The contacts matching the segment, paginated (takes the contact list filters and sort)',
+        params: idParams,
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(contact) },
+      },
+    },
+    async (req) => service.segmentContacts(req.tenant, req.params.id, req.query),
+  );
+};
