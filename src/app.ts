@@ -2,13 +2,18 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import qs from 'qs';
 import type { Config } from './config.js';
+import { boardRoutes } from './modules/boards/routes.js';
+import { contactRoutes } from './modules/contacts/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
+import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
 import { productCategoryRoutes } from './modules/product-categories/routes.js';
 import { productRoutes } from './modules/products/routes.js';
+import { quoteRoutes } from './modules/quotes/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
+import { teamRoutes } from './modules/teams/routes.js';
 import { userRoutes } from './modules/users/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
@@ -40,11 +45,14 @@ const areas = [
   healthRoutes,
   userRoutes,
   organizationRoutes,
+  boardRoutes,
   productCategoryRoutes,
   productRoutes,
   taskRoutes,
   notificationRoutes,
   segmentRoutes,
+  contactRoutes,
+  teamRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

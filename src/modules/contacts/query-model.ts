@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
-import type { QueryModel } from '../../platform/http/list-query.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { validationError } from '../../platform/http/errors.js';
+import { compileOp, type FieldDef, type QueryModel } from '../../platform/http/list-query.js';
 import { membershipModel } from '../organizations/repo.js';
 import { teamModel } from '../teams/query-model.js';
 
@@ -24,7 +25,6 @@ export const contactModel: QueryModel = {
     birthdate: { column: 'birthdate', type: 'date' },
     first_buy_date: { column: 'first_buy_date', type: 'date' },
     ownedAt: { column: 'owned_at', type: 'datetime' },
-    customFields: { column: 'custom_fields', type: 'json', sortable: false },
     createdAt: { column: 'created_at', type: 'datetime' },
     updatedAt: { column: 'updated_at', type: 'datetime' },
   },
@@ -40,6 +40,49 @@ export const contactModel: QueryModel = {
       foreignKey: 'team_id',
     },
   },
+  custom: { customFields: compileCustomFields },
   privateFields: ['id', 'organizationId', 'searchText', 'search_text', 'ownerId', 'teamId'],
   populate: ['owner', 'team'],
 };
+
+/** The timeline list: filter by type or date; newest first by default. */
+export const activityModel: QueryModel = {
+  table: 'contact_activities',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    activityType: { column: 'activity_type', type: 'string' },
+    description: { column: 'description', type: 'string' },
+    performedAt: { column: 'performed_at', type: 'datetime' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+  },
+  privateFields: ['id', 'organizationId', 'contactId', 'actorId'],
+};
+
+/** `filters[customFields][<key>][$op]=value`: compares the key's value as text. */
+function compileCustomFields(node: unknown, alias: string, path: string[]): SQL {
+  const fail = (at: string[], message: string): never => {
+    throw validationError(`Invalid filter filters[${at.join('][')}]: ${message}`, [
+      { path: ['filters', ...at], message },
+    ]);
+  };
+  if (!node || typeof node !== 'object' || Array.isArray(node))
+    fail(path, 'expected [customFields][key][$op]');
+  const parts = Object.entries(node as Record<string, unknown>).map(([key, cond]) => {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key)) fail([...path, key], 'not a custom field key');
+    const def: FieldDef = {
+      column: (a) => sql`(${sql.raw(`"${a}"."custom_fields"`)} ->> ${key})`,
+      type: 'string',
+    };
+    const col = sql`(${sql.raw(`"${alias}"."custom_fields"`)} ->> ${key})`;
+    if (cond === null || typeof cond !== 'object' || Array.isArray(cond))
+      return compileOp(def, col, Array.isArray(cond) ? '$in' : '$eq', cond, [...path, key]);
+    return sql.join(
+      Object.entries(cond as Record<string, unknown>).map(([op, v]) =>
+        compileOp(def, col, op, v, [...path, key, op]),
+      ),
+      sql` and `,
+    );
+  });
+  if (parts.length === 0) fail(path, 'expected at least one key');
+  return sql`(${sql.join(parts, sql` and `)})`;
+}

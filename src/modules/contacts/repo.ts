@@ -1,8 +1,17 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Tx } from '../../platform/db/client.js';
-import { contacts } from './table.js';
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { auditLog } from '../../platform/audit/table.js';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import type { CompiledList } from '../../platform/http/list-query.js';
+import type { ActivityType } from './schema.js';
+import { contactActivities, contacts } from './table.js';
 
 export { contactModel } from './query-model.js';
+
+export type ContactRow = typeof contacts.$inferSelect;
+export type ContactValues = Partial<
+  Omit<typeof contacts.$inferInsert, 'organizationId' | 'id' | 'searchText'>
+>;
 
 export interface ContactRef {
   documentId: string;
@@ -39,4 +48,322 @@ export async function contactIdByDocumentId(tx: Tx, orgId: number, documentId: s
     .from(contacts)
     .where(and(eq(contacts.organizationId, orgId), eq(contacts.documentId, documentId)));
   return row?.id;
+}
+
+export async function findContact(tx: Tx, orgId: number, documentId: string, lock = false) {
+  const query = tx
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), eq(contacts.documentId, documentId)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+export async function findContactsByDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
+  if (documentIds.length === 0) return [];
+  return tx
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), inArray(contacts.documentId, documentIds)))
+    .for('update');
+}
+
+export async function insertContacts(tx: Tx, orgId: number, values: ContactValues[]) {
+  if (values.length === 0) return [];
+  return tx
+    .insert(contacts)
+    .values(
+      values.map((v) => ({
+        ...v,
+        name: v.name as string,
+        organizationId: orgId,
+        documentId: newDocumentId(),
+      })),
+    )
+    .returning();
+}
+
+export async function updateContact(tx: Tx, orgId: number, id: number, values: ContactValues) {
+  const [row] = await tx
+    .update(contacts)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(contacts.organizationId, orgId), eq(contacts.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteContact(tx: Tx, orgId: number, id: number) {
+  await tx.delete(contacts).where(and(eq(contacts.organizationId, orgId), eq(contacts.id, id)));
+}
+
+/** `q`: every word must appear in the trigram-indexed search text (masks of phone/cpf/cnpj ignored). */
+export function searchCondition(q: string): SQL {
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
+  const like = (w: string) =>
+    sql`"contacts"."search_text" like ${`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
+  return sql.join(
+    words.map((w) => {
+      const digits = w.replace(/\D/g, '');
+      // 123.456.789-09 or (11) 9876: also match the bare digits the row stores.
+      const masked = /^[\d().+\-/]+$/.test(w) && digits.length >= 2 && digits !== w;
+      return masked ? sql`(${like(w)} or ${like(digits)})` : like(w);
+    }),
+    sql` and `,
+  );
+}
+
+/** The rows a list/mass operation selects: tenant first, then the compiled filters and the search. */
+export function selectionWhere(orgId: number, where: SQL | undefined, q: string | undefined): SQL {
+  const parts = [eq(contacts.organizationId, orgId)];
+  if (where) parts.push(where);
+  if (q) parts.push(searchCondition(q));
+  return and(...parts) as SQL;
+}
+
+export async function listContacts(tx: Tx, orgId: number, list: CompiledList, q: string | undefined) {
+  const where = selectionWhere(orgId, list.where, q);
+  const rows = await tx
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(list.orderBy)
+    .offset(list.offset)
+    .limit(list.pageSize);
+  const [{ total }] = await tx.select({ total: count() }).from(contacts).where(where);
+  return { rows, total };
+}
+
+/** Deletes the selected contacts (their timeline cascades) with one audit row each. */
+export async function deleteContactsWhere(tx: Tx, actorUserId: number, where: SQL) {
+  const [{ deleted }] = await queryRows<{ deleted: number }>(
+    tx,
+    sql`with gone as (
+          delete from contacts where ${where}
+          returning organization_id, document_id, name, email, cpf, cnpj
+        ), logged as (
+          insert into ${auditLog} (organization_id, actor_user_id, action, entity_document_id, data)
+          select organization_id, ${actorUserId}, 'contact.deleted', document_id,
+                 jsonb_build_object('name', name, 'email', email, 'cpf', cpf, 'cnpj', cnpj, 'bulk', true)
+          from gone
+          returning 1
+        )
+        select count(*)::int as deleted from gone`,
+  );
+  return deleted;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline
+
+export interface ActivityInput {
+  contactId: number;
+  activityType: ActivityType;
+  description: string;
+  actorId: number | null;
+  metadata?: Record<string, unknown>;
+  performedAt?: Date;
+}
+
+export async function insertActivities(tx: Tx, orgId: number, entries: ActivityInput[]) {
+  if (entries.length === 0) return [];
+  return tx
+    .insert(contactActivities)
+    .values(
+      entries.map((e) => ({
+        organizationId: orgId,
+        documentId: newDocumentId(),
+        contactId: e.contactId,
+        activityType: e.activityType,
+        description: e.description,
+        actorId: e.actorId,
+        metadata: e.metadata ?? {},
+        performedAt: e.performedAt ?? new Date(),
+      })),
+    )
+    .returning();
+}
+
+export async function listActivities(tx: Tx, orgId: number, contactId: number, list: CompiledList) {
+  const where = and(
+    eq(contactActivities.organizationId, orgId),
+    eq(contactActivities.contactId, contactId),
+    list.where,
+  );
+  const rows = await tx
+    .select()
+    .from(contactActivities)
+    .where(where)
+    .orderBy(list.orderBy)
+    .offset(list.offset)
+    .limit(list.pageSize);
+  const [{ total }] = await tx.select({ total: count() }).from(contactActivities).where(where);
+  return { rows, total };
+}
+
+/** Moves the timeline of merged contacts to the survivor. */
+export async function moveActivities(tx: Tx, orgId: number, fromIds: number[], toId: number) {
+  const moved = await tx
+    .update(contactActivities)
+    .set({ contactId: toId })
+    .where(and(eq(contactActivities.organizationId, orgId), inArray(contactActivities.contactId, fromIds)))
+    .returning({ id: contactActivities.id });
+  return moved.length;
+}
+
+/**
+ * Other areas' tables that point at contacts through a `contact_id` column (cards, conversations, …):
+ * found in the catalogue so a merge re-points all of them, whichever areas are installed.
+ */
+export async function moveContactReferences(tx: Tx, orgId: number, fromIds: number[], toId: number) {
+  const tables = await queryRows<{ table_name: string }>(
+    tx,
+    sql`select c.table_name from information_schema.columns c
+        join information_schema.columns o on o.table_schema = c.table_schema and o.table_name = c.table_name
+          and o.column_name = 'organization_id'
+        join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+          and t.table_type = 'BASE TABLE'
+        where c.table_schema = 'public' and c.column_name = 'contact_id'
+          and c.table_name not in ('contact_activities', 'contacts')
+        order by c.table_name`,
+  );
+  const moved: Record<string, number> = {};
+  for (const { table_name } of tables) {
+    const rows = await queryRows<{ n: number }>(
+      tx,
+      sql`with m as (update ${sql.identifier(table_name)} set contact_id = ${toId}
+            where organization_id = ${orgId} and contact_id in ${fromIds} returning 1)
+          select count(*)::int as n from m`,
+    );
+    moved[table_name] = rows[0].n;
+  }
+  return moved;
+}
+
+/** A deleted team leaves its contacts without team; each gets a team_changed entry. */
+export async function clearTeamFromContacts(
+  tx: Tx,
+  orgId: number,
+  teamId: number,
+  actorId: number,
+  team: string,
+) {
+  const [{ n }] = await queryRows<{ n: number }>(
+    tx,
+    sql`with cleared as (
+          update contacts set team_id = null, updated_at = now()
+          where organization_id = ${orgId} and team_id = ${teamId}
+          returning id
+        ), logged as (
+          insert into ${contactActivities} (organization_id, document_id, contact_id, activity_type, description, actor_id, metadata)
+          select ${orgId}, ${randomDocumentIdSql}, id, 'team_changed', 'Team removed: the team was deleted', ${actorId},
+                 jsonb_build_object('from', ${team}::text, 'to', null, 'reason', 'team_deleted')
+          from cleared
+          returning 1
+        )
+        select count(*)::int as n from cleared`,
+  );
+  return n;
+}
+
+/** A documentId made in SQL for set-based inserts (24 lowercase hex characters of a v4 UUID). */
+export const randomDocumentIdSql = sql`substr(replace(gen_random_uuid()::text, '-', ''), 1, 24)`;
+
+export interface BulkChange {
+  owner?: { id: number | null; documentId: string | null };
+  team?: { id: number | null; documentId: string | null };
+  columns: ContactValues;
+  customFields?: Record<string, unknown>;
+}
+
+const bulkColumns: Record<string, string> = {
+  contactType: 'contact_type',
+  city: 'city',
+  state: 'state',
+  country: 'country',
+};
+
+/**
+ * One statement for any number of contacts: updates the selection and writes its timeline entries
+ * (contact_updated for plain fields; owner and team entries only where they really changed).
+ */
+export async function bulkUpdateContacts(
+  tx: Tx,
+  orgId: number,
+  actorId: number,
+  where: SQL,
+  change: BulkChange,
+) {
+  const sets: SQL[] = [sql`updated_at = now()`];
+  const fields: string[] = [];
+  for (const [key, column] of Object.entries(bulkColumns)) {
+    const v = change.columns[key as keyof ContactValues];
+    if (v === undefined) continue;
+    sets.push(sql`${sql.identifier(column)} = ${v}`);
+    fields.push(column);
+  }
+  if (change.customFields) {
+    sets.push(
+      sql`custom_fields = jsonb_strip_nulls(c.custom_fields || ${JSON.stringify(change.customFields)}::jsonb)`,
+    );
+    fields.push('customFields');
+  }
+  const owner = change.owner;
+  if (owner) {
+    sets.push(sql`owner_id = ${owner.id}::bigint`);
+    sets.push(
+      sql`owned_at = case when c.owner_id is not distinct from ${owner.id}::bigint then c.owned_at when ${owner.id}::bigint is null then null else now() end`,
+    );
+  }
+  if (change.team) sets.push(sql`team_id = ${change.team.id}::bigint`);
+  const entry = (type: SQL, description: SQL, metadata: SQL, from: SQL, cond: SQL) =>
+    sql`select ${orgId}::bigint, ${randomDocumentIdSql}, id, ${type}, ${description}, ${actorId}::bigint, ${metadata} from ${from} where ${cond}`;
+  const entries: SQL[] = [];
+  if (fields.length)
+    entries.push(
+      entry(
+        sql`'contact_updated'`,
+        sql`${`Updated ${fields.join(', ')} (bulk update)`}`,
+        sql`jsonb_build_object('fields', ${JSON.stringify(fields)}::jsonb, 'bulk', true)`,
+        sql`upd`,
+        sql`true`,
+      ),
+    );
+  if (owner)
+    entries.push(
+      entry(
+        sql`case when old_owner is null then 'owner_assigned' else 'owner_changed' end`,
+        sql`${owner.id ? 'Owner set (bulk update)' : 'Owner removed (bulk update)'}`,
+        sql`jsonb_build_object('from', (select m.document_id from memberships m where m.organization_id = ${orgId} and m.id = old_owner), 'to', ${owner.documentId}::text, 'bulk', true)`,
+        sql`upd`,
+        sql`old_owner is distinct from new_owner`,
+      ),
+    );
+  if (change.team)
+    entries.push(
+      entry(
+        sql`case when old_team is null then 'team_assigned' else 'team_changed' end`,
+        sql`${change.team.id ? 'Team set (bulk update)' : 'Team removed (bulk update)'}`,
+        sql`jsonb_build_object('from', (select t.document_id from teams t where t.organization_id = ${orgId} and t.id = old_team), 'to', ${change.team.documentId}::text, 'bulk', true)`,
+        sql`upd`,
+        sql`old_team is distinct from new_team`,
+      ),
+    );
+  const logged = entries.length
+    ? sql`, logged as (
+          insert into ${contactActivities} (organization_id, document_id, contact_id, activity_type, description, actor_id, metadata)
+          ${sql.join(entries, sql` union all `)}
+          returning 1)`
+    : sql``;
+  const [{ n }] = await queryRows<{ n: number }>(
+    tx,
+    sql`with target as (
+          select id, owner_id, team_id from contacts where ${where} for update
+        ), upd as (
+          update contacts c set ${sql.join(sets, sql`, `)}
+          from target t where c.organization_id = ${orgId} and c.id = t.id
+          returning c.id, t.owner_id as old_owner, c.owner_id as new_owner, t.team_id as old_team, c.team_id as new_team
+        )${logged}
+        select count(*)::int as n from upd`,
+  );
+  return n;
 }

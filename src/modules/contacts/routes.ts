@@ -1,0 +1,169 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { paginatedSchema } from '../../platform/http/list-query.js';
+import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { importContactsRoute } from './import-routes.js';
+import {
+  activityListQuery,
+  bulkDeleteInput,
+  bulkResult,
+  bulkUpdateInput,
+  callInput,
+  contact,
+  contactActivity,
+  contactCreate,
+  contactListQuery,
+  contactUpdate,
+  mergeInput,
+  mergeResult,
+  noteInput,
+} from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Contacts'];
+
+export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'List contacts (filters, sort, pagination, `q` search)',
+        querystring: contactListQuery,
+        response: { 200: paginatedSchema(contact) },
+      },
+    },
+    async (req) => service.listContacts(req.tenant, req.query),
+  );
+
+  app.post(
+    '/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'Create a contact',
+        body: dataBody(contactCreate),
+        response: { 201: contact },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.createContact(req.tenant, req.body.data)),
+  );
+
+  app.get(
+    '/contacts/:id',
+    { schema: { tags, summary: 'One contact', params: idParams, response: { 200: contact } } },
+    async (req) => service.getContact(req.tenant, req.params.id),
+  );
+
+  app.put(
+    '/contacts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a contact (partial)',
+        params: idParams,
+        body: dataBody(contactUpdate),
+        response: { 200: contact },
+      },
+    },
+    async (req) => service.updateContact(req.tenant, req.params.id, req.body.data),
+  );
+
+  app.delete(
+    '/contacts/:id',
+    {
+      schema: { tags, summary: 'Delete a contact permanently', params: idParams, response: { 200: deleted } },
+    },
+    async (req) => service.deleteContact(req.tenant, req.params.id),
+  );
+
+  app.get(
+    '/contacts/:id/activities',
+    {
+      schema: {
+        tags,
+        summary: 'The contact timeline, newest first',
+        params: idParams,
+        querystring: activityListQuery,
+        response: { 200: paginatedSchema(contactActivity) },
+      },
+    },
+    async (req) => service.listActivities(req.tenant, req.params.id, req.query),
+  );
+
+  app.post(
+    '/contacts/:id/notes',
+    {
+      schema: {
+        tags,
+        summary: 'Add a note to the timeline (note_added)',
+        params: idParams,
+        body: dataBody(noteInput),
+        response: { 201: contactActivity },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(
+        await service.addActivity(req.tenant, req.params.id, {
+          ...req.body.data,
+          activityType: 'note_added',
+        }),
+      ),
+  );
+
+  app.post(
+    '/contacts/:id/activities',
+    {
+      schema: {
+        tags,
+        summary: 'Log a call (call_completed or call_attempted)',
+        params: idParams,
+        body: dataBody(callInput),
+        response: { 201: contactActivity },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await service.addActivity(req.tenant, req.params.id, req.body.data)),
+  );
+
+  app.post(
+    '/contacts/bulk-delete',
+    {
+      schema: {
+        tags,
+        summary: 'Delete many contacts by ids or by filters (admin)',
+        body: bulkDeleteInput,
+        response: { 200: bulkResult },
+      },
+    },
+    async (req) => service.bulkDelete(req.tenant, req.body),
+  );
+
+  app.post(
+    '/contacts/bulk-update',
+    {
+      schema: {
+        tags,
+        summary: 'Set owner, team, type, location or custom fields on many contacts',
+        body: bulkUpdateInput,
+        response: { 200: bulkResult },
+      },
+    },
+    async (req) => service.bulkUpdate(req.tenant, req.body, req.body.data),
+  );
+
+  app.post(
+    '/contacts/merge',
+    {
+      schema: {
+        tags,
+        summary: 'Merge contacts into a survivor (timeline, cards and conversations move to it)',
+        body: mergeInput,
+        response: { 200: mergeResult },
+      },
+    },
+    async (req) => service.mergeContacts(req.tenant, req.body.survivor, req.body.merged),
+  );
+
+  await app.register(importContactsRoute, { deps });
+};
