@@ -24,6 +24,8 @@ const envSchema = z.object({
   CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
   CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
   CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
+  CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),

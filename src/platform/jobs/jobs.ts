@@ -17,7 +17,7 @@ export interface QueueDef {
   /** Seconds before the first retry; doubles each time with backoff (default 30). */
   retryDelay?: number;
   retryBackoff?: boolean;
-  /** A job still active after this long (its worker died) is failed and retried (default 300). */
+  /** A job still active after this long (its worker died) is failed and retried (default CRM_JOBS_EXPIRE_SECONDS). */
   expireInSeconds?: number;
 }
 
@@ -110,7 +110,7 @@ export function txExecutor(tx: Tx): Executor {
   };
 }
 
-const queueDefaults = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 };
+const queueDefaults = { retryLimit: 5, retryDelay: 30, retryBackoff: true };
 
 export function createJobs(database: Database, config: Config): Jobs {
   const db = database.kind === 'pglite' ? pgliteExecutor(database) : poolExecutor(database);
@@ -129,7 +129,10 @@ export function createJobs(database: Database, config: Config): Jobs {
     if (!ready) {
       ready = (async () => {
         const b = started();
-        if (!(await b.getQueue(queue.name))) await b.createQueue(queue.name, { ...queueDefaults, ...queue });
+        // The definition in code is the truth: an existing queue takes the current retry policy.
+        const options = { expireInSeconds: config.CRM_JOBS_EXPIRE_SECONDS, ...queueDefaults, ...queue };
+        if (await b.getQueue(queue.name)) await b.updateQueue(queue.name, options);
+        else await b.createQueue(queue.name, options);
       })();
       ready.catch(() => queues.delete(queue.name));
       queues.set(queue.name, ready);

@@ -35,7 +35,9 @@ describe('tasks CRUD', () => {
     const m = await addMember(t, 'member');
     const res = await create(t, { name: 'Assigned', assignees: [m.membershipId, t.membershipId] });
     expect(res.status).toBe(201);
-    expect(res.body.assignees.map((a: any) => a.documentId).sort()).toEqual([m.membershipId, t.membershipId].sort());
+    expect(res.body.assignees.map((a: any) => a.documentId).sort()).toEqual(
+      [m.membershipId, t.membershipId].sort(),
+    );
     expect(res.body.assignees[0].user).toHaveProperty('email');
   });
 
@@ -63,7 +65,9 @@ describe('tasks CRUD', () => {
     expect(done.status).toBe(200);
     expect(done.body.taskStatus).toBe('completed');
     expect(done.body.completedAt).not.toBeNull();
-    const reopened = await t.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'in-progress' } });
+    const reopened = await t.api.put(`/tasks/${body.documentId}/status`, {
+      data: { taskStatus: 'in-progress' },
+    });
     expect(reopened.body.completedAt).toBeNull();
   });
 });
@@ -93,7 +97,9 @@ describe('validation', () => {
     expect(res.body.error.name).toBe('ValidationError');
     expect(res.body.error.details.allowed).toEqual(['pending', 'in-progress', 'completed', 'cancelled']);
     const { body } = await create(t, { name: 'b' });
-    expect((await t.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'nope' } })).status).toBe(400);
+    expect(
+      (await t.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'nope' } })).status,
+    ).toBe(400);
   });
 
   test('unknown assignees and cards are 400s; unknown tasks 404', async () => {
@@ -104,7 +110,9 @@ describe('validation', () => {
     expect(c.status).toBe(400);
     expect((await t.api.get('/tasks/nosuchtask')).status).toBe(404);
     expect((await t.api.put('/tasks/nosuchtask', { data: { name: 'x' } })).status).toBe(404);
-    expect((await t.api.put('/tasks/nosuchtask/status', { data: { taskStatus: 'pending' } })).status).toBe(404);
+    expect((await t.api.put('/tasks/nosuchtask/status', { data: { taskStatus: 'pending' } })).status).toBe(
+      404,
+    );
     expect((await t.api.delete('/tasks/nosuchtask')).status).toBe(404);
   });
 
@@ -113,9 +121,9 @@ describe('validation', () => {
     const { body } = await create(t, { name: 'Visible' });
     expect((await v.api.get(`/tasks/${body.documentId}`)).status).toBe(200);
     expect((await v.api.post('/tasks', { data: { name: 'no' } })).status).toBe(403);
-    expect((await v.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'completed' } })).status).toBe(
-      403,
-    );
+    expect(
+      (await v.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'completed' } })).status,
+    ).toBe(403);
     expect((await v.api.delete(`/tasks/${body.documentId}`)).status).toBe(403);
   });
 });
@@ -149,14 +157,23 @@ describe('recurrence', () => {
     // Reopening and completing again does not create a second "next".
     await t.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'pending' } });
     await t.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'completed' } });
-    expect((await t.api.get('/tasks', { 'filters[name][$eq]': 'Weekly report' })).body.meta.pagination.total).toBe(2);
+    expect(
+      (await t.api.get('/tasks', { 'filters[name][$eq]': 'Weekly report' })).body.meta.pagination.total,
+    ).toBe(2);
   });
 
   test('monthly recurrence clamps to the end of the month; no dueDate means no next occurrence', async () => {
-    const { body } = await create(t, { name: 'Month end', recurrence: 'monthly', dueDate: '2031-01-31T12:00:00Z' });
+    const { body } = await create(t, {
+      name: 'Month end',
+      recurrence: 'monthly',
+      dueDate: '2031-01-31T12:00:00Z',
+    });
     await t.api.put(`/tasks/${body.documentId}`, { data: { taskStatus: 'completed' } });
     const list = await t.api.get('/tasks', { 'filters[name][$eq]': 'Month end', sort: 'dueDate:asc' });
-    expect(list.body.data.map((x: any) => x.dueDate)).toEqual(['2031-01-31T12:00:00.000Z', '2031-02-28T12:00:00.000Z']);
+    expect(list.body.data.map((x: any) => x.dueDate)).toEqual([
+      '2031-01-31T12:00:00.000Z',
+      '2031-02-28T12:00:00.000Z',
+    ]);
     const nodue = await create(t, { name: 'No due', recurrence: 'daily' });
     await t.api.put(`/tasks/${nodue.body.documentId}/status`, { data: { taskStatus: 'completed' } });
     expect((await t.api.get('/tasks', { 'filters[name][$eq]': 'No due' })).body.data).toHaveLength(1);
@@ -194,13 +211,20 @@ describe('list', () => {
       (await tenant.api.get('/tasks', { sort: 'name:asc', ...q })).body.data.map((x: any) => x.name);
     expect(await names({})).toEqual(['A', 'B', 'C']);
     expect(await names({ 'filters[taskStatus][$eq]': 'in-progress' })).toEqual(['C']);
-    expect(await names({ 'filters[type][$in][0]': 'action', 'filters[type][$in][1]': 'other' })).toEqual(['A', 'C']);
+    expect(await names({ 'filters[type][$in][0]': 'action', 'filters[type][$in][1]': 'other' })).toEqual([
+      'A',
+      'C',
+    ]);
     expect(await names({ 'filters[priority][$eq]': 'urgent' })).toEqual(['B']);
     expect(await names({ 'filters[dueDate][$gte]': '2030-01-15T00:00:00Z' })).toEqual(['B']);
     expect(await names({ 'filters[dueDate][$null]': 'true' })).toEqual(['C']);
     expect(await names({ 'filters[assignees][documentId][$eq]': m.membershipId })).toEqual(['B']);
     expect(await names({ 'filters[card][$null]': 'true' })).toEqual(['A', 'B', 'C']);
-    const page = await tenant.api.get('/tasks', { sort: 'name:desc', 'pagination[pageSize]': 2, 'pagination[page]': 2 });
+    const page = await tenant.api.get('/tasks', {
+      sort: 'name:desc',
+      'pagination[pageSize]': 2,
+      'pagination[page]': 2,
+    });
     expect(page.body.data.map((x: any) => x.name)).toEqual(['A']);
     expect(page.body.meta.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 2, total: 3 });
     expect((await tenant.api.get('/tasks', { 'filters[priority][$eq]': 'critical' })).status).toBe(400);

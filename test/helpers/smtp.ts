@@ -1,0 +1,63 @@
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  messageId: string;
+  subject: string;
+}
+
+export interface TestSmtp {
+  url: string;
+  received: ReceivedMail[];
+  /** Resolves once `predicate` holds for the received mail (polling), or rejects after `ms`. */
+  waitFor(predicate: (mail: ReceivedMail[]) => boolean, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on the loopback interface: what the service's SMTP transport delivers to. */
+export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSmtp> {
+  const received: ReceivedMail[] = [];
+  const options: SMTPServerOptions = {
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const header = (name: string) =>
+          raw
+            .match(new RegExp(`^${name}:\\s*(.*(?:\\r?\\n[ \\t].*)*)`, 'im'))?.[1]
+            .replace(/\r?\n[ \t]+/g, ' ')
+            .trim() ?? '';
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          messageId: header('Message-ID'),
+          subject: header('Subject'),
+        });
+        setTimeout(() => callback(), opts.delayMs ?? 0);
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as { port: number };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    async waitFor(predicate, ms = 20_000) {
+      const until = Date.now() + ms;
+      while (!predicate(received)) {
+        if (Date.now() > until)
+          throw new Error(`SMTP: condition not met after ${ms} ms (${received.length} received)`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

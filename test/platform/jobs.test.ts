@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Database, openDatabase } from '../../src/platform/db/client.js';
+import { createJobs, type Jobs, type QueueDef } from '../../src/platform/jobs/jobs.js';
+import { testConfig, unique } from '../helpers/app.js';
+
+const config = testConfig({ CRM_JOBS_POLL_SECONDS: 0.5, CRM_JOBS_MAINTENANCE_SECONDS: 1 });
+const queue = (extra: Partial<QueueDef> = {}): QueueDef => ({ name: unique('test-'), ...extra });
+
+async function until(cond: () => boolean | Promise<boolean>, ms = 20_000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('jobs on the test database', () => {
+  let db: Database;
+  let jobs: Jobs;
+  beforeAll(async () => {
+    db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 5 });
+    jobs = createJobs(db, config);
+    await jobs.start({ workers: true });
+  });
+  afterAll(async () => {
+    await jobs.stop();
+    await db.close();
+  });
+
+  test('send runs the handler with the data; the job ends completed', async () => {
+    const q = queue();
+    const seen: unknown[] = [];
+    await jobs.work<{ n: number }>(q, async (data) => {
+      seen.push(data.n);
+    });
+    const id = await jobs.send(q, { n: 7 });
+    await until(() => seen.length === 1);
+    expect(seen).toEqual([7]);
+    await until(async () => (await jobs.getJob(q, id))?.state === 'completed');
+  });
+
+  test('schedule waits for startAfter; cancel removes a scheduled job', async () => {
+    const q = queue();
+    const ran: string[] = [];
+    await jobs.work<{ k: string }>(q, async (d) => {
+      ran.push(d.k);
+    });
+    const later = await jobs.schedule(q, { k: 'later' }, new Date(Date.now() + 2500));
+    const cancelled = await jobs.schedule(q, { k: 'cancelled' }, new Date(Date.now() + 1500));
+    await jobs.cancel(q, cancelled);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(ran).toEqual([]);
+    expect((await jobs.getJob(q, later))?.state).toBe('created');
+    await until(() => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(ran).toEqual(['later']);
+    expect((await jobs.getJob(q, cancelled))?.state).toBe('cancelled');
+  });
+
+  test('a failing job retries with back-off and ends in the failed state with its error', async () => {
+    const q = queue({ retryLimit: 2, retryDelay: 1, retryBackoff: true });
+    const attempts: number[] = [];
+    await jobs.work(q, async (_d, job) => {
+      attempts.push(Date.now());
+      throw new Error(`boom ${job.retryCount}`);
+    });
+    const id = await jobs.send(q, {});
+    await until(async () => (await jobs.getJob(q, id))?.state === 'failed', 30_000);
+    const job = (await jobs.getJob(q, id))!;
+    expect(job.retryCount).toBe(2);
+    expect(attempts).toHaveLength(3);
+    expect(JSON.stringify(job.output)).toContain('boom');
+    // Back-off: the second wait is longer than the first.
+    expect(attempts[2] - attempts[1]).toBeGreaterThan(attempts[1] - attempts[0]);
+  });
+
+  test('a job sent inside a transaction exists only if the transaction commits', async () => {
+    const q = queue();
+    const seen: string[] = [];
+    await jobs.work<{ k: string }>(q, async (d) => {
+      seen.push(d.k);
+    });
+    await db.system.transaction(async (tx) => {
+      await jobs.send(q, { k: 'committed' }, { tx: tx as any });
+    });
+    await db.system
+      .transaction(async (tx) => {
+        await jobs.send(q, { k: 'rolled back' }, { tx: tx as any });
+        throw new Error('rollback');
+      })
+      .catch(() => {});
+    await until(() => seen.length === 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(seen).toEqual(['committed']);
+  });
+});
+
+describe.skipIf(process.env.DATABASE_URL)('jobs survive a restart of the embedded database', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'crm-jobs-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('queued, scheduled and interrupted jobs all complete after the process restarts', async () => {
+    const q = queue({ name: 'restart-test', expireInSeconds: 2, retryDelay: 1 });
+    const done = new Set<number>();
+    let open = true;
+    const handler = async (d: { n: number }) => {
+      await new Promise((r) => setTimeout(r, 150));
+      if (!open) throw new Error('shutting down');
+      done.add(d.n);
+    };
+
+    let db = await openDatabase({ dataDir: dir });
+    let jobs = createJobs(db, config);
+    await jobs.start({ workers: false });
+    for (let n = 0; n < 12; n++) await jobs.send(q, { n });
+    await jobs.schedule(q, { n: 99 }, new Date(Date.now() + 4000));
+    await jobs.work(q, handler);
+    await jobs.stop();
+    // Now a worker: take a few, then stop without waiting for the queue to drain.
+    jobs = createJobs(db, config);
+    await jobs.work(q, handler);
+    await jobs.start({ workers: true });
+    await until(() => done.size >= 3);
+    open = false;
+    await jobs.stop({ graceful: false });
+    await db.close();
+    const before = done.size;
+    expect(before).toBeLessThan(13);
+
+    open = true;
+    db = await openDatabase({ dataDir: dir });
+    jobs = createJobs(db, config);
+    await jobs.work(q, handler);
+    await jobs.start({ workers: true });
+    await until(() => done.size === 13, 40_000);
+    expect([...done].sort((a, b) => a - b)).toEqual([...Array(12).keys(), 99]);
+    await jobs.stop();
+    await db.close();
+  });
+});
