@@ -2,7 +2,6 @@ import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
-import { contacts } from '../contacts/table.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
@@ -209,25 +208,6 @@ export async function countMatches(tx: Tx, orgId: number, predicates: SQL[]): Pr
     sql`select ${sql.join(columns, sql`, `)} from contacts where contacts.organization_id = ${orgId}`,
   );
   return predicates.map((_, i) => Number(row[`c${i}`]));
-}
-
-/** One page of the contacts matching a predicate (plus any list filter), and how many match in all. */
-export async function matchingContacts(
-  tx: Tx,
-  orgId: number,
-  predicate: SQL,
-  page: { where?: SQL; orderBy: SQL; offset: number; limit: number },
-) {
-  const where = and(eq(contacts.organizationId, orgId), predicate, page.where);
-  const rows = await tx
-    .select()
-    .from(contacts)
-    .where(where)
-    .orderBy(page.orderBy)
-    .offset(page.offset)
-    .limit(page.limit);
-  const [{ total }] = await tx.select({ total: count() }).from(contacts).where(where);
-  return { rows, total };
 }
 
 /** customFields keys present on the organization's contacts, most used first. */
