@@ -48,6 +48,8 @@ const areas = [
   boardRoutes,
   productCategoryRoutes,
   productRoutes,
+  quoteRoutes,
+  pdfTemplateRoutes,
   taskRoutes,
   notificationRoutes,
   segmentRoutes,

@@ -115,8 +115,6 @@ export interface PhaseStructure {
   /** Only transitions to phases that still exist. A target not listed is allowed. */
   allowedTransitions: TransitionStructure[];
   fields: FieldStructure[];
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface TagStructure {
@@ -203,8 +201,6 @@ export function assembleStructure(
       .filter((t) => byDocumentId.has(t.phase))
       .map((t) => ({ phaseId: byDocumentId.get(t.phase)!, phaseDocumentId: t.phase, allowed: t.allowed })),
     fields: [],
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
   }));
   const phasesById = new Map(phases.map((p) => [p.id, p]));
   const fieldsBySlug = new Map<string, FieldStructure>();

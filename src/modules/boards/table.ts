@@ -42,6 +42,20 @@ export const FIELD_TYPES = [
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export const CONDITION_SCOPES = ['phase', 'board'] as const;
+export const CONDITION_OPERATORS = [
+  'eq',
+  'ne',
+  'contains',
+  'notContains',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'notIn',
+  'empty',
+  'notEmpty',
+] as const;
 export const DEFAULT_TASK_STATUSES = ['pending', 'in-progress', 'completed', 'cancelled'];
 
 const inList = (column: string, values: readonly string[]) =>
@@ -55,7 +69,7 @@ export interface StoredTransition {
 export type FieldOption = string | { value: string; label: string };
 export interface ConditionExpression {
   fieldSlug: string;
-  operator: string;
+  operator: (typeof CONDITION_OPERATORS)[number];
   value?: unknown;
 }
 export interface ConditionGroup {

@@ -1,0 +1,349 @@
+import type { z } from 'zod';
+import type { boardTemplate } from './schema.js';
+import { DEFAULT_TASK_STATUSES, type FieldOption, type FieldType } from './table.js';
+
+/** The read-only catalogue of board templates (GET /board-templates, POST /boards { template }). */
+export type BoardTemplate = z.infer<typeof boardTemplate>;
+type TemplateField = BoardTemplate['phases'][number]['fields'][number];
+type TemplatePhase = BoardTemplate['phases'][number];
+
+function field(
+  label: string,
+  slug: string,
+  type: FieldType,
+  extra: {
+    required?: boolean;
+    placeholder?: string;
+    helpText?: string;
+    defaultValue?: string;
+    options?: FieldOption[];
+  } = {},
+): TemplateField {
+  return {
+    label,
+    slug,
+    type,
+    required: extra.required ?? false,
+    placeholder: extra.placeholder ?? null,
+    helpText: extra.helpText ?? null,
+    defaultValue: extra.defaultValue ?? null,
+    options: extra.options ?? [],
+  };
+}
+
+function phases(
+  list: {
+    name: string;
+    slug: string;
+    description?: string;
+    sla?: number;
+    blocked?: string[];
+    isPublic?: boolean;
+    fields?: TemplateField[];
+  }[],
+): TemplatePhase[] {
+  return list.map((p, order) => ({
+    name: p.name,
+    slug: p.slug,
+    order,
+    isPublic: order === 0 || (p.isPublic ?? false),
+    description: p.description ?? null,
+    maxTimeInPhaseHours: p.sla ?? null,
+    allowedTransitions: (p.blocked ?? []).map((target) => ({ phase: target, allowed: false })),
+    fields: p.fields ?? [],
+  }));
+}
+
+const salesFunnel: BoardTemplate = {
+  id: 'sales-funnel',
+  name: 'Sales funnel',
+  description: 'Qualify leads, send proposals and negotiate until the deal is won or lost.',
+  boardType: 'kanban',
+  icon: 'dollar-sign',
+  color: '#2E7D32',
+  taskStatuses: DEFAULT_TASK_STATUSES,
+  boardSettings: {
+    showValue: true,
+    currency: 'USD',
+    wonPhase: 'won',
+    lostPhase: 'lost',
+    autoUpdateDueDateFromPhase: true,
+  },
+  phases: phases([
+    {
+      name: 'New lead',
+      slug: 'new-lead',
+      description: 'Leads from the website form and imports.',
+      sla: 24,
+      blocked: ['won'],
+      fields: [
+        field('Full name', 'full-name', 'text', { required: true, placeholder: 'Jane Doe' }),
+        field('Email', 'email', 'email', { required: true, placeholder: 'jane@company.com' }),
+        field('Phone', 'phone', 'phone'),
+        field('Company', 'company', 'text'),
+        field('Company size', 'company-size', 'select', {
+          options: ['1-10', '11-50', '51-200', '201-1000', '1000+'],
+        }),
+        field('How did you hear about us?', 'lead-source', 'radio', {
+          options: [
+            { value: 'search', label: 'Search engine' },
+            { value: 'referral', label: 'Referral' },
+            { value: 'social', label: 'Social media' },
+            { value: 'event', label: 'Event' },
+          ],
+        }),
+        field('Message', 'message', 'textarea'),
+        field('I agree to be contacted', 'consent', 'checkbox', { required: true }),
+      ],
+    },
+    {
+      name: 'Qualification',
+      slug: 'qualification',
+      sla: 72,
+      blocked: ['won'],
+      fields: [
+        field('Budget', 'budget', 'currency', { required: true }),
+        field('Decision maker', 'decision-maker', 'switch'),
+        field('Expected close date', 'expected-close-date', 'date'),
+        field('Needs', 'needs', 'multiselect', { options: ['Software', 'Services', 'Training', 'Support'] }),
+      ],
+    },
+    {
+      name: 'Proposal',
+      slug: 'proposal',
+      sla: 120,
+      fields: [
+        field('Proposal document', 'proposal-file', 'file'),
+        field('Proposal link', 'proposal-url', 'url'),
+        field('Discount (%)', 'discount', 'number', { defaultValue: '0' }),
+      ],
+    },
+    {
+      name: 'Negotiation',
+      slug: 'negotiation',
+      sla: 168,
+      fields: [
+        field('Next meeting', 'next-meeting', 'datetime'),
+        field('Notes', 'negotiation-notes', 'richtext'),
+      ],
+    },
+    { name: 'Won', slug: 'won', fields: [field('Contract signed on', 'signed-on', 'date')] },
+    {
+      name: 'Lost',
+      slug: 'lost',
+      fields: [
+        field('Loss reason', 'loss-reason', 'select', {
+          options: ['Price', 'Competitor', 'No budget', 'No response', 'Other'],
+        }),
+      ],
+    },
+  ]),
+  tags: [
+    { name: 'Hot', slug: 'hot', color: '#D32F2F' },
+    { name: 'Warm', slug: 'warm', color: '#F57C00' },
+    { name: 'Cold', slug: 'cold', color: '#1976D2' },
+    { name: 'Enterprise', slug: 'enterprise', color: '#6A1B9A' },
+  ],
+};
+
+const recruiting: BoardTemplate = {
+  id: 'recruiting',
+  name: 'Recruiting',
+  description: 'Take applications through screening and interviews to an offer.',
+  boardType: 'kanban',
+  icon: 'users',
+  color: '#1565C0',
+  taskStatuses: DEFAULT_TASK_STATUSES,
+  boardSettings: {
+    showValue: false,
+    currency: 'USD',
+    wonPhase: 'hired',
+    lostPhase: 'rejected',
+    autoUpdateDueDateFromPhase: false,
+  },
+  phases: phases([
+    {
+      name: 'Application',
+      slug: 'application',
+      description: 'The public application form.',
+      fields: [
+        field('Full name', 'full-name', 'text', { required: true }),
+        field('Email', 'email', 'email', { required: true }),
+        field('Phone', 'phone', 'phone'),
+        field('Position', 'position', 'select', {
+          required: true,
+          options: ['Engineering', 'Design', 'Sales', 'Support', 'Operations'],
+        }),
+        field('Résumé', 'resume', 'file', { required: true, helpText: 'PDF, at most 10 MB' }),
+        field('LinkedIn profile', 'linkedin', 'url'),
+        field('Tax id', 'tax-id', 'document'),
+        field('Available from', 'available-from', 'date'),
+        field('Source', 'source', 'hidden', { defaultValue: 'careers-page' }),
+      ],
+    },
+    {
+      name: 'Screening',
+      slug: 'screening',
+      sla: 72,
+      fields: [
+        field('Screening score', 'screening-score', 'number', { helpText: '1 to 5' }),
+        field('Salary expectation', 'salary-expectation', 'currency'),
+      ],
+    },
+    {
+      name: 'Interview',
+      slug: 'interview',
+      sla: 240,
+      fields: [
+        field('Interview at', 'interview-at', 'datetime'),
+        field('Interview start time', 'interview-time', 'time'),
+        field('Interview notes', 'interview-notes', 'richtext'),
+      ],
+    },
+    { name: 'Offer', slug: 'offer', sla: 120, fields: [field('Offer accepted', 'offer-accepted', 'switch')] },
+    { name: 'Hired', slug: 'hired', fields: [field('Start date', 'start-date', 'date')] },
+    { name: 'Rejected', slug: 'rejected', blocked: ['hired'] },
+  ]),
+  tags: [
+    { name: 'Referral', slug: 'referral', color: '#00897B' },
+    { name: 'Senior', slug: 'senior', color: '#5E35B1' },
+    { name: 'Remote', slug: 'remote', color: '#039BE5' },
+  ],
+};
+
+const customerSupport: BoardTemplate = {
+  id: 'customer-support',
+  name: 'Customer support',
+  description: 'Triage, work and resolve customer requests within their SLA.',
+  boardType: 'hybrid',
+  icon: 'life-buoy',
+  color: '#EF6C00',
+  taskStatuses: DEFAULT_TASK_STATUSES,
+  boardSettings: {
+    showValue: false,
+    currency: 'USD',
+    wonPhase: 'resolved',
+    lostPhase: null,
+    autoUpdateDueDateFromPhase: true,
+  },
+  phases: phases([
+    {
+      name: 'New request',
+      slug: 'new-request',
+      sla: 4,
+      fields: [
+        field('Name', 'name', 'text', { required: true }),
+        field('Email', 'email', 'email', { required: true }),
+        field('Subject', 'subject', 'text', { required: true }),
+        field('Category', 'category', 'select', { options: ['Billing', 'Technical', 'Account', 'Other'] }),
+        field('Priority', 'priority', 'radio', {
+          defaultValue: 'normal',
+          options: [
+            { value: 'low', label: 'Low' },
+            { value: 'normal', label: 'Normal' },
+            { value: 'high', label: 'High' },
+            { value: 'urgent', label: 'Urgent' },
+          ],
+        }),
+        field('Description', 'description', 'textarea', { required: true }),
+        field('Screenshot', 'screenshot', 'file'),
+        field('Please describe the steps to reproduce', 'steps-statement', 'statement'),
+      ],
+    },
+    {
+      name: 'Triage',
+      slug: 'triage',
+      sla: 8,
+      fields: [
+        field('Related order', 'related-card', 'card_link'),
+        field('Affects many customers', 'widespread', 'switch'),
+      ],
+    },
+    {
+      name: 'In progress',
+      slug: 'in-progress',
+      sla: 48,
+      fields: [field('Internal notes', 'internal-notes', 'richtext')],
+    },
+    { name: 'Waiting on customer', slug: 'waiting-on-customer', sla: 120 },
+    {
+      name: 'Resolved',
+      slug: 'resolved',
+      fields: [field('Resolution', 'resolution', 'textarea'), field('Satisfied', 'satisfied', 'checkbox')],
+    },
+  ]),
+  tags: [
+    { name: 'Bug', slug: 'bug', color: '#C62828' },
+    { name: 'Feature request', slug: 'feature-request', color: '#2E7D32' },
+    { name: 'VIP', slug: 'vip', color: '#FBC02D' },
+  ],
+};
+
+const onboarding: BoardTemplate = {
+  id: 'onboarding',
+  name: 'Customer onboarding',
+  description: 'Bring new customers from kickoff to go-live.',
+  boardType: 'kanban',
+  icon: 'rocket',
+  color: '#6A1B9A',
+  taskStatuses: ['pending', 'in-progress', 'blocked', 'completed', 'cancelled'],
+  boardSettings: {
+    showValue: true,
+    currency: 'USD',
+    wonPhase: 'live',
+    lostPhase: 'churned',
+    autoUpdateDueDateFromPhase: true,
+  },
+  phases: phases([
+    {
+      name: 'Signed',
+      slug: 'signed',
+      fields: [
+        field('Customer', 'customer', 'text', { required: true }),
+        field('Main contact email', 'contact-email', 'email', { required: true }),
+        field('Contract value', 'contract-value', 'currency'),
+        field('Plan', 'plan', 'select', { options: ['Starter', 'Growth', 'Enterprise'] }),
+      ],
+    },
+    {
+      name: 'Kickoff',
+      slug: 'kickoff',
+      sla: 72,
+      fields: [field('Kickoff meeting', 'kickoff-at', 'datetime'), field('Goals', 'goals', 'textarea')],
+    },
+    {
+      name: 'Setup',
+      slug: 'setup',
+      sla: 336,
+      fields: [
+        field('Integrations', 'integrations', 'multiselect', {
+          options: ['Email', 'Calendar', 'Chat', 'ERP'],
+        }),
+        field('Data imported', 'data-imported', 'switch'),
+      ],
+    },
+    {
+      name: 'Training',
+      slug: 'training',
+      sla: 168,
+      fields: [field('Training date', 'training-date', 'date')],
+    },
+    { name: 'Live', slug: 'live', fields: [field('Go-live date', 'go-live-date', 'date')] },
+    { name: 'Churned', slug: 'churned' },
+  ]),
+  tags: [
+    { name: 'At risk', slug: 'at-risk', color: '#D84315' },
+    { name: 'Strategic', slug: 'strategic', color: '#283593' },
+  ],
+};
+
+export const BOARD_TEMPLATES: readonly BoardTemplate[] = [
+  salesFunnel,
+  recruiting,
+  customerSupport,
+  onboarding,
+];
+
+export function findTemplate(id: string): BoardTemplate | undefined {
+  return BOARD_TEMPLATES.find((t) => t.id === id);
+}
