@@ -1,0 +1,120 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { type Database, openDatabase } from '../src/platform/db/client.js';
+import { databaseOptions } from '../src/server.js';
+
+export const benchDir = dirname(fileURLToPath(import.meta.url));
+export const rootDir = join(benchDir, '..');
+export const resultsDir = join(benchDir, 'results');
+
+/** mulberry32: a tiny seeded PRNG, so the same seed always produces the same data set. */
+export function mulberry32(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type Rng = ReturnType<typeof mulberry32>;
+
+export const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)];
+export const int = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
+
+/** Picks by weight: `[[value, weight], …]`. */
+export function weighted<T>(rng: Rng, entries: readonly (readonly [T, number])[]): T {
+  const total = entries.reduce((s, [, w]) => s + w, 0);
+  let r = rng() * total;
+  for (const [v, w] of entries) {
+    r -= w;
+    if (r < 0) return v;
+  }
+  return entries[entries.length - 1][0];
+}
+
+const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** A documentId (24 lowercase alphanumerics, the service's format) drawn from the seeded PRNG. */
+export function seededDocumentId(rng: Rng): string {
+  let out = '';
+  for (let i = 0; i < 24; i++) out += alphabet[Math.floor(rng() * 36)];
+  return out;
+}
+
+/** `--name value` / `--flag` options of a bench command. */
+export function parseFlags(argv: string[]): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const [k, inline] = a.slice(2).split('=', 2);
+    if (inline !== undefined) out[k] = inline;
+    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) out[k] = argv[++i];
+    else out[k] = true;
+  }
+  return out;
+}
+
+export const numberFlag = (flags: Record<string, string | true>, name: string, fallback: number) => {
+  const v = flags[name];
+  if (v === undefined || v === true) return fallback;
+  const n = Number(String(v).replace(/_/g, ''));
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number`);
+  return n;
+};
+
+export function benchConfig() {
+  return loadConfig();
+}
+
+export function backendName(): 'pglite' | 'postgres' {
+  return benchConfig().DATABASE_URL ? 'postgres' : 'pglite';
+}
+
+export async function openBenchDatabase(poolSize?: number): Promise<Database> {
+  const opts = databaseOptions(benchConfig());
+  return openDatabase({ ...opts, poolSize: poolSize ?? opts.poolSize });
+}
+
+export const metaPath = () => join(resultsDir, `seed-meta-${backendName()}.json`);
+
+export interface SeedMeta {
+  backend: 'pglite' | 'postgres';
+  seededAt: string;
+  options: Record<string, number>;
+  counts: Record<string, number>;
+  token: string;
+  org: { slug: string; id: number };
+  board: {
+    documentId: string;
+    id: number;
+    phases: { documentId: string; slug: string; id: number; order: number }[];
+    fields: { documentId: string; slug: string; type: string }[];
+    tags: { documentId: string; slug: string }[];
+  };
+  /** cards of the main board the move benchmark picks from */
+  moveCards: string[];
+  segment: { documentId: string; name: string };
+  contactQuery: string;
+  titleQuery: string;
+  fieldFilter: { slug: string; value: string };
+}
+
+export function writeMeta(meta: SeedMeta) {
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(metaPath(), `${JSON.stringify(meta, null, 2)}\n`);
+}
+
+export function readMeta(): SeedMeta {
+  try {
+    return JSON.parse(readFileSync(metaPath(), 'utf8')) as SeedMeta;
+  } catch {
+    throw new Error(
+      `${metaPath()} not found: run \`npm run bench:seed\` first (same CRM_DATA_DIR / DATABASE_URL)`,
+    );
+  }
+}
