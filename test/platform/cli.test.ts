@@ -47,7 +47,7 @@ function serve(env: Record<string, string | undefined>, args = ['serve', '--demo
   child.stderr.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 150_000);
     child.stdout.on('data', () => {
       if (/listening on/.test(out)) {
         clearTimeout(timer);
@@ -107,7 +107,7 @@ describe('crm CLI', () => {
     const dupUser = await crm(['user', 'create', '--email', owner, '--password', 'pw-long-enough'], env);
     expect(dupUser.code).toBe(1);
     expect(dupUser.stderr).toContain('already taken');
-  }, 180_000);
+  }, 600_000);
 
   test('first start: demo organization, printed curl works as printed, lock refuses a second process, SIGTERM closes cleanly', async () => {
     // The first start is about the embedded database: no DATABASE_URL.
@@ -141,5 +141,5 @@ describe('crm CLI', () => {
     expect(out2).toContain(curl.match(/crm_pat_\w+/)![0]);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  }, 180_000);
+  }, 600_000);
 });
