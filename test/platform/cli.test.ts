@@ -26,7 +26,7 @@ async function crm(args: string[], env: Record<string, string | undefined>) {
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
       env: { ...process.env, ...env },
-      timeout: 60_000,
+      timeout: 150_000,
     });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
