@@ -468,3 +468,52 @@ describe('filter options', () => {
     expect(Array.isArray(o.segments)).toBe(true);
   });
 });
+
+describe('edge cases', () => {
+  test('SQL-looking values are plain text', async () => {
+    const res = await preview(t, [cond('name', 'contains', "'; delete from contacts; --")]);
+    expect(res.body.count).toBe(0);
+    expect((await preview(t, [cond('name', 'notEmpty')])).body.count).toBe(5);
+  });
+
+  test('an inactive segment still evaluates as a required segment', async () => {
+    const off = await t.api.post('/segments', {
+      data: {
+        name: 'edge-off',
+        active: false,
+        filters: { logic: 'AND', conditions: [cond('city', 'eq', 'Curitiba')] },
+      },
+    });
+    expect(off.body).toMatchObject({ active: false, contactCount: 1 });
+    const res = await preview(t, [cond('name', 'notEmpty')], 'AND', {
+      requiredSegments: [off.body.documentId],
+    });
+    expect(names(res)).toEqual(['Diego']);
+  });
+
+  test('a page past the end is empty but keeps the count', async () => {
+    const res = await preview(t, [cond('name', 'notEmpty')], 'AND', { pagination: { page: 9, pageSize: 2 } });
+    expect(res.body.count).toBe(5);
+    expect(res.body.data).toEqual([]);
+  });
+
+  test('a removed owner membership matches nobody and counts as no owner', async () => {
+    const tenant = await newTenant();
+    const seller = await addMember(tenant, 'member');
+    await tenant.api.post('/contacts', { data: { name: 'Owned', owner: seller.membershipId } });
+    const byOwner = await tenant.api.post('/segments', {
+      data: {
+        name: 'by seller',
+        filters: {
+          logic: 'AND',
+          conditions: [{ kind: 'relation', field: 'owner', documentId: seller.membershipId }],
+        },
+      },
+    });
+    expect(byOwner.body.contactCount).toBe(1);
+    expect((await tenant.api.delete(`/memberships/${seller.membershipId}`)).status).toBe(200);
+    expect((await tenant.api.get(`/segments/${byOwner.body.documentId}/count`)).body.count).toBe(0);
+    const noOwner = await preview(tenant, [{ kind: 'relation', field: 'owner', op: 'empty' }]);
+    expect(names(noOwner)).toEqual(['Owned']);
+  });
+});
