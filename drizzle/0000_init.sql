@@ -547,7 +547,7 @@ CREATE UNIQUE INDEX "organizations_slug_key" ON "organizations" USING btree ("sl
 CREATE UNIQUE INDEX "organizations_document_id_key" ON "organizations" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "pdf_templates_org_document_id_key" ON "pdf_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "pdf_templates_org_name_key" ON "pdf_templates" USING btree ("organization_id","name");--> statement-breakpoint
-CREATE UNIQUE INDEX "pdf_templates_org_kind_default_key" ON "pdf_templates" USING btree ("organization_id","kind") WHERE is_default;--> statement-breakpoint
+CREATE UNIQUE INDEX "pdf_templates_org_kind_is_default_key" ON "pdf_templates" USING btree ("organization_id","kind") WHERE is_default;--> statement-breakpoint
 CREATE UNIQUE INDEX "product_categories_org_document_id_key" ON "product_categories" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "product_categories_org_name_key" ON "product_categories" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "products_org_document_id_key" ON "products" USING btree ("organization_id","document_id");--> statement-breakpoint

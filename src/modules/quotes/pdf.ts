@@ -1,0 +1,53 @@
+import type { Tx } from '../../platform/db/client.js';
+import type { TenantContext } from '../../platform/tenancy/context.js';
+import { builtInQuoteLayout, type PdfLayout, type PlaceholderValues } from '../pdf-templates/layout.js';
+import { formatMoney, type RenderInput, renderPdf } from '../pdf-templates/render.js';
+import * as repo from './repo.js';
+import type { Quote } from './schema.js';
+
+/** Renders a quote with a layout (the built-in one when none is given). */
+export async function renderQuotePdf(tx: Tx, ctx: TenantContext, quote: Quote, layout?: PdfLayout) {
+  return renderPdf(layout ?? builtInQuoteLayout, await quoteRenderInput(tx, ctx, quote));
+}
+
+/** Everything a template can show about a quote: its placeholders' values, lines and totals. */
+export async function quoteRenderInput(tx: Tx, ctx: TenantContext, quote: Quote): Promise<RenderInput> {
+  const org = await repo.organizationName(tx, ctx.orgId);
+  const row = await repo.findQuote(tx, ctx.orgId, quote.documentId);
+  const contact = row?.contactId ? await repo.contactDetails(tx, ctx.orgId, row.contactId) : undefined;
+  const money = (n: number) => formatMoney(n, quote.currency);
+  const values: PlaceholderValues = {
+    'organization.name': org?.name,
+    'organization.slug': org?.slug,
+    'quote.number': String(quote.number),
+    'quote.title': quote.title ?? undefined,
+    'quote.status': quote.status,
+    'quote.createdAt': quote.createdAt.slice(0, 10),
+    'quote.validUntil': quote.validUntil ?? undefined,
+    'quote.currency': quote.currency,
+    'quote.subtotal': money(quote.subtotal),
+    'quote.discount': money(quote.discount),
+    'quote.total': money(quote.total),
+    'quote.notes': quote.notes ?? undefined,
+    'quote.itemCount': String(quote.items.length),
+    'contact.name': contact?.name,
+    'contact.email': contact?.email ?? undefined,
+    'contact.phone': contact?.phone ?? undefined,
+    'contact.address': contact?.address ?? undefined,
+    'contact.city': contact?.city ?? undefined,
+    'contact.state': contact?.state ?? undefined,
+    'contact.country': contact?.country ?? undefined,
+    'contact.postalCode': contact?.postalCode ?? undefined,
+    'card.title': quote.card?.title,
+    'card.value': row?.cardValue != null && quote.card ? money(row.cardValue) : undefined,
+    'owner.username': quote.owner?.user.username,
+    'owner.email': quote.owner?.user.email,
+    today: new Date().toISOString().slice(0, 10),
+  };
+  return {
+    values,
+    currency: quote.currency,
+    items: quote.items,
+    totals: { subtotal: quote.subtotal, discount: quote.discount, total: quote.total },
+  };
+}

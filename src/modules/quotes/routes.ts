@@ -1,0 +1,85 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
+import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { pdfResponse } from '../pdf-templates/schema.js';
+import { quote, quoteInput, quoteUpdate } from './schema.js';
+import * as service from './service.js';
+
+const tags = ['Quotes'];
+
+export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) => {
+  app.get(
+    '/quotes',
+    {
+      schema: {
+        tags,
+        summary: 'List quotes (filters, sort, pagination); needs the quotes feature',
+        querystring: listQuerySchema,
+        response: { 200: paginatedSchema(quote) },
+      },
+    },
+    async (req) => service.listQuotes(req.tenant, req.query),
+  );
+
+  app.get(
+    '/quotes/:id',
+    { schema: { tags, summary: 'One quote with its items', params: idParams, response: { 200: quote } } },
+    async (req) => service.getQuote(req.tenant, req.params.id),
+  );
+
+  app.post(
+    '/quotes',
+    {
+      schema: {
+        tags,
+        summary: 'Create a quote (member); it gets the next number of the organization',
+        description:
+          'Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.',
+        body: dataBody(quoteInput),
+        response: { 201: quote },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.createQuote(req.tenant, req.body.data)),
+  );
+
+  app.put(
+    '/quotes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a quote (member); partial, `items` replaces all lines (draft quotes only)',
+        params: idParams,
+        body: dataBody(quoteUpdate),
+        response: { 200: quote },
+      },
+    },
+    async (req) => service.updateQuote(req.tenant, req.params.id, req.body.data),
+  );
+
+  app.delete(
+    '/quotes/:id',
+    { schema: { tags, summary: 'Delete a quote (member)', params: idParams, response: { 200: deleted } } },
+    async (req) => service.deleteQuote(req.tenant, req.params.id),
+  );
+
+  app.get(
+    '/quotes/:id/pdf',
+    {
+      schema: {
+        tags,
+        summary: "The quote as a PDF, rendered with the organization's default quote template",
+        params: idParams,
+        produces: ['application/pdf'],
+        response: { 200: pdfResponse },
+      },
+    },
+    async (req, reply) => {
+      const { number, pdf } = await service.quotePdf(req.tenant, req.params.id);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="quote-${number}.pdf"`)
+        .send(pdf);
+    },
+  );
+};
