@@ -1,0 +1,199 @@
+import { describe, expect, test } from 'vitest';
+import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+
+async function seed(t: Tenant, n: number, extra: (i: number) => Record<string, unknown> = () => ({})) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await t.api.post('/contacts', { data: { name: `C${i}`, ...extra(i) } });
+    ids.push(res.body.documentId);
+  }
+  return ids;
+}
+
+describe('bulk delete', () => {
+  test('by ids, reporting the ids that are not contacts here', async () => {
+    const t = await newTenant();
+    const ids = await seed(t, 3);
+    const res = await t.api.post('/contacts/bulk-delete', {
+      ids: [ids[0], ids[1], 'abcdefghijklmnopqrstuvwx'],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ matched: 2, deleted: 2, notFound: ['abcdefghijklmnopqrstuvwx'] });
+    const left = await t.api.get('/contacts');
+    expect(left.body.data.map((c: { documentId: string }) => c.documentId)).toEqual([ids[2]]);
+  });
+
+  test('by filters and by q', async () => {
+    const t = await newTenant();
+    await seed(t, 4, (i) => ({ city: i % 2 ? 'Recife' : 'Natal' }));
+    const res = await t.api.post('/contacts/bulk-delete', { filters: { city: { $eq: 'Recife' } } });
+    expect(res.body).toMatchObject({ matched: 2, deleted: 2 });
+    const byQ = await t.api.post('/contacts/bulk-delete', { q: 'C0' });
+    expect(byQ.body).toMatchObject({ deleted: 1 });
+    expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(1);
+  });
+
+  test('errors: neither or both selections, empty filters, bad filter, member role', async () => {
+    const t = await newTenant();
+    const member = await addMember(t, 'member');
+    for (const body of [{}, { ids: ['x'], filters: { city: 'a' } }, { filters: {} }, { ids: [] }]) {
+      expect((await t.api.post('/contacts/bulk-delete', body)).status, JSON.stringify(body)).toBe(400);
+    }
+    const bad = await t.api.post('/contacts/bulk-delete', { filters: { password: { $eq: 'x' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.errors[0].path).toEqual(['filters', 'password']);
+    expect((await member.api.post('/contacts/bulk-delete', { ids: ['x'] })).status).toBe(403);
+  });
+});
+
+describe('bulk update', () => {
+  test('sets owner, team, fields and custom fields; timeline per contact', async () => {
+    const t = await newTenant();
+    const other = await addMember(t, 'member');
+    const team = await t.api.post('/teams', { data: { name: 'Sul' } });
+    const ids = await seed(t, 3, (i) => ({
+      owner: i === 0 ? t.membershipId : undefined,
+      customFields: { keep: i },
+    }));
+    const res = await other.api.post('/contacts/bulk-update', {
+      ids: [ids[0], ids[1]],
+      data: {
+        owner: other.membershipId,
+        team: team.body.documentId,
+        city: 'Porto Alegre',
+        customFields: { origem: 'feira', keep: null },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ matched: 2, updated: 2, notFound: [] });
+    const first = (await t.api.get(`/contacts/${ids[0]}`)).body;
+    expect(first).toMatchObject({
+      city: 'Porto Alegre',
+      owner: { documentId: other.membershipId },
+      team: { documentId: team.body.documentId },
+      customFields: { origem: 'feira' },
+    });
+    expect(first.ownedAt).not.toBeNull();
+    const untouched = (await t.api.get(`/contacts/${ids[2]}`)).body;
+    expect(untouched).toMatchObject({ city: null, owner: null, customFields: { keep: 2 } });
+
+    const acts0 = (await t.api.get(`/contacts/${ids[0]}/activities`)).body.data;
+    const byType = (acts: { activityType: string }[], type: string) =>
+      acts.find((a) => a.activityType === type);
+    expect(byType(acts0, 'owner_changed')).toMatchObject({
+      metadata: { from: t.membershipId, to: other.membershipId, bulk: true },
+      actor: { documentId: other.membershipId },
+    });
+    expect(byType(acts0, 'team_assigned')).toMatchObject({ metadata: { to: team.body.documentId } });
+    expect(byType(acts0, 'contact_updated')).toMatchObject({
+      metadata: { fields: ['city', 'customFields'] },
+    });
+    const acts1 = (await t.api.get(`/contacts/${ids[1]}/activities`)).body.data;
+    expect(byType(acts1, 'owner_assigned')).toBeTruthy();
+  });
+
+  test('by filters; removing the owner', async () => {
+    const t = await newTenant();
+    await seed(t, 3, (i) => ({ owner: t.membershipId, state: i < 2 ? 'PE' : 'RN' }));
+    const res = await t.api.post('/contacts/bulk-update', {
+      filters: { state: 'PE' },
+      data: { owner: null },
+    });
+    expect(res.body).toMatchObject({ matched: 2, updated: 2 });
+    const noOwner = await t.api.get('/contacts', { 'filters[owner][$null]': 'true' });
+    expect(noOwner.body.meta.pagination.total).toBe(2);
+    expect(noOwner.body.data[0].ownedAt).toBeNull();
+  });
+
+  test('errors: unknown owner/team, fields not allowed in bulk, empty data, viewer', async () => {
+    const t = await newTenant();
+    const viewer = await addMember(t, 'viewer');
+    const [id] = await seed(t, 1);
+    for (const data of [
+      { owner: 'abcdefghijklmnopqrstuvwx' },
+      { team: 'abcdefghijklmnopqrstuvwx' },
+      { cpf: '52998224725' },
+      { name: 'x' },
+      {},
+    ]) {
+      expect(
+        (await t.api.post('/contacts/bulk-update', { ids: [id], data })).status,
+        JSON.stringify(data),
+      ).toBe(400);
+    }
+    expect((await viewer.api.post('/contacts/bulk-update', { ids: [id], data: { city: 'x' } })).status).toBe(
+      403,
+    );
+  });
+});
+
+describe('merge', () => {
+  test('survivor keeps its values, gets blanks filled, timeline moved, merged deleted', async () => {
+    const t = await newTenant();
+    const survivor = await t.api.post('/contacts', {
+      data: { name: 'Maria', email: 'maria@x.com', customFields: { a: 'survivor' } },
+    });
+    const dup1 = await t.api.post('/contacts', {
+      data: {
+        name: 'Maria S.',
+        email: 'maria.s@x.com',
+        cpf: '52998224725',
+        phone: '+5511987654321',
+        owner: t.membershipId,
+        customFields: { a: 'dup', b: 'dup' },
+      },
+    });
+    const dup2 = await t.api.post('/contacts', { data: { name: 'M. Silva', city: 'Recife' } });
+    await t.api.post(`/contacts/${dup1.body.documentId}/notes`, {
+      data: { description: 'nota do duplicado' },
+    });
+
+    const res = await t.api.post('/contacts/merge', {
+      survivor: survivor.body.documentId,
+      merged: [dup1.body.documentId, dup2.body.documentId],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.merged).toEqual([dup1.body.documentId, dup2.body.documentId]);
+    expect(res.body.contact).toMatchObject({
+      documentId: survivor.body.documentId,
+      name: 'Maria',
+      email: 'maria@x.com',
+      cpf: '52998224725',
+      phone: '+5511987654321',
+      city: 'Recife',
+      owner: { documentId: t.membershipId },
+      customFields: { a: 'survivor', b: 'dup' },
+    });
+    expect(res.body.moved.contact_activities).toBeGreaterThanOrEqual(3);
+    expect((await t.api.get(`/contacts/${dup1.body.documentId}`)).status).toBe(404);
+    expect((await t.api.get(`/contacts/${dup2.body.documentId}`)).status).toBe(404);
+    const acts = (await t.api.get(`/contacts/${survivor.body.documentId}/activities`)).body.data;
+    expect(acts.some((a: { description: string }) => a.description === 'nota do duplicado')).toBe(true);
+    const mergeEntry = acts.find((a: { metadata: { action?: string } }) => a.metadata.action === 'merge');
+    expect(mergeEntry.activityType).toBe('contact_updated');
+    expect(mergeEntry.metadata.merged.map((m: { documentId: string }) => m.documentId)).toEqual([
+      dup1.body.documentId,
+      dup2.body.documentId,
+    ]);
+    expect(acts.some((a: { activityType: string }) => a.activityType === 'owner_assigned')).toBe(true);
+    // The cpf moved with the merge: it is unique again, on the survivor.
+    const dup = await t.api.post('/contacts', { data: { name: 'x', cpf: '52998224725' } });
+    expect(dup.body.error.details.duplicateKeys).toEqual(['cpf']);
+  });
+
+  test('errors: survivor in merged, unknown ids (404 naming them), empty list, viewer', async () => {
+    const t = await newTenant();
+    const viewer = await addMember(t, 'viewer');
+    const [a, b] = await seed(t, 2);
+    expect((await t.api.post('/contacts/merge', { survivor: a, merged: [a] })).status).toBe(400);
+    expect((await t.api.post('/contacts/merge', { survivor: a, merged: [] })).status).toBe(400);
+    const missing = await t.api.post('/contacts/merge', {
+      survivor: a,
+      merged: [b, 'abcdefghijklmnopqrstuvwx'],
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.details.missing).toEqual(['abcdefghijklmnopqrstuvwx']);
+    expect((await t.api.get(`/contacts/${b}`)).status).toBe(200);
+    expect((await viewer.api.post('/contacts/merge', { survivor: a, merged: [b] })).status).toBe(403);
+  });
+});
