@@ -34,7 +34,9 @@ function limited(source: NodeJS.ReadableStream) {
 
 /** The CSV and the options sent as multipart fields (before the file) over the query string. */
 async function csvSource(req: FastifyRequest) {
-  if (!req.isMultipart()) return { stream: limited((req.body as CsvStream).stream), fields: {} };
+  if (req.body instanceof CsvStream) return { stream: limited(req.body.stream), fields: {} };
+  if (!req.isMultipart())
+    throw new AppError('UnsupportedMediaTypeError', 'Send the CSV as text/csv or as multipart/form-data');
   const file = await req.file();
   if (!file)
     throw validationError('No file', [

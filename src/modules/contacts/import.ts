@@ -270,6 +270,7 @@ export async function importContacts(
     if (!targets)
       throw validationError('The CSV is empty', [{ path: ['file'], message: 'expected a header row' }]);
     await flush();
+    result.errors.sort((a, b) => a.row - b.row);
     return result;
   });
 }
