@@ -870,6 +870,229 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's notifications, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description only unread ones */
+          unread?: 'true' | 'false';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Notification'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/notifications/{id}/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark one of the caller’s notifications as read */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Notification'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/organizations': {
     parameters: {
       query?: never;
@@ -1093,6 +1316,1733 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/product-categories': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List product categories */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['ProductCategory'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a product category (admin); names are unique */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              name: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProductCategory'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/product-categories/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One product category */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProductCategory'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Rename a product category (admin) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              name: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProductCategory'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a product category (admin); its products keep existing without a category */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List products (filters, sort, pagination) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Product'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a product (admin); name, sku and price are required, sku is unique */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * @description inactive products cannot be added to new quote or card lines
+               * @default true
+               */
+              active?: boolean;
+              /** @description product category documentId */
+              category?: string | null;
+              description?: string | null;
+              /** @description lowest unit price a quote or card line may use; null: no floor */
+              minPrice?: number | null;
+              name: string;
+              price: number;
+              /** @description unique per organization, compared case-insensitively */
+              sku: string;
+              /** @description unit of sale, e.g. `pc`, `h`, `kg` */
+              unit?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Product'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/products/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One product */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Product'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a product (admin); partial */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description inactive products cannot be added to new quote or card lines */
+              active?: boolean;
+              /** @description product category documentId */
+              category?: string | null;
+              description?: string | null;
+              /** @description lowest unit price a quote or card line may use; null: no floor */
+              minPrice?: number | null;
+              name?: string;
+              price?: number;
+              /** @description unique per organization, compared case-insensitively */
+              sku?: string;
+              /** @description unit of sale, e.g. `pc`, `h`, `kg` */
+              unit?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Product'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a product (admin); quote and card lines keep their copied name and SKU */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/tasks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Task'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a task */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * @description membership documentIds
+               * @default []
+               */
+              assignees?: string[];
+              /** @description documentId of the card the task belongs to; null unlinks */
+              card?: string | null;
+              /** @description rich text (HTML) */
+              description?: string | null;
+              /** @description ISO 8601 date-time; null clears it */
+              dueDate?: string | null;
+              name: string;
+              /**
+               * @default medium
+               * @enum {string}
+               */
+              priority?: 'low' | 'medium' | 'high' | 'urgent';
+              /**
+               * @default none
+               * @enum {string}
+               */
+              recurrence?: 'none' | 'daily' | 'weekly' | 'monthly';
+              /** @default 1 */
+              recurrenceInterval?: number;
+              /** @description default: the first of the applicable statuses */
+              taskStatus?: string;
+              /**
+               * @default reminder
+               * @enum {string}
+               */
+              type?: 'reminder' | 'follow-up' | 'action' | 'other';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Task'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/tasks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One task */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Task'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a task (a changed dueDate reschedules its reminder) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description membership documentIds */
+              assignees?: string[];
+              /** @description documentId of the card the task belongs to; null unlinks */
+              card?: string | null;
+              /** @description rich text (HTML) */
+              description?: string | null;
+              /** @description ISO 8601 date-time; null clears it */
+              dueDate?: string | null;
+              name?: string;
+              /** @enum {string} */
+              priority?: 'low' | 'medium' | 'high' | 'urgent';
+              /** @enum {string} */
+              recurrence?: 'none' | 'daily' | 'weekly' | 'monthly';
+              recurrenceInterval?: number;
+              /** @description one of the card's board `taskStatuses` (without a card: pending, in-progress, completed, cancelled) */
+              taskStatus?: string;
+              /** @enum {string} */
+              type?: 'reminder' | 'follow-up' | 'action' | 'other';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Task'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a task */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/tasks/{id}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Change the status; completing a recurring task with a dueDate creates the next occurrence */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description one of the card's board `taskStatuses` (without a card: pending, in-progress, completed, cancelled) */
+              taskStatus: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Task'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1555,6 +3505,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    CategoryRef: {
+      documentId: string;
+      name: string;
+    };
+    CategoryRefInput: {
+      documentId: string;
+      name: string;
+    };
     /** @description Error envelope of every failed request */
     Error: {
       data: null;
@@ -1591,6 +3549,36 @@ export interface components {
       documentId: string;
       user: components['schemas']['UserRefInput'];
     };
+    Notification: {
+      body: string;
+      createdAt: string;
+      documentId: string;
+      read: boolean;
+      readAt: string | null;
+      /** @description what it is about */
+      subject: {
+        documentId: string;
+        kind: string;
+      };
+      title: string;
+      /** @description `task_reminder` */
+      type: string;
+    };
+    NotificationInput: {
+      body: string;
+      createdAt: string;
+      documentId: string;
+      read: boolean;
+      readAt: string | null;
+      /** @description what it is about */
+      subject: {
+        documentId: string;
+        kind: string;
+      };
+      title: string;
+      /** @description `task_reminder` */
+      type: string;
+    };
     Organization: {
       createdAt: string;
       documentId: string;
@@ -1617,6 +3605,92 @@ export interface components {
        */
       role: 'owner' | 'admin' | 'member' | 'viewer';
       slug: string;
+      updatedAt: string;
+    };
+    Product: {
+      active: boolean;
+      category: components['schemas']['CategoryRef'] | null;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      minPrice: number | null;
+      name: string;
+      price: number;
+      sku: string;
+      unit: string | null;
+      updatedAt: string;
+    };
+    ProductCategory: {
+      createdAt: string;
+      documentId: string;
+      name: string;
+      updatedAt: string;
+    };
+    ProductCategoryInput: {
+      createdAt: string;
+      documentId: string;
+      name: string;
+      updatedAt: string;
+    };
+    ProductInput: {
+      active: boolean;
+      category: components['schemas']['CategoryRefInput'] | null;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      minPrice: number | null;
+      name: string;
+      price: number;
+      sku: string;
+      unit: string | null;
+      updatedAt: string;
+    };
+    Task: {
+      assignees: components['schemas']['MembershipRef'][];
+      card: {
+        documentId: string;
+        title: string;
+      } | null;
+      completedAt: string | null;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      dueDate: string | null;
+      name: string;
+      /** @description 1 for a first task, n for the nth occurrence of a series */
+      occurrenceNumber: number;
+      /** @enum {string} */
+      priority: 'low' | 'medium' | 'high' | 'urgent';
+      /** @enum {string} */
+      recurrence: 'none' | 'daily' | 'weekly' | 'monthly';
+      recurrenceInterval: number;
+      taskStatus: string;
+      /** @enum {string} */
+      type: 'reminder' | 'follow-up' | 'action' | 'other';
+      updatedAt: string;
+    };
+    TaskInput: {
+      assignees: components['schemas']['MembershipRefInput'][];
+      card: {
+        documentId: string;
+        title: string;
+      } | null;
+      completedAt: string | null;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      dueDate: string | null;
+      name: string;
+      /** @description 1 for a first task, n for the nth occurrence of a series */
+      occurrenceNumber: number;
+      /** @enum {string} */
+      priority: 'low' | 'medium' | 'high' | 'urgent';
+      /** @enum {string} */
+      recurrence: 'none' | 'daily' | 'weekly' | 'monthly';
+      recurrenceInterval: number;
+      taskStatus: string;
+      /** @enum {string} */
+      type: 'reminder' | 'follow-up' | 'action' | 'other';
       updatedAt: string;
     };
     UserRef: {

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Tool, ToolEnv } from './tool-kit.js';
+import { productTools } from './tools/products.js';
 
 export const SERVER_INFO = { name: 'crm', version: '1.0.0' };
 
@@ -10,7 +11,7 @@ Errors come back as tool errors with the service's status, name, message and det
 
 /** The tools of every group, in the order they are listed. */
 export function allTools(): Tool[] {
-  return [];
+  return [...productTools];
 }
 
 export interface BuildServerOptions {

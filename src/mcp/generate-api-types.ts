@@ -69,6 +69,7 @@ export async function generateApiTypes(): Promise<string> {
     input: header + astToString(ast),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'ignore'],
   });
 }
 

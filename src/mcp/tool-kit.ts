@@ -122,15 +122,13 @@ function textResult(structured: Record<string, unknown>): CallToolResult {
   };
 }
 
-/** API errors become tool results the model can read and act on, never thrown protocol errors. */
+/**
+ * API errors become tool results the model can read and act on, never thrown protocol errors. The error is
+ * JSON in the text content and not structuredContent, which clients check against the tool's output schema.
+ */
 export function errorResult(err: ApiError): CallToolResult {
   const error = { status: err.status, name: err.errorName, message: err.message, details: err.details };
-  const detail = Object.keys(err.details).length ? `\nDetails: ${JSON.stringify(err.details)}` : '';
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `${err.status} ${err.errorName}: ${err.message}${detail}` }],
-    structuredContent: { error },
-  };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }, null, 2) }] };
 }
 
 async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
@@ -165,7 +163,8 @@ export function readTool<I extends Shape, O extends z.ZodObject>(def: ReadToolDe
             annotations: { title: def.title, ...readAnnotations },
           },
           // The SDK infers the handler's argument type from the shape; it is the same Args<I>.
-          ((args: Args<I>) => guarded(async () => textResult(await def.run(args, env)))) as never,
+          ((args: Args<I>) =>
+            guarded(async () => textResult(def.output.parse(await def.run(args, env))))) as never,
         );
       }
     },
@@ -191,7 +190,7 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
             ? await askPerson(extra, canonical, summary, args)
             : checkToken(env.tokens, confirmationToken, canonical, summary, args);
           if (refusal) return refusal;
-          const result = await def.run(args, env);
+          const result = def.output.parse(await def.run(args, env));
           return textResult({ status: 'completed', message: `Done: ${summary}.`, result });
         });
       for (const name of names) {

@@ -1,0 +1,241 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { testConfig, unique } from '../helpers/app.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/crm-mcp.js', import.meta.url));
+
+/** A real service on a free port (in-memory PGlite, or DATABASE_URL), one per test file. */
+export function startService(): Promise<RunningServer> {
+  return startServer(testConfig({ PORT: 0, HOST: '127.0.0.1', CRM_DATA_DIR: 'memory://' }));
+}
+
+export interface Org {
+  slug: string;
+  token: string;
+  jwt: string;
+  /** Calls the service directly as the org's owner (to arrange data and check effects). */
+  call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+async function http(url: string, method: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(url, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A fresh user, organization and long-lived API token on the running service. */
+export async function newOrg(service: RunningServer): Promise<Org> {
+  const username = unique('u');
+  const reg = await http(
+    `${service.url}/api/auth/local/register`,
+    'POST',
+    {},
+    {
+      username,
+      email: `${username}@test.example`,
+      password: 'correct-horse-battery',
+    },
+  );
+  const jwt = reg.body.jwt as string;
+  const slug = unique('org-');
+  const auth = { authorization: `Bearer ${jwt}` };
+  const org = await http(`${service.url}/api/organizations`, 'POST', auth, { data: { name: slug, slug } });
+  if (org.status !== 201) throw new Error(`org: ${JSON.stringify(org.body)}`);
+  const tok = await http(`${service.url}/api/users/generate-token`, 'POST', auth, { expiration: '30d' });
+  if (tok.status !== 201) throw new Error(`token: ${JSON.stringify(tok.body)}`);
+  const token = tok.body.token as string;
+  return {
+    slug,
+    token,
+    jwt,
+    call: (method, path, body) =>
+      http(
+        `${service.url}/api${path}`,
+        method,
+        { authorization: `Bearer ${token}`, 'x-tenant-id': slug },
+        body,
+      ),
+  };
+}
+
+export function mcpEnv(
+  service: RunningServer,
+  org: Pick<Org, 'slug' | 'token'>,
+  extra: Record<string, string> = {},
+) {
+  return {
+    PATH: process.env.PATH ?? '',
+    MCP_CRM_API_URL: service.url,
+    MCP_CRM_TENANT_ID: org.slug,
+    MCP_CRM_USER_TOKEN: org.token,
+    ...extra,
+  };
+}
+
+export type Elicit = (message: string) => ElicitResult['action'];
+
+/** An SDK client; with `elicit` it declares the elicitation capability and answers with it. */
+function newClient(elicit?: Elicit) {
+  const client = new Client(
+    { name: 'crm-mcp-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (elicit)
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const action = elicit(req.params.message);
+      return action === 'accept' ? { action, content: {} } : { action };
+    });
+  return client;
+}
+
+export async function connectStdio(env: Record<string, string>, elicit?: Elicit) {
+  const client = newClient(elicit);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env, stderr: 'pipe' });
+  await client.connect(transport);
+  // Like real clients: listing caches the output schemas, against which the client then checks results.
+  await client.listTools();
+  return client;
+}
+
+export type Transport = 'stdio' | 'http';
+
+/** A connected client over either transport, and how to shut it (and its process) down. */
+export async function connect(transport: Transport, env: Record<string, string>) {
+  if (transport === 'stdio') {
+    const client = await connectStdio(env);
+    return { client, close: () => client.close() };
+  }
+  const http = await startHttpMcp(env);
+  const client = await connectHttp(http.url);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await http.stop();
+    },
+  };
+}
+
+/** Starts crm-mcp in HTTP mode on a free port; resolves once it listens. */
+export async function startHttpMcp(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN], {
+    env: { ...env, MCP_CRM_HTTP_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const m = /listening on (http:\/\/\S+)\/mcp/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`crm-mcp exited ${code}: ${err}`)));
+  });
+  return { url, child, stop: () => stopChild(child) };
+}
+
+export async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function connectHttp(url: string, elicit?: Elicit) {
+  const client = newClient(elicit);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.listTools();
+  return client;
+}
+
+/** Runs a process to its end; for configuration errors. */
+export function runToExit(env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+type Structured = Record<string, any>;
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
+    structuredContent?: Structured;
+  };
+}
+
+/** Calls a read tool and expects success. */
+export async function read(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Structured> {
+  const res = await call(client, name, args);
+  expect(res.isError, `${name}: ${JSON.stringify(res.content)}`).toBeFalsy();
+  return res.structuredContent!;
+}
+
+/** Calls a write tool through the token path (preview, then the confirmed call) and returns the result. */
+export async function write(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Structured> {
+  const preview = await call(client, name, args);
+  expect(preview.isError, `${name}: ${JSON.stringify(preview.content)}`).toBeFalsy();
+  expect(preview.structuredContent?.status).toBe('confirmation_required');
+  const done = await call(client, name, {
+    ...args,
+    confirmationToken: preview.structuredContent!.confirmationToken,
+  });
+  expect(done.isError, `${name}: ${JSON.stringify(done.content)}`).toBeFalsy();
+  expect(done.structuredContent?.status).toBe('completed');
+  return done.structuredContent!.result;
+}
+
+/** The service error carried by an isError result (JSON in its text content). */
+export function toolError(res: CallToolResult): Structured {
+  expect(res.isError, `should fail: ${JSON.stringify(res.content)}`).toBe(true);
+  const text = res.content[0]?.type === 'text' ? res.content[0].text : '';
+  return JSON.parse(text).error;
+}
+
+/** Expects a tool error with the service's status and name. */
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  status: number,
+  errorName?: string,
+): Promise<Structured> {
+  let res = await call(client, name, args);
+  if (res.structuredContent?.status === 'confirmation_required')
+    res = await call(client, name, { ...args, confirmationToken: res.structuredContent.confirmationToken });
+  const error = toolError(res);
+  expect(error?.status, JSON.stringify(res.content)).toBe(status);
+  if (errorName) expect(error.name).toBe(errorName);
+  expect(typeof error.message).toBe('string');
+  return error;
+}
