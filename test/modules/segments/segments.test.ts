@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+import { addMember, apiClient, newTenant, type Tenant } from '../../helpers/app.js';
 import { cond, type Fixture, names, preview, seedContacts } from './fixtures.js';
 
 let f: Fixture;
@@ -515,5 +515,27 @@ describe('edge cases', () => {
     expect((await tenant.api.get(`/segments/${byOwner.body.documentId}/count`)).body.count).toBe(0);
     const noOwner = await preview(tenant, [{ kind: 'relation', field: 'owner', op: 'empty' }]);
     expect(names(noOwner)).toEqual(['Owned']);
+  });
+});
+
+describe('token scopes', () => {
+  test('segments:read reads segments; previews and resolves also need contacts:read; writes need segments:write', async () => {
+    const token = async (scopes: string[]) => {
+      const res = await t.userApi.post('/users/generate-token', { expiration: '1d', scopes });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return apiClient(t.app, { authorization: `Bearer ${res.body.token}`, 'x-tenant-id': t.slug });
+    };
+    const body = { data: { name: 'scoped', filters: { logic: 'AND', conditions: [cond('city', 'empty')] } } };
+    const id = (await t.api.post('/segments', { data: { ...body.data, name: 'scoped-owner' } })).body
+      .documentId;
+    const readOnly = await token(['segments:read']);
+    expect((await readOnly.get('/segments')).status).toBe(200);
+    expect((await readOnly.get(`/segments/${id}/count`)).status).toBe(200);
+    expect((await readOnly.get(`/segments/${id}/contacts`)).status).toBe(403);
+    expect((await readOnly.post('/segments/preview', { filters: body.data.filters })).status).toBe(403);
+    expect((await readOnly.post('/segments', body)).status).toBe(403);
+    const both = await token(['segments:read', 'contacts:read']);
+    expect((await both.get(`/segments/${id}/contacts`)).status).toBe(200);
+    expect((await (await token(['segments:write'])).post('/segments', body)).status).toBe(201);
   });
 });
