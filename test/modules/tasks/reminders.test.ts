@@ -77,6 +77,10 @@ test('a task due within the lead time e-mails its assignee over SMTP and records
   expect((await m.api.get('/notifications', { unread: 'true' })).body.data).toEqual([]);
   // Another member cannot mark it (404: not theirs).
   expect((await t.api.post(`/notifications/${n.documentId}/read`)).status).toBe(404);
+  // Another organization neither lists nor reads it.
+  const other = await newTenant(app);
+  expect((await other.api.get('/notifications')).body.meta.pagination.total).toBe(0);
+  expect((await other.api.post(`/notifications/${n.documentId}/read`)).status).toBe(404);
   expect((await reminderJob(res.body.documentId))?.state).toBe('completed');
 });
 
