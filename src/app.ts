@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import qs from 'qs';
 import type { Config } from './config.js';
 import { boardRoutes } from './modules/boards/routes.js';
+import { cardRoutes } from './modules/cards/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
@@ -46,6 +47,7 @@ const areas = [
   userRoutes,
   organizationRoutes,
   boardRoutes,
+  cardRoutes,
   productCategoryRoutes,
   productRoutes,
   quoteRoutes,

@@ -1,9 +1,10 @@
 import type { FieldOption, FieldType } from '../boards/table.js';
+import { parseCnpj, parseCpf } from '../contacts/documents.js';
 
 /**
  * Per-type validation of dynamic card field values (spec: FieldDefinition.type). Pure: no database.
  * Each validator normalises what it accepts (numeric strings to numbers, datetimes to UTC ISO, CPF/CNPJ
- * without mask), so what is stored and filtered on has one form per type. card_link and file values are
+ * without mask, same rules as contacts), so what is stored and filtered on has one form per type. card_link and file values are
  * checked here for shape only; the service checks that the cards and uploads exist in the organization.
  */
 
@@ -63,28 +64,6 @@ function toBoolean(raw: unknown): boolean | undefined {
 function isCalendarDate(y: number, m: number, d: number): boolean {
   const dt = new Date(Date.UTC(y, m - 1, d));
   return dt.getUTCFullYear() === y && dt.getUTCMonth() === m - 1 && dt.getUTCDate() === d;
-}
-
-function checkDigits(digits: string, weights: number[]): number {
-  const sum = weights.reduce((acc, w, i) => acc + Number(digits[i]) * w, 0);
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-/** Brazilian CPF (11 digits) with its two check digits. */
-export function isValidCpf(digits: string): boolean {
-  if (!/^\d{11}$/.test(digits) || /^(\d)\1{10}$/.test(digits)) return false;
-  const d1 = checkDigits(digits, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const d2 = checkDigits(digits, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return d1 === Number(digits[9]) && d2 === Number(digits[10]);
-}
-
-/** Brazilian CNPJ (14 digits) with its two check digits. */
-export function isValidCnpj(digits: string): boolean {
-  if (!/^\d{14}$/.test(digits) || /^(\d)\1{13}$/.test(digits)) return false;
-  const d1 = checkDigits(digits, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const d2 = checkDigits(digits, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return d1 === Number(digits[12]) && d2 === Number(digits[13]);
 }
 
 /** Accepts one documentId or a list of them; returns the deduplicated list. */
@@ -184,11 +163,8 @@ const validators: Record<FieldType, (raw: unknown, field: FieldShape) => FieldCh
   },
   document: (raw) => {
     if (typeof raw !== 'string') return fail('must be a string');
-    if (!/^[\d\s./-]+$/.test(raw)) return fail('must be a CPF or CNPJ');
-    const digits = raw.replace(/\D/g, '');
-    if (digits.length === 11) return isValidCpf(digits) ? ok(digits) : fail('is not a valid CPF');
-    if (digits.length === 14) return isValidCnpj(digits) ? ok(digits) : fail('is not a valid CNPJ');
-    return fail('must be a CPF (11 digits) or a CNPJ (14 digits)');
+    const bare = parseCpf(raw) ?? parseCnpj(raw);
+    return bare ? ok(bare) : fail('must be a valid CPF (11 digits) or CNPJ (14 characters)');
   },
   card_link: (raw) => {
     const ids = documentIdList(raw, MAX_CARD_LINKS_PER_FIELD, 'card');

@@ -1,0 +1,437 @@
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import { memberships } from '../organizations/table.js';
+import { users } from '../users/table.js';
+import { cardAssignees, cardFiles, cards, cardTags, comments } from './table.js';
+
+export type CardRow = typeof cards.$inferSelect;
+export type CommentRow = typeof comments.$inferSelect;
+export type FileRow = typeof cardFiles.$inferSelect;
+export type CardValues = Omit<typeof cards.$inferInsert, 'organizationId' | 'id' | 'documentId' | 'boardId'>;
+
+/** Cards a non-admin may see on a board that restricts viewing to assignees. */
+export function assignedTo(membershipId: number): SQL {
+  return sql`exists (select 1 from card_assignees va where va.organization_id = ${cards.organizationId} and va.card_id = ${cards.id} and va.membership_id = ${membershipId})`;
+}
+
+function cardScope(orgId: number, boardId: number, visibility: SQL | undefined, where?: SQL) {
+  return and(eq(cards.organizationId, orgId), eq(cards.boardId, boardId), visibility, where);
+}
+
+export async function findCard(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  documentId: string,
+  visibility: SQL | undefined,
+  forUpdate = false,
+) {
+  const query = tx
+    .select()
+    .from(cards)
+    .where(cardScope(orgId, boardId, visibility, eq(cards.documentId, documentId)));
+  // Writes lock the row: field merges and moves are read-modify-write.
+  const [row] = forUpdate ? await query.for('update') : await query;
+  return row;
+}
+
+export async function insertCard(tx: Tx, orgId: number, boardId: number, values: CardValues) {
+  const [row] = await tx
+    .insert(cards)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateCard(tx: Tx, orgId: number, id: number, values: Partial<CardValues>) {
+  const [row] = await tx
+    .update(cards)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(cards.organizationId, orgId), eq(cards.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteCard(tx: Tx, orgId: number, id: number) {
+  await tx.delete(cards).where(and(eq(cards.organizationId, orgId), eq(cards.id, id)));
+}
+
+export async function listCards(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  q: { where: SQL; orderBy: SQL; offset: number; pageSize: number },
+  visibility: SQL | undefined,
+) {
+  return tx
+    .select()
+    .from(cards)
+    .where(cardScope(orgId, boardId, visibility, q.where))
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+}
+
+export interface StatsOptions {
+  todayStart: Date;
+  /** SLA of the one phase the filter pins, in hours. */
+  slaHours: number | null;
+}
+
+/** The total and CardStats of the filtered set in one aggregate query (never rows). */
+export async function countAndStats(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  where: SQL,
+  visibility: SQL | undefined,
+  stats: StatsOptions | null,
+) {
+  const scope = cardScope(orgId, boardId, visibility, where);
+  if (!stats) {
+    const [row] = await tx.select({ total: sql<number>`count(*)::int` }).from(cards).where(scope);
+    return { total: row.total, stats: null };
+  }
+  const sla =
+    stats.slaHours === null
+      ? sql`0`
+      : sql`count(*) filter (where ${cards.currentPhaseEnteredAt} < now() - make_interval(hours => ${stats.slaHours}::int))`;
+  const [row] = await tx
+    .select({
+      total: sql<number>`count(*)::int`,
+      overdueCount: sql<number>`(count(*) filter (where ${cards.dueDate} < ${stats.todayStart.toISOString()}::timestamptz))::int`,
+      valueSum: sql<number>`coalesce(sum(${cards.value}), 0)::float8`,
+      phaseSlaBreachedCount: sql<number>`(${sla})::int`,
+    })
+    .from(cards)
+    .where(scope);
+  const { total, ...rest } = row;
+  return { total, stats: rest };
+}
+
+// ---- relations, batched per page
+
+export async function assigneeIdsByCard(tx: Tx, orgId: number, cardIds: number[]) {
+  const out = new Map<number, number[]>();
+  if (cardIds.length === 0) return out;
+  const rows = await tx
+    .select({ cardId: cardAssignees.cardId, membershipId: cardAssignees.membershipId })
+    .from(cardAssignees)
+    .where(and(eq(cardAssignees.organizationId, orgId), inArray(cardAssignees.cardId, cardIds)))
+    .orderBy(asc(cardAssignees.membershipId));
+  for (const r of rows) out.set(r.cardId, [...(out.get(r.cardId) ?? []), r.membershipId]);
+  return out;
+}
+
+export async function tagIdsByCard(tx: Tx, orgId: number, cardIds: number[]) {
+  const out = new Map<number, number[]>();
+  if (cardIds.length === 0) return out;
+  const rows = await tx
+    .select({ cardId: cardTags.cardId, tagId: cardTags.tagId })
+    .from(cardTags)
+    .where(and(eq(cardTags.organizationId, orgId), inArray(cardTags.cardId, cardIds)))
+    .orderBy(asc(cardTags.tagId));
+  for (const r of rows) out.set(r.cardId, [...(out.get(r.cardId) ?? []), r.tagId]);
+  return out;
+}
+
+export async function addAssignees(tx: Tx, orgId: number, cardId: number, membershipIds: number[]) {
+  if (membershipIds.length === 0) return;
+  await tx
+    .insert(cardAssignees)
+    .values(membershipIds.map((membershipId) => ({ organizationId: orgId, cardId, membershipId })))
+    .onConflictDoNothing();
+}
+
+export async function removeAssignees(tx: Tx, orgId: number, cardId: number, membershipIds: number[]) {
+  if (membershipIds.length === 0) return;
+  await tx
+    .delete(cardAssignees)
+    .where(
+      and(
+        eq(cardAssignees.organizationId, orgId),
+        eq(cardAssignees.cardId, cardId),
+        inArray(cardAssignees.membershipId, membershipIds),
+      ),
+    );
+}
+
+export async function addTags(tx: Tx, orgId: number, cardId: number, tagIds: number[]) {
+  if (tagIds.length === 0) return;
+  await tx
+    .insert(cardTags)
+    .values(tagIds.map((tagId) => ({ organizationId: orgId, cardId, tagId })))
+    .onConflictDoNothing();
+}
+
+export async function removeTags(tx: Tx, orgId: number, cardId: number, tagIds: number[]) {
+  if (tagIds.length === 0) return;
+  await tx
+    .delete(cardTags)
+    .where(
+      and(eq(cardTags.organizationId, orgId), eq(cardTags.cardId, cardId), inArray(cardTags.tagId, tagIds)),
+    );
+}
+
+/** documentIds of cards (any board) of the organization that exist, for card_link values. */
+export async function existingCardDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
+  if (documentIds.length === 0) return new Set<string>();
+  const rows = await tx
+    .select({ documentId: cards.documentId })
+    .from(cards)
+    .where(and(eq(cards.organizationId, orgId), inArray(cards.documentId, documentIds)));
+  return new Set(rows.map((r) => r.documentId));
+}
+
+// ---- files
+
+export async function insertFile(
+  tx: Tx,
+  orgId: number,
+  values: Omit<typeof cardFiles.$inferInsert, 'organizationId' | 'id'>,
+) {
+  const [row] = await tx
+    .insert(cardFiles)
+    .values({ ...values, organizationId: orgId })
+    .returning();
+  return row;
+}
+
+export async function filesByDocumentIds(tx: Tx, orgId: number, boardId: number, documentIds: string[]) {
+  if (documentIds.length === 0) return new Map<string, FileRow>();
+  const rows = await tx
+    .select()
+    .from(cardFiles)
+    .where(
+      and(
+        eq(cardFiles.organizationId, orgId),
+        eq(cardFiles.boardId, boardId),
+        inArray(cardFiles.documentId, documentIds),
+      ),
+    );
+  return new Map(rows.map((r) => [r.documentId, r]));
+}
+
+// ---- comments
+
+export type CommentValues = Omit<typeof comments.$inferInsert, 'organizationId' | 'id' | 'documentId'>;
+
+export async function insertComments(tx: Tx, orgId: number, values: CommentValues[]) {
+  if (values.length === 0) return [];
+  return tx
+    .insert(comments)
+    .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })))
+    .returning();
+}
+
+export async function listComments(tx: Tx, orgId: number, cardId: number, offset: number, limit: number) {
+  const where = and(eq(comments.organizationId, orgId), eq(comments.cardId, cardId));
+  const rows = await tx
+    .select()
+    .from(comments)
+    .where(where)
+    .orderBy(asc(comments.createdAt), asc(comments.id))
+    .offset(offset)
+    .limit(limit);
+  const [{ total }] = await tx.select({ total: sql<number>`count(*)::int` }).from(comments).where(where);
+  return { rows, total };
+}
+
+export async function findComment(tx: Tx, orgId: number, cardId: number, documentId: string) {
+  const [row] = await tx
+    .select()
+    .from(comments)
+    .where(
+      and(
+        eq(comments.organizationId, orgId),
+        eq(comments.cardId, cardId),
+        eq(comments.documentId, documentId),
+      ),
+    );
+  return row;
+}
+
+export async function updateComment(tx: Tx, orgId: number, id: number, values: Partial<CommentValues>) {
+  const [row] = await tx
+    .update(comments)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(comments.organizationId, orgId), eq(comments.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteComment(tx: Tx, orgId: number, id: number) {
+  await tx.delete(comments).where(and(eq(comments.organizationId, orgId), eq(comments.id, id)));
+}
+
+/** Display names (usernames) of memberships, for the report's assignee rows. */
+export async function membershipNames(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0) return new Map<number, { documentId: string; username: string }>();
+  const rows = await tx
+    .select({ id: memberships.id, documentId: memberships.documentId, username: users.username })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, orgId), inArray(memberships.id, ids)));
+  return new Map(rows.map((r) => [r.id, { documentId: r.documentId, username: r.username }]));
+}
+
+// ---- report and aggregate (SQL aggregates only)
+
+export interface ReportScope {
+  orgId: number;
+  boardId: number;
+  from: Date;
+  to: Date;
+  /** Non-admins on a board restricted to assignees: their membership id. */
+  assigneeOnly: number | null;
+}
+
+function reportWhere(s: ReportScope) {
+  return sql`c.organization_id = ${s.orgId} and c.board_id = ${s.boardId}
+    and c.created_at >= ${s.from.toISOString()}::timestamptz and c.created_at <= ${s.to.toISOString()}::timestamptz
+    ${s.assigneeOnly === null ? sql`` : sql`and exists (select 1 from card_assignees va where va.organization_id = c.organization_id and va.card_id = c.id and va.membership_id = ${s.assigneeOnly})`}`;
+}
+
+export async function reportSummary(
+  tx: Tx,
+  s: ReportScope,
+  wonPhaseId: number | null,
+  lostPhaseId: number | null,
+) {
+  const won = sql`c.current_phase_id = ${wonPhaseId ?? -1}::bigint`;
+  const lost = sql`c.current_phase_id = ${lostPhaseId ?? -1}::bigint`;
+  const [row] = await queryRows<Record<string, number>>(
+    tx,
+    sql`select count(*)::int as "totalCards",
+        (count(*) filter (where ${won}))::int as "wonCount",
+        (count(*) filter (where ${lost}))::int as "lostCount",
+        (count(*) filter (where not exists (select 1 from card_assignees ca where ca.organization_id = c.organization_id and ca.card_id = c.id)))::int as "unassignedCount",
+        (count(*) filter (where not exists (select 1 from card_tags ct where ct.organization_id = c.organization_id and ct.card_id = c.id)))::int as "untaggedCount",
+        coalesce(sum(c.value), 0)::float8 as "totalValue",
+        coalesce(sum(c.value) filter (where ${won}), 0)::float8 as "wonValue",
+        coalesce(sum(c.value) filter (where c.current_phase_id is distinct from ${wonPhaseId ?? -1}::bigint
+          and c.current_phase_id is distinct from ${lostPhaseId ?? -1}::bigint), 0)::float8 as "opportunityValue"
+      from cards c where ${reportWhere(s)}`,
+  );
+  return row as {
+    totalCards: number;
+    wonCount: number;
+    lostCount: number;
+    unassignedCount: number;
+    untaggedCount: number;
+    totalValue: number;
+    wonValue: number;
+    opportunityValue: number;
+  };
+}
+
+export async function reportByPhase(tx: Tx, s: ReportScope) {
+  return queryRows<{ phaseId: number | null; count: number; value: number }>(
+    tx,
+    sql`select c.current_phase_id as "phaseId", count(*)::int as count, coalesce(sum(c.value), 0)::float8 as value
+      from cards c where ${reportWhere(s)} group by c.current_phase_id`,
+  );
+}
+
+/** One row per assignee and one (null) for cards without any; a card with two assignees counts in both. */
+export async function reportByAssignee(tx: Tx, s: ReportScope) {
+  return queryRows<{ membershipId: number | null; count: number; value: number }>(
+    tx,
+    sql`select ca.membership_id as "membershipId", count(*)::int as count, coalesce(sum(c.value), 0)::float8 as value
+      from cards c left join card_assignees ca on ca.organization_id = c.organization_id and ca.card_id = c.id
+      where ${reportWhere(s)} group by ca.membership_id`,
+  );
+}
+
+export async function reportByTag(tx: Tx, s: ReportScope) {
+  return queryRows<{ tagId: number; count: number }>(
+    tx,
+    sql`select ct.tag_id as "tagId", count(*)::int as count
+      from cards c join card_tags ct on ct.organization_id = c.organization_id and ct.card_id = c.id
+      where ${reportWhere(s)} group by ct.tag_id`,
+  );
+}
+
+export async function reportByDay(tx: Tx, s: ReportScope) {
+  return queryRows<{ date: string; count: number }>(
+    tx,
+    sql`select to_char((c.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as date, count(*)::int as count
+      from cards c where ${reportWhere(s)} group by 1 order by 1`,
+  );
+}
+
+/** Aggregate expressions over the `cards` table. */
+export const valueExpr = () => sql`${cards.value}`;
+export const numericFieldExpr = (fieldDocumentId: string) =>
+  sql`(case when jsonb_typeof(${cards.fields} -> ${fieldDocumentId}::text) = 'number' then (${cards.fields} ->> ${fieldDocumentId}::text)::numeric end)`;
+/** Non-null when the field is filled: `count(expr)` counts filled values. */
+export const filledFieldExpr = (fieldDocumentId: string) =>
+  sql`(${cards.fields} -> ${fieldDocumentId}::text)`;
+
+export type GroupKind = 'phase' | 'assignee' | 'tag' | 'field' | null;
+
+/**
+ * `fn(expr)` over the filtered cards, optionally per group, in one statement: the grouped rows plus the
+ * overall value and count (a scalar subquery, so cards in several tag/assignee groups count once there).
+ */
+export async function aggregateCards(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  where: SQL,
+  visibility: SQL | undefined,
+  agg: { expr: SQL | null; fn: string; group: GroupKind; fieldKey?: string },
+) {
+  const scope = cardScope(orgId, boardId, visibility, where)!;
+  const value = agg.expr
+    ? sql`${sql.raw(agg.fn)}(${agg.expr})::float8`
+    : agg.fn === 'count'
+      ? sql`count(*)::float8`
+      : sql`null::float8`;
+  const overall = sql`(select ${value} from cards where ${scope})`;
+  const overallCount = sql`(select count(*)::int from cards where ${scope})`;
+  if (!agg.group) {
+    const [row] = await queryRows<{ value: number | null; count: number }>(
+      tx,
+      sql`select ${overall} as value, ${overallCount} as count`,
+    );
+    return {
+      value: row.value,
+      count: row.count,
+      groups: [] as { key: string | number | null; value: number | null; count: number }[],
+    };
+  }
+  const key =
+    agg.group === 'phase'
+      ? sql`cards.current_phase_id`
+      : agg.group === 'assignee'
+        ? sql`ga.membership_id`
+        : agg.group === 'tag'
+          ? sql`gt.tag_id`
+          : sql`(cards.fields ->> ${agg.fieldKey!}::text)`;
+  const join =
+    agg.group === 'assignee'
+      ? sql`left join card_assignees ga on ga.organization_id = cards.organization_id and ga.card_id = cards.id`
+      : agg.group === 'tag'
+        ? sql`left join card_tags gt on gt.organization_id = cards.organization_id and gt.card_id = cards.id`
+        : sql``;
+  const rows = await queryRows<{
+    key: string | number | null;
+    value: number | null;
+    count: number;
+    overall: number | null;
+    total: number;
+  }>(
+    tx,
+    sql`select ${key} as key, ${value} as value, count(*)::int as count, ${overall} as overall, ${overallCount} as total
+      from cards ${join} where ${scope} group by 1 order by 2 desc nulls last, 1`,
+  );
+  // No matching card: the overall aggregate of an empty set.
+  if (rows.length === 0) return { value: agg.fn === 'count' ? 0 : null, count: 0, groups: [] };
+  return {
+    value: rows[0].overall,
+    count: rows[0].total,
+    groups: rows.map((r) => ({ key: r.key, value: r.value, count: r.count })),
+  };
+}
