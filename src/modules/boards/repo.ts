@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { cards } from '../cards/table.js';
 import {
   BOARD_TYPES,
   boardMembers,
@@ -197,6 +198,16 @@ export async function updatePhase(tx: Tx, orgId: number, id: number, values: Par
 
 export async function deletePhase(tx: Tx, orgId: number, id: number) {
   await tx.delete(phases).where(and(eq(phases.organizationId, orgId), eq(phases.id, id)));
+}
+
+export async function countCardsInPhase(tx: Tx, orgId: number, boardId: number, phaseId: number) {
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(cards)
+    .where(
+      and(eq(cards.organizationId, orgId), eq(cards.boardId, boardId), eq(cards.currentPhaseId, phaseId)),
+    );
+  return n;
 }
 
 /** Writes `order` 0..n-1 in the given sequence; the phase at 0 is the entry form, always public. */

@@ -22,6 +22,7 @@ import {
   fieldDefinitionErrors,
   findPhaseRef,
   type PageQuery,
+  type Path,
   pageOf,
   resolveTransitions,
 } from './structure.js';
@@ -62,13 +63,13 @@ export async function getBoard(ctx: TenantContext, documentId: string) {
 }
 
 /** Membership documentIds → internal ids; unknown ones are a 400 naming their position. */
-async function resolveMemberships(tx: Tx, orgId: number, documentIds: string[], key: string) {
+async function resolveMemberships(tx: Tx, orgId: number, documentIds: string[], path: (i: number) => Path) {
   const { ids, missing } = await membershipIdsByDocumentIds(tx, orgId, documentIds);
   if (missing.length) {
     throw validationError(
-      `Unknown memberships in ${key}`,
+      'Unknown memberships',
       documentIds.flatMap((d, i) =>
-        missing.includes(d) ? [{ path: [key, i], message: `no membership ${d} in this organization` }] : [],
+        missing.includes(d) ? [{ path: path(i), message: `no membership ${d} in this organization` }] : [],
       ),
     );
   }
@@ -77,8 +78,10 @@ async function resolveMemberships(tx: Tx, orgId: number, documentIds: string[], 
 
 async function resolveOwner(tx: Tx, orgId: number, owner: string | null) {
   if (owner === null) return null;
-  return (await resolveMemberships(tx, orgId, [owner], 'owner'))[0];
+  return (await resolveMemberships(tx, orgId, [owner], () => ['owner']))[0];
 }
+
+const listPath = (key: string) => (i: number) => [key, i];
 
 /** won/lost phases are written as documentId or slug of a phase of the board. */
 function resolveSettingsPhases(
@@ -203,8 +206,8 @@ export async function createBoard(ctx: TenantContext, input: BoardCreateInput) {
   return ctx.transaction(async (tx) => {
     const ownerId =
       input.owner === undefined ? ctx.membershipId : await resolveOwner(tx, ctx.orgId, input.owner);
-    const members = await resolveMemberships(tx, ctx.orgId, input.members ?? [], 'members');
-    const editors = await resolveMemberships(tx, ctx.orgId, input.editors ?? [], 'editors');
+    const members = await resolveMemberships(tx, ctx.orgId, input.members ?? [], listPath('members'));
+    const editors = await resolveMemberships(tx, ctx.orgId, input.editors ?? [], listPath('editors'));
     const base = slugify(input.name);
     const slug = input.slug ?? allocateSlug(await repo.boardSlugsLike(tx, ctx.orgId, base), base);
     const { wonPhase: _w, lostPhase: _l, ...flags } = settings;
@@ -247,8 +250,10 @@ export async function updateBoard(ctx: TenantContext, documentId: string, input:
     const phases = await repo.listPhases(tx, ctx.orgId, [board.id]);
     const settings = resolveSettingsPhases(input.boardSettings ?? {}, phases);
     const ownerId = input.owner === undefined ? undefined : await resolveOwner(tx, ctx.orgId, input.owner);
-    const members = input.members && (await resolveMemberships(tx, ctx.orgId, input.members, 'members'));
-    const editors = input.editors && (await resolveMemberships(tx, ctx.orgId, input.editors, 'editors'));
+    const members =
+      input.members && (await resolveMemberships(tx, ctx.orgId, input.members, listPath('members')));
+    const editors =
+      input.editors && (await resolveMemberships(tx, ctx.orgId, input.editors, listPath('editors')));
     const row = await repo
       .updateBoard(tx, ctx.orgId, board.id, {
         name: input.name,

@@ -27,7 +27,7 @@ import {
 } from './schema.js';
 import type { ConditionAction, ConditionGroup, FieldOption, FieldType, StoredTransition } from './table.js';
 
-type Path = (string | number)[];
+export type Path = (string | number)[];
 export interface PageQuery {
   pagination?: { page?: number; pageSize?: number };
 }
@@ -270,6 +270,16 @@ export const deletePhase = (ctx: TenantContext, boardId: string, id: string) =>
   withStructure(ctx, boardId, 'configure', async (tx, s) => {
     const phase = s.phases.find((p) => p.documentId === id);
     if (!phase) throw notFound('Phase');
+    const held = await repo.countCardsInPhase(tx, ctx.orgId, s.board.id, phase.id);
+    if (held > 0) {
+      throw new AppError(
+        'UnprocessableEntityError',
+        `Phase ${phase.slug} still holds ${held} cards: move them first`,
+        {
+          cardCount: held,
+        },
+      );
+    }
     const conditions = await repo.listConditions(tx, ctx.orgId, s.board.id);
     const using = conditionsNaming(
       conditions,
