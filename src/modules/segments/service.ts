@@ -57,6 +57,11 @@ interface Definition {
   filters: SegmentFilters;
   requiredSegments: string[];
   excludedSegments: string[];
+  /**
+   * false when the filters are the stored ones, unchanged: an owner or team removed since then makes
+   * its condition match nobody, and must not block renaming the segment.
+   */
+  checkRelations?: boolean;
 }
 
 const fieldErrors = (errors: FieldError[]) =>
@@ -78,7 +83,9 @@ async function resolveDefinition(
 ): Promise<{ root: SegmentRoot; graph: Map<number, SegmentNode> }> {
   const errors: FieldError[] = [];
   const relationRefs = def.filters.conditions.flatMap((c, i) =>
-    c.kind === 'relation' && c.documentId ? [{ i, field: c.field, documentId: c.documentId }] : [],
+    c.kind === 'relation' && c.documentId && def.checkRelations !== false
+      ? [{ i, field: c.field, documentId: c.documentId }]
+      : [],
   );
   const found = await repo.existingRelationIds(
     tx,
@@ -280,6 +287,7 @@ export async function updateSegment(ctx: TenantContext, documentId: string, inpu
       filters,
       requiredSegments: input.requiredSegments ?? current.required,
       excludedSegments: input.excludedSegments ?? current.excluded,
+      checkRelations: input.filters !== undefined,
     };
     const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, storedPaths(['data']), row.id);
     compileOrThrow(ctx.orgId, root, graph, ['data', 'requiredSegments']);

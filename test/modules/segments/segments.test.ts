@@ -518,6 +518,37 @@ describe('edge cases', () => {
   });
 });
 
+describe('removed relations', () => {
+  test('a segment whose team was deleted matches nobody and can still be renamed', async () => {
+    const tenant = await newTenant();
+    const team = (await tenant.api.post('/teams', { data: { name: 'Gone soon' } })).body.documentId;
+    await tenant.api.post('/contacts', { data: { name: 'In team', team } });
+    const s = await tenant.api.post('/segments', {
+      data: {
+        name: 'team seg',
+        filters: { logic: 'AND', conditions: [{ kind: 'relation', field: 'team', documentId: team }] },
+      },
+    });
+    expect(s.body.contactCount).toBe(1);
+    expect((await tenant.api.delete(`/teams/${team}`)).status).toBe(200);
+    const renamed = await tenant.api.put(`/segments/${s.body.documentId}`, { data: { name: 'renamed' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'renamed', contactCount: 0 });
+    // Sending the filters again re-checks them.
+    const resent = await tenant.api.put(`/segments/${s.body.documentId}`, {
+      data: { filters: s.body.filters },
+    });
+    expect(resent.status).toBe(400);
+    expect(resent.body.error.details.errors[0].path).toEqual([
+      'data',
+      'filters',
+      'conditions',
+      '0',
+      'documentId',
+    ]);
+  });
+});
+
 describe('token scopes', () => {
   test('segments:read reads segments; previews and resolves also need contacts:read; writes need segments:write', async () => {
     const token = async (scopes: string[]) => {
