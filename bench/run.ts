@@ -1,0 +1,549 @@
+/**
+ * npm run bench [-- --duration 10 --connections 10,50 --runs 3 --only cards-list,report --no-raw --no-explain]
+ *
+ * For each endpoint and concurrency: the service (`node bin/crm.js serve`, a separate process on loopback)
+ * under autocannon for `--duration` seconds, and the raw-query floor: the statements the service runs for that
+ * request (captured at the driver), replayed straight on the database by the same number of concurrent callers
+ * (pg Pool of that size; PGlite: the data dir opened in this process while the service is stopped).
+ * Prints a Markdown table and writes bench/results/<backend>-<timestamp>.json (docs/performance.md).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PGlite } from '@electric-sql/pglite';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import type pg from 'pg';
+import { buildApp } from '../src/app.js';
+import type { Database } from '../src/platform/db/client.js';
+import { planReplay, type ReplayPlan, recorder, replayer, type Statement } from './capture.js';
+import {
+  backendName,
+  benchConfig,
+  numberFlag,
+  openBenchDatabase,
+  parseFlags,
+  readMeta,
+  resultsDir,
+  rootDir,
+  type SeedMeta,
+} from './lib.js';
+
+const flags = parseFlags(process.argv.slice(2));
+const duration = numberFlag(flags, 'duration', 10);
+const warmup = numberFlag(flags, 'warmup', 2);
+const runs = Math.max(1, numberFlag(flags, 'runs', 1));
+const connectionList = String(flags.connections ?? '10,50')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+const only = typeof flags.only === 'string' ? new Set(flags.only.split(',')) : null;
+const port = numberFlag(flags, 'port', 18_337);
+const withRaw = !flags['no-raw'];
+const withExplain = !flags['no-explain'];
+
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+// ---- endpoints
+
+interface Request {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  body?: unknown;
+}
+interface Endpoint {
+  name: string;
+  label: string;
+  read: boolean;
+  request: () => Request;
+}
+
+function endpoints(meta: SeedMeta): Endpoint[] {
+  const b = meta.board.documentId;
+  const phase = (slug: string) => meta.board.phases.find((p) => p.slug === slug)!.documentId;
+  const q = (s: string) => encodeURI(s).replace(/\$/g, '%24');
+  let move = 0;
+  const movable = meta.board.phases.filter((p) => p.order <= 3);
+  return [
+    {
+      name: 'health',
+      label: 'GET /api/health (framework floor)',
+      read: true,
+      request: () => ({ method: 'GET', path: '/api/health' }),
+    },
+    {
+      name: 'cards-list',
+      label: 'card list p1, phase filter + stats',
+      read: true,
+      request: () => ({
+        method: 'GET',
+        path: q(
+          `/api/boards/${b}/cards?filters[currentPhase][documentId][$eq]=${phase('qualificacao')}&pagination[page]=1&pagination[pageSize]=25`,
+        ),
+      }),
+    },
+    {
+      name: 'cards-deep',
+      label: 'card list page 400',
+      read: true,
+      request: () => ({
+        method: 'GET',
+        path: q(`/api/boards/${b}/cards?pagination[page]=400&pagination[pageSize]=25&stats=false`),
+      }),
+    },
+    {
+      name: 'cards-filter',
+      label: 'card list $containsi title + dynamic field',
+      read: true,
+      request: () => ({
+        method: 'GET',
+        path: q(
+          `/api/boards/${b}/cards?filters[title][$containsi]=${meta.titleQuery}` +
+            `&filters[fieldData][field][slug]=${meta.fieldFilter.slug}&filters[fieldData][value][val]=${meta.fieldFilter.value}&stats=false`,
+        ),
+      }),
+    },
+    {
+      name: 'cards-create',
+      label: 'card create',
+      read: false,
+      request: () => ({
+        method: 'POST',
+        path: `/api/boards/${b}/cards`,
+        body: {
+          data: {
+            title: 'bench create',
+            value: 1500,
+            fields: { empresa: 'Bench Ltda', origem: 'site', email_contato: 'bench@example.com' },
+            tags: ['quente', 'vip'],
+          },
+        },
+      }),
+    },
+    {
+      name: 'cards-move',
+      label: 'card move',
+      read: false,
+      request: () => {
+        const i = move++;
+        const card = meta.moveCards[i % meta.moveCards.length];
+        const target = movable[(i + Math.floor(i / meta.moveCards.length)) % movable.length];
+        return {
+          method: 'POST',
+          path: `/api/boards/${b}/cards/${card}/move`,
+          body: { phase: target.documentId },
+        };
+      },
+    },
+    {
+      name: 'report',
+      label: 'board report (all cards)',
+      read: true,
+      request: () => ({ method: 'GET', path: `/api/boards/${b}/report` }),
+    },
+    {
+      name: 'contacts-q',
+      label: `contact search q=${meta.contactQuery}`,
+      read: true,
+      request: () => ({ method: 'GET', path: `/api/contacts?q=${encodeURIComponent(meta.contactQuery)}` }),
+    },
+    {
+      name: 'segment-count',
+      label: 'segment count (3 conditions)',
+      read: true,
+      request: () => ({ method: 'GET', path: `/api/segments/${meta.segment.documentId}/count` }),
+    },
+  ].filter((e) => !only || only.has(e.name) || e.name === 'health') as Endpoint[];
+}
+
+const headers = (meta: SeedMeta) => ({
+  authorization: `Bearer ${meta.token}`,
+  'x-tenant-id': meta.org.slug,
+  'content-type': 'application/json',
+});
+
+// ---- results
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+interface Row {
+  endpoint: string;
+  connections: number;
+  service?: Measure;
+  raw?: Measure;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0
+    ? Number.NaN
+    : s.length % 2
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : Number.NaN;
+
+// ---- capture + EXPLAIN (service stopped, database open here)
+
+interface Captured {
+  plan: ReplayPlan;
+  status: number;
+  explains: { sql: string; params: unknown[]; ms: number; plan: string }[];
+}
+
+async function capture(db: Database, meta: SeedMeta, eps: Endpoint[]): Promise<Map<string, Captured>> {
+  const config = { ...benchConfig(), RATE_LIMIT_ENABLED: false, CRM_LOG_LEVEL: 'silent' as const };
+  const app = await buildApp({ config, db, logger: false });
+  await app.ready();
+  const rec = recorder(db);
+  const out = new Map<string, Captured>();
+  try {
+    for (const ep of eps) {
+      const inject = (r: Request) =>
+        app.inject({
+          method: r.method,
+          url: r.path,
+          headers: headers(meta),
+          payload: r.body ? JSON.stringify(r.body) : undefined,
+        });
+      await inject(ep.request()); // warm: board structure, prepared plans
+      const r = ep.request();
+      rec.start();
+      const res = await inject(r);
+      const statements = rec.stop();
+      if (res.statusCode >= 300)
+        log(`${ep.name}: ${r.method} ${r.path} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+      const plan = planReplay(statements, `${r.path} ${JSON.stringify(r.body ?? '')}`);
+      const explains = ep.read && withExplain && res.statusCode < 300 ? await explainAll(db, statements) : [];
+      out.set(ep.name, { plan, status: res.statusCode, explains });
+      log(`${ep.name}: ${res.statusCode}, ${statements.length} statements captured`);
+    }
+  } finally {
+    rec.uninstall();
+    await app.close();
+  }
+  return out;
+}
+
+/** Whether each statement ran inside the request's tenant transaction (role crm_app, tenant set). */
+function inTransaction(statements: Statement[]): boolean[] {
+  let open = false;
+  return statements.map((s) => {
+    if (/^\s*begin/i.test(s.text)) open = true;
+    else if (/^\s*(commit|rollback)/i.test(s.text)) open = false;
+    return s.tx > 0 || open;
+  });
+}
+
+/** EXPLAIN ANALYZE of every SELECT the request ran, as the service ran it (in its transaction: role crm_app, tenant set). */
+async function explainAll(db: Database, statements: Statement[]) {
+  const inTx = inTransaction(statements);
+  const setup = statements.filter((s) => /set_config\(/.test(s.text));
+  const out: Captured['explains'] = [];
+  for (const [i, st] of statements.entries()) {
+    if (!/^\s*(select|with)\b/i.test(st.text) || /set_config\(/.test(st.text)) continue;
+    const text = `explain (analyze, buffers, format text) ${st.text}`;
+    const pre = inTx[i] ? setup : [];
+    let lines: Record<string, unknown>[] = [];
+    try {
+      if (db.kind === 'postgres') {
+        const client = await (db.pool as pg.Pool).connect();
+        try {
+          await client.query('begin');
+          for (const s of pre) await client.query({ text: s.text, values: s.values });
+          lines = (await client.query({ text, values: st.values })).rows;
+        } finally {
+          await client.query('rollback').catch(() => {});
+          client.release();
+        }
+      } else {
+        await (db.pglite as PGlite).transaction(async (tx) => {
+          for (const s of pre) await tx.query(s.text, s.values);
+          lines = (await tx.query<Record<string, unknown>>(text, st.values)).rows;
+          await tx.rollback();
+        });
+      }
+    } catch (err) {
+      log(`explain failed: ${(err as Error).message}`);
+      continue;
+    }
+    out.push({
+      sql: st.text,
+      params: st.values,
+      ms: Math.round(st.ms * 100) / 100,
+      plan: lines.map((l) => Object.values(l)[0]).join('\n'),
+    });
+  }
+  return out;
+}
+
+// ---- raw floor
+
+async function rawFloor(db: Database, plan: ReplayPlan, connections: number): Promise<Measure> {
+  const replay = replayer(db);
+  const loop = async (until: number, lat: number[] | null, errs: { n: number }) => {
+    while (performance.now() < until) {
+      const t = performance.now();
+      try {
+        await replay(plan);
+      } catch (err) {
+        errs.n++;
+        if (errs.n === 1) log(`raw replay error: ${(err as Error).message}`);
+      }
+      lat?.push(performance.now() - t);
+    }
+  };
+  const errs = { n: 0 };
+  if (warmup > 0) {
+    const until = performance.now() + warmup * 1000;
+    await Promise.all(Array.from({ length: connections }, () => loop(until, null, { n: 0 })));
+  }
+  const lat: number[] = [];
+  const start = performance.now();
+  const until = start + duration * 1000;
+  await Promise.all(Array.from({ length: connections }, () => loop(until, lat, errs)));
+  const elapsed = (performance.now() - start) / 1000;
+  lat.sort((a, b) => a - b);
+  return {
+    rps: lat.length / elapsed,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    errors: errs.n,
+    requests: lat.length,
+  };
+}
+
+// ---- the service
+
+async function startService(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['bin/crm.js', 'serve'], {
+    cwd: rootDir,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ENABLED: 'false',
+      CRM_LOG_LEVEL: 'warn',
+      CRM_WORKERS: 'external',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok) return child;
+    } catch {}
+    await sleep(500);
+  }
+  child.kill('SIGTERM');
+  throw new Error('the service did not answer /api/health in 300 s');
+}
+
+async function stopService(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
+  await exited;
+}
+
+async function loadTest(
+  meta: SeedMeta,
+  ep: Endpoint,
+  connections: number,
+  seconds: number,
+): Promise<Measure> {
+  const h = headers(meta);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = ep.request();
+          return {
+            ...req,
+            method: r.method,
+            path: r.path,
+            headers: h,
+            body: r.body ? JSON.stringify(r.body) : undefined,
+          };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
+  };
+}
+
+// ---- report
+
+const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d));
+
+function table(rows: Row[], eps: Endpoint[]): string {
+  const floor = new Map(
+    rows.filter((r) => r.endpoint === 'health').map((r) => [r.connections, r.service?.rps]),
+  );
+  const lines = [
+    '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const label = eps.find((e) => e.name === r.endpoint)?.label ?? r.endpoint;
+    const s = r.service;
+    const raw = r.raw;
+    const h = floor.get(r.connections);
+    lines.push(
+      `| ${label} | ${r.connections} | ${fmt(s?.rps)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
+        `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
+        `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function medianRows(all: Row[][]): Row[] {
+  return all[0].map((r, i) => {
+    const pickM = (k: 'service' | 'raw') => {
+      const ms = all.map((run) => run[i][k]).filter((m): m is Measure => !!m);
+      if (ms.length === 0) return undefined;
+      return {
+        rps: median(ms.map((m) => m.rps)),
+        p50: median(ms.map((m) => m.p50)),
+        p99: median(ms.map((m) => m.p99)),
+        errors: median(ms.map((m) => m.errors)),
+        requests: median(ms.map((m) => m.requests)),
+      };
+    };
+    return { endpoint: r.endpoint, connections: r.connections, service: pickM('service'), raw: pickM('raw') };
+  });
+}
+
+// ---- main
+
+async function main() {
+  const meta = readMeta();
+  const backend = backendName();
+  const eps = endpoints(meta);
+  const maxConn = Math.max(...connectionList);
+  log(
+    `${backend}: ${eps.length} endpoints × ${connectionList.join('/')} connections × ${duration}s, ${runs} run(s)`,
+  );
+
+  let captured = new Map<string, Captured>();
+  const allRuns: Row[][] = [];
+  for (let run = 0; run < runs; run++) {
+    const rows: Row[] = eps.flatMap((e) => connectionList.map((c) => ({ endpoint: e.name, connections: c })));
+    if (withRaw || (run === 0 && withExplain)) {
+      const db = await openBenchDatabase(maxConn);
+      try {
+        if (run === 0) captured = await capture(db, meta, eps);
+        if (withRaw)
+          for (const row of rows) {
+            const c = captured.get(row.endpoint);
+            if (!c || c.status >= 300) continue;
+            row.raw = await rawFloor(db, c.plan, row.connections);
+            log(
+              `raw ${row.endpoint} ×${row.connections}: ${row.raw.rps.toFixed(0)} req/s, p99 ${row.raw.p99.toFixed(1)} ms`,
+            );
+          }
+      } finally {
+        await db.close();
+      }
+    }
+    const child = await startService();
+    try {
+      for (const row of rows) {
+        const ep = eps.find((e) => e.name === row.endpoint)!;
+        if (warmup > 0) await loadTest(meta, ep, row.connections, warmup);
+        row.service = await loadTest(meta, ep, row.connections, duration);
+        log(
+          `service ${row.endpoint} ×${row.connections}: ${row.service.rps.toFixed(0)} req/s, p99 ${row.service.p99} ms, ${row.service.errors} errors`,
+        );
+      }
+    } finally {
+      await stopService(child);
+    }
+    allRuns.push(rows);
+    console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps)}\n`);
+  }
+  const med = medianRows(allRuns);
+  if (runs > 1) console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps)}\n`);
+
+  // Remove what the write benchmarks created, so repeated runs measure the same data set.
+  const db = await openBenchDatabase(1);
+  try {
+    const res = await db.tenantTransaction(meta.org.id, (tx) =>
+      tx.execute(
+        sql`delete from cards where organization_id = ${meta.org.id} and board_id = ${meta.board.id} and title = 'bench create'`,
+      ),
+    );
+    log(
+      `removed ${(res as unknown as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? '?'} cards created by the run`,
+    );
+  } finally {
+    await db.close();
+  }
+
+  const file = join(resultsDir, `${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        backend,
+        machine: {
+          cpus: cpus().length,
+          model: cpus()[0]?.model,
+          memGiB: Math.round(totalmem() / 2 ** 30),
+          node: process.version,
+        },
+        options: {
+          duration,
+          warmup,
+          runs,
+          connections: connectionList,
+          servicePool: benchConfig().DATABASE_POOL_SIZE,
+        },
+        dataSet: { ...meta.options, counts: meta.counts },
+        endpoints: eps.map((e) => ({ name: e.name, label: e.label, request: e.request() })),
+        median: med,
+        runs: allRuns,
+        queries: Object.fromEntries(
+          [...captured].map(([k, c]) => [
+            k,
+            {
+              status: c.status,
+              statements: c.plan.statements.map((s) => ({
+                sql: s.text,
+                params: s.values,
+                ms: Math.round(s.ms * 100) / 100,
+              })),
+              explains: c.explains,
+            },
+          ]),
+        ),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`wrote ${file}`);
+}
+
+await main();
