@@ -8,8 +8,9 @@ import { teamMembers, teams } from './table.js';
 
 export type TeamRow = typeof teams.$inferSelect;
 
+// Qualified by hand: drizzle renders the outer columns unqualified, which inside the subquery would bind to m.
 const memberCount = sql<number>`(select count(*)::int from ${teamMembers} m
-  where m.organization_id = ${teams.organizationId} and m.team_id = ${teams.id})`;
+  where m.organization_id = "teams"."organization_id" and m.team_id = "teams"."id")`;
 const teamColumns = {
   id: teams.id,
   documentId: teams.documentId,

@@ -1,5 +1,9 @@
-import { describe, expect, test } from 'vitest';
-import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+
+beforeAll(async () => {
+  await getApp();
+});
 
 function postCsv(t: Tenant, csv: string, query = '') {
   return t.api.request({

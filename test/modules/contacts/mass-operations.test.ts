@@ -1,5 +1,9 @@
-import { describe, expect, test } from 'vitest';
-import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+
+beforeAll(async () => {
+  await getApp();
+});
 
 async function seed(t: Tenant, n: number, extra: (i: number) => Record<string, unknown> = () => ({})) {
   const ids: string[] = [];

@@ -1,5 +1,9 @@
-import { describe, expect, test } from 'vitest';
-import { addMember, newTenant } from '../../helpers/app.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { addMember, getApp, newTenant } from '../../helpers/app.js';
+
+beforeAll(async () => {
+  await getApp();
+});
 
 describe('contact timeline', () => {
   test('create/update/owner/team changes are recorded, newest first', async () => {
