@@ -38,7 +38,8 @@ export const previewBody = z
       .optional()
       .describe('documentId of a quote to render; without it the template renders sample data'),
   })
-  .optional();
+  .nullish()
+  .describe('optional: an absent body renders sample data');
 
 /** A binary answer: the body is the PDF itself. */
 export const pdfResponse = z.any().describe('The PDF document (application/pdf)');
