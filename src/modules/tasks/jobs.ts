@@ -57,7 +57,7 @@ export async function registerTaskWorkers({ db, jobs }: WorkerDeps) {
             to: ref.user.email,
             subject: `Reminder: ${task.name}`,
             text: `Hello ${ref.user.username},\n\nthe task "${task.name}" is due ${due}.\n`,
-            html: `<p>Hello ${escapeHtml(ref.user.username)},</p><p>the task <strong>${escapeHtml(task.name)}</strong> is due ${due}.</p>${task.description ? `<div>${task.description}</div>` : ''}`,
+            html: `<p>Hello ${escapeHtml(ref.user.username)},</p><p>the task <strong>${escapeHtml(task.name)}</strong> is due ${due}.</p>`,
             messageId: `<task-reminder-${created.documentId}@crm.localhost>`,
           },
           { tx },

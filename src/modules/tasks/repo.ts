@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
@@ -68,11 +68,28 @@ export async function insertOccurrence(tx: Tx, orgId: number, values: TaskValues
   return row as TaskRow | undefined;
 }
 
-export async function findTask(tx: Tx, orgId: number, documentId: string, opts: { lock?: boolean } = {}) {
+/**
+ * Tasks a non-admin membership sees: those without a card, and those whose card is on a board it sees
+ * (owner, member or editor of the board; the same rule as the boards area).
+ */
+export function visibleTo(membershipId: number): SQL {
+  return sql`(${tasks.cardId} is null or exists (select 1 from cards c
+    join boards b on b.organization_id = c.organization_id and b.id = c.board_id
+    where c.organization_id = ${tasks.organizationId} and c.id = ${tasks.cardId}
+    and (b.owner_membership_id = ${membershipId} or exists (select 1 from board_members bm
+      where bm.organization_id = b.organization_id and bm.board_id = b.id and bm.membership_id = ${membershipId}))))`;
+}
+
+export async function findTask(
+  tx: Tx,
+  orgId: number,
+  documentId: string,
+  opts: { lock?: boolean; visibility?: SQL } = {},
+) {
   const q = tx
     .select()
     .from(tasks)
-    .where(and(eq(tasks.organizationId, orgId), eq(tasks.documentId, documentId)));
+    .where(and(eq(tasks.organizationId, orgId), eq(tasks.documentId, documentId), opts.visibility));
   const [row] = opts.lock ? await q.for('update') : await q;
   return row as TaskRow | undefined;
 }
@@ -98,8 +115,8 @@ export async function deleteTask(tx: Tx, orgId: number, id: number) {
   await tx.delete(tasks).where(and(eq(tasks.organizationId, orgId), eq(tasks.id, id)));
 }
 
-export async function listTasks(tx: Tx, orgId: number, q: CompiledList) {
-  const where = and(eq(tasks.organizationId, orgId), q.where);
+export async function listTasks(tx: Tx, orgId: number, q: CompiledList, visibility: SQL | undefined) {
+  const where = and(eq(tasks.organizationId, orgId), q.where, visibility);
   const rows = await tx
     .select()
     .from(tasks)

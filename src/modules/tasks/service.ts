@@ -4,7 +4,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
@@ -20,6 +20,10 @@ export const COMPLETED = 'completed';
 const CLOSED = new Set([COMPLETED, 'cancelled']);
 
 const notFound = () => new AppError('NotFoundError', 'Task not found');
+
+/** Admins see every task; others not those on cards of boards they cannot see. */
+const visibility = (ctx: TenantContext) =>
+  hasRole(ctx, 'admin') ? undefined : repo.visibleTo(ctx.membershipId);
 
 export async function toTasks(tx: Tx, orgId: number, rows: repo.TaskRow[]): Promise<Task[]> {
   const assignees = await repo.assigneeIds(
@@ -160,14 +164,14 @@ async function createNextOccurrence(deps: Deps, tx: Tx, ctx: TenantContext, done
 export async function listTasks(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.taskModel, query);
   return ctx.transaction(async (tx) => {
-    const { rows, total } = await repo.listTasks(tx, ctx.orgId, q);
+    const { rows, total } = await repo.listTasks(tx, ctx.orgId, q, visibility(ctx));
     return paginated(await toTasks(tx, ctx.orgId, rows), total, q.page, q.pageSize);
   });
 }
 
 export async function getTask(ctx: TenantContext, documentId: string) {
   return ctx.transaction(async (tx) => {
-    const row = await repo.findTask(tx, ctx.orgId, documentId);
+    const row = await repo.findTask(tx, ctx.orgId, documentId, { visibility: visibility(ctx) });
     if (!row) throw notFound();
     return toTask(tx, ctx.orgId, row);
   });
@@ -203,7 +207,10 @@ export async function updateTask(deps: Deps, ctx: TenantContext, documentId: str
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
     // The row lock serialises concurrent writes of one task (two completions roll the series on once).
-    const current = await repo.findTask(tx, ctx.orgId, documentId, { lock: true });
+    const current = await repo.findTask(tx, ctx.orgId, documentId, {
+      lock: true,
+      visibility: visibility(ctx),
+    });
     if (!current) throw notFound();
     const values: Partial<repo.TaskValues> = {};
     let statuses: string[] | undefined;
@@ -239,7 +246,10 @@ export async function updateTask(deps: Deps, ctx: TenantContext, documentId: str
 export async function setTaskStatus(deps: Deps, ctx: TenantContext, documentId: string, taskStatus: string) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
-    const current = await repo.findTask(tx, ctx.orgId, documentId, { lock: true });
+    const current = await repo.findTask(tx, ctx.orgId, documentId, {
+      lock: true,
+      visibility: visibility(ctx),
+    });
     if (!current) throw notFound();
     checkStatus(taskStatus, await statusesOfCard(tx, ctx.orgId, current.cardId));
     return applyChange(deps, tx, ctx, current, {}, taskStatus);
@@ -271,7 +281,7 @@ async function applyChange(
 export async function deleteTask(deps: Deps, ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
-    const row = await repo.findTask(tx, ctx.orgId, documentId, { lock: true });
+    const row = await repo.findTask(tx, ctx.orgId, documentId, { lock: true, visibility: visibility(ctx) });
     if (!row) throw notFound();
     if (row.reminderJobId) await deps.jobs.cancel(reminderQueue, row.reminderJobId, { tx });
     await repo.deleteTask(tx, ctx.orgId, row.id);

@@ -76,3 +76,24 @@ test('deleting the card deletes its tasks', async () => {
   expect((await t.api.delete(`/boards/${boardId}/cards/${c.body.documentId}`)).status).toBe(200);
   expect((await t.api.get(`/tasks/${task.body.documentId}`)).status).toBe(404);
 });
+
+test('tasks on cards of a board a member cannot see are hidden from that member', async () => {
+  const m = await addMember(t, 'member');
+  const { body } = await t.api.post('/tasks', {
+    data: { name: 'Board-private task', card: card.documentId },
+  });
+  const own = await m.api.post('/tasks', { data: { name: 'Free-standing task' } });
+  expect((await m.api.get(`/tasks/${body.documentId}`)).status).toBe(404);
+  expect(
+    (await m.api.put(`/tasks/${body.documentId}/status`, { data: { taskStatus: 'waiting' } })).status,
+  ).toBe(404);
+  const names = (await m.api.get('/tasks', { 'pagination[pageSize]': 100 })).body.data.map(
+    (x: any) => x.name,
+  );
+  expect(names).toContain('Free-standing task');
+  expect(names).not.toContain('Board-private task');
+  // Once on the board, the member sees it.
+  expect((await t.api.put(`/boards/${boardId}`, { data: { members: [m.membershipId] } })).status).toBe(200);
+  expect((await m.api.get(`/tasks/${body.documentId}`)).status).toBe(200);
+  expect(own.status).toBe(201);
+});
