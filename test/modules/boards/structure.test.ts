@@ -519,9 +519,8 @@ describe('tags', () => {
 
   test('renaming to a slug in use is a 400; tags of two boards may share slugs', async () => {
     const b = await createBoard(t.api);
-    const res = await t.api.put(`/boards/${b.documentId}/tags/${b.tags[0].documentId}`, {
-      data: { slug: 'cold' },
-    });
+    const hot = b.tags.find((x) => x.slug === 'hot')!;
+    const res = await t.api.put(`/boards/${b.documentId}/tags/${hot.documentId}`, { data: { slug: 'cold' } });
     expect(res.status).toBe(400);
     expect(res.body.error.details.duplicateKeys).toEqual(['slug']);
     const other = await createBoard(t.api);
