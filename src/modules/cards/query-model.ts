@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { validationError } from '../../platform/http/errors.js';
+import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../../platform/http/list-query.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { contactModel } from '../contacts/repo.js';
@@ -206,7 +206,19 @@ function compileFieldData(structure: BoardStructure, node: unknown, alias: strin
   if (!isObject(node.value) || Object.keys(node.value).some((k) => k !== 'val'))
     badFilter([...path, 'value'], 'the value is filtered through [value][val]');
   const cond = node.value.val;
-  return orJoin(fields.map((f) => compileValue(f, cond, alias, [...path, 'value', 'val'])));
+  const here = [...path, 'value', 'val'];
+  if (fields.length === 1) return compileValue(fields[0], cond, alias, here);
+  // Across several fields, a value that does not fit a field's type simply cannot match that field.
+  return orJoin(
+    fields.flatMap((f) => {
+      try {
+        return [compileValue(f, cond, alias, here)];
+      } catch (err) {
+        if (err instanceof AppError) return [];
+        throw err;
+      }
+    }),
+  );
 }
 
 /** `filters[fields][<slug>][$op]=…`: the read shape's names, one field per key. */

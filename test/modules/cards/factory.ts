@@ -4,7 +4,11 @@ import type { Api } from '../../helpers/app.js';
  * The cards fixture: Lead (entry form: name and email required) → Qualified (budget required to leave,
  * SLA 24 h, may not jump to Lost) → Won / Lost, tags hot and cold.
  */
-export async function createPipeline(api: Api, settings: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+export async function createPipeline(
+  api: Api,
+  settings: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   const res = await api.post('/boards', {
     data: {
       name: `Pipeline ${Math.random().toString(36).slice(2, 8)}`,
@@ -15,7 +19,12 @@ export async function createPipeline(api: Api, settings: Record<string, unknown>
           fields: [
             { label: 'Name', slug: 'name', type: 'text', required: true },
             { label: 'Email', slug: 'email', type: 'email', required: true },
-            { label: 'Size', slug: 'size', type: 'select', options: ['small', { value: 'large', label: 'Large' }] },
+            {
+              label: 'Size',
+              slug: 'size',
+              type: 'select',
+              options: ['small', { value: 'large', label: 'Large' }],
+            },
             { label: 'Source', slug: 'source', type: 'text', defaultValue: 'website' },
           ],
         },
@@ -47,7 +56,11 @@ export async function createPipeline(api: Api, settings: Record<string, unknown>
     data: { allowedTransitions: [{ phase: phase('lost').documentId, allowed: false }] },
   });
   if (blocked.status !== 200) throw new Error(`transition setup failed: ${JSON.stringify(blocked.body)}`);
-  return { board, boardId: board.documentId as string, phase: (slug: string) => phase(slug).documentId as string };
+  return {
+    board,
+    boardId: board.documentId as string,
+    phase: (slug: string) => phase(slug).documentId as string,
+  };
 }
 
 export async function createCard(api: Api, boardId: string, data: Record<string, unknown> = {}) {
