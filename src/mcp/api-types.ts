@@ -231,6 +231,6154 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/board-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The board template catalogue */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['BoardTemplate'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/board-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One board template */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description template id, e.g. sales-funnel */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BoardTemplate'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Boards the caller can see (admins: all) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Board'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a board (admin), optionally with phases, fields and tags, or from a template */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              active?: boolean;
+              boardSettings?: {
+                autoUpdateCardValue?: boolean;
+                autoUpdateDueDateFromPhase?: boolean;
+                currency?: string;
+                enableProducts?: boolean;
+                /** @description documentId or slug of a phase of the board */
+                lostPhase?: string | null;
+                restrictEditToAssignees?: boolean;
+                restrictViewToAssignees?: boolean;
+                showValue?: boolean;
+                /** @description documentId or slug of a phase of the board */
+                wonPhase?: string | null;
+              };
+              /** @enum {string} */
+              boardType?: 'kanban' | 'chat' | 'hybrid';
+              color?: string | null;
+              /** @description membership documentIds who edit the board */
+              editors?: string[];
+              icon?: string | null;
+              /** @description membership documentIds who see the board */
+              members?: string[];
+              name: string;
+              /** @description membership documentId; default: the creator */
+              owner?: string | null;
+              /** @description phases with their fields; not with template */
+              phases?: {
+                allowedTransitions?: {
+                  /** @description default true */
+                  allowed?: boolean;
+                  /** @description target phase: documentId or slug, or `{ documentId }` */
+                  phase:
+                    | string
+                    | {
+                        documentId: string;
+                      };
+                }[];
+                description?: string | null;
+                fields?: {
+                  defaultValue?: string | null;
+                  helpText?: string | null;
+                  label: string;
+                  /** @description select, multiselect and radio only: strings or `{ value, label }` */
+                  options?:
+                    | (
+                        | string
+                        | {
+                            label: string;
+                            value: string;
+                          }
+                      )[]
+                    | null;
+                  order?: number;
+                  placeholder?: string | null;
+                  required?: boolean;
+                  /** @description generated from the label when omitted; unique per board */
+                  slug?: string;
+                  /** @enum {string} */
+                  type:
+                    | 'text'
+                    | 'textarea'
+                    | 'richtext'
+                    | 'email'
+                    | 'number'
+                    | 'date'
+                    | 'datetime'
+                    | 'select'
+                    | 'multiselect'
+                    | 'radio'
+                    | 'switch'
+                    | 'file'
+                    | 'url'
+                    | 'phone'
+                    | 'card_link'
+                    | 'hidden'
+                    | 'statement'
+                    | 'time'
+                    | 'currency'
+                    | 'document'
+                    | 'checkbox';
+                }[];
+                /** @description the phase at order 0 is always public */
+                isPublic?: boolean;
+                maxTimeInPhaseHours?: number | null;
+                name: string;
+                /** @description position; 0 is the entry form. Default: last */
+                order?: number;
+                /** @description generated from the name when omitted; unique per board */
+                slug?: string;
+              }[];
+              /** @description generated from the name when omitted; unique per organization */
+              slug?: string;
+              tags?: {
+                color?: string | null;
+                name: string;
+                slug?: string;
+              }[];
+              taskStatuses?: string[];
+              /** @description a board template id (GET /board-templates) */
+              template?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Board'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Cards of a board, filtered, sorted and paginated, with CardStats in meta.stats */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+          /** @description CardStats in meta.stats (default true) */
+          stats?: 'true' | 'false';
+          /** @description start of "today" for overdueCount (default: UTC midnight) */
+          statsTodayStart?: string;
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Card'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+                stats?: components['schemas']['CardStats'];
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a card (in the entry phase unless currentPhase is given) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description membership documentIds */
+              assignees?: string[];
+              /** @description contact documentId */
+              contact?: string | null;
+              /** @description phase documentId or slug; default: the entry phase */
+              currentPhase?: string;
+              /** @description rich text (HTML) */
+              description?: string | null;
+              dueDate?: string | null;
+              /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
+              fields?: {
+                [key: string]: unknown;
+              };
+              /** @description tag documentIds or slugs of the board */
+              tags?: string[];
+              /** @description defaults to the first filled text field, else "Untitled card" */
+              title?: string;
+              /** @description monetary value, 2 decimals */
+              value?: number;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Card'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/comments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Comments and history (system comments) of a card, oldest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Comment'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Comment on a card */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              content: string;
+              /**
+               * @default plain
+               * @enum {string}
+               */
+              contentFormat?: 'plain' | 'html';
+              /**
+               * @description membership documentIds
+               * @default []
+               */
+              mentions?: string[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Comment'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/comments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Edit one of your comments */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+          /** @description comment documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              content?: string;
+              /** @enum {string} */
+              contentFormat?: 'plain' | 'html';
+              mentions?: string[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Comment'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a comment (its author, or an admin) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+          /** @description comment documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One card */
+    get: {
+      parameters: {
+        query?: {
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Card'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a card (partial; `fields` merge by slug; `currentPhase` moves it) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description membership documentIds */
+              assignees?: string[];
+              /** @description contact documentId */
+              contact?: string | null;
+              /** @description phase documentId or slug; on update this moves the card */
+              currentPhase?: string;
+              /** @description rich text (HTML) */
+              description?: string | null;
+              dueDate?: string | null;
+              /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
+              fields?: {
+                [key: string]: unknown;
+              };
+              /** @description tag documentIds or slugs of the board */
+              tags?: string[];
+              title?: string;
+              /** @description monetary value, 2 decimals */
+              value?: number;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Card'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a card permanently */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{id}/move': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Move a card to another phase (422 when blocked or required fields are empty) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description target phase documentId or slug */
+            phase: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Card'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/aggregate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** count/sum/avg/min/max of the card value or a number field, optionally grouped */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `value` (the card value) or the slug of a number/currency field; any field slug for count */
+          field?: string;
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          fn?: 'count' | 'sum' | 'avg' | 'min' | 'max';
+          /** @description `phase`, `assignee`, `tag`, or the slug of a select/radio field */
+          groupBy?: string;
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CardAggregate'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/field-conditions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The field conditions of a board */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['FieldCondition'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a field condition (admin or board owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              actionsWhenFalse?: {
+                targetFieldSlugs: string[];
+                /** @enum {string} */
+                type: 'show' | 'hide';
+              }[];
+              actionsWhenTrue?: {
+                targetFieldSlugs: string[];
+                /** @enum {string} */
+                type: 'show' | 'hide';
+              }[];
+              criteria: {
+                expressions: {
+                  fieldSlug: string;
+                  /** @enum {string} */
+                  operator:
+                    | 'eq'
+                    | 'ne'
+                    | 'contains'
+                    | 'notContains'
+                    | 'gt'
+                    | 'gte'
+                    | 'lt'
+                    | 'lte'
+                    | 'in'
+                    | 'notIn'
+                    | 'empty'
+                    | 'notEmpty';
+                  /** @description not used by empty/notEmpty; a list for in/notIn */
+                  value?: unknown;
+                }[];
+                /**
+                 * @description expressions of a group are ANDed; groups are ORed
+                 * @enum {string}
+                 */
+                operator?: 'AND';
+              }[];
+              enabled?: boolean;
+              name: string;
+              order?: number;
+              /** @description documentId or slug; required when scope is phase */
+              phase?: string | null;
+              /**
+               * @description default phase
+               * @enum {string}
+               */
+              scope?: 'phase' | 'board';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldCondition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/field-conditions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One field condition of a board */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldCondition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Change a field condition (admin or board owner) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              actionsWhenFalse?: {
+                targetFieldSlugs: string[];
+                /** @enum {string} */
+                type: 'show' | 'hide';
+              }[];
+              actionsWhenTrue?: {
+                targetFieldSlugs: string[];
+                /** @enum {string} */
+                type: 'show' | 'hide';
+              }[];
+              criteria?: {
+                expressions: {
+                  fieldSlug: string;
+                  /** @enum {string} */
+                  operator:
+                    | 'eq'
+                    | 'ne'
+                    | 'contains'
+                    | 'notContains'
+                    | 'gt'
+                    | 'gte'
+                    | 'lt'
+                    | 'lte'
+                    | 'in'
+                    | 'notIn'
+                    | 'empty'
+                    | 'notEmpty';
+                  /** @description not used by empty/notEmpty; a list for in/notIn */
+                  value?: unknown;
+                }[];
+                /**
+                 * @description expressions of a group are ANDed; groups are ORed
+                 * @enum {string}
+                 */
+                operator?: 'AND';
+              }[];
+              enabled?: boolean;
+              name?: string;
+              order?: number;
+              /** @description documentId or slug; required when scope is phase */
+              phase?: string | null;
+              /**
+               * @description default phase
+               * @enum {string}
+               */
+              scope?: 'phase' | 'board';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldCondition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a field condition (admin or board owner) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/fields': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The field definitions of a board */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description only the fields of this phase (documentId or slug) */
+          phase?: string;
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['FieldDefinition'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a field definition (admin or board owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              defaultValue?: string | null;
+              helpText?: string | null;
+              label: string;
+              /** @description select, multiselect and radio only: strings or `{ value, label }` */
+              options?:
+                | (
+                    | string
+                    | {
+                        label: string;
+                        value: string;
+                      }
+                  )[]
+                | null;
+              order?: number;
+              /** @description the owning phase: documentId or slug */
+              phase: string;
+              placeholder?: string | null;
+              required?: boolean;
+              /** @description generated from the label when omitted; unique per board */
+              slug?: string;
+              /** @enum {string} */
+              type:
+                | 'text'
+                | 'textarea'
+                | 'richtext'
+                | 'email'
+                | 'number'
+                | 'date'
+                | 'datetime'
+                | 'select'
+                | 'multiselect'
+                | 'radio'
+                | 'switch'
+                | 'file'
+                | 'url'
+                | 'phone'
+                | 'card_link'
+                | 'hidden'
+                | 'statement'
+                | 'time'
+                | 'currency'
+                | 'document'
+                | 'checkbox';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldDefinition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/fields/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One field definition of a board */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldDefinition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Change a field definition (admin or board owner) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              defaultValue?: string | null;
+              helpText?: string | null;
+              label?: string;
+              /** @description select, multiselect and radio only: strings or `{ value, label }` */
+              options?:
+                | (
+                    | string
+                    | {
+                        label: string;
+                        value: string;
+                      }
+                  )[]
+                | null;
+              order?: number;
+              /** @description the owning phase: documentId or slug */
+              phase?: string;
+              placeholder?: string | null;
+              required?: boolean;
+              /** @description generated from the label when omitted; unique per board */
+              slug?: string;
+              /** @enum {string} */
+              type?:
+                | 'text'
+                | 'textarea'
+                | 'richtext'
+                | 'email'
+                | 'number'
+                | 'date'
+                | 'datetime'
+                | 'select'
+                | 'multiselect'
+                | 'radio'
+                | 'switch'
+                | 'file'
+                | 'url'
+                | 'phone'
+                | 'card_link'
+                | 'hidden'
+                | 'statement'
+                | 'time'
+                | 'currency'
+                | 'document'
+                | 'checkbox';
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FieldDefinition'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a field definition (admin or board owner) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/phases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The phases of a board */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Phase'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a phase (admin or board owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              allowedTransitions?: {
+                /** @description default true */
+                allowed?: boolean;
+                /** @description target phase: documentId or slug, or `{ documentId }` */
+                phase:
+                  | string
+                  | {
+                      documentId: string;
+                    };
+              }[];
+              description?: string | null;
+              /** @description the phase at order 0 is always public */
+              isPublic?: boolean;
+              maxTimeInPhaseHours?: number | null;
+              name: string;
+              /** @description position; 0 is the entry form. Default: last */
+              order?: number;
+              /** @description generated from the name when omitted; unique per board */
+              slug?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Phase'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/phases/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One phase of a board */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Phase'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Change a phase (admin or board owner) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              allowedTransitions?: {
+                /** @description default true */
+                allowed?: boolean;
+                /** @description target phase: documentId or slug, or `{ documentId }` */
+                phase:
+                  | string
+                  | {
+                      documentId: string;
+                    };
+              }[];
+              description?: string | null;
+              /** @description the phase at order 0 is always public */
+              isPublic?: boolean;
+              maxTimeInPhaseHours?: number | null;
+              name?: string;
+              /** @description position; 0 is the entry form. Default: last */
+              order?: number;
+              /** @description generated from the name when omitted; unique per board */
+              slug?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Phase'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a phase (admin or board owner) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/public-form': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The entry form of an active board (public: no token, no tenant header) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PublicForm'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Submit the entry form (public: no token, no tenant header); creates a card with creationSource form */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            fbclid?: string;
+            /** @description entry-phase field slug → value */
+            fields: {
+              [key: string]: unknown;
+            };
+            gclid?: string;
+            utm_campaign?: string;
+            utm_content?: string;
+            utm_medium?: string;
+            utm_source?: string;
+            utm_term?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PublicFormSubmission'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/public-upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Upload a file for a file field (public; multipart part `file`; at most 10 MB; application/pdf, image/png, image/jpeg, image/gif, image/webp, text/plain, text/csv, application/msword, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.openxmlformats-officedocument.presentationml.presentation) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileRef'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/report': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** BoardReport: totals, per phase, assignee, tag and day, for cards created in the range */
+    get: {
+      parameters: {
+        query?: {
+          /** @description cards created at or after (default: the board creation) */
+          from?: string;
+          /** @description cards created at or before (default: now) */
+          to?: string;
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BoardReport'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tags of a board */
+    get: {
+      parameters: {
+        query?: {
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Tag'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a tag (admin or board owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              color?: string | null;
+              name: string;
+              slug?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Tag'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/tags/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One tag of a board */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Tag'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Change a tag (admin or board owner) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              color?: string | null;
+              name?: string;
+              slug?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Tag'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a tag (admin or board owner) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One board with its structure */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Board'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a board, its settings and people (admin or board owner) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              active?: boolean;
+              boardSettings?: {
+                autoUpdateCardValue?: boolean;
+                autoUpdateDueDateFromPhase?: boolean;
+                currency?: string;
+                enableProducts?: boolean;
+                /** @description documentId or slug of a phase of the board */
+                lostPhase?: string | null;
+                restrictEditToAssignees?: boolean;
+                restrictViewToAssignees?: boolean;
+                showValue?: boolean;
+                /** @description documentId or slug of a phase of the board */
+                wonPhase?: string | null;
+              };
+              /** @enum {string} */
+              boardType?: 'kanban' | 'chat' | 'hybrid';
+              color?: string | null;
+              /** @description membership documentIds who edit the board */
+              editors?: string[];
+              icon?: string | null;
+              /** @description membership documentIds who see the board */
+              members?: string[];
+              name?: string;
+              /** @description membership documentId; default: the creator */
+              owner?: string | null;
+              /** @description generated from the name when omitted; unique per organization */
+              slug?: string;
+              taskStatuses?: string[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Board'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a board with its phases, fields, tags and cards (admin) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List contacts (filters, sort, pagination, `q` search) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
+          q?: string;
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Contact'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a contact */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              address?: string | null;
+              /** @description YYYY-MM-DD */
+              birthdate?: string | null;
+              city?: string | null;
+              /** @description CNPJ, masked or bare; stored bare, unique per organization */
+              cnpj?: string | null;
+              /**
+               * @default pessoa
+               * @enum {string}
+               */
+              contact_type?: 'pessoa' | 'empresa';
+              country?: string | null;
+              /** @description CPF, masked or bare; stored bare, unique per organization */
+              cpf?: string | null;
+              /** @description map key to value; on update only the keys sent change, null removes a key */
+              customFields?: {
+                [key: string]: unknown;
+              };
+              /** @description stored trimmed and lowercased */
+              email?: string | null;
+              /** @description YYYY-MM-DD */
+              first_buy_date?: string | null;
+              name: string;
+              /** @description membership documentId */
+              owner?: string | null;
+              /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+              phone?: string | null;
+              postal_code?: string | null;
+              state?: string | null;
+              /** @description team documentId */
+              team?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Contact'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One contact */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Contact'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a contact (partial) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              address?: string | null;
+              /** @description YYYY-MM-DD */
+              birthdate?: string | null;
+              city?: string | null;
+              /** @description CNPJ, masked or bare; stored bare, unique per organization */
+              cnpj?: string | null;
+              /** @enum {string} */
+              contact_type?: 'pessoa' | 'empresa';
+              country?: string | null;
+              /** @description CPF, masked or bare; stored bare, unique per organization */
+              cpf?: string | null;
+              /** @description map key to value; on update only the keys sent change, null removes a key */
+              customFields?: {
+                [key: string]: unknown;
+              };
+              /** @description stored trimmed and lowercased */
+              email?: string | null;
+              /** @description YYYY-MM-DD */
+              first_buy_date?: string | null;
+              name?: string;
+              /** @description membership documentId */
+              owner?: string | null;
+              /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+              phone?: string | null;
+              postal_code?: string | null;
+              state?: string | null;
+              /** @description team documentId */
+              team?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Contact'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a contact permanently */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}/activities': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The contact timeline, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['ContactActivity'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Log a call (call_completed or call_attempted) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @enum {string} */
+              activityType: 'call_completed' | 'call_attempted';
+              description: string;
+              /** @description e.g. { durationSeconds, direction, outcome } */
+              metadata?: {
+                [key: string]: unknown;
+              };
+              /**
+               * Format: date-time
+               * @description when the call happened; default now
+               */
+              performedAt?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactActivity'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add a note to the timeline (note_added) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              description: string;
+              metadata?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactActivity'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/bulk-delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete many contacts by ids or by filters (admin) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description list-language filters, as `filters` of GET /contacts */
+            filters?: {
+              [key: string]: unknown;
+            };
+            /** @description contact documentIds */
+            ids?: string[];
+            /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
+            q?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactBulkResult'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/bulk-update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set owner, team, type, location or custom fields on many contacts */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              city?: string | null;
+              /** @enum {string} */
+              contact_type?: 'pessoa' | 'empresa';
+              country?: string | null;
+              /** @description map key to value; on update only the keys sent change, null removes a key */
+              customFields?: {
+                [key: string]: unknown;
+              };
+              /** @description membership documentId */
+              owner?: string | null;
+              state?: string | null;
+              /** @description team documentId */
+              team?: string | null;
+            };
+            /** @description list-language filters, as `filters` of GET /contacts */
+            filters?: {
+              [key: string]: unknown;
+            };
+            /** @description contact documentIds */
+            ids?: string[];
+            /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
+            q?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactBulkResult'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import contacts from CSV (multipart part `file`, or a text/csv body); upsert by cpf, cnpj or email
+     * @description Options in the query string (or as multipart fields before the file): `dryRun`, `delimiter`, `mapping`. Rows with errors are reported and skipped; the others are written in one transaction.
+     */
+    post: {
+      parameters: {
+        query?: {
+          delimiter?: ',' | ';' | 'tab' | 'auto';
+          /** @description validate and report without writing */
+          dryRun?: 'true' | 'false';
+          /** @description CSV header to contact field: `mapping[Nome]=name`, `mapping[Segmento]=customFields.segmento`, `ignore` skips */
+          mapping?: {
+            [key: string]: string;
+          };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactImportResult'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Merge contacts into a survivor (timeline, cards and conversations move to it) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description documentIds merged into it, then deleted */
+            merged: string[];
+            /** @description documentId of the contact that stays */
+            survivor: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ContactMergeResult'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/health': {
     parameters: {
       query?: never;
@@ -1322,6 +7470,659 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/pdf-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List PDF templates */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['PdfTemplate'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a PDF template (admin)
+     * @description A layout is page settings plus blocks (heading, text, fields, items, totals, divider, spacer) whose text holds `{{placeholders}}`; see docs/products-quotes.md.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * @description the template quotes of this kind render with; setting it clears the previous default
+               * @default false
+               */
+              isDefault?: boolean;
+              /**
+               * @description what the template renders
+               * @default quote
+               * @enum {string}
+               */
+              kind?: 'quote';
+              layout: components['schemas']['PdfLayoutInput'];
+              /** @description unique per organization */
+              name: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PdfTemplate'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/pdf-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One PDF template */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PdfTemplate'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a PDF template (admin); partial */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * @description the template quotes of this kind render with; setting it clears the previous default
+               * @default false
+               */
+              isDefault?: boolean;
+              /**
+               * @description what the template renders
+               * @default quote
+               * @enum {string}
+               */
+              kind?: 'quote';
+              layout?: components['schemas']['PdfLayoutInput'];
+              /** @description unique per organization */
+              name?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PdfTemplate'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a PDF template (admin); without a default, quotes use the built-in layout */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/pdf-templates/{id}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Render the template as a PDF, with one of your quotes or with sample data */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      /** @description optional: an absent body renders sample data */
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description documentId of a quote to render; without it the template renders sample data */
+            quote?: string;
+          } | null;
+        };
+      };
+      responses: {
+        /** @description The PDF document (application/pdf) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': unknown;
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/product-categories': {
     parameters: {
       query?: never;
@@ -2377,6 +9178,1684 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/quotes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List quotes (filters, sort, pagination); needs the quotes feature */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Quote'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a quote (member); it gets the next number of the organization
+     * @description Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description card documentId */
+              card?: string | null;
+              /** @description contact documentId */
+              contact?: string | null;
+              /** @description defaults to the linked card's board currency, else USD */
+              currency?: string;
+              /**
+               * @description the lines, in order; on update they replace all lines
+               * @default []
+               */
+              items?: {
+                /**
+                 * @description percentage off the line, 0..100
+                 * @default 0
+                 */
+                discount?: number;
+                /** @description product documentId */
+                product: string;
+                quantity: number;
+                /** @description defaults to the product's price */
+                unitPrice?: number;
+              }[];
+              notes?: string | null;
+              /**
+               * @default draft
+               * @enum {string}
+               */
+              status?: 'draft' | 'sent' | 'accepted' | 'rejected' | 'expired';
+              title?: string | null;
+              /** @description ISO 8601 date */
+              validUntil?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Quote'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/quotes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One quote with its items */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Quote'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a quote (member); partial, `items` replaces all lines (draft quotes only) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description card documentId */
+              card?: string | null;
+              /** @description contact documentId */
+              contact?: string | null;
+              /** @description defaults to the linked card's board currency, else USD */
+              currency?: string;
+              /** @description the lines, in order; on update they replace all lines */
+              items?: {
+                /**
+                 * @description percentage off the line, 0..100
+                 * @default 0
+                 */
+                discount?: number;
+                /** @description product documentId */
+                product: string;
+                quantity: number;
+                /** @description defaults to the product's price */
+                unitPrice?: number;
+              }[];
+              notes?: string | null;
+              /** @enum {string} */
+              status?: 'draft' | 'sent' | 'accepted' | 'rejected' | 'expired';
+              title?: string | null;
+              /** @description ISO 8601 date */
+              validUntil?: string | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Quote'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a quote (member) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/quotes/{id}/pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The quote as a PDF, rendered with the organization's default quote template */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The PDF document (application/pdf) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': unknown;
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/pdf': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List segments, each with its live contactCount */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Segment'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a segment (member) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              active?: boolean;
+              description?: string | null;
+              /** @description documentIds of other segments the contact must not match (any of them) */
+              excludedSegments?: string[];
+              filters: components['schemas']['SegmentFiltersInput'];
+              name: string;
+              /** @description documentIds of other segments the contact must also match (all of them) */
+              requiredSegments?: string[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Segment'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One segment */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Segment'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Update a segment; only the keys sent change (member) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              active?: boolean;
+              description?: string | null;
+              /** @description documentIds of other segments the contact must not match (any of them) */
+              excludedSegments?: string[];
+              filters?: components['schemas']['SegmentFiltersInput'];
+              name?: string;
+              /** @description documentIds of other segments the contact must also match (all of them) */
+              requiredSegments?: string[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Segment'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a segment (member); 422 while other segments link to it */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments/{id}/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The contacts matching the segment, paginated (takes the contact list filters and sort) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Contact'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments/{id}/count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How many contacts match the segment now */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SegmentCount'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments/filter-options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What segment conditions can use: fields, operators, owners, teams, custom-field keys */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SegmentFilterOptions'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/segments/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Count and first page of the contacts a definition matches, without saving it
+     * @description Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description documentIds of other segments the contact must not match (any of them) */
+            excludedSegments?: string[];
+            filters?: components['schemas']['SegmentFiltersInput'];
+            /** @description which page of matching contacts to return in data (default page 1 of 25) */
+            pagination?: {
+              /** @default 1 */
+              page?: number;
+              /** @default 25 */
+              pageSize?: number;
+            };
+            /** @description documentIds of other segments the contact must also match (all of them) */
+            requiredSegments?: string[];
+            /** @description the spec shape: `{ condition: AND|OR, rules: [{ field, operator, value }] }` */
+            rules?: {
+              /** @enum {string} */
+              condition: 'AND' | 'OR';
+              rules: {
+                /** @description a string field, `owner` or `team` (value = documentId), or `customFields.<key>` for a custom field */
+                field: string;
+                id?: string;
+                input?: string;
+                /** @description one of contains, eq, equal, equals, startsWith, begins_with, endsWith, ends_with, empty, is_empty, is_null, notEmpty, is_not_empty, is_not_null */
+                operator: string;
+                type?: string;
+                value?: (string | number | boolean) | null;
+              }[];
+              /** @description sent by jQuery QueryBuilder; ignored */
+              valid?: boolean;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SegmentPreview'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/tasks': {
     parameters: {
       query?: never;
@@ -3049,6 +11528,953 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/teams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List teams */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Team'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a team (admin) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              description?: string | null;
+              name: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Team'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/teams/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One team */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Team'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /** Rename or describe a team (admin) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              description?: string | null;
+              name?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Team'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a team (admin); its contacts keep no team */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/teams/{id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Members of a team */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['TeamMember'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a member to a team (admin) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description membership documentId */
+              membership: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['TeamMember'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/teams/{id}/members/{membershipId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One member of a team */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description team documentId */
+          id: string;
+          /** @description membership documentId */
+          membershipId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['TeamMember'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Remove a member from a team (admin) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description team documentId */
+          id: string;
+          /** @description membership documentId */
+          membershipId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/users/generate-token': {
     parameters: {
       query?: never;
@@ -3505,6 +12931,462 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AllowedTransition: {
+      allowed: boolean;
+      phase: {
+        documentId: string;
+      };
+    };
+    AllowedTransitionInput: {
+      allowed: boolean;
+      phase: {
+        documentId: string;
+      };
+    };
+    Board: {
+      active: boolean;
+      boardSettings: components['schemas']['BoardSettings'];
+      /** @enum {string} */
+      boardType: 'kanban' | 'chat' | 'hybrid';
+      color: string | null;
+      createdAt: string;
+      documentId: string;
+      editors: components['schemas']['MembershipRef'][];
+      icon: string | null;
+      members: components['schemas']['MembershipRef'][];
+      name: string;
+      owner: components['schemas']['MembershipRef'] | null;
+      phases: components['schemas']['Phase'][];
+      slug: string;
+      tags: components['schemas']['Tag'][];
+      taskStatuses: string[];
+      template: string | null;
+      updatedAt: string;
+    };
+    BoardInput: {
+      active: boolean;
+      boardSettings: components['schemas']['BoardSettingsInput'];
+      /** @enum {string} */
+      boardType: 'kanban' | 'chat' | 'hybrid';
+      color: string | null;
+      createdAt: string;
+      documentId: string;
+      editors: components['schemas']['MembershipRefInput'][];
+      icon: string | null;
+      members: components['schemas']['MembershipRefInput'][];
+      name: string;
+      owner: components['schemas']['MembershipRefInput'] | null;
+      phases: components['schemas']['PhaseInput'][];
+      slug: string;
+      tags: components['schemas']['TagInput'][];
+      taskStatuses: string[];
+      template: string | null;
+      updatedAt: string;
+    };
+    BoardReport: {
+      assignees: {
+        count: number;
+        displayName: string;
+        membershipId: string | null;
+        value: number;
+      }[];
+      boardId: string;
+      boardName: string;
+      createdByDay: {
+        count: number;
+        date: string;
+      }[];
+      currency: string;
+      dateRange: {
+        from: string;
+        to: string;
+      };
+      phases: {
+        count: number;
+        isLost: boolean;
+        isWon: boolean;
+        name: string;
+        order: number;
+        /** @description documentId, or __no_phase__ */
+        phaseId: string;
+        slug: string;
+        value: number;
+      }[];
+      showValue: boolean;
+      summary: {
+        lostCount: number;
+        opportunityValue: number;
+        totalCards: number;
+        totalValue: number;
+        unassignedCount: number;
+        untaggedCount: number;
+        wonCount: number;
+        wonValue: number;
+      };
+      tags: {
+        color: string | null;
+        count: number;
+        name: string;
+        tagId: string;
+      }[];
+    };
+    BoardReportInput: {
+      assignees: {
+        count: number;
+        displayName: string;
+        membershipId: string | null;
+        value: number;
+      }[];
+      boardId: string;
+      boardName: string;
+      createdByDay: {
+        count: number;
+        date: string;
+      }[];
+      currency: string;
+      dateRange: {
+        from: string;
+        to: string;
+      };
+      phases: {
+        count: number;
+        isLost: boolean;
+        isWon: boolean;
+        name: string;
+        order: number;
+        /** @description documentId, or __no_phase__ */
+        phaseId: string;
+        slug: string;
+        value: number;
+      }[];
+      showValue: boolean;
+      summary: {
+        lostCount: number;
+        opportunityValue: number;
+        totalCards: number;
+        totalValue: number;
+        unassignedCount: number;
+        untaggedCount: number;
+        wonCount: number;
+        wonValue: number;
+      };
+      tags: {
+        color: string | null;
+        count: number;
+        name: string;
+        tagId: string;
+      }[];
+    };
+    BoardSettings: {
+      autoUpdateCardValue: boolean;
+      autoUpdateDueDateFromPhase: boolean;
+      currency: string;
+      enableProducts: boolean;
+      /** @description documentId of the lost phase */
+      lostPhase: string | null;
+      restrictEditToAssignees: boolean;
+      restrictViewToAssignees: boolean;
+      showValue: boolean;
+      /** @description documentId of the won phase */
+      wonPhase: string | null;
+    };
+    BoardSettingsInput: {
+      autoUpdateCardValue: boolean;
+      autoUpdateDueDateFromPhase: boolean;
+      currency: string;
+      enableProducts: boolean;
+      /** @description documentId of the lost phase */
+      lostPhase: string | null;
+      restrictEditToAssignees: boolean;
+      restrictViewToAssignees: boolean;
+      showValue: boolean;
+      /** @description documentId of the won phase */
+      wonPhase: string | null;
+    };
+    BoardTemplate: {
+      boardSettings: {
+        autoUpdateDueDateFromPhase: boolean;
+        currency: string;
+        /** @description slug */
+        lostPhase: string | null;
+        showValue: boolean;
+        /** @description slug */
+        wonPhase: string | null;
+      };
+      /** @enum {string} */
+      boardType: 'kanban' | 'chat' | 'hybrid';
+      color: string | null;
+      description: string;
+      icon: string | null;
+      id: string;
+      name: string;
+      phases: {
+        allowedTransitions: {
+          allowed: boolean;
+          /** @description slug */
+          phase: string;
+        }[];
+        description: string | null;
+        fields: {
+          defaultValue: string | null;
+          helpText: string | null;
+          label: string;
+          options: (
+            | string
+            | {
+                label: string;
+                value: string;
+              }
+          )[];
+          placeholder: string | null;
+          required: boolean;
+          slug: string;
+          /** @enum {string} */
+          type:
+            | 'text'
+            | 'textarea'
+            | 'richtext'
+            | 'email'
+            | 'number'
+            | 'date'
+            | 'datetime'
+            | 'select'
+            | 'multiselect'
+            | 'radio'
+            | 'switch'
+            | 'file'
+            | 'url'
+            | 'phone'
+            | 'card_link'
+            | 'hidden'
+            | 'statement'
+            | 'time'
+            | 'currency'
+            | 'document'
+            | 'checkbox';
+        }[];
+        isPublic: boolean;
+        maxTimeInPhaseHours: number | null;
+        name: string;
+        order: number;
+        slug: string;
+      }[];
+      tags: {
+        color: string;
+        name: string;
+        slug: string;
+      }[];
+      taskStatuses: string[];
+    };
+    BoardTemplateInput: {
+      boardSettings: {
+        autoUpdateDueDateFromPhase: boolean;
+        currency: string;
+        /** @description slug */
+        lostPhase: string | null;
+        showValue: boolean;
+        /** @description slug */
+        wonPhase: string | null;
+      };
+      /** @enum {string} */
+      boardType: 'kanban' | 'chat' | 'hybrid';
+      color: string | null;
+      description: string;
+      icon: string | null;
+      id: string;
+      name: string;
+      phases: {
+        allowedTransitions: {
+          allowed: boolean;
+          /** @description slug */
+          phase: string;
+        }[];
+        description: string | null;
+        fields: {
+          defaultValue: string | null;
+          helpText: string | null;
+          label: string;
+          options: (
+            | string
+            | {
+                label: string;
+                value: string;
+              }
+          )[];
+          placeholder: string | null;
+          required: boolean;
+          slug: string;
+          /** @enum {string} */
+          type:
+            | 'text'
+            | 'textarea'
+            | 'richtext'
+            | 'email'
+            | 'number'
+            | 'date'
+            | 'datetime'
+            | 'select'
+            | 'multiselect'
+            | 'radio'
+            | 'switch'
+            | 'file'
+            | 'url'
+            | 'phone'
+            | 'card_link'
+            | 'hidden'
+            | 'statement'
+            | 'time'
+            | 'currency'
+            | 'document'
+            | 'checkbox';
+        }[];
+        isPublic: boolean;
+        maxTimeInPhaseHours: number | null;
+        name: string;
+        order: number;
+        slug: string;
+      }[];
+      tags: {
+        color: string;
+        name: string;
+        slug: string;
+      }[];
+      taskStatuses: string[];
+    };
+    Card: {
+      assignees: components['schemas']['MembershipRef'][];
+      contact: {
+        documentId: string;
+        email: string | null;
+        name: string;
+        phone: string | null;
+      } | null;
+      createdAt: string;
+      /** @enum {string} */
+      creationSource: 'manual' | 'form' | 'lead_ads' | 'automation' | 'chat_inbound' | 'import' | 'api';
+      currentPhase: components['schemas']['CardPhase'] | null;
+      currentPhaseEnteredAt: string;
+      description: string | null;
+      documentId: string;
+      dueDate: string | null;
+      dueDateSource: ('manual' | 'phase' | 'automation') | null;
+      /** @description only with populate=fieldData */
+      fieldData?: components['schemas']['FieldDataItem'][];
+      /** @description slug → value of every filled field */
+      fields: {
+        [key: string]: unknown;
+      };
+      tags: components['schemas']['CardTag'][];
+      title: string;
+      /** @description utm_* / gclid / fbclid captured at creation */
+      tracking: {
+        [key: string]: string;
+      };
+      updatedAt: string;
+      value: number;
+    };
+    CardAggregate: {
+      /** @description matching cards */
+      count: number;
+      field: string;
+      /** @enum {string} */
+      fn: 'count' | 'sum' | 'avg' | 'min' | 'max';
+      groupBy: string | null;
+      groups: {
+        count: number;
+        /** @description phase/membership/tag documentId or option value; null = none */
+        key: string | null;
+        label: string | null;
+        value: number | null;
+      }[];
+      /** @description over all matching cards */
+      value: number | null;
+    };
+    CardAggregateInput: {
+      /** @description matching cards */
+      count: number;
+      field: string;
+      /** @enum {string} */
+      fn: 'count' | 'sum' | 'avg' | 'min' | 'max';
+      groupBy: string | null;
+      groups: {
+        count: number;
+        /** @description phase/membership/tag documentId or option value; null = none */
+        key: string | null;
+        label: string | null;
+        value: number | null;
+      }[];
+      /** @description over all matching cards */
+      value: number | null;
+    };
+    CardInput: {
+      assignees: components['schemas']['MembershipRefInput'][];
+      contact: {
+        documentId: string;
+        email: string | null;
+        name: string;
+        phone: string | null;
+      } | null;
+      createdAt: string;
+      /** @enum {string} */
+      creationSource: 'manual' | 'form' | 'lead_ads' | 'automation' | 'chat_inbound' | 'import' | 'api';
+      currentPhase: components['schemas']['CardPhaseInput'] | null;
+      currentPhaseEnteredAt: string;
+      description: string | null;
+      documentId: string;
+      dueDate: string | null;
+      dueDateSource: ('manual' | 'phase' | 'automation') | null;
+      /** @description only with populate=fieldData */
+      fieldData?: components['schemas']['FieldDataItemInput'][];
+      /** @description slug → value of every filled field */
+      fields: {
+        [key: string]: unknown;
+      };
+      tags: components['schemas']['CardTagInput'][];
+      title: string;
+      /** @description utm_* / gclid / fbclid captured at creation */
+      tracking: {
+        [key: string]: string;
+      };
+      updatedAt: string;
+      value: number;
+    };
+    CardPhase: {
+      documentId: string;
+      maxTimeInPhaseHours: number | null;
+      name: string;
+      order: number;
+      slug: string;
+    };
+    CardPhaseInput: {
+      documentId: string;
+      maxTimeInPhaseHours: number | null;
+      name: string;
+      order: number;
+      slug: string;
+    };
+    CardStats: {
+      overdueCount: number;
+      phaseSlaBreachedCount: number;
+      valueSum: number;
+    };
+    CardStatsInput: {
+      overdueCount: number;
+      phaseSlaBreachedCount: number;
+      valueSum: number;
+    };
+    CardTag: {
+      color: string | null;
+      documentId: string;
+      name: string;
+      slug: string;
+    };
+    CardTagInput: {
+      color: string | null;
+      documentId: string;
+      name: string;
+      slug: string;
+    };
     CategoryRef: {
       documentId: string;
       name: string;
@@ -3512,6 +13394,224 @@ export interface components {
     CategoryRefInput: {
       documentId: string;
       name: string;
+    };
+    Comment: {
+      activityType: string | null;
+      author: components['schemas']['MembershipRef'] | null;
+      content: string;
+      /** @enum {string} */
+      contentFormat: 'plain' | 'html';
+      createdAt: string;
+      documentId: string;
+      mentions: string[];
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      type: 'user' | 'system';
+      updatedAt: string;
+    };
+    CommentInput: {
+      activityType: string | null;
+      author: components['schemas']['MembershipRefInput'] | null;
+      content: string;
+      /** @enum {string} */
+      contentFormat: 'plain' | 'html';
+      createdAt: string;
+      documentId: string;
+      mentions: string[];
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      type: 'user' | 'system';
+      updatedAt: string;
+    };
+    Contact: {
+      address: string | null;
+      birthdate: string | null;
+      city: string | null;
+      cnpj: string | null;
+      /** @enum {string} */
+      contact_type: 'pessoa' | 'empresa';
+      country: string | null;
+      cpf: string | null;
+      createdAt: string;
+      customFields: {
+        [key: string]: unknown;
+      };
+      documentId: string;
+      email: string | null;
+      first_buy_date: string | null;
+      name: string;
+      ownedAt: string | null;
+      owner: components['schemas']['MembershipRef'] | null;
+      phone: string | null;
+      postal_code: string | null;
+      state: string | null;
+      team: components['schemas']['TeamRef'] | null;
+      updatedAt: string;
+    };
+    ContactActivity: {
+      /** @enum {string} */
+      activityType:
+        | 'contact_created'
+        | 'contact_updated'
+        | 'owner_assigned'
+        | 'owner_changed'
+        | 'team_assigned'
+        | 'team_changed'
+        | 'card_created'
+        | 'card_won'
+        | 'card_lost'
+        | 'email_sent'
+        | 'whatsapp_sent'
+        | 'note_added'
+        | 'call_completed'
+        | 'call_attempted';
+      actor: components['schemas']['MembershipRef'] | null;
+      contact: components['schemas']['ContactRef'];
+      description: string;
+      documentId: string;
+      metadata: {
+        [key: string]: unknown;
+      };
+      performedAt: string;
+    };
+    ContactActivityInput: {
+      /** @enum {string} */
+      activityType:
+        | 'contact_created'
+        | 'contact_updated'
+        | 'owner_assigned'
+        | 'owner_changed'
+        | 'team_assigned'
+        | 'team_changed'
+        | 'card_created'
+        | 'card_won'
+        | 'card_lost'
+        | 'email_sent'
+        | 'whatsapp_sent'
+        | 'note_added'
+        | 'call_completed'
+        | 'call_attempted';
+      actor: components['schemas']['MembershipRefInput'] | null;
+      contact: components['schemas']['ContactRefInput'];
+      description: string;
+      documentId: string;
+      metadata: {
+        [key: string]: unknown;
+      };
+      performedAt: string;
+    };
+    ContactBulkResult: {
+      deleted?: number;
+      matched: number;
+      /** @description documentIds sent that are not contacts of this organization */
+      notFound: string[];
+      updated?: number;
+    };
+    ContactBulkResultInput: {
+      deleted?: number;
+      matched: number;
+      /** @description documentIds sent that are not contacts of this organization */
+      notFound: string[];
+      updated?: number;
+    };
+    ContactImportResult: {
+      /** @description CSV header to the field it was read into */
+      columns: {
+        [key: string]: string;
+      };
+      created: number;
+      dryRun: boolean;
+      /** @description at most 1000; `failed` counts them all */
+      errors: {
+        field: string | null;
+        line: number;
+        message: string;
+        /** @description data row, 1 = first row after the header */
+        row: number;
+      }[];
+      errorsTruncated: boolean;
+      failed: number;
+      ignoredColumns: string[];
+      rows: number;
+      updated: number;
+    };
+    ContactImportResultInput: {
+      /** @description CSV header to the field it was read into */
+      columns: {
+        [key: string]: string;
+      };
+      created: number;
+      dryRun: boolean;
+      /** @description at most 1000; `failed` counts them all */
+      errors: {
+        field: string | null;
+        line: number;
+        message: string;
+        /** @description data row, 1 = first row after the header */
+        row: number;
+      }[];
+      errorsTruncated: boolean;
+      failed: number;
+      ignoredColumns: string[];
+      rows: number;
+      updated: number;
+    };
+    ContactInput: {
+      address: string | null;
+      birthdate: string | null;
+      city: string | null;
+      cnpj: string | null;
+      /** @enum {string} */
+      contact_type: 'pessoa' | 'empresa';
+      country: string | null;
+      cpf: string | null;
+      createdAt: string;
+      customFields: {
+        [key: string]: unknown;
+      };
+      documentId: string;
+      email: string | null;
+      first_buy_date: string | null;
+      name: string;
+      ownedAt: string | null;
+      owner: components['schemas']['MembershipRefInput'] | null;
+      phone: string | null;
+      postal_code: string | null;
+      state: string | null;
+      team: components['schemas']['TeamRefInput'] | null;
+      updatedAt: string;
+    };
+    ContactMergeResult: {
+      contact: components['schemas']['Contact'];
+      merged: string[];
+      /** @description rows re-pointed to the survivor, per table */
+      moved: {
+        [key: string]: number;
+      };
+    };
+    ContactMergeResultInput: {
+      contact: components['schemas']['ContactInput'];
+      merged: string[];
+      /** @description rows re-pointed to the survivor, per table */
+      moved: {
+        [key: string]: number;
+      };
+    };
+    ContactRef: {
+      documentId: string;
+      email: string | null;
+      name: string;
+      phone: string | null;
+    };
+    ContactRefInput: {
+      documentId: string;
+      email: string | null;
+      name: string;
+      phone: string | null;
     };
     /** @description Error envelope of every failed request */
     Error: {
@@ -3524,6 +13624,286 @@ export interface components {
         name: string;
         status: number;
       };
+    };
+    FieldCondition: {
+      actionsWhenFalse: {
+        targetFieldSlugs: string[];
+        /** @enum {string} */
+        type: 'show' | 'hide';
+      }[];
+      actionsWhenTrue: {
+        targetFieldSlugs: string[];
+        /** @enum {string} */
+        type: 'show' | 'hide';
+      }[];
+      criteria: {
+        expressions: {
+          fieldSlug: string;
+          /** @enum {string} */
+          operator:
+            | 'eq'
+            | 'ne'
+            | 'contains'
+            | 'notContains'
+            | 'gt'
+            | 'gte'
+            | 'lt'
+            | 'lte'
+            | 'in'
+            | 'notIn'
+            | 'empty'
+            | 'notEmpty';
+          value?: unknown;
+        }[];
+        /** @constant */
+        operator: 'AND';
+      }[];
+      documentId: string;
+      enabled: boolean;
+      name: string;
+      order: number;
+      phase: components['schemas']['PhaseRef'] | null;
+      /** @enum {string} */
+      scope: 'phase' | 'board';
+    };
+    FieldConditionInput: {
+      actionsWhenFalse: {
+        targetFieldSlugs: string[];
+        /** @enum {string} */
+        type: 'show' | 'hide';
+      }[];
+      actionsWhenTrue: {
+        targetFieldSlugs: string[];
+        /** @enum {string} */
+        type: 'show' | 'hide';
+      }[];
+      criteria: {
+        expressions: {
+          fieldSlug: string;
+          /** @enum {string} */
+          operator:
+            | 'eq'
+            | 'ne'
+            | 'contains'
+            | 'notContains'
+            | 'gt'
+            | 'gte'
+            | 'lt'
+            | 'lte'
+            | 'in'
+            | 'notIn'
+            | 'empty'
+            | 'notEmpty';
+          value?: unknown;
+        }[];
+        /** @constant */
+        operator: 'AND';
+      }[];
+      documentId: string;
+      enabled: boolean;
+      name: string;
+      order: number;
+      phase: components['schemas']['PhaseRefInput'] | null;
+      /** @enum {string} */
+      scope: 'phase' | 'board';
+    };
+    FieldDataItem: {
+      documentId: string;
+      field: {
+        defaultValue: string | null;
+        documentId: string;
+        helpText: string | null;
+        label: string;
+        options: (
+          | string
+          | {
+              label: string;
+              value: string;
+            }
+        )[];
+        order: number;
+        placeholder: string | null;
+        required: boolean;
+        slug: string;
+        /** @enum {string} */
+        type:
+          | 'text'
+          | 'textarea'
+          | 'richtext'
+          | 'email'
+          | 'number'
+          | 'date'
+          | 'datetime'
+          | 'select'
+          | 'multiselect'
+          | 'radio'
+          | 'switch'
+          | 'file'
+          | 'url'
+          | 'phone'
+          | 'card_link'
+          | 'hidden'
+          | 'statement'
+          | 'time'
+          | 'currency'
+          | 'document'
+          | 'checkbox';
+      };
+      phase: {
+        documentId: string;
+        name: string;
+      };
+      value: {
+        val: unknown;
+      };
+    };
+    FieldDataItemInput: {
+      documentId: string;
+      field: {
+        defaultValue: string | null;
+        documentId: string;
+        helpText: string | null;
+        label: string;
+        options: (
+          | string
+          | {
+              label: string;
+              value: string;
+            }
+        )[];
+        order: number;
+        placeholder: string | null;
+        required: boolean;
+        slug: string;
+        /** @enum {string} */
+        type:
+          | 'text'
+          | 'textarea'
+          | 'richtext'
+          | 'email'
+          | 'number'
+          | 'date'
+          | 'datetime'
+          | 'select'
+          | 'multiselect'
+          | 'radio'
+          | 'switch'
+          | 'file'
+          | 'url'
+          | 'phone'
+          | 'card_link'
+          | 'hidden'
+          | 'statement'
+          | 'time'
+          | 'currency'
+          | 'document'
+          | 'checkbox';
+      };
+      phase: {
+        documentId: string;
+        name: string;
+      };
+      value: {
+        val: unknown;
+      };
+    };
+    FieldDefinition: {
+      defaultValue: string | null;
+      documentId: string;
+      helpText: string | null;
+      label: string;
+      options: (
+        | string
+        | {
+            label: string;
+            value: string;
+          }
+      )[];
+      order: number;
+      phase: components['schemas']['PhaseRef'];
+      placeholder: string | null;
+      required: boolean;
+      /** @description key inside card `fields` */
+      slug: string;
+      /** @enum {string} */
+      type:
+        | 'text'
+        | 'textarea'
+        | 'richtext'
+        | 'email'
+        | 'number'
+        | 'date'
+        | 'datetime'
+        | 'select'
+        | 'multiselect'
+        | 'radio'
+        | 'switch'
+        | 'file'
+        | 'url'
+        | 'phone'
+        | 'card_link'
+        | 'hidden'
+        | 'statement'
+        | 'time'
+        | 'currency'
+        | 'document'
+        | 'checkbox';
+    };
+    FieldDefinitionInput: {
+      defaultValue: string | null;
+      documentId: string;
+      helpText: string | null;
+      label: string;
+      options: (
+        | string
+        | {
+            label: string;
+            value: string;
+          }
+      )[];
+      order: number;
+      phase: components['schemas']['PhaseRefInput'];
+      placeholder: string | null;
+      required: boolean;
+      /** @description key inside card `fields` */
+      slug: string;
+      /** @enum {string} */
+      type:
+        | 'text'
+        | 'textarea'
+        | 'richtext'
+        | 'email'
+        | 'number'
+        | 'date'
+        | 'datetime'
+        | 'select'
+        | 'multiselect'
+        | 'radio'
+        | 'switch'
+        | 'file'
+        | 'url'
+        | 'phone'
+        | 'card_link'
+        | 'hidden'
+        | 'statement'
+        | 'time'
+        | 'currency'
+        | 'document'
+        | 'checkbox';
+    };
+    FileRef: {
+      /** @description use it (or this whole object) as a file field value */
+      documentId: string;
+      mimeType: string;
+      name: string;
+      size: number;
+    };
+    FileRefInput: {
+      /** @description use it (or this whole object) as a file field value */
+      documentId: string;
+      mimeType: string;
+      name: string;
+      size: number;
     };
     Membership: {
       createdAt: string;
@@ -3607,6 +13987,332 @@ export interface components {
       slug: string;
       updatedAt: string;
     };
+    PdfLayout: {
+      /** @default #1f2937 */
+      accentColor: string;
+      blocks: (
+        | {
+            /** @enum {string} */
+            align?: 'left' | 'center' | 'right';
+            text: string;
+            /** @constant */
+            type: 'heading';
+            /**
+             * @description draw the block only when this placeholder has a value (e.g. `card.title`)
+             * @enum {string}
+             */
+            when?:
+              | 'organization.name'
+              | 'organization.slug'
+              | 'quote.number'
+              | 'quote.title'
+              | 'quote.status'
+              | 'quote.createdAt'
+              | 'quote.validUntil'
+              | 'quote.currency'
+              | 'quote.subtotal'
+              | 'quote.discount'
+              | 'quote.total'
+              | 'quote.notes'
+              | 'quote.itemCount'
+              | 'contact.name'
+              | 'contact.email'
+              | 'contact.phone'
+              | 'contact.address'
+              | 'contact.city'
+              | 'contact.state'
+              | 'contact.country'
+              | 'contact.postalCode'
+              | 'card.title'
+              | 'card.value'
+              | 'owner.username'
+              | 'owner.email'
+              | 'today';
+          }
+        | {
+            /** @enum {string} */
+            align?: 'left' | 'center' | 'right';
+            bold?: boolean;
+            color?: string;
+            size?: number;
+            text: string;
+            /** @constant */
+            type: 'text';
+            /**
+             * @description draw the block only when this placeholder has a value (e.g. `card.title`)
+             * @enum {string}
+             */
+            when?:
+              | 'organization.name'
+              | 'organization.slug'
+              | 'quote.number'
+              | 'quote.title'
+              | 'quote.status'
+              | 'quote.createdAt'
+              | 'quote.validUntil'
+              | 'quote.currency'
+              | 'quote.subtotal'
+              | 'quote.discount'
+              | 'quote.total'
+              | 'quote.notes'
+              | 'quote.itemCount'
+              | 'contact.name'
+              | 'contact.email'
+              | 'contact.phone'
+              | 'contact.address'
+              | 'contact.city'
+              | 'contact.state'
+              | 'contact.country'
+              | 'contact.postalCode'
+              | 'card.title'
+              | 'card.value'
+              | 'owner.username'
+              | 'owner.email'
+              | 'today';
+          }
+        | {
+            /** @description label/value rows; a row whose value is empty is left out */
+            rows: {
+              label: string;
+              value: string;
+            }[];
+            /** @constant */
+            type: 'fields';
+          }
+        | {
+            /** @description default: name, quantity, unitPrice, discount, total */
+            columns?: ('name' | 'sku' | 'quantity' | 'unit' | 'unitPrice' | 'discount' | 'total')[];
+            /** @description column headings to replace the English defaults */
+            labels?: {
+              [key: string]: string;
+            };
+            /** @constant */
+            type: 'items';
+          }
+        | {
+            labels?: {
+              discount?: string;
+              subtotal?: string;
+              total?: string;
+            };
+            /** @constant */
+            type: 'totals';
+          }
+        | {
+            /** @constant */
+            type: 'divider';
+          }
+        | {
+            height: number;
+            /** @constant */
+            type: 'spacer';
+          }
+      )[];
+      /**
+       * @description base font size in points
+       * @default 10
+       */
+      fontSize: number;
+      /**
+       * @description page margin in points
+       * @default 50
+       */
+      margin: number;
+      /**
+       * @default A4
+       * @enum {string}
+       */
+      pageSize: 'A4' | 'LETTER' | 'LEGAL';
+    };
+    PdfLayoutInput: {
+      /** @default #1f2937 */
+      accentColor: string;
+      blocks: (
+        | {
+            /** @enum {string} */
+            align?: 'left' | 'center' | 'right';
+            text: string;
+            /** @constant */
+            type: 'heading';
+            /**
+             * @description draw the block only when this placeholder has a value (e.g. `card.title`)
+             * @enum {string}
+             */
+            when?:
+              | 'organization.name'
+              | 'organization.slug'
+              | 'quote.number'
+              | 'quote.title'
+              | 'quote.status'
+              | 'quote.createdAt'
+              | 'quote.validUntil'
+              | 'quote.currency'
+              | 'quote.subtotal'
+              | 'quote.discount'
+              | 'quote.total'
+              | 'quote.notes'
+              | 'quote.itemCount'
+              | 'contact.name'
+              | 'contact.email'
+              | 'contact.phone'
+              | 'contact.address'
+              | 'contact.city'
+              | 'contact.state'
+              | 'contact.country'
+              | 'contact.postalCode'
+              | 'card.title'
+              | 'card.value'
+              | 'owner.username'
+              | 'owner.email'
+              | 'today';
+          }
+        | {
+            /** @enum {string} */
+            align?: 'left' | 'center' | 'right';
+            bold?: boolean;
+            color?: string;
+            size?: number;
+            text: string;
+            /** @constant */
+            type: 'text';
+            /**
+             * @description draw the block only when this placeholder has a value (e.g. `card.title`)
+             * @enum {string}
+             */
+            when?:
+              | 'organization.name'
+              | 'organization.slug'
+              | 'quote.number'
+              | 'quote.title'
+              | 'quote.status'
+              | 'quote.createdAt'
+              | 'quote.validUntil'
+              | 'quote.currency'
+              | 'quote.subtotal'
+              | 'quote.discount'
+              | 'quote.total'
+              | 'quote.notes'
+              | 'quote.itemCount'
+              | 'contact.name'
+              | 'contact.email'
+              | 'contact.phone'
+              | 'contact.address'
+              | 'contact.city'
+              | 'contact.state'
+              | 'contact.country'
+              | 'contact.postalCode'
+              | 'card.title'
+              | 'card.value'
+              | 'owner.username'
+              | 'owner.email'
+              | 'today';
+          }
+        | {
+            /** @description label/value rows; a row whose value is empty is left out */
+            rows: {
+              label: string;
+              value: string;
+            }[];
+            /** @constant */
+            type: 'fields';
+          }
+        | {
+            /** @description default: name, quantity, unitPrice, discount, total */
+            columns?: ('name' | 'sku' | 'quantity' | 'unit' | 'unitPrice' | 'discount' | 'total')[];
+            /** @description column headings to replace the English defaults */
+            labels?: {
+              [key: string]: string;
+            };
+            /** @constant */
+            type: 'items';
+          }
+        | {
+            labels?: {
+              discount?: string;
+              subtotal?: string;
+              total?: string;
+            };
+            /** @constant */
+            type: 'totals';
+          }
+        | {
+            /** @constant */
+            type: 'divider';
+          }
+        | {
+            height: number;
+            /** @constant */
+            type: 'spacer';
+          }
+      )[];
+      /**
+       * @description base font size in points
+       * @default 10
+       */
+      fontSize: number;
+      /**
+       * @description page margin in points
+       * @default 50
+       */
+      margin: number;
+      /**
+       * @default A4
+       * @enum {string}
+       */
+      pageSize: 'A4' | 'LETTER' | 'LEGAL';
+    };
+    PdfTemplate: {
+      createdAt: string;
+      documentId: string;
+      isDefault: boolean;
+      /** @enum {string} */
+      kind: 'quote';
+      layout: components['schemas']['PdfLayout'];
+      name: string;
+      updatedAt: string;
+    };
+    PdfTemplateInput: {
+      createdAt: string;
+      documentId: string;
+      isDefault: boolean;
+      /** @enum {string} */
+      kind: 'quote';
+      layout: components['schemas']['PdfLayoutInput'];
+      name: string;
+      updatedAt: string;
+    };
+    Phase: {
+      allowedTransitions: components['schemas']['AllowedTransition'][];
+      description: string | null;
+      documentId: string;
+      fields: components['schemas']['FieldDefinition'][];
+      isPublic: boolean;
+      maxTimeInPhaseHours: number | null;
+      name: string;
+      /** @description 0 is the entry form */
+      order: number;
+      slug: string;
+    };
+    PhaseInput: {
+      allowedTransitions: components['schemas']['AllowedTransitionInput'][];
+      description: string | null;
+      documentId: string;
+      fields: components['schemas']['FieldDefinitionInput'][];
+      isPublic: boolean;
+      maxTimeInPhaseHours: number | null;
+      name: string;
+      /** @description 0 is the entry form */
+      order: number;
+      slug: string;
+    };
+    PhaseRef: {
+      documentId: string;
+      name: string;
+    };
+    PhaseRefInput: {
+      documentId: string;
+      name: string;
+    };
     Product: {
       active: boolean;
       category: components['schemas']['CategoryRef'] | null;
@@ -3644,6 +14350,520 @@ export interface components {
       sku: string;
       unit: string | null;
       updatedAt: string;
+    };
+    PublicForm: {
+      board: {
+        documentId: string;
+        name: string;
+      };
+      conditions: {
+        actionsWhenFalse: {
+          targetFieldSlugs: string[];
+          /** @enum {string} */
+          type: 'show' | 'hide';
+        }[];
+        actionsWhenTrue: {
+          targetFieldSlugs: string[];
+          /** @enum {string} */
+          type: 'show' | 'hide';
+        }[];
+        criteria: {
+          expressions: {
+            fieldSlug: string;
+            /** @enum {string} */
+            operator:
+              | 'eq'
+              | 'ne'
+              | 'contains'
+              | 'notContains'
+              | 'gt'
+              | 'gte'
+              | 'lt'
+              | 'lte'
+              | 'in'
+              | 'notIn'
+              | 'empty'
+              | 'notEmpty';
+            value?: unknown;
+          }[];
+          /** @constant */
+          operator: 'AND';
+        }[];
+        name: string;
+        order: number;
+      }[];
+      fields: {
+        defaultValue: string | null;
+        helpText: string | null;
+        label: string;
+        options: (
+          | string
+          | {
+              label: string;
+              value: string;
+            }
+        )[];
+        order: number;
+        placeholder: string | null;
+        required: boolean;
+        /** @description the input name to send in `fields` */
+        slug: string;
+        /** @enum {string} */
+        type:
+          | 'text'
+          | 'textarea'
+          | 'richtext'
+          | 'email'
+          | 'number'
+          | 'date'
+          | 'datetime'
+          | 'select'
+          | 'multiselect'
+          | 'radio'
+          | 'switch'
+          | 'file'
+          | 'url'
+          | 'phone'
+          | 'card_link'
+          | 'hidden'
+          | 'statement'
+          | 'time'
+          | 'currency'
+          | 'document'
+          | 'checkbox';
+      }[];
+      phase: {
+        description: string | null;
+        documentId: string;
+        name: string;
+      };
+    };
+    PublicFormInput: {
+      board: {
+        documentId: string;
+        name: string;
+      };
+      conditions: {
+        actionsWhenFalse: {
+          targetFieldSlugs: string[];
+          /** @enum {string} */
+          type: 'show' | 'hide';
+        }[];
+        actionsWhenTrue: {
+          targetFieldSlugs: string[];
+          /** @enum {string} */
+          type: 'show' | 'hide';
+        }[];
+        criteria: {
+          expressions: {
+            fieldSlug: string;
+            /** @enum {string} */
+            operator:
+              | 'eq'
+              | 'ne'
+              | 'contains'
+              | 'notContains'
+              | 'gt'
+              | 'gte'
+              | 'lt'
+              | 'lte'
+              | 'in'
+              | 'notIn'
+              | 'empty'
+              | 'notEmpty';
+            value?: unknown;
+          }[];
+          /** @constant */
+          operator: 'AND';
+        }[];
+        name: string;
+        order: number;
+      }[];
+      fields: {
+        defaultValue: string | null;
+        helpText: string | null;
+        label: string;
+        options: (
+          | string
+          | {
+              label: string;
+              value: string;
+            }
+        )[];
+        order: number;
+        placeholder: string | null;
+        required: boolean;
+        /** @description the input name to send in `fields` */
+        slug: string;
+        /** @enum {string} */
+        type:
+          | 'text'
+          | 'textarea'
+          | 'richtext'
+          | 'email'
+          | 'number'
+          | 'date'
+          | 'datetime'
+          | 'select'
+          | 'multiselect'
+          | 'radio'
+          | 'switch'
+          | 'file'
+          | 'url'
+          | 'phone'
+          | 'card_link'
+          | 'hidden'
+          | 'statement'
+          | 'time'
+          | 'currency'
+          | 'document'
+          | 'checkbox';
+      }[];
+      phase: {
+        description: string | null;
+        documentId: string;
+        name: string;
+      };
+    };
+    PublicFormSubmission: {
+      createdAt: string;
+      /** @description the created card */
+      documentId: string;
+    };
+    PublicFormSubmissionInput: {
+      createdAt: string;
+      /** @description the created card */
+      documentId: string;
+    };
+    Quote: {
+      card: {
+        documentId: string;
+        title: string;
+      } | null;
+      contact: components['schemas']['ContactRef'] | null;
+      createdAt: string;
+      currency: string;
+      /** @description sum of the line discounts, as an amount */
+      discount: number;
+      documentId: string;
+      items: components['schemas']['QuoteItem'][];
+      notes: string | null;
+      /** @description sequential per organization, from 1 */
+      number: number;
+      /** @description the member who created the quote */
+      owner: components['schemas']['MembershipRef'] | null;
+      /** @enum {string} */
+      status: 'draft' | 'sent' | 'accepted' | 'rejected' | 'expired';
+      /** @description sum of quantity × unitPrice */
+      subtotal: number;
+      title: string | null;
+      /** @description subtotal − discount */
+      total: number;
+      updatedAt: string;
+      validUntil: string | null;
+    };
+    QuoteInput: {
+      card: {
+        documentId: string;
+        title: string;
+      } | null;
+      contact: components['schemas']['ContactRefInput'] | null;
+      createdAt: string;
+      currency: string;
+      /** @description sum of the line discounts, as an amount */
+      discount: number;
+      documentId: string;
+      items: components['schemas']['QuoteItemInput'][];
+      notes: string | null;
+      /** @description sequential per organization, from 1 */
+      number: number;
+      /** @description the member who created the quote */
+      owner: components['schemas']['MembershipRefInput'] | null;
+      /** @enum {string} */
+      status: 'draft' | 'sent' | 'accepted' | 'rejected' | 'expired';
+      /** @description sum of quantity × unitPrice */
+      subtotal: number;
+      title: string | null;
+      /** @description subtotal − discount */
+      total: number;
+      updatedAt: string;
+      validUntil: string | null;
+    };
+    QuoteItem: {
+      /** @description percentage off the line */
+      discount: number;
+      documentId: string;
+      /** @description the product's name when the line was written */
+      name: string;
+      /** @description documentId of the source product; null once it is deleted */
+      product: string | null;
+      quantity: number;
+      sku: string;
+      /** @description quantity × unitPrice less the discount, rounded to cents */
+      total: number;
+      unit: string | null;
+      unitPrice: number;
+    };
+    QuoteItemInput: {
+      /** @description percentage off the line */
+      discount: number;
+      documentId: string;
+      /** @description the product's name when the line was written */
+      name: string;
+      /** @description documentId of the source product; null once it is deleted */
+      product: string | null;
+      quantity: number;
+      sku: string;
+      /** @description quantity × unitPrice less the discount, rounded to cents */
+      total: number;
+      unit: string | null;
+      unitPrice: number;
+    };
+    Segment: {
+      active: boolean;
+      /** @description contacts matching now (computed on every read) */
+      contactCount: number;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      excludedSegments: string[];
+      filters: components['schemas']['SegmentFilters'];
+      name: string;
+      requiredSegments: string[];
+      updatedAt: string;
+    };
+    SegmentCondition: {
+      /** @description membership documentId (field=owner) or team documentId (field=team), kind=relation, op eq */
+      documentId?: string;
+      /** @description string field (phone, email, name, address, city, state, country, postal_code, cpf, cnpj, contact_type), or for kind=relation `owner` or `team`; not used by kind=custom */
+      field?: string;
+      /**
+       * @description absent (or `field`): a contact string field; `relation`: owner/team by documentId; `custom`: a customFields key
+       * @enum {string}
+       */
+      kind?: 'field' | 'relation' | 'custom';
+      /**
+       * @description operator; required except for kind=relation (default eq, which also allows empty/notEmpty)
+       * @enum {string}
+       */
+      op?: 'contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty';
+      /** @description customFields key (kind=custom) */
+      slug?: string;
+      /** @description the value compared (case-insensitive); required by every op except empty and notEmpty */
+      value?: (string | number | boolean) | null;
+    };
+    SegmentConditionInput: {
+      /** @description membership documentId (field=owner) or team documentId (field=team), kind=relation, op eq */
+      documentId?: string;
+      /** @description string field (phone, email, name, address, city, state, country, postal_code, cpf, cnpj, contact_type), or for kind=relation `owner` or `team`; not used by kind=custom */
+      field?: string;
+      /**
+       * @description absent (or `field`): a contact string field; `relation`: owner/team by documentId; `custom`: a customFields key
+       * @enum {string}
+       */
+      kind?: 'field' | 'relation' | 'custom';
+      /**
+       * @description operator; required except for kind=relation (default eq, which also allows empty/notEmpty)
+       * @enum {string}
+       */
+      op?: 'contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty';
+      /** @description customFields key (kind=custom) */
+      slug?: string;
+      /** @description the value compared (case-insensitive); required by every op except empty and notEmpty */
+      value?: (string | number | boolean) | null;
+    };
+    SegmentCount: {
+      count: number;
+      documentId: string;
+    };
+    SegmentCountInput: {
+      count: number;
+      documentId: string;
+    };
+    SegmentFilterOptions: {
+      customFields: {
+        /** @description customFields keys present on the organization contacts, with how many contacts have each */
+        keys: {
+          contacts: number;
+          slug: string;
+        }[];
+        operators: ('contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty')[];
+      };
+      fields: {
+        /** @enum {string} */
+        field:
+          | 'phone'
+          | 'email'
+          | 'name'
+          | 'address'
+          | 'city'
+          | 'state'
+          | 'country'
+          | 'postal_code'
+          | 'cpf'
+          | 'cnpj'
+          | 'contact_type';
+        label: string;
+        operators: ('contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty')[];
+        /** @description the allowed values, for enumerated fields */
+        values?: string[];
+      }[];
+      logic: ('AND' | 'OR')[];
+      operators: {
+        description: string;
+        /** @enum {string} */
+        op: 'contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty';
+        takesValue: boolean;
+      }[];
+      /** @description members of the organization: documentIds for owner conditions */
+      owners: components['schemas']['MembershipRef'][];
+      relations: {
+        /** @enum {string} */
+        field: 'owner' | 'team';
+        label: string;
+        operators: ('eq' | 'empty' | 'notEmpty')[];
+        /**
+         * @description which list below holds the documentIds
+         * @enum {string}
+         */
+        optionsFrom: 'owners' | 'teams';
+      }[];
+      /** @description segments usable in requiredSegments / excludedSegments */
+      segments: {
+        documentId: string;
+        name: string;
+      }[];
+      teams: {
+        documentId: string;
+        name: string;
+      }[];
+    };
+    SegmentFilterOptionsInput: {
+      customFields: {
+        /** @description customFields keys present on the organization contacts, with how many contacts have each */
+        keys: {
+          contacts: number;
+          slug: string;
+        }[];
+        operators: ('contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty')[];
+      };
+      fields: {
+        /** @enum {string} */
+        field:
+          | 'phone'
+          | 'email'
+          | 'name'
+          | 'address'
+          | 'city'
+          | 'state'
+          | 'country'
+          | 'postal_code'
+          | 'cpf'
+          | 'cnpj'
+          | 'contact_type';
+        label: string;
+        operators: ('contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty')[];
+        /** @description the allowed values, for enumerated fields */
+        values?: string[];
+      }[];
+      logic: ('AND' | 'OR')[];
+      operators: {
+        description: string;
+        /** @enum {string} */
+        op: 'contains' | 'eq' | 'startsWith' | 'endsWith' | 'empty' | 'notEmpty';
+        takesValue: boolean;
+      }[];
+      /** @description members of the organization: documentIds for owner conditions */
+      owners: components['schemas']['MembershipRefInput'][];
+      relations: {
+        /** @enum {string} */
+        field: 'owner' | 'team';
+        label: string;
+        operators: ('eq' | 'empty' | 'notEmpty')[];
+        /**
+         * @description which list below holds the documentIds
+         * @enum {string}
+         */
+        optionsFrom: 'owners' | 'teams';
+      }[];
+      /** @description segments usable in requiredSegments / excludedSegments */
+      segments: {
+        documentId: string;
+        name: string;
+      }[];
+      teams: {
+        documentId: string;
+        name: string;
+      }[];
+    };
+    SegmentFilters: {
+      conditions: components['schemas']['SegmentCondition'][];
+      /**
+       * @description how the conditions combine
+       * @enum {string}
+       */
+      logic: 'AND' | 'OR';
+    };
+    SegmentFiltersInput: {
+      conditions: components['schemas']['SegmentConditionInput'][];
+      /**
+       * @description how the conditions combine
+       * @enum {string}
+       */
+      logic: 'AND' | 'OR';
+    };
+    SegmentInput: {
+      active: boolean;
+      /** @description contacts matching now (computed on every read) */
+      contactCount: number;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      excludedSegments: string[];
+      filters: components['schemas']['SegmentFiltersInput'];
+      name: string;
+      requiredSegments: string[];
+      updatedAt: string;
+    };
+    SegmentPreview: {
+      /** @description all contacts matching, not only this page */
+      count: number;
+      /** @description the requested page of matching contacts */
+      data: components['schemas']['Contact'][];
+      meta: {
+        pagination: {
+          page: number;
+          pageCount: number;
+          pageSize: number;
+          total: number;
+        };
+      };
+    };
+    SegmentPreviewInput: {
+      /** @description all contacts matching, not only this page */
+      count: number;
+      /** @description the requested page of matching contacts */
+      data: components['schemas']['ContactInput'][];
+      meta: {
+        pagination: {
+          page: number;
+          pageCount: number;
+          pageSize: number;
+          total: number;
+        };
+      };
+    };
+    Tag: {
+      color: string | null;
+      documentId: string;
+      name: string;
+      slug: string;
+    };
+    TagInput: {
+      color: string | null;
+      documentId: string;
+      name: string;
+      slug: string;
     };
     Task: {
       assignees: components['schemas']['MembershipRef'][];
@@ -3692,6 +14912,46 @@ export interface components {
       /** @enum {string} */
       type: 'reminder' | 'follow-up' | 'action' | 'other';
       updatedAt: string;
+    };
+    Team: {
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      memberCount: number;
+      name: string;
+      updatedAt: string;
+    };
+    TeamInput: {
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      memberCount: number;
+      name: string;
+      updatedAt: string;
+    };
+    TeamMember: {
+      addedAt: string;
+      /** @description membership documentId */
+      documentId: string;
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      user: components['schemas']['UserRef'];
+    };
+    TeamMemberInput: {
+      addedAt: string;
+      /** @description membership documentId */
+      documentId: string;
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      user: components['schemas']['UserRefInput'];
+    };
+    TeamRef: {
+      documentId: string;
+      name: string;
+    };
+    TeamRefInput: {
+      documentId: string;
+      name: string;
     };
     UserRef: {
       blocked: boolean;

@@ -1,6 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Tool, ToolEnv } from './tool-kit.js';
+import { analyticsTools, boardTools, cardTools } from './tools/boards.js';
+import { contactTools } from './tools/contacts.js';
 import { productTools } from './tools/products.js';
+import { segmentTools } from './tools/segments.js';
+import { taskTools } from './tools/tasks.js';
 
 export const SERVER_INFO = { name: 'crm', version: '1.0.0' };
 
@@ -11,7 +15,15 @@ Errors come back as tool errors with the service's status, name, message and det
 
 /** The tools of every group, in the order they are listed. */
 export function allTools(): Tool[] {
-  return [...productTools];
+  return [
+    ...contactTools,
+    ...boardTools,
+    ...cardTools,
+    ...analyticsTools,
+    ...segmentTools,
+    ...taskTools,
+    ...productTools,
+  ];
 }
 
 export interface BuildServerOptions {
