@@ -11,6 +11,7 @@ import { openDatabase } from './platform/db/client.js';
 import { migrateDatabase } from './platform/db/migrate.js';
 import type { AppDeps } from './platform/deps.js';
 import { AppError } from './platform/http/errors.js';
+import { jobsReport } from './platform/jobs/report.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { makeTenantContext, ROLES, type Role } from './platform/tenancy/context.js';
 import { databaseOptions, startServer } from './server.js';
@@ -19,6 +20,7 @@ import { startJobs } from './workers.js';
 const usage = `Usage: crm <command>
   serve [--demo]                       start the API (--demo: create the demo organization on first start)
   worker                               run background jobs (with CRM_WORKERS=external on the API processes)
+  jobs                                 background jobs per queue and state, and the latest failures
   migrate                              apply database migrations
   seed-demo                            create the demo organization, user and token
   org create SLUG --name NAME          create an organization (with --owner EMAIL)
@@ -140,6 +142,15 @@ export async function main(argv: string[]): Promise<number> {
     case 'worker':
       await worker(config);
       return -1; // keeps running
+    case 'jobs':
+      await withDeps(config, async ({ db }) => {
+        const { counts, failed } = await jobsReport(db);
+        for (const c of counts) console.log(`${c.queue.padEnd(24)} ${c.state.padEnd(10)} ${c.count}`);
+        if (failed.length) console.log('\nLatest failures:');
+        for (const f of failed)
+          console.log(`${f.failedAt} ${f.queue} ${f.id} (${f.retryCount} retries): ${f.error}`);
+      });
+      return 0;
     case 'migrate':
       await withDeps(config, async () => {});
       console.log('Migrations applied.');

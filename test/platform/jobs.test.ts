@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Database, openDatabase } from '../../src/platform/db/client.js';
 import { createJobs, type Jobs, type QueueDef } from '../../src/platform/jobs/jobs.js';
+import { jobsReport } from '../../src/platform/jobs/report.js';
 import { testConfig, unique } from '../helpers/app.js';
 
 const config = testConfig({ CRM_JOBS_POLL_SECONDS: 0.5, CRM_JOBS_MAINTENANCE_SECONDS: 1 });
@@ -73,6 +74,14 @@ describe('jobs on the test database', () => {
     expect(job.retryCount).toBe(2);
     expect(attempts).toHaveLength(3);
     expect(JSON.stringify(job.output)).toContain('boom');
+    // Operators see it (`crm jobs`).
+    const report = await jobsReport(db);
+    expect(report.counts).toContainEqual({ queue: q.name, state: 'failed', count: 1 });
+    expect(report.failed.find((f) => f.id === id)).toMatchObject({
+      queue: q.name,
+      retryCount: 2,
+      error: 'boom 2',
+    });
     // Back-off: the second wait is longer than the first.
     expect(attempts[2] - attempts[1]).toBeGreaterThan(attempts[1] - attempts[0]);
   });
