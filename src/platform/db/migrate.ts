@@ -10,6 +10,7 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 export async function migrateDatabase(database: Database): Promise<void> {
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
+  await database.system.execute(sql.raw(LEAKPROOF_LIKE_SQL));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
   await applyTenantPolicies(database);
@@ -21,6 +22,24 @@ export async function migrateDatabase(database: Database): Promise<void> {
  * PGlite loads the same two in client.ts.
  */
 const SEARCH_EXTENSIONS = ['pg_trgm', 'btree_gin'];
+
+/**
+ * Under RLS, PostgreSQL uses an index for a condition only if its operator is LEAKPROOF, and `LIKE`
+ * (textlike) is not marked so: every `q` search would be a sequential scan (measured: docs/contacts.md).
+ * textlike can only fail on its pattern argument, which the service always builds from a parameter, and
+ * tenants never run SQL of their own, so marking it leakproof exposes nothing. Needs a superuser (PGlite
+ * and a self-hosted server have one); without one the search stays correct, only unindexed.
+ */
+const LEAKPROOF_LIKE_SQL = `
+DO $$
+BEGIN
+  IF NOT (SELECT proleakproof FROM pg_proc WHERE oid = 'textlike(text,text)'::regprocedure) THEN
+    ALTER FUNCTION textlike(text, text) LEAKPROOF;
+  END IF;
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'textlike is not leakproof here (no superuser): contact search will not use its index';
+END $$;
+`;
 
 /**
  * Every table with an `organization_id` column is a tenant table: RLS enabled and forced, one policy
