@@ -279,6 +279,26 @@ CREATE TABLE "product_categories" (
 	CONSTRAINT "product_categories_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_products" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_products_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"card_id" bigint NOT NULL,
+	"product_id" bigint,
+	"name" text NOT NULL,
+	"sku" text NOT NULL,
+	"unit" text,
+	"quantity" numeric(14, 3) NOT NULL,
+	"unit_price" numeric(14, 2) NOT NULL,
+	"discount" numeric(5, 2) DEFAULT 0 NOT NULL,
+	"total" numeric(14, 2) NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "card_products_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "card_products_quantity_check" CHECK (quantity > 0),
+	CONSTRAINT "card_products_discount_check" CHECK (discount between 0 and 100)
+);
+--> statement-breakpoint
 CREATE TABLE "products" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "products_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -491,6 +511,7 @@ ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organizat
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notifications" ADD CONSTRAINT "notifications_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "card_products" ADD CONSTRAINT "card_products_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "products" ADD CONSTRAINT "products_category_fk" FOREIGN KEY ("organization_id","category_id") REFERENCES "public"."product_categories"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quote_items" ADD CONSTRAINT "quote_items_quote_fk" FOREIGN KEY ("organization_id","quote_id") REFERENCES "public"."quotes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_segment_fk" FOREIGN KEY ("organization_id","segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -550,6 +571,9 @@ CREATE UNIQUE INDEX "pdf_templates_org_name_key" ON "pdf_templates" USING btree 
 CREATE UNIQUE INDEX "pdf_templates_org_kind_is_default_key" ON "pdf_templates" USING btree ("organization_id","kind") WHERE is_default;--> statement-breakpoint
 CREATE UNIQUE INDEX "product_categories_org_document_id_key" ON "product_categories" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "product_categories_org_name_key" ON "product_categories" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "card_products_org_document_id_key" ON "card_products" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "card_products_org_card_idx" ON "card_products" USING btree ("organization_id","card_id");--> statement-breakpoint
+CREATE INDEX "card_products_org_product_idx" ON "card_products" USING btree ("organization_id","product_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "products_org_document_id_key" ON "products" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "products_org_sku_key" ON "products" USING btree ("organization_id",lower("sku"));--> statement-breakpoint
 CREATE INDEX "products_org_category_idx" ON "products" USING btree ("organization_id","category_id");--> statement-breakpoint

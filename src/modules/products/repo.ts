@@ -4,7 +4,7 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
 import { categoryModel } from '../product-categories/repo.js';
 import { productCategories } from '../product-categories/table.js';
-import { products } from './table.js';
+import { cardProducts, products } from './table.js';
 
 export const productModel: QueryModel = {
   table: 'products',
@@ -143,4 +143,110 @@ export async function categoryIdByDocumentId(tx: Tx, orgId: number, documentId: 
     .from(productCategories)
     .where(and(eq(productCategories.organizationId, orgId), eq(productCategories.documentId, documentId)));
   return row?.id;
+}
+
+// ---- lines on cards
+
+export const cardLineModel: QueryModel = {
+  table: 'card_products',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    sku: { column: 'sku', type: 'string' },
+    quantity: { column: 'quantity', type: 'number' },
+    unitPrice: { column: 'unit_price', type: 'number' },
+    discount: { column: 'discount', type: 'number' },
+    total: { column: 'total', type: 'number' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+  relations: {
+    product: {
+      model: () => productModel,
+      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."product_id"`),
+      foreignKey: 'product_id',
+    },
+  },
+};
+
+export type CardLineValues = Pick<
+  typeof cardProducts.$inferInsert,
+  'productId' | 'name' | 'sku' | 'unit' | 'quantity' | 'unitPrice' | 'discount' | 'total'
+>;
+
+const lineColumns = {
+  id: cardProducts.id,
+  documentId: cardProducts.documentId,
+  productId: cardProducts.productId,
+  productDocumentId: products.documentId,
+  name: cardProducts.name,
+  sku: cardProducts.sku,
+  unit: cardProducts.unit,
+  quantity: cardProducts.quantity,
+  unitPrice: cardProducts.unitPrice,
+  discount: cardProducts.discount,
+  total: cardProducts.total,
+  createdAt: cardProducts.createdAt,
+  updatedAt: cardProducts.updatedAt,
+};
+
+function selectLines(tx: Tx) {
+  return tx
+    .select(lineColumns)
+    .from(cardProducts)
+    .leftJoin(
+      products,
+      and(eq(products.organizationId, cardProducts.organizationId), eq(products.id, cardProducts.productId)),
+    );
+}
+export type CardLineRow = Awaited<ReturnType<ReturnType<typeof selectLines>['execute']>>[number];
+
+const lineOfCard = (orgId: number, cardId: number) =>
+  and(eq(cardProducts.organizationId, orgId), eq(cardProducts.cardId, cardId));
+
+export async function insertCardLine(tx: Tx, orgId: number, cardId: number, values: CardLineValues) {
+  const [row] = await tx
+    .insert(cardProducts)
+    .values({ ...values, organizationId: orgId, cardId, documentId: newDocumentId() })
+    .returning({ documentId: cardProducts.documentId });
+  return (await findCardLine(tx, orgId, cardId, row.documentId))!;
+}
+
+export async function findCardLine(tx: Tx, orgId: number, cardId: number, documentId: string) {
+  const [row] = await selectLines(tx).where(
+    and(lineOfCard(orgId, cardId), eq(cardProducts.documentId, documentId)),
+  );
+  return row;
+}
+
+export async function listCardLines(tx: Tx, orgId: number, cardId: number, q: CompiledList) {
+  const where = and(lineOfCard(orgId, cardId), q.where);
+  const rows = await selectLines(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
+  const [{ total }] = await tx.select({ total: count() }).from(cardProducts).where(where);
+  return { rows, total };
+}
+
+export async function updateCardLine(tx: Tx, orgId: number, id: number, values: CardLineValues) {
+  await tx
+    .update(cardProducts)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(cardProducts.organizationId, orgId), eq(cardProducts.id, id)));
+}
+
+export async function deleteCardLine(tx: Tx, orgId: number, id: number) {
+  await tx.delete(cardProducts).where(and(eq(cardProducts.organizationId, orgId), eq(cardProducts.id, id)));
+}
+
+/** Totals over every line of a card; line grosses are rounded like the lines themselves (half-up). */
+export async function cardLineTotals(tx: Tx, orgId: number, cardId: number) {
+  const [row] = await tx
+    .select({
+      subtotal: sql<string>`coalesce(sum(round(${cardProducts.quantity} * ${cardProducts.unitPrice}, 2)), 0)`,
+      total: sql<string>`coalesce(sum(${cardProducts.total}), 0)`,
+    })
+    .from(cardProducts)
+    .where(lineOfCard(orgId, cardId));
+  const subtotal = Number(row.subtotal);
+  const total = Number(row.total);
+  return { subtotal, discount: Math.round((subtotal - total) * 100) / 100, total };
 }

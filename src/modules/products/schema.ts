@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paginationMeta } from '../../platform/http/list-query.js';
 
 /** Money in the API: a JSON number with at most two decimals, as stored (numeric(14,2)). */
 export const money = z
@@ -49,3 +50,71 @@ export const product = z
   })
   .meta({ id: 'Product' });
 export type Product = z.infer<typeof product>;
+
+/** Quantities: positive, at most three decimals (numeric(14,3)). */
+export const quantity = z
+  .number()
+  .gt(0)
+  .max(1_000_000)
+  .refine((v) => Math.abs(Math.round(v * 1000) - v * 1000) < 1e-6, 'at most 3 decimals');
+
+export const discountPercent = z
+  .number()
+  .min(0)
+  .max(100)
+  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'at most 2 decimals')
+  .describe('percentage off the line, 0..100');
+
+/** A product line as written on quotes and cards. */
+export const lineInput = z.strictObject({
+  product: z.string().min(1).max(64).describe('product documentId'),
+  quantity,
+  unitPrice: money.optional().describe("defaults to the product's price"),
+  discount: discountPercent.default(0),
+});
+export type LineInputBody = z.infer<typeof lineInput>;
+
+export const cardLineUpdate = z
+  .strictObject({
+    product: lineInput.shape.product,
+    quantity,
+    unitPrice: money.describe("when the product changes without a unitPrice, the new product's price"),
+    discount: discountPercent,
+  })
+  .partial();
+export type CardLineUpdate = z.infer<typeof cardLineUpdate>;
+
+export const cardLine = z
+  .object({
+    documentId: z.string(),
+    product: z.string().nullable().describe('documentId of the source product; null once it is deleted'),
+    name: z.string().describe("the product's name when the line was written"),
+    sku: z.string(),
+    unit: z.string().nullable(),
+    quantity: z.number(),
+    unitPrice: z.number(),
+    discount: z.number().describe('percentage off the line'),
+    total: z.number().describe('quantity × unitPrice less the discount, rounded to cents'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'CardProduct' });
+export type CardLine = z.infer<typeof cardLine>;
+
+export const cardLineParams = z.object({
+  boardId: z.string().min(1).max(64).describe('board documentId'),
+  cardId: z.string().min(1).max(64).describe('card documentId'),
+});
+export const cardLineItemParams = cardLineParams.extend({
+  id: z.string().min(1).max(64).describe('line documentId'),
+});
+
+export const cardLineList = z.object({
+  data: z.array(cardLine),
+  meta: z.object({
+    pagination: paginationMeta,
+    totals: z
+      .object({ subtotal: z.number(), discount: z.number(), total: z.number() })
+      .describe('over every line of the card, not only this page'),
+  }),
+});

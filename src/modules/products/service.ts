@@ -4,8 +4,18 @@ import { AppError, onUnique, validationError } from '../../platform/http/errors.
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, loadBoardForWrite } from '../boards/access.js';
+import * as cardsRepo from '../cards/repo.js';
+import { type LineInput, priceLines } from './pricing.js';
 import * as repo from './repo.js';
-import type { Product, ProductInput, ProductUpdate } from './schema.js';
+import type {
+  CardLine,
+  CardLineUpdate,
+  LineInputBody,
+  Product,
+  ProductInput,
+  ProductUpdate,
+} from './schema.js';
 
 const notFound = () => new AppError('NotFoundError', 'Product not found');
 
@@ -107,4 +117,151 @@ function onWriteError(err: unknown): never {
   const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as any)?.cause?.code;
   if (code === '23503') throw categoryNotFound();
   return onUnique('sku')(err);
+}
+
+// ---- products on cards
+
+/**
+ * The card of a board-nested line route, with the cards area's access rules: 404 when the board or
+ * card is invisible to the caller (boards they are not on; assignee-restricted boards), 403 when it is
+ * visible but not writable. Writes also need the board's `enableProducts` (422 otherwise).
+ */
+async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: string, write: boolean) {
+  const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
+  const { board } = access;
+  const seesAll = access.isAdmin || access.isOwner;
+  const card = await cardsRepo.findCard(
+    tx,
+    ctx.orgId,
+    board.id,
+    cardId,
+    board.restrictViewToAssignees && !seesAll ? cardsRepo.assignedTo(ctx.membershipId) : undefined,
+    write,
+  );
+  if (!card) throw new AppError('NotFoundError', 'Card not found');
+  if (!write) return { board, card };
+  if (!board.enableProducts) {
+    throw new AppError('UnprocessableEntityError', 'This board does not enable products on its cards', {
+      board: board.documentId,
+      setting: 'enableProducts',
+    });
+  }
+  if (board.restrictEditToAssignees && !seesAll) {
+    const assignees = (await cardsRepo.assigneeIdsByCard(tx, ctx.orgId, [card.id])).get(card.id) ?? [];
+    if (!assignees.includes(ctx.membershipId))
+      throw new AppError('ForbiddenError', 'This board lets only the assignees of a card change it');
+  }
+  return { board, card };
+}
+
+const lineNotFound = () => new AppError('NotFoundError', 'Card product line not found');
+
+function toCardLine(row: repo.CardLineRow): CardLine {
+  return {
+    documentId: row.documentId,
+    product: row.productDocumentId,
+    name: row.name,
+    sku: row.sku,
+    unit: row.unit,
+    quantity: row.quantity,
+    unitPrice: row.unitPrice,
+    discount: row.discount,
+    total: row.total,
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}
+
+/** With `autoUpdateCardValue`, the card's value is the total of its lines, kept in the same transaction. */
+async function syncCardValue(
+  tx: Tx,
+  ctx: TenantContext,
+  board: { autoUpdateCardValue: boolean },
+  cardId: number,
+) {
+  if (!board.autoUpdateCardValue) return;
+  const { total } = await repo.cardLineTotals(tx, ctx.orgId, cardId);
+  await cardsRepo.updateCard(tx, ctx.orgId, cardId, { value: total });
+}
+
+async function priceLine(tx: Tx, ctx: TenantContext, line: LineInput) {
+  const { lines } = await priceLines(tx, ctx.orgId, [line], () => []);
+  const { gross, discountAmount, productId, ...values } = lines[0];
+  return { productId, ...values };
+}
+
+export async function listCardLines(
+  ctx: TenantContext,
+  boardId: string,
+  cardId: string,
+  query: ListQueryInput,
+) {
+  const q = compileListQuery(repo.cardLineModel, query, 'createdAt:asc');
+  return ctx.transaction(async (tx) => {
+    const { card } = await openCard(tx, ctx, boardId, cardId, false);
+    const { rows, total } = await repo.listCardLines(tx, ctx.orgId, card.id, q);
+    const totals = await repo.cardLineTotals(tx, ctx.orgId, card.id);
+    const page = paginated(rows.map(toCardLine), total, q.page, q.pageSize);
+    return { data: page.data, meta: { ...page.meta, totals } };
+  });
+}
+
+export async function addCardLine(ctx: TenantContext, boardId: string, cardId: string, input: LineInputBody) {
+  return ctx.transaction(async (tx) => {
+    const { board, card } = await openCard(tx, ctx, boardId, cardId, true);
+    const row = await repo.insertCardLine(tx, ctx.orgId, card.id, await priceLine(tx, ctx, input));
+    await syncCardValue(tx, ctx, board, card.id);
+    await audit(tx, ctx, 'card_product.created', row.documentId, { card: card.documentId, sku: row.sku });
+    return toCardLine(row);
+  });
+}
+
+export async function updateCardLine(
+  ctx: TenantContext,
+  boardId: string,
+  cardId: string,
+  documentId: string,
+  input: CardLineUpdate,
+) {
+  return ctx.transaction(async (tx) => {
+    const { board, card } = await openCard(tx, ctx, boardId, cardId, true);
+    const current = await repo.findCardLine(tx, ctx.orgId, card.id, documentId);
+    if (!current) throw lineNotFound();
+    const product = input.product ?? current.productDocumentId;
+    if (!product) {
+      throw new AppError(
+        'UnprocessableEntityError',
+        'The product of this line was deleted: choose another product or delete the line',
+        { errors: [{ path: ['product'], message: 'the product no longer exists' }] },
+      );
+    }
+    const productChanged = input.product !== undefined && input.product !== current.productDocumentId;
+    const values = await priceLine(tx, ctx, {
+      product,
+      quantity: input.quantity ?? current.quantity,
+      unitPrice: input.unitPrice ?? (productChanged ? undefined : current.unitPrice),
+      discount: input.discount ?? current.discount,
+    });
+    await repo.updateCardLine(tx, ctx.orgId, current.id, values);
+    await syncCardValue(tx, ctx, board, card.id);
+    await audit(tx, ctx, 'card_product.updated', documentId, { fields: Object.keys(input) });
+    return toCardLine((await repo.findCardLine(tx, ctx.orgId, card.id, documentId))!);
+  });
+}
+
+export async function deleteCardLine(
+  ctx: TenantContext,
+  boardId: string,
+  cardId: string,
+  documentId: string,
+) {
+  return ctx.transaction(async (tx) => {
+    const { board, card } = await openCard(tx, ctx, boardId, cardId, true);
+    const current = await repo.findCardLine(tx, ctx.orgId, card.id, documentId);
+    if (!current) throw lineNotFound();
+    await repo.deleteCardLine(tx, ctx.orgId, current.id);
+    await syncCardValue(tx, ctx, board, card.id);
+    await audit(tx, ctx, 'card_product.deleted', documentId, { card: card.documentId, sku: current.sku });
+    return { documentId, deleted: true as const };
+  });
 }

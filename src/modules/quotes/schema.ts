@@ -1,27 +1,12 @@
 import { z } from 'zod';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { contactRef } from '../contacts/schema.js';
-import { money } from '../products/schema.js';
+import { lineInput } from '../products/schema.js';
 import { QUOTE_STATUSES } from './table.js';
 
 const documentId = z.string().min(1).max(64);
 
-export const quoteItemInput = z.strictObject({
-  product: documentId.describe('product documentId'),
-  quantity: z
-    .number()
-    .gt(0)
-    .max(1_000_000)
-    .refine((v) => Math.abs(Math.round(v * 1000) - v * 1000) < 1e-6, 'at most 3 decimals'),
-  unitPrice: money.optional().describe("defaults to the product's price"),
-  discount: z
-    .number()
-    .min(0)
-    .max(100)
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'at most 2 decimals')
-    .default(0)
-    .describe('percentage off the line, 0..100'),
-});
+export const quoteItemInput = lineInput;
 export type QuoteItemInput = z.infer<typeof quoteItemInput>;
 
 const quoteFields = {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { getApp, newTenant } from '../../helpers/app.js';
+import { productBoard } from '../products/factory.js';
 import { fetchPdf } from './pdf.js';
 
 describe('quotes: tenancy', () => {
@@ -51,6 +52,10 @@ describe('quotes: tenancy', () => {
     });
     expect(items.status).toBe(404);
     expect((await b.api.post('/quotes', { data: { contact: contact.body.documentId } })).status).toBe(404);
+    const { cardId } = await productBoard(a.api, {});
+    const card = await b.api.post('/quotes', { data: { card: cardId } });
+    expect(card.status).toBe(404);
+    expect(card.body.error.details.errors[0].path).toEqual(['card']);
 
     const mine = await b.api.post('/quotes', { data: {} });
     const link = await b.api.put(`/quotes/${mine.body.documentId}`, {

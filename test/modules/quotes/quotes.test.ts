@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { setOrganizationPlan } from '../../../src/modules/organizations/repo.js';
 import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { productBoard } from '../products/factory.js';
 import { fetchPdf, pdfText } from './pdf.js';
 
 async function catalogue(t: Tenant) {
@@ -219,6 +220,37 @@ describe('quotes', () => {
     });
     expect(tooLow.status).toBe(422);
     expect((await api.get(`/quotes/${id}`)).body.items).toEqual([]);
+  });
+
+  test("links a card the caller can see; the currency defaults to the card's board", async () => {
+    const tenant = await newTenant();
+    const { api } = tenant;
+    const { boardId, cardId } = await productBoard(api, { currency: 'EUR' });
+    const res = await api.post('/quotes', { data: { card: cardId } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ card: { documentId: cardId, title: 'Big deal' }, currency: 'EUR' });
+    expect((await api.post('/quotes', { data: { card: cardId, currency: 'BRL' } })).body.currency).toBe(
+      'BRL',
+    );
+
+    const byCard = await api.get('/quotes', { 'filters[card][documentId][$eq]': cardId });
+    expect(byCard.body.meta.pagination.total).toBe(2);
+
+    const text = await pdfText((await fetchPdf(tenant, 'GET', `/quotes/${res.body.documentId}/pdf`)).buffer);
+    expect(text).toContain('Opportunity: Big deal');
+
+    // A member who is not on the board cannot link its cards.
+    const outsider = await addMember(tenant, 'member');
+    const hidden = await outsider.api.post('/quotes', { data: { card: cardId } });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.details.errors[0].path).toEqual(['card']);
+
+    // Unlinking, then deleting the card: a quote that still pointed at it reads back without it.
+    const unlinked = await api.put(`/quotes/${res.body.documentId}`, { data: { card: null } });
+    expect(unlinked.body.card).toBeNull();
+    const other = await api.post('/quotes', { data: { card: cardId } });
+    expect((await api.delete(`/boards/${boardId}/cards/${cardId}`)).status).toBe(200);
+    expect((await api.get(`/quotes/${other.body.documentId}`)).body.card).toBeNull();
   });
 
   test('lines keep the product name and SKU they were written with', async () => {
