@@ -35,7 +35,7 @@ await seed(other.id, 20_000);
 await db.system.execute(sql`analyze contacts`);
 console.log(`${db.kind}: seeded 120k contacts in ${Date.now() - started} ms`);
 
-for (const q of ['souza 4711', 'user4711@', '98765', '000047', 'maria']) {
+for (const q of ['souza 4711', 'user4711@', '98765', '000.047', 'maria', 'ana 47']) {
   await db.tenantTransaction(org.id, async (tx) => {
     const where = selectionWhere(org.id, undefined, q);
     const page = tx.select().from(contacts).where(where).orderBy(sql`created_at desc, id desc`).limit(25);

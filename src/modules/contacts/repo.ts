@@ -4,6 +4,7 @@ import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList } from '../../platform/http/list-query.js';
 import type { ActivityType } from './schema.js';
+import { searchCondition } from './search.js';
 import { contactActivities, contacts } from './table.js';
 
 export { contactModel } from './query-model.js';
@@ -94,22 +95,6 @@ export async function updateContact(tx: Tx, orgId: number, id: number, values: C
 
 export async function deleteContact(tx: Tx, orgId: number, id: number) {
   await tx.delete(contacts).where(and(eq(contacts.organizationId, orgId), eq(contacts.id, id)));
-}
-
-/** `q`: every word must appear in the trigram-indexed search text (masks of phone/cpf/cnpj ignored). */
-export function searchCondition(q: string): SQL {
-  const words = q.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
-  const like = (w: string) =>
-    sql`"contacts"."search_text" like ${`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
-  return sql.join(
-    words.map((w) => {
-      const digits = w.replace(/\D/g, '');
-      // 123.456.789-09 or (11) 9876: also match the bare digits the row stores.
-      const masked = /^[\d().+\-/]+$/.test(w) && digits.length >= 2 && digits !== w;
-      return masked ? sql`(${like(w)} or ${like(digits)})` : like(w);
-    }),
-    sql` and `,
-  );
 }
 
 /** The rows a list/mass operation selects: tenant first, then the compiled filters and the search. */

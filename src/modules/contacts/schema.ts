@@ -3,6 +3,7 @@ import { listQueryShape } from '../../platform/http/list-query.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { parseCnpj, parseCpf } from './documents.js';
 import { CONTACT_TYPES } from './query-model.js';
+import { searchTerms } from './search.js';
 
 export const ACTIVITY_TYPES = [
   'contact_created',
@@ -141,8 +142,8 @@ export const contactListQuery = z.strictObject({
   q: z
     .string()
     .trim()
-    .min(2, 'q needs at least 2 characters')
     .max(200)
+    .refine((q) => searchTerms(q).some((t) => t.length >= 3), 'q needs a word of at least 3 characters')
     .optional()
     .describe('search in name, email, phone, cpf and cnpj (every word must match; masks are ignored)'),
 });

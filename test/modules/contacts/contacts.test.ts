@@ -318,6 +318,8 @@ describe('list, filters, sort, search', () => {
       { sort: 'nope:asc' },
       { 'pagination[pageSize]': '101' },
       { q: 'a' },
+      { q: 'ab' },
+      { q: 'ab (11)' },
       { unknown: '1' },
     ]) {
       const res = await t.api.get('/contacts', query);
@@ -337,6 +339,9 @@ describe('list, filters, sort, search', () => {
       ['11.222.333/0001', ['Carla Empresa']],
       ['carla empresa', ['Carla Empresa']],
       ['empresa carla', ['Carla Empresa']],
+      ['ana so', ['Ana Souza']],
+      ['lima b', ['Bruno Lima']],
+      ['(11) 91234-5678', ['Bruno Lima']],
       ['zzzz', []],
       ['100%', []],
     ];
