@@ -239,3 +239,12 @@ export async function fails(
   expect(typeof error.message).toBe('string');
   return error;
 }
+
+/** Expects the server to refuse arguments that break the tool's input schema, naming the field. */
+export async function invalid(client: Client, name: string, args: Record<string, unknown>, field: string) {
+  const res = await call(client, name, args);
+  expect(res.isError).toBe(true);
+  const text = res.content[0]?.type === 'text' ? res.content[0].text : '';
+  expect(text).toContain('Input validation error');
+  expect(text).toContain(field);
+}

@@ -15,9 +15,7 @@ import {
   startService,
   toolError,
 } from './harness.js';
-import { TOOL_NAMES } from './tool-names.js';
-
-const READS = new Set(TOOL_NAMES.filter((n) => /\.(list|get|search|preview|resolve|count)_/.test(n)));
+import { READ_TOOLS, TOOL_NAMES } from './tool-names.js';
 
 let service: RunningServer;
 let org: Org;
@@ -69,7 +67,7 @@ describe('tool listing (stdio)', () => {
       for (const [field, schema] of Object.entries<any>(tool.inputSchema.properties ?? {}))
         expect(schema.description, `${tool.name}.${field} has no description`).toBeTruthy();
       expect(tool.outputSchema?.type, tool.name).toBe('object');
-      const read = READS.has(tool.name);
+      const read = READ_TOOLS.has(tool.name);
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(read);
       expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
       expect(typeof tool.annotations?.idempotentHint).toBe('boolean');
@@ -77,6 +75,27 @@ describe('tool listing (stdio)', () => {
       if (read) expect(tool.inputSchema.properties).not.toHaveProperty('confirmationToken');
       else expect(tool.inputSchema.properties).toHaveProperty('confirmationToken');
     }
+  });
+
+  it('annotates deletes as destructive and creates as additive; segment tools teach the recommended order', async () => {
+    const { tools } = await stdio.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const t of tools) {
+      if (t.name.includes('.delete_'))
+        expect(t.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
+      if (t.name.includes('.create_'))
+        expect(t.annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    }
+    for (const n of ['crm.get_segment_filter_options', 'crm.preview_segment', 'crm.create_segment'])
+      expect(byName.get(n)?.description).toMatch(
+        /get_segment_filter_options.*preview_segment.*create_segment/s,
+      );
+    const create = byName.get('crm.create_segment')!.inputSchema;
+    expect(Object.keys(create.properties ?? {})).toEqual(
+      expect.arrayContaining(['conditions', 'requiredSegments', 'excludedSegments']),
+    );
+    expect(create.required).toEqual(expect.arrayContaining(['name', 'conditions']));
+    expect(byName.get('crm.get_contact')?.description).toMatch(/documentId/);
   });
 
   it('also serves crm_ names with MCP_CRM_TOOL_SEPARATOR=_', async () => {
@@ -291,6 +310,19 @@ describe('tenancy', () => {
       const get = await call(client, 'crm.get_product_category', { categoryId: secret.body.documentId });
       expect(toolError(get).status).toBe(403);
       expect(JSON.stringify(get)).not.toContain('B secret');
+      for (const tool of ['crm.search_contacts', 'crm.list_boards', 'crm.list_segments', 'crm.list_tasks']) {
+        const res = await call(client, tool, {});
+        expect(toolError(res), tool).toMatchObject({ status: 403, name: 'ForbiddenError' });
+      }
+      const write = await call(client, 'crm.create_product_category', { name: 'A in B' });
+      const token = write.structuredContent!.confirmationToken;
+      const denied = await call(client, 'crm.create_product_category', {
+        name: 'A in B',
+        confirmationToken: token,
+      });
+      expect(toolError(denied).status).toBe(403);
+      const bList = await orgB.call('GET', '/product-categories');
+      expect(bList.body.data.map((c: any) => c.name)).toEqual(['B secret']);
     } finally {
       await client.close();
     }
