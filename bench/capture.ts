@@ -54,11 +54,27 @@ export function recorder(db: Database) {
     proto.query = function (this: unknown, ...args: unknown[]) {
       const [a, b] = args;
       const text = typeof a === 'string' ? a : (a as { text?: string })?.text;
-      const values =
-        typeof a === 'string' ? (Array.isArray(b) ? b : []) : ((a as { values?: unknown[] })?.values ?? []);
-      if (typeof text !== 'string' || typeof args[args.length - 1] === 'function')
-        return orig.apply(this, args);
-      return record(text, values, 0, () => orig.apply(this, args) as Promise<unknown>);
+      // drizzle passes `({ name, text, types, rowMode }, params)`; pg-pool `(config, cb)`.
+      const values = Array.isArray(b) ? b : ((a as { values?: unknown[] })?.values ?? []);
+      if (typeof text !== 'string') return orig.apply(this, args);
+      const cb = args[args.length - 1];
+      if (typeof cb !== 'function')
+        return record(text, values, 0, () => orig.apply(this, args) as Promise<unknown>);
+      // pg-pool's pool.query uses the callback form.
+      const rest = args.slice(0, -1);
+      record(
+        text,
+        values,
+        0,
+        () =>
+          new Promise((resolve, reject) => {
+            orig.apply(this, [...rest, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))]);
+          }),
+      ).then(
+        (res) => cb(null, res),
+        (err) => cb(err),
+      );
+      return undefined;
     };
     restore.push(() => {
       proto.query = orig;

@@ -80,7 +80,14 @@ export async function openBenchDatabase(poolSize?: number): Promise<Database> {
   return openDatabase({ ...opts, poolSize: poolSize ?? opts.poolSize });
 }
 
-export const metaPath = () => join(resultsDir, `seed-meta-${backendName()}.json`);
+/** The seed's record, one per database (PostgreSQL database name, or PGlite data dir). */
+export const metaPath = () => {
+  const config = benchConfig();
+  const where = config.DATABASE_URL
+    ? new URL(config.DATABASE_URL).pathname.slice(1)
+    : databaseOptions(config).dataDir.replace(/^\.?\/*/, '');
+  return join(resultsDir, `seed-meta-${backendName()}-${where.replace(/[^a-zA-Z0-9_-]+/g, '_')}.json`);
+};
 
 export interface SeedMeta {
   backend: 'pglite' | 'postgres';

@@ -312,6 +312,7 @@ async function rawFloor(db: Database, plan: ReplayPlan, connections: number): Pr
   await Promise.all(Array.from({ length: connections }, () => loop(until, lat, errs)));
   const elapsed = (performance.now() - start) / 1000;
   lat.sort((a, b) => a - b);
+  if (errs.n > 0) log(`raw floor: ${errs.n} of ${lat.length} replays failed`);
   return {
     rps: lat.length / elapsed,
     p50: percentile(lat, 50),
