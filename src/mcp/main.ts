@@ -113,6 +113,8 @@ function jsonRpcError(res: ServerResponse, status: number, message: string) {
 /** Streamable HTTP: one MCP server per session, keyed by the Mcp-Session-Id header. */
 export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildServerOptions) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // On a loopback address, refuse other Host headers: a web page cannot reach the server by DNS rebinding.
+  let allowedHosts: string[] | undefined;
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
     const sessionId = req.headers['mcp-session-id'];
@@ -122,6 +124,8 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'Initialize a session with a POST first');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableDnsRebindingProtection: allowedHosts !== undefined,
+      allowedHosts,
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
       },
@@ -154,6 +158,8 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
     http.listen(config.MCP_CRM_HTTP_PORT, config.MCP_CRM_HTTP_HOST, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
+  if (['127.0.0.1', 'localhost', '::1'].includes(config.MCP_CRM_HTTP_HOST))
+    allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   process.stderr.write(`crm-mcp listening on http://${config.MCP_CRM_HTTP_HOST}:${port}/mcp\n`);
   return {
     port,

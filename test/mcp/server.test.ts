@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
@@ -244,6 +245,31 @@ describe('confirmation by elicitation', () => {
   });
 });
 
+/** POSTs an initialize request with a forged Host header (fetch cannot set Host). */
+function postWithHost(url: string, host: string) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  return new Promise<number | undefined>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('HTTP transport', () => {
   it('serves the same tools at /mcp, with elicitation, and reports /health', async () => {
     const http = await startHttpMcp(mcpEnv(service, org));
@@ -271,6 +297,7 @@ describe('HTTP transport', () => {
       await eliciting.close();
 
       expect((await fetch(`${http.url}/nope`)).status).toBe(404);
+      expect(await postWithHost(`${http.url}/mcp`, 'evil.example')).toBe(403);
     } finally {
       await http.stop();
     }
