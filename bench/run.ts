@@ -43,6 +43,8 @@ const only = typeof flags.only === 'string' ? new Set(flags.only.split(',')) : n
 const port = numberFlag(flags, 'port', 18_337);
 const withRaw = !flags['no-raw'];
 const withExplain = !flags['no-explain'];
+/** Capture the SQL and EXPLAIN ANALYZE it; no load. */
+const explainOnly = !!flags['explain-only'];
 
 const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
@@ -451,11 +453,11 @@ async function main() {
   const allRuns: Row[][] = [];
   for (let run = 0; run < runs; run++) {
     const rows: Row[] = eps.flatMap((e) => connectionList.map((c) => ({ endpoint: e.name, connections: c })));
-    if (withRaw || (run === 0 && withExplain)) {
+    if (withRaw || explainOnly || (run === 0 && withExplain)) {
       const db = await openBenchDatabase(maxConn);
       try {
         if (run === 0) captured = await capture(db, meta, eps);
-        if (withRaw)
+        if (withRaw && !explainOnly)
           for (const row of rows) {
             const c = captured.get(row.endpoint);
             if (!c || c.status >= 300) continue;
@@ -468,6 +470,7 @@ async function main() {
         await db.close();
       }
     }
+    if (explainOnly) break;
     const child = await startService();
     try {
       for (const row of rows) {
@@ -484,7 +487,7 @@ async function main() {
     allRuns.push(rows);
     console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps)}\n`);
   }
-  const med = medianRows(allRuns);
+  const med = allRuns.length ? medianRows(allRuns) : [];
   if (runs > 1) console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps)}\n`);
 
   // Remove what the write benchmarks created, so repeated runs measure the same data set.
@@ -545,6 +548,22 @@ async function main() {
     )}\n`,
   );
   log(`wrote ${file}`);
+  const plans = [...captured].filter(([, c]) => c.explains.length);
+  if (plans.length) {
+    const md = plans.map(([name, c]) =>
+      [
+        `## ${eps.find((e) => e.name === name)?.label ?? name}`,
+        ...c.explains.map(
+          (x) =>
+            `\n\`\`\`sql\n${x.sql}\n-- params: ${JSON.stringify(x.params)}\n\`\`\`\n\n\`\`\`\n${x.plan}\n\`\`\``,
+        ),
+      ].join('\n'),
+    );
+    writeFileSync(
+      file.replace(/\.json$/, '.plans.md'),
+      `# ${backend}: EXPLAIN ANALYZE\n\n${md.join('\n\n')}\n`,
+    );
+  }
 }
 
 await main();
