@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { type Api, addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { productBoard } from './factory.js';
 
 async function products(t: Tenant) {
   const make = async (data: Record<string, unknown>) =>
