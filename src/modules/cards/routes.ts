@@ -254,7 +254,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
         if (!req.isMultipart())
           throw new AppError('UnsupportedMediaTypeError', 'Send multipart/form-data with a part named file');
         const part = await req.file();
-        if (!part || part.fieldname !== 'file') {
+        if (part?.fieldname !== 'file') {
           part?.file.resume();
           throw new AppError('ValidationError', 'The multipart part must be named file', {
             errors: [{ path: ['file'], message: 'is required' }],

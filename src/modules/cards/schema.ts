@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { listQueryShape, paginationMeta } from '../../platform/http/list-query.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { FIELD_TYPES } from '../boards/table.js';
+import { contactRef } from '../contacts/schema.js';
 import { CONTENT_FORMATS, CREATION_SOURCES, DUE_DATE_SOURCES, TRACKING_KEYS } from './table.js';
 
 const documentIdOrSlug = z.string().trim().min(1).max(100);
@@ -124,15 +125,6 @@ export const cardPhase = z
 export const cardTag = z
   .object({ documentId: z.string(), name: z.string(), slug: z.string(), color: z.string().nullable() })
   .meta({ id: 'CardTag' });
-
-export const contactRef = z
-  .object({
-    documentId: z.string(),
-    name: z.string(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-  })
-  .meta({ id: 'ContactRef' });
 
 export const fileRef = z
   .object({

@@ -46,7 +46,10 @@ function contentMatches(mimeType: string, head: Buffer): boolean {
 /** Keeps a display name: no path, no control characters, at most 200 characters. */
 function displayName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const clean = [...base]
+    .filter((c) => c.charCodeAt(0) >= 32 && c.charCodeAt(0) !== 127)
+    .join('')
+    .trim();
   return (clean || 'file').slice(0, 200);
 }
 
