@@ -1,9 +1,16 @@
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { listQuerySchema, paginatedSchema, paginationSchema } from '../../platform/http/list-query.js';
+import {
+  listQuerySchema,
+  type Paginated,
+  paginatedSchema,
+  paginationSchema,
+} from '../../platform/http/list-query.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import type { TenantContext } from '../../platform/tenancy/context.js';
 import {
   board,
   boardCreateInput,
@@ -133,152 +140,177 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   );
 
   // Structure sub-resources: the same five routes for phases, fields, tags and field conditions.
-  const sub = [
-    {
-      path: 'phases',
-      name: 'phase',
-      schema: phase,
-      create: phaseCreateInput,
-      update: phaseUpdateInput,
-      list: pageQuery,
-      svc: {
-        list: structure.listPhases,
-        get: structure.getPhase,
-        create: structure.createPhase,
-        update: structure.updatePhase,
-        remove: structure.deletePhase,
-      },
+  structureRoutes(app, {
+    path: 'phases',
+    name: 'phase',
+    schema: phase,
+    create: phaseCreateInput,
+    update: phaseUpdateInput,
+    list: pageQuery,
+    svc: {
+      list: structure.listPhases,
+      get: structure.getPhase,
+      create: structure.createPhase,
+      update: structure.updatePhase,
+      remove: structure.deletePhase,
     },
-    {
-      path: 'fields',
-      name: 'field definition',
-      schema: fieldDefinition,
-      create: fieldCreateInput,
-      update: fieldUpdateInput,
-      list: pageQuery.extend({
-        phase: z
-          .string()
-          .min(1)
-          .max(64)
-          .optional()
-          .describe('only the fields of this phase (documentId or slug)'),
-      }),
-      svc: {
-        list: structure.listFields,
-        get: structure.getField,
-        create: structure.createField,
-        update: structure.updateField,
-        remove: structure.deleteField,
-      },
+  });
+  structureRoutes(app, {
+    path: 'fields',
+    name: 'field definition',
+    schema: fieldDefinition,
+    create: fieldCreateInput,
+    update: fieldUpdateInput,
+    list: pageQuery.extend({
+      phase: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe('only the fields of this phase (documentId or slug)'),
+    }),
+    svc: {
+      list: structure.listFields,
+      get: structure.getField,
+      create: structure.createField,
+      update: structure.updateField,
+      remove: structure.deleteField,
     },
-    {
-      path: 'tags',
-      name: 'tag',
-      schema: tag,
-      create: tagInput,
-      update: tagUpdateInput,
-      list: pageQuery,
-      svc: {
-        list: structure.listTags,
-        get: structure.getTag,
-        create: structure.createTag,
-        update: structure.updateTag,
-        remove: structure.deleteTag,
-      },
+  });
+  structureRoutes(app, {
+    path: 'tags',
+    name: 'tag',
+    schema: tag,
+    create: tagInput,
+    update: tagUpdateInput,
+    list: pageQuery,
+    svc: {
+      list: structure.listTags,
+      get: structure.getTag,
+      create: structure.createTag,
+      update: structure.updateTag,
+      remove: structure.deleteTag,
     },
-    {
-      path: 'field-conditions',
-      name: 'field condition',
-      schema: fieldCondition,
-      create: conditionCreateInput,
-      update: conditionUpdateInput,
-      list: pageQuery,
-      svc: {
-        list: structure.listConditions,
-        get: structure.getCondition,
-        create: structure.createCondition,
-        update: structure.updateCondition,
-        remove: structure.deleteCondition,
-      },
+  });
+  structureRoutes(app, {
+    path: 'field-conditions',
+    name: 'field condition',
+    schema: fieldCondition,
+    create: conditionCreateInput,
+    update: conditionUpdateInput,
+    list: pageQuery,
+    svc: {
+      list: structure.listConditions,
+      get: structure.getCondition,
+      create: structure.createCondition,
+      update: structure.updateCondition,
+      remove: structure.deleteCondition,
     },
-  ] as const;
-
-  for (const r of sub) {
-    const base = `/boards/:boardId/${r.path}`;
-    // The tuple above keeps each entry's own types; the loop body sees their union.
-    const svc = r.svc as unknown as {
-      list: (ctx: unknown, boardId: string, q: unknown) => Promise<any>;
-      get: (ctx: unknown, boardId: string, id: string) => Promise<any>;
-      create: (ctx: unknown, boardId: string, input: unknown) => Promise<any>;
-      update: (ctx: unknown, boardId: string, id: string, input: unknown) => Promise<any>;
-      remove: (ctx: unknown, boardId: string, id: string) => Promise<any>;
-    };
-    app.get(
-      base,
-      {
-        schema: {
-          tags,
-          summary: `The ${r.name}s of a board`,
-          params: boardIdParams,
-          querystring: r.list,
-          response: { 200: paginatedSchema(r.schema) },
-        },
-      },
-      async (req) => svc.list(req.tenant, req.params.boardId, req.query),
-    );
-    app.get(
-      `${base}/:id`,
-      {
-        schema: {
-          tags,
-          summary: `One ${r.name} of a board`,
-          params: boardItemParams,
-          response: { 200: r.schema },
-        },
-      },
-      async (req) => svc.get(req.tenant, req.params.boardId, req.params.id),
-    );
-    app.post(
-      base,
-      {
-        schema: {
-          tags,
-          summary: `Add a ${r.name} (admin or board owner)`,
-          params: boardIdParams,
-          body: dataBody(r.create),
-          response: { 201: r.schema },
-        },
-      },
-      async (req, reply) =>
-        reply
-          .code(201)
-          .send(await svc.create(req.tenant, req.params.boardId, (req.body as { data: unknown }).data)),
-    );
-    app.put(
-      `${base}/:id`,
-      {
-        schema: {
-          tags,
-          summary: `Change a ${r.name} (admin or board owner)`,
-          params: boardItemParams,
-          body: dataBody(r.update),
-          response: { 200: r.schema },
-        },
-      },
-      async (req) =>
-        svc.update(req.tenant, req.params.boardId, req.params.id, (req.body as { data: unknown }).data),
-    );
-    app.delete(
-      `${base}/:id`,
-      {
-        schema: {
-          tags,
-          summary: `Delete a ${r.name} (admin or board owner)`,
-          params: boardItemParams,
-          response: { 200: deleted },
-        },
-      },
-      async (req) => svc.remove(req.tenant, req.params.boardId, req.params.id),
-    );
-  }
+  });
 };
+
+type Removed = { documentId: string; deleted: true };
+
+interface StructureResource<
+  O extends z.ZodType,
+  C extends z.ZodType,
+  U extends z.ZodType,
+  L extends z.ZodType,
+> {
+  path: string;
+  name: string;
+  schema: O;
+  create: C;
+  update: U;
+  list: L;
+  svc: {
+    list(ctx: TenantContext, boardId: string, query: z.infer<L>): Promise<Paginated<z.infer<O>>>;
+    get(ctx: TenantContext, boardId: string, id: string): Promise<z.infer<O>>;
+    create(ctx: TenantContext, boardId: string, input: z.infer<C>): Promise<z.infer<O>>;
+    update(ctx: TenantContext, boardId: string, id: string, input: z.infer<U>): Promise<z.infer<O>>;
+    remove(ctx: TenantContext, boardId: string, id: string): Promise<Removed>;
+  };
+}
+
+/** Widens a route schema so the generic helper below does not ask TypeScript to infer through it. */
+const plain = (schema: FastifySchema & { tags: string[]; summary: string }) => schema;
+
+/**
+ * Registers the five routes of one structure resource. It takes the plain Fastify instance: the zod
+ * type provider cannot infer through generic schemas, so params and bodies are typed by hand here
+ * while validation and serialisation still run from the same zod schemas.
+ */
+function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.ZodType, L extends z.ZodType>(
+  app: FastifyInstance,
+  r: StructureResource<O, C, U, L>,
+) {
+  const base = `/boards/:boardId/${r.path}`;
+  const ids = (req: FastifyRequest) => req.params as z.infer<typeof boardItemParams>;
+  app.get(
+    base,
+    {
+      schema: plain({
+        tags,
+        summary: `The ${r.name}s of a board`,
+        params: boardIdParams,
+        querystring: r.list,
+        response: { 200: paginatedSchema(r.schema) },
+      }),
+    },
+    async (req) => r.svc.list(req.tenant, ids(req).boardId, req.query as z.infer<L>),
+  );
+  app.get(
+    `${base}/:id`,
+    {
+      schema: plain({
+        tags,
+        summary: `One ${r.name} of a board`,
+        params: boardItemParams,
+        response: { 200: r.schema },
+      }),
+    },
+    async (req) => r.svc.get(req.tenant, ids(req).boardId, ids(req).id),
+  );
+  app.post(
+    base,
+    {
+      schema: plain({
+        tags,
+        summary: `Add a ${r.name} (admin or board owner)`,
+        params: boardIdParams,
+        body: dataBody(r.create),
+        response: { 201: r.schema },
+      }),
+    },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(await r.svc.create(req.tenant, ids(req).boardId, (req.body as { data: z.infer<C> }).data)),
+  );
+  app.put(
+    `${base}/:id`,
+    {
+      schema: plain({
+        tags,
+        summary: `Change a ${r.name} (admin or board owner)`,
+        params: boardItemParams,
+        body: dataBody(r.update),
+        response: { 200: r.schema },
+      }),
+    },
+    async (req) =>
+      r.svc.update(req.tenant, ids(req).boardId, ids(req).id, (req.body as { data: z.infer<U> }).data),
+  );
+  app.delete(
+    `${base}/:id`,
+    {
+      schema: plain({
+        tags,
+        summary: `Delete a ${r.name} (admin or board owner)`,
+        params: boardItemParams,
+        response: { 200: deleted },
+      }),
+    },
+    async (req) => r.svc.remove(req.tenant, ids(req).boardId, ids(req).id),
+  );
+}
