@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
@@ -449,6 +449,7 @@ async function main() {
     `${backend}: ${eps.length} endpoints × ${connectionList.join('/')} connections × ${duration}s, ${runs} run(s)`,
   );
 
+  const startLoad = loadavg();
   let captured = new Map<string, Captured>();
   const allRuns: Row[][] = [];
   for (let run = 0; run < runs; run++) {
@@ -511,6 +512,7 @@ async function main() {
     `${JSON.stringify(
       {
         backend,
+        loadAverage: { start: startLoad, end: loadavg() },
         machine: {
           cpus: cpus().length,
           model: cpus()[0]?.model,
