@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
 import { cards } from '../cards/table.js';
+import { membershipModel } from '../organizations/repo.js';
 import {
   BOARD_TYPES,
   boardMembers,
@@ -46,6 +47,15 @@ export const boardModel: QueryModel = {
     createdAt: { column: 'created_at', type: 'datetime' },
     updatedAt: { column: 'updated_at', type: 'datetime' },
   },
+  relations: {
+    owner: {
+      model: () => membershipModel,
+      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."owner_membership_id"`),
+      foreignKey: 'owner_membership_id',
+    },
+  },
+  // Board objects always carry their structure and people; these names are accepted for Strapi clients.
+  populate: ['phases', 'tags', 'owner', 'members', 'editors'],
 };
 
 // ---- boards

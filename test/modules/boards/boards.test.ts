@@ -245,6 +245,24 @@ describe('GET /boards', () => {
     expect(chat.body.meta.pagination.total).toBe(1);
   });
 
+  test('filters on the owner and accepts populate of what boards always carry', async () => {
+    const org = await newTenant();
+    const admin = await addMember(org, 'admin');
+    await createBoard(org.api, { name: 'Mine' });
+    await createBoard(org.api, { name: 'Theirs', owner: admin.membershipId });
+    await createBoard(org.api, { name: 'Nobody', owner: null });
+    const theirs = await org.api.get('/boards', { 'filters[owner][documentId][$eq]': admin.membershipId });
+    expect(theirs.body.data.map((b: any) => b.name)).toEqual(['Theirs']);
+    const byEmail = await org.api.get('/boards', { 'filters[owner][user][email][$eq]': org.user.email });
+    expect(byEmail.body.data.map((b: any) => b.name)).toEqual(['Mine']);
+    const none = await org.api.get('/boards', { 'filters[owner][$null]': 'true' });
+    expect(none.body.data.map((b: any) => b.name)).toEqual(['Nobody']);
+    const populated = await org.api.get('/boards', { 'populate[0]': 'phases', 'populate[1]': 'owner' });
+    expect(populated.status).toBe(200);
+    expect(populated.body.data[0].phases).toHaveLength(3);
+    expect((await org.api.get('/boards', { populate: 'cards' })).status).toBe(400);
+  });
+
   test.each([
     ['an unknown filter', { 'filters[secret][$eq]': 'x' }],
     ['an unknown sort', { sort: 'secret:asc' }],
