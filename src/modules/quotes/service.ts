@@ -2,7 +2,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
-import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
 import { assignedTo, findCard } from '../cards/repo.js';
@@ -153,7 +153,7 @@ async function presentQuotes(tx: Tx, ctx: TenantContext, rows: repo.QuoteRow[]):
     discount: r.discount,
     total: r.total,
     createdAt: isoRequired(r.createdAt),
-    updatedAt: iso(r.updatedAt)!,
+    updatedAt: isoRequired(r.updatedAt),
   }));
 }
 

@@ -68,6 +68,25 @@ describe('products on cards', () => {
     expect((await api.get(`/boards/${boardId}/cards/${cardId}`)).body.value).toBe(0);
   });
 
+  test('concurrent line writes on one card leave its value equal to the sum of its lines', async () => {
+    const tenant = await newTenant();
+    const p = await products(tenant);
+    const { boardId, cardId } = await productBoard(tenant.api, {
+      enableProducts: true,
+      autoUpdateCardValue: true,
+    });
+    const base = `/boards/${boardId}/cards/${cardId}/products`;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        tenant.api.post(base, { data: { product: p.install, quantity: i + 1 } }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const list = await tenant.api.get(base);
+    expect(list.body.meta.totals.total).toBe(80 * 36);
+    expect((await tenant.api.get(`/boards/${boardId}/cards/${cardId}`)).body.value).toBe(80 * 36);
+  });
+
   test('without autoUpdateCardValue the card keeps its own value', async () => {
     const tenant = await newTenant();
     const p = await products(tenant);
