@@ -369,9 +369,15 @@ describe('DELETE /boards/{id}', () => {
     const cards = await t.api.post(`/boards/${b.documentId}/cards`, {
       data: { title: 'A card', fields: { email: 'a@b.co' }, tags: ['hot'] },
     });
+    expect(cards.status).toBe(201);
+    const comment = await t.api.post(`/boards/${b.documentId}/cards/${cards.body.documentId}/comments`, {
+      data: { content: 'hello' },
+    });
+    expect(comment.status).toBe(201);
     const res = await t.api.delete(`/boards/${b.documentId}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ documentId: b.documentId, deleted: true });
+    expect((await t.api.get(`/boards/${b.documentId}/cards/${cards.body.documentId}`)).status).toBe(404);
     expect((await t.api.get(`/boards/${b.documentId}`)).status).toBe(404);
     expect((await t.api.get(`/boards/${b.documentId}/phases`)).status).toBe(404);
     expect((await t.api.delete(`/boards/${b.documentId}`)).status).toBe(404);
@@ -386,13 +392,14 @@ describe('DELETE /boards/{id}', () => {
         (select count(*)::int from field_conditions where document_id = ${cond.body.documentId}) as conditions`,
     );
     expect(left).toEqual({ boards: 0, phases: 0, fields: 0, tags: 0, members: 0, conditions: 0 });
-    if (cards.status === 201) {
-      const [c] = await queryRows<{ n: number }>(
-        db.system,
-        sql`select count(*)::int as n from cards where document_id = ${cards.body.documentId}`,
-      );
-      expect(c.n).toBe(0);
-    }
+    const [c] = await queryRows<{ cards: number; comments: number; tags: number }>(
+      db.system,
+      sql`select (select count(*)::int from cards where document_id = ${cards.body.documentId}) as cards,
+        (select count(*)::int from comments where document_id = ${comment.body.documentId}) as comments,
+        (select count(*)::int from card_tags ct join tags g on g.organization_id = ct.organization_id
+          and g.id = ct.tag_id where g.document_id in ${b.tags.map((x) => x.documentId)}) as tags`,
+    );
+    expect(c).toEqual({ cards: 0, comments: 0, tags: 0 });
     const [audit] = await queryRows<{ n: number }>(
       db.system,
       sql`select count(*)::int as n from audit_log where action = 'board.deleted' and entity_document_id = ${b.documentId}`,

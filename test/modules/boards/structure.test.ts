@@ -225,10 +225,12 @@ describe('phases', () => {
     const card = await t.api.post(`/boards/${b.documentId}/cards`, {
       data: { title: 'c', fields: { email: 'a@b.co' } },
     });
-    if (card.status !== 201) return; // the cards routes are not mounted in this build
+    expect(card.status).toBe(201);
     const res = await t.api.delete(`/boards/${b.documentId}/phases/${b.phases[0].documentId}`);
     expect(res.status).toBe(422);
     expect(res.body.error.details.cardCount).toBe(1);
+    await t.api.delete(`/boards/${b.documentId}/cards/${card.body.documentId}`);
+    expect((await t.api.delete(`/boards/${b.documentId}/phases/${b.phases[0].documentId}`)).status).toBe(200);
   });
 });
 
