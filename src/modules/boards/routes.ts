@@ -131,7 +131,6 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       schema: {
         tags,
         summary: 'The entry form of an active board (public: no token, no tenant header)',
-        security: [],
         params: boardIdParams,
         response: { 200: publicForm },
       },
