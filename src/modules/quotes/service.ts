@@ -181,8 +181,8 @@ async function resolveCard(tx: Tx, ctx: TenantContext, documentId: string) {
   });
   const link = await repo.findCardLink(tx, ctx.orgId, documentId);
   if (!link) throw missing;
-  const access = await loadBoardForRead(tx, ctx, link.boardDocumentId).catch(() => {
-    throw missing;
+  const access = await loadBoardForRead(tx, ctx, link.boardDocumentId).catch((err: unknown) => {
+    throw err instanceof AppError && err.errorName === 'NotFoundError' ? missing : err;
   });
   const restricted = access.board.restrictViewToAssignees && !access.isAdmin && !access.isOwner;
   const card = await findCard(
