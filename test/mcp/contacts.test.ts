@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
 import {
   connect,
   fails,
@@ -9,12 +8,13 @@ import {
   newOrg,
   type Org,
   read,
+  type Service,
   startService,
   type Transport,
   write,
 } from './harness.js';
 
-let service: RunningServer;
+let service: Service;
 
 beforeAll(async () => {
   service = await startService();

@@ -9,14 +9,35 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server.js';
-import { testConfig, unique } from '../helpers/app.js';
+import { buildApp } from '../../src/app.js';
+import { startServer } from '../../src/server.js';
+import { testConfig, testDatabase, unique } from '../helpers/app.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/crm-mcp.js', import.meta.url));
 
-/** A real service on a free port (in-memory PGlite, or DATABASE_URL), one per test file. */
-export function startService(): Promise<RunningServer> {
-  return startServer(testConfig({ PORT: 0, HOST: '127.0.0.1', CRM_DATA_DIR: 'memory://' }));
+export interface Service {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real service listening on a free port, one per test file: startServer on in-memory PGlite; on
+ * PostgreSQL (DATABASE_URL) the app over the database global setup migrated, because startServer would
+ * migrate it again from several test workers at once.
+ */
+export async function startService(): Promise<Service> {
+  const config = testConfig({ PORT: 0, HOST: '127.0.0.1', CRM_DATA_DIR: 'memory://' });
+  if (!process.env.DATABASE_URL) return startServer(config);
+  const db = await testDatabase();
+  const app = await buildApp({ config, db });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    close: async () => {
+      await app.close();
+      await db.close();
+    },
+  };
 }
 
 export interface Org {
@@ -38,7 +59,7 @@ async function http(url: string, method: string, headers: Record<string, string>
 }
 
 /** A fresh user, organization and long-lived API token on the running service. */
-export async function newOrg(service: RunningServer): Promise<Org> {
+export async function newOrg(service: Service): Promise<Org> {
   const username = unique('u');
   const reg = await http(
     `${service.url}/api/auth/local/register`,
@@ -73,7 +94,7 @@ export async function newOrg(service: RunningServer): Promise<Org> {
 }
 
 export function mcpEnv(
-  service: RunningServer,
+  service: Service,
   org: Pick<Org, 'slug' | 'token'>,
   extra: Record<string, string> = {},
 ) {

@@ -1,7 +1,6 @@
 import { request } from 'node:http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
 import {
   call,
   connectHttp,
@@ -12,13 +11,14 @@ import {
   type Org,
   read,
   runToExit,
+  type Service,
   startHttpMcp,
   startService,
   toolError,
 } from './harness.js';
 import { READ_TOOLS, TOOL_NAMES } from './tool-names.js';
 
-let service: RunningServer;
+let service: Service;
 let org: Org;
 let stdio: Client;
 
