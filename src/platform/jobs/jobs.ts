@@ -131,8 +131,18 @@ export function createJobs(database: Database, config: Config): Jobs {
         const b = started();
         // The definition in code is the truth: an existing queue takes the current retry policy.
         const options = { expireInSeconds: config.CRM_JOBS_EXPIRE_SECONDS, ...queueDefaults, ...queue };
-        if (await b.getQueue(queue.name)) await b.updateQueue(queue.name, options);
-        else await b.createQueue(queue.name, options);
+        // Processes starting together create the same queues: pg-boss's DDL can then deadlock (40P01) or
+        // collide; the loser retries and finds the queue made.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            if (await b.getQueue(queue.name)) await b.updateQueue(queue.name, options);
+            else await b.createQueue(queue.name, options);
+            return;
+          } catch (err) {
+            if (attempt >= 5 || !isConcurrencyError(err)) throw err;
+            await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+          }
+        }
       })();
       ready.catch(() => queues.delete(queue.name));
       queues.set(queue.name, ready);
@@ -210,6 +220,12 @@ export function createJobs(database: Database, config: Config): Jobs {
  * Tenant transactions run as crm_app: let it enqueue and cancel (never delete or read other rows'
  * payloads through the API; jobs carry ids, not tenant data), so jobs are written atomically with rows.
  */
+function isConcurrencyError(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  // deadlock, serialization failure, unique violation (queue created meanwhile), "tuple concurrently updated"
+  return code === '40P01' || code === '40001' || code === '23505' || code === 'XX000';
+}
+
 async function grantEnqueue(db: Executor) {
   await db.executeSql(`
     DO $$ BEGIN
