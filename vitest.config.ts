@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    setupFiles: ['test/helpers/setup.ts'],
     pool: 'forks',
     // One migrated database per worker, shared by its files (DESIGN.md §10.6): isolation comes from
     // a fresh organization per test, never from a fresh database.
