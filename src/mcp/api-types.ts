@@ -1477,6 +1477,476 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/boards/{boardId}/cards/{cardId}/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Product lines of a card, with their totals */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['CardProduct'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+                /** @description over every line of the card, not only this page */
+                totals: {
+                  discount: number;
+                  subtotal: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Add a product line to a card (boards with enableProducts)
+     * @description unitPrice defaults to the product's price; a unit price below the product's minPrice (after the discount) is a 422. With autoUpdateCardValue the card's value becomes the total of its lines.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * @description percentage off the line, 0..100
+               * @default 0
+               */
+              discount?: number;
+              /** @description product documentId */
+              product: string;
+              quantity: number;
+              /** @description defaults to the product's price */
+              unitPrice?: number;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CardProduct'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/products/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Change a product line of a card; partial */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+          /** @description line documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            data: {
+              /** @description percentage off the line, 0..100 */
+              discount?: number;
+              /** @description product documentId */
+              product?: string;
+              quantity?: number;
+              /** @description when the product changes without a unitPrice, the new product's price */
+              unitPrice?: number;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CardProduct'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove a product line from a card */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description board documentId */
+          boardId: string;
+          /** @description card documentId */
+          cardId: string;
+          /** @description line documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/boards/{boardId}/cards/{id}': {
     parameters: {
       query?: never;
@@ -13255,12 +13725,7 @@ export interface components {
     };
     Card: {
       assignees: components['schemas']['MembershipRef'][];
-      contact: {
-        documentId: string;
-        email: string | null;
-        name: string;
-        phone: string | null;
-      } | null;
+      contact: components['schemas']['ContactRef'] | null;
       createdAt: string;
       /** @enum {string} */
       creationSource: 'manual' | 'form' | 'lead_ads' | 'automation' | 'chat_inbound' | 'import' | 'api';
@@ -13321,12 +13786,7 @@ export interface components {
     };
     CardInput: {
       assignees: components['schemas']['MembershipRefInput'][];
-      contact: {
-        documentId: string;
-        email: string | null;
-        name: string;
-        phone: string | null;
-      } | null;
+      contact: components['schemas']['ContactRefInput'] | null;
       createdAt: string;
       /** @enum {string} */
       creationSource: 'manual' | 'form' | 'lead_ads' | 'automation' | 'chat_inbound' | 'import' | 'api';
@@ -13364,6 +13824,40 @@ export interface components {
       name: string;
       order: number;
       slug: string;
+    };
+    CardProduct: {
+      createdAt: string;
+      /** @description percentage off the line */
+      discount: number;
+      documentId: string;
+      /** @description the product's name when the line was written */
+      name: string;
+      /** @description documentId of the source product; null once it is deleted */
+      product: string | null;
+      quantity: number;
+      sku: string;
+      /** @description quantity × unitPrice less the discount, rounded to cents */
+      total: number;
+      unit: string | null;
+      unitPrice: number;
+      updatedAt: string;
+    };
+    CardProductInput: {
+      createdAt: string;
+      /** @description percentage off the line */
+      discount: number;
+      documentId: string;
+      /** @description the product's name when the line was written */
+      name: string;
+      /** @description documentId of the source product; null once it is deleted */
+      product: string | null;
+      quantity: number;
+      sku: string;
+      /** @description quantity × unitPrice less the discount, rounded to cents */
+      total: number;
+      unit: string | null;
+      unitPrice: number;
+      updatedAt: string;
     };
     CardStats: {
       overdueCount: number;

@@ -337,7 +337,8 @@ describe('tenancy', () => {
       const get = await call(client, 'crm.get_product_category', { categoryId: secret.body.documentId });
       expect(toolError(get).status).toBe(403);
       expect(JSON.stringify(get)).not.toContain('B secret');
-      for (const tool of ['crm.search_contacts', 'crm.list_boards', 'crm.list_segments', 'crm.list_tasks']) {
+      const reads = ['crm.search_contacts', 'crm.list_boards', 'crm.list_segments', 'crm.list_tasks'];
+      for (const tool of [...reads, 'crm.get_segment_filter_options', 'crm.list_templates']) {
         const res = await call(client, tool, {});
         expect(toolError(res), tool).toMatchObject({ status: 403, name: 'ForbiddenError' });
       }
