@@ -140,10 +140,18 @@ export function applyDefaults(phase: PhaseStructure | undefined, values: StoredF
   return out;
 }
 
-/** Required fields of a phase that are empty in `values`. */
-export function missingRequired(phase: PhaseStructure | undefined, values: StoredFields): FieldStructure[] {
+/** Required fields of a phase that are empty in `values`, except those field conditions hide. */
+export function missingRequired(
+  phase: PhaseStructure | undefined,
+  values: StoredFields,
+  hidden: Set<string> = new Set(),
+): FieldStructure[] {
   return (phase?.fields ?? []).filter(
-    (f) => f.required && f.type !== 'statement' && isEmptyValue(f.type, values[f.documentId]),
+    (f) =>
+      f.required &&
+      f.type !== 'statement' &&
+      !hidden.has(f.documentId) &&
+      isEmptyValue(f.type, values[f.documentId]),
   );
 }
 

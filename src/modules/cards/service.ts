@@ -20,9 +20,11 @@ import {
   type PhaseStructure,
   publicBoardTransaction,
 } from '../boards/access.js';
+import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { type ConditionRule, hiddenFields } from './conditions.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -294,6 +296,7 @@ async function createCardIn(
 ) {
   const errors: FieldError[] = [];
   const orgId = actor.orgId;
+  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
   const phase = input.currentPhase ? findPhase(structure, input.currentPhase) : structure.entryPhase;
   if (input.currentPhase && !phase)
     errors.push(unknownPhase(['currentPhase'], input.currentPhase, structure));
@@ -308,9 +311,9 @@ async function createCardIn(
   );
   const values = applyDefaults(structure.entryPhase, merged.next);
   errors.push(
-    ...requiredErrors(missingRequired(structure.entryPhase, values)).filter(
-      (e) => !errors.some((x) => x.path[1] === e.path[1]),
-    ),
+    ...requiredErrors(
+      missingRequired(structure.entryPhase, values, hiddenFields(structure, rules, values)),
+    ).filter((e) => !errors.some((x) => x.path[1] === e.path[1])),
   );
   const tagIds = input.tags ? resolveTags(structure, input.tags) : [];
   const assigneeIds = input.assignees ? await resolveAssignees(tx, orgId, input.assignees, errors) : [];
@@ -430,12 +433,15 @@ async function applyUpdate(
 ): Promise<repo.CardRow> {
   const orgId = actor.orgId;
   const errors: FieldError[] = [];
+  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
   const current = row.fields as StoredFields;
   const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors);
   // Entry-form answers are required for every card: clearing one is refused.
-  const cleared = missingRequired(structure.entryPhase, merged.next).filter(
-    (f) => !missingRequired(structure.entryPhase, current).includes(f),
-  );
+  const cleared = missingRequired(
+    structure.entryPhase,
+    merged.next,
+    hiddenFields(structure, rules, merged.next),
+  ).filter((f) => !missingRequired(structure.entryPhase, current).includes(f));
   errors.push(...requiredErrors(cleared));
   const tagIds = input.tags ? resolveTags(structure, input.tags) : undefined;
   const assigneeIds = input.assignees
@@ -500,7 +506,7 @@ async function applyUpdate(
   }
   let moved: PhaseStructure | undefined;
   if (target && target.id !== row.currentPhaseId) {
-    Object.assign(values, checkMove(structure, row, merged.next, target));
+    Object.assign(values, checkMove(structure, rules, row, merged.next, target));
     moved = target;
     const from = row.currentPhaseId === null ? undefined : structure.phasesById.get(row.currentPhaseId);
     note('phase_changed', `Moved from ${from?.name ?? '(no phase)'} to ${target.name}`, {
@@ -533,6 +539,7 @@ function noteField(
 /** The move rules (DESIGN.md §7): blocked transition → 422; leaving with empty required fields → 422. */
 function checkMove(
   structure: BoardStructure,
+  rules: ConditionRule[],
   row: repo.CardRow,
   values: StoredFields,
   target: PhaseStructure,
@@ -549,7 +556,7 @@ function checkMove(
       },
     );
   }
-  const missing = missingRequired(from, values);
+  const missing = missingRequired(from, values, hiddenFields(structure, rules, values));
   if (missing.length) {
     throw new AppError(
       'UnprocessableEntityError',
