@@ -251,7 +251,7 @@ export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, pat
     }
     case '$between': {
       const list = asList(raw);
-      if (!list || list.length !== 2) bad(path, '$between takes two values');
+      if (list?.length !== 2) bad(path, '$between takes two values');
       return sql`${col} between ${coerce(def, list[0], path)} and ${coerce(def, list[1], path)}`;
     }
   }
