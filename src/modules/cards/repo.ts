@@ -213,6 +213,20 @@ export async function filesByDocumentIds(tx: Tx, orgId: number, boardId: number,
   return new Map(rows.map((r) => [r.documentId, r]));
 }
 
+export async function findFile(tx: Tx, orgId: number, boardId: number, documentId: string) {
+  const [row] = await tx
+    .select()
+    .from(cardFiles)
+    .where(
+      and(
+        eq(cardFiles.organizationId, orgId),
+        eq(cardFiles.boardId, boardId),
+        eq(cardFiles.documentId, documentId),
+      ),
+    );
+  return row;
+}
+
 // ---- comments
 
 export type CommentValues = Omit<typeof comments.$inferInsert, 'organizationId' | 'id' | 'documentId'>;

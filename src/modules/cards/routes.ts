@@ -30,7 +30,7 @@ import {
 } from './schema.js';
 import * as service from './service.js';
 import { TRACKING_KEYS } from './table.js';
-import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, storePublicUpload } from './uploads.js';
+import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, openBoardFile, storePublicUpload } from './uploads.js';
 
 const tags = ['Cards'];
 
@@ -228,6 +228,30 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       return reply
         .code(201)
         .send(await service.submitPublicForm(deps.db, req.params.boardId, fields, tracking));
+    },
+  );
+
+  app.get(
+    '/boards/:boardId/files/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Download a file uploaded to the board (as an attachment)',
+        params: boardIdParams.extend({ id: z.string().min(1).max(64).describe('file documentId') }),
+        response: { 200: z.string().describe('the file content') },
+      },
+    },
+    async (req, reply) => {
+      const file = await openBoardFile(req.tenant, deps.config, req.params.boardId, req.params.id);
+      return (
+        reply
+          .type(file.mimeType)
+          .header('content-length', file.size)
+          .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+          .header('x-content-type-options', 'nosniff')
+          // A stream bypasses the serializer; the schema documents the body for OpenAPI.
+          .send(file.stream as unknown as string)
+      );
     },
   );
 

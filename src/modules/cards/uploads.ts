@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,7 +8,8 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError } from '../../platform/http/errors.js';
-import { publicBoardTransaction } from '../boards/access.js';
+import type { TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, publicBoardTransaction } from '../boards/access.js';
 import * as repo from './repo.js';
 
 /**
@@ -119,6 +120,21 @@ export async function storePublicUpload(
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
     throw err;
   }
+}
+
+/** An uploaded file of a board the caller can see, for download. */
+export async function openBoardFile(ctx: TenantContext, config: Config, boardId: string, fileId: string) {
+  const row = await ctx.transaction(async (tx) => {
+    const { board } = await loadBoardForRead(tx, ctx, boardId);
+    return repo.findFile(tx, ctx.orgId, board.id, fileId);
+  });
+  if (!row) throw new AppError('NotFoundError', 'File not found');
+  return {
+    name: row.name,
+    mimeType: row.mimeType,
+    size: row.size,
+    stream: createReadStream(join(config.CRM_DATA_DIR, 'uploads', row.storageKey)),
+  };
 }
 
 const tooLarge = () =>

@@ -126,6 +126,14 @@ describe('public upload', () => {
     expect(res.status).toBe(201);
     const card = (await t.api.get(`/boards/${boardId}/cards/${res.body.documentId}`)).body;
     expect(card.fields.cv).toEqual([up.body]);
+    // Members of the board download it; other organizations get 404.
+    const down = await t.api.get(`/boards/${boardId}/files/${up.body.documentId}`);
+    expect(down.status).toBe(200);
+    expect(down.headers['content-type']).toBe('image/png');
+    expect(down.headers['content-disposition']).toBe("attachment; filename*=UTF-8''photo.png");
+    const stranger = await newTenant();
+    expect((await stranger.api.get(`/boards/${boardId}/files/${up.body.documentId}`)).status).toBe(404);
+    expect((await t.api.get(`/boards/${boardId}/files/abcdefghijklmnopqrstuvwx`)).status).toBe(404);
     // The whole reference object is accepted too, through the API.
     const api = await t.api.put(`/boards/${boardId}/cards/${res.body.documentId}`, {
       data: { fields: { cv: [up.body] } },
