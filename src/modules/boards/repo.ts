@@ -123,6 +123,11 @@ export async function deleteBoard(tx: Tx, orgId: number, id: number) {
   await tx.delete(boards).where(and(eq(boards.organizationId, orgId), eq(boards.id, id)));
 }
 
+/** Serialises slug generation for one base slug of one organization until the transaction ends. */
+export async function lockBoardSlug(tx: Tx, orgId: number, base: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`boards.slug:${orgId}:${base}`}, 0))`);
+}
+
 export async function boardSlugsLike(tx: Tx, orgId: number, base: string) {
   const rows = await tx
     .select({ slug: boards.slug })

@@ -1,6 +1,12 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
+import {
+  AppError,
+  type FieldError,
+  isUniqueViolation,
+  onUnique,
+  validationError,
+} from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
@@ -185,6 +191,28 @@ async function insertNestedPhases(tx: Tx, orgId: number, boardId: number, list: 
   return created;
 }
 
+/**
+ * An explicit slug that is taken is a 400. A generated one must not lose a race with a concurrent create
+ * of the same name: allocation holds a transaction-scoped lock on (organization, base slug).
+ */
+async function insertBoardWithSlug(
+  tx: Tx,
+  orgId: number,
+  explicit: string | undefined,
+  name: string,
+  values: Omit<Parameters<typeof repo.insertBoard>[2], 'slug'>,
+) {
+  let slug = explicit;
+  if (slug === undefined) {
+    const base = slugify(name);
+    await repo.lockBoardSlug(tx, orgId, base);
+    slug = allocateSlug(await repo.boardSlugsLike(tx, orgId, base), base);
+  }
+  return repo
+    .insertBoard(tx, orgId, { ...values, slug })
+    .catch(onUnique('slug', `The slug ${slug} is taken by another board`));
+}
+
 export async function createBoard(ctx: TenantContext, input: BoardCreateInput) {
   requireRole(ctx, 'admin');
   const template = input.template === undefined ? undefined : findTemplate(input.template);
@@ -208,23 +236,18 @@ export async function createBoard(ctx: TenantContext, input: BoardCreateInput) {
       input.owner === undefined ? ctx.membershipId : await resolveOwner(tx, ctx.orgId, input.owner);
     const members = await resolveMemberships(tx, ctx.orgId, input.members ?? [], listPath('members'));
     const editors = await resolveMemberships(tx, ctx.orgId, input.editors ?? [], listPath('editors'));
-    const base = slugify(input.name);
-    const slug = input.slug ?? allocateSlug(await repo.boardSlugsLike(tx, ctx.orgId, base), base);
     const { wonPhase: _w, lostPhase: _l, ...flags } = settings;
-    const board = await repo
-      .insertBoard(tx, ctx.orgId, {
-        name: input.name,
-        slug,
-        active: input.active ?? true,
-        boardType: input.boardType ?? template?.boardType ?? 'kanban',
-        icon: input.icon === undefined ? (template?.icon ?? null) : input.icon,
-        color: input.color === undefined ? (template?.color ?? null) : input.color,
-        template: template?.id ?? null,
-        taskStatuses: input.taskStatuses ?? template?.taskStatuses ?? undefined,
-        ...flags,
-        ownerMembershipId: ownerId,
-      })
-      .catch(onUnique('slug', `The slug ${slug} is taken by another board`));
+    const board = await insertBoardWithSlug(tx, ctx.orgId, input.slug, input.name, {
+      name: input.name,
+      active: input.active ?? true,
+      boardType: input.boardType ?? template?.boardType ?? 'kanban',
+      icon: input.icon === undefined ? (template?.icon ?? null) : input.icon,
+      color: input.color === undefined ? (template?.color ?? null) : input.color,
+      template: template?.id ?? null,
+      taskStatuses: input.taskStatuses ?? template?.taskStatuses,
+      ...flags,
+      ownerMembershipId: ownerId,
+    });
     await repo.replaceBoardMembers(tx, ctx.orgId, board.id, 'member', members);
     await repo.replaceBoardMembers(tx, ctx.orgId, board.id, 'editor', editors);
     const phases = await insertNestedPhases(tx, ctx.orgId, board.id, phasesIn);

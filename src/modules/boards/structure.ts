@@ -410,7 +410,7 @@ export const updateField = (ctx: TenantContext, boardId: string, id: string, inp
         placeholder: input.placeholder,
         helpText: input.helpText,
         defaultValue: input.defaultValue,
-        options: input.options === undefined ? undefined : input.options,
+        options: input.options,
       })
       .catch(onUnique('slug'));
     return presentField(toFieldStructure(row), phase);

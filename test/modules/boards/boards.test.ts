@@ -157,6 +157,15 @@ describe('POST /boards', () => {
     expect(errorPaths(dupField.body)).toEqual(['phases.1.fields.0.slug']);
   });
 
+  test('concurrent creates of the same name all get their own slug', async () => {
+    const org = await newTenant();
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => org.api.post('/boards', { data: { name: 'Race' } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(results.map((r) => r.body.slug).sort()).toEqual(['race', 'race-2', 'race-3', 'race-4']);
+  });
+
   test.each([
     ['no name', {}, 'name'],
     ['an unknown key', { name: 'x', bogus: 1 }, ''],
