@@ -110,16 +110,30 @@ function jsonRpcError(res: ServerResponse, status: number, message: string) {
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
+/** Sessions unused for this long are closed (clients that vanish without DELETE /mcp). */
+const SESSION_IDLE_MS = 30 * 60_000;
+
 /** Streamable HTTP: one MCP server per session, keyed by the Mcp-Session-Id header. */
 export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildServerOptions) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, seen] of lastSeen) {
+      if (seen < cutoff) void sessions.get(id)?.close();
+    }
+  }, 60_000);
+  sweep.unref();
   // On a loopback address, refuse other Host headers: a web page cannot reach the server by DNS rebinding.
   let allowedHosts: string[] | undefined;
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) {
+      lastSeen.set(sessionId as string, Date.now());
+      return existing.handleRequest(req, res);
+    }
     if (sessionId) return jsonRpcError(res, 404, 'Unknown or expired session; initialize a new one');
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'Initialize a session with a POST first');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -128,13 +142,17 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
       allowedHosts,
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
+        lastSeen.set(id, Date.now());
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
+        lastSeen.delete(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (!transport.sessionId) return;
+      sessions.delete(transport.sessionId);
+      lastSeen.delete(transport.sessionId);
     };
     await buildServer(env, options).connect(transport);
     await transport.handleRequest(req, res);
@@ -164,6 +182,7 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
   return {
     port,
     close: async () => {
+      clearInterval(sweep);
       for (const t of sessions.values()) await t.close();
       await new Promise((resolve) => http.close(resolve));
     },

@@ -186,7 +186,7 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
           const { confirmationToken, ...rest } = input;
           const args = rest as Args<I>;
           const summary = def.summary(args);
-          const refusal = server.server.getClientCapabilities()?.elicitation
+          const refusal = canAskPerson(server)
             ? await askPerson(extra, canonical, summary, args)
             : checkToken(env.tokens, confirmationToken, canonical, summary, args);
           if (refusal) return refusal;
@@ -214,6 +214,14 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
       }
     },
   };
+}
+
+/** Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients). */
+function canAskPerson(server: McpServer): boolean {
+  const elicitation = server.server.getClientCapabilities()?.elicitation as
+    | { form?: object; url?: object }
+    | undefined;
+  return !!elicitation && (!!elicitation.form || !elicitation.url);
 }
 
 /** Elicitation: the client shows the change to the person, who accepts, declines or cancels. */
