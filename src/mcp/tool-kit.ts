@@ -1,5 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type CallToolResult, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type CallToolResult,
+  ElicitResultSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type ApiClient, ApiError } from './api-client.js';
 import { type ConfirmationTokens, describeTokenProblem } from './confirmation.js';
@@ -12,6 +18,7 @@ export interface ToolEnv {
 }
 
 type Shape = z.ZodRawShape;
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Args<I extends Shape> = z.infer<z.ZodObject<I>>;
 
 interface ToolBase<I extends Shape, O extends z.ZodObject> {
@@ -180,7 +187,7 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
     register(server, names, env) {
       const handler = async (
         input: Args<I> & { confirmationToken?: string },
-        extra: { sendRequest: (req: any, schema: typeof ElicitResultSchema) => Promise<any> },
+        extra: Extra,
       ): Promise<CallToolResult> =>
         guarded(async () => {
           const { confirmationToken, ...rest } = input;
@@ -209,6 +216,7 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
               openWorldHint: false,
             },
           },
+          // As for reads: the SDK's inferred argument type is this Args<I> plus confirmationToken.
           handler as never,
         );
       }
@@ -226,7 +234,7 @@ function canAskPerson(server: McpServer): boolean {
 
 /** Elicitation: the client shows the change to the person, who accepts, declines or cancels. */
 async function askPerson(
-  extra: { sendRequest: (req: any, schema: typeof ElicitResultSchema) => Promise<any> },
+  extra: Extra,
   tool: string,
   summary: string,
   args: Record<string, unknown>,
