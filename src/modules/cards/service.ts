@@ -236,18 +236,23 @@ function unknownPhase(path: string[], ref: string, structure: BoardStructure): F
 /** Tags by documentId or slug; unknown ones are a 400 that lists the board's tags. */
 function resolveTags(structure: BoardStructure, refs: string[]): number[] {
   const ids: number[] = [];
-  const unknown: FieldError[] = [];
-  refs.forEach((ref, i) => {
+  const unknown: { ref: string; index: number }[] = [];
+  refs.forEach((ref, index) => {
     const tag = structure.tags.find((t) => t.documentId === ref || t.slug === ref);
-    if (tag) {
-      if (!ids.includes(tag.id)) ids.push(tag.id);
-    } else
-      unknown.push({ path: ['tags', i], message: `no tag ${ref} on this board`, name: 'ValidationError' });
+    if (!tag) unknown.push({ ref, index });
+    else if (!ids.includes(tag.id)) ids.push(tag.id);
   });
   if (unknown.length) {
-    throw validationError(`Unknown tag: ${unknown.map((e) => e.message.slice(7, -14)).join(', ')}`, unknown, {
-      validTags: structure.tags.map((t) => ({ documentId: t.documentId, slug: t.slug, name: t.name })),
-    });
+    const valid = structure.tags.map((t) => t.slug).join(', ') || '(none)';
+    throw validationError(
+      `Unknown tag ${unknown.map((u) => u.ref).join(', ')}; tags of this board: ${valid}`,
+      unknown.map((u) => ({
+        path: ['tags', u.index],
+        message: `no tag ${u.ref} on this board`,
+        name: 'ValidationError',
+      })),
+      { validTags: structure.tags.map((t) => ({ documentId: t.documentId, slug: t.slug, name: t.name })) },
+    );
   }
   return ids;
 }
