@@ -53,7 +53,11 @@ async function csvSource(req: FastifyRequest) {
 function multipartOptions(fields: Record<string, string>) {
   const out: { dryRun?: boolean; delimiter?: string; mapping?: Record<string, string> } = {};
   if (fields.dryRun !== undefined) out.dryRun = fields.dryRun === 'true';
-  if (fields.delimiter !== undefined) out.delimiter = fields.delimiter;
+  if (fields.delimiter !== undefined) {
+    if (!importQuery.shape.delimiter.safeParse(fields.delimiter).success)
+      throw validationError('Invalid delimiter', [{ path: ['delimiter'], message: 'one of , ; tab auto' }]);
+    out.delimiter = fields.delimiter;
+  }
   if (fields.mapping !== undefined) {
     try {
       const mapping = JSON.parse(fields.mapping);

@@ -178,9 +178,29 @@ describe('contact import', () => {
     expect((await postCsv(t, '')).status).toBe(400);
     expect((await postCsv(t, 'name\n"unterminated')).status).toBe(400);
     expect((await postMultipart(t, 'name\nx', { mapping: '{not json' })).status).toBe(400);
+    expect((await postMultipart(t, 'name\nx', { delimiter: '|' })).status).toBe(400);
     const json = await t.api.post('/contacts/import', { name: 'x' });
     expect(json.status).toBe(415);
     expect((await postCsv(viewer as unknown as Tenant, 'name\nx')).status).toBe(403);
+  });
+
+  test('semicolon files (auto-detected) and an Idempotency-Key replay', async () => {
+    const t = await newTenant();
+    const first = await t.api.request({
+      method: 'POST',
+      url: '/api/contacts/import',
+      headers: { 'content-type': 'text/csv', 'idempotency-key': 'imp-1' },
+      payload: 'nome;cidade\nJosé;Olinda',
+    });
+    expect(first.body).toMatchObject({ created: 1, columns: { nome: 'name', cidade: 'city' } });
+    const replay = await t.api.request({
+      method: 'POST',
+      url: '/api/contacts/import',
+      headers: { 'content-type': 'text/csv', 'idempotency-key': 'imp-1' },
+      payload: 'nome;cidade\nJosé;Olinda',
+    });
+    expect(replay.status).toBe(200);
+    expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(1);
   });
 
   test('a large file streams in batches (2,000 rows, upsert across batches)', async () => {
