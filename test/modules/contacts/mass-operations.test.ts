@@ -29,10 +29,10 @@ describe('bulk delete', () => {
 
   test('by filters and by q', async () => {
     const t = await newTenant();
-    await seed(t, 4, (i) => ({ city: i % 2 ? 'Recife' : 'Natal' }));
+    await seed(t, 4, (i) => ({ name: `Pessoa ${i}`, city: i % 2 ? 'Recife' : 'Natal' }));
     const res = await t.api.post('/contacts/bulk-delete', { filters: { city: { $eq: 'Recife' } } });
     expect(res.body).toMatchObject({ matched: 2, deleted: 2 });
-    const byQ = await t.api.post('/contacts/bulk-delete', { q: 'C0' });
+    const byQ = await t.api.post('/contacts/bulk-delete', { q: 'pessoa 0' });
     expect(byQ.body).toMatchObject({ deleted: 1 });
     expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(1);
   });
