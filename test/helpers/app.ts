@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -13,9 +16,12 @@ export interface TestContext {
 
 let shared: Promise<TestContext> | undefined;
 
+// Uploads and the mail outbox of this test worker go to a temporary directory.
+const dataDir = mkdtempSync(join(tmpdir(), 'crm-test-'));
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return loadConfig(
-    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: process.env.CRM_TEST_DATA_DIR ?? 'data-test' },
+    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: dataDir },
     {
       RATE_LIMIT_MAX: 100_000,
       RATE_LIMIT_LOGIN_MAX: 100_000,
