@@ -2,6 +2,7 @@ import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { auditLog } from '../../platform/audit/table.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import type { CompiledList } from '../../platform/http/list-query.js';
 import type { ActivityType } from './schema.js';
 import { searchCondition } from './search.js';
@@ -218,7 +219,17 @@ export async function moveContactReferences(tx: Tx, orgId: number, fromIds: numb
       sql`with m as (update ${sql.identifier(table_name)} set contact_id = ${toId}
             where organization_id = ${orgId} and contact_id in ${fromIds} returning 1)
           select count(*)::int as n from m`,
-    );
+    ).catch((err) => {
+      // A table that allows one row per contact: both contacts have one, so they cannot be merged.
+      if (!isUniqueViolation(err)) throw err;
+      throw new AppError(
+        'UnprocessableEntityError',
+        `These contacts cannot be merged: both have ${table_name}`,
+        {
+          table: table_name,
+        },
+      );
+    });
     moved[table_name] = rows[0].n;
   }
   return moved;
