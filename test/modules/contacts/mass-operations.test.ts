@@ -151,6 +151,9 @@ describe('merge', () => {
     await t.api.post(`/contacts/${dup1.body.documentId}/notes`, {
       data: { description: 'nota do duplicado' },
     });
+    // Another area's row pointing at a merged contact (quotes have contact_id) moves to the survivor.
+    const quote = await t.api.post('/quotes', { data: { title: 'Proposta', contact: dup1.body.documentId } });
+    expect(quote.status).toBe(201);
 
     const res = await t.api.post('/contacts/merge', {
       survivor: survivor.body.documentId,
@@ -169,6 +172,9 @@ describe('merge', () => {
       customFields: { a: 'survivor', b: 'dup' },
     });
     expect(res.body.moved.contact_activities).toBeGreaterThanOrEqual(3);
+    expect(res.body.moved.quotes).toBe(1);
+    const movedQuote = await t.api.get(`/quotes/${quote.body.documentId}`);
+    expect(movedQuote.body.contact.documentId).toBe(survivor.body.documentId);
     expect((await t.api.get(`/contacts/${dup1.body.documentId}`)).status).toBe(404);
     expect((await t.api.get(`/contacts/${dup2.body.documentId}`)).status).toBe(404);
     const acts = (await t.api.get(`/contacts/${survivor.body.documentId}/activities`)).body.data;
