@@ -360,6 +360,23 @@ async function stopService(child: ChildProcess) {
   await exited;
 }
 
+/**
+ * Waits until the service has worked off what the last load left queued (Node keeps serving requests whose
+ * client went away): /api/health also needs a pool connection, so a fast answer means the pool is free.
+ */
+async function drain() {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    const t = performance.now();
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok && performance.now() - t < 50) return;
+    } catch {}
+    await sleep(250);
+  }
+  log('the service did not drain in 180 s');
+}
+
 async function loadTest(
   meta: SeedMeta,
   ep: Endpoint,
@@ -476,7 +493,9 @@ async function main() {
     try {
       for (const row of rows) {
         const ep = eps.find((e) => e.name === row.endpoint)!;
+        await drain();
         if (warmup > 0) await loadTest(meta, ep, row.connections, warmup);
+        await drain();
         row.service = await loadTest(meta, ep, row.connections, duration);
         log(
           `service ${row.endpoint} ×${row.connections}: ${row.service.rps.toFixed(0)} req/s, p99 ${row.service.p99} ms, ${row.service.errors} errors`,
