@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-
-const id = (what: string) => z.string().min(1).describe(`documentId of the ${what} (not a numeric id)`);
+import { deletedOutput, docId } from './common.js';
 
 const category = z.object({
   documentId: z.string().describe('documentId of the category'),
@@ -24,8 +23,6 @@ const product = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-
-const deleted = z.object({ documentId: z.string(), deleted: z.literal(true) });
 
 const money = (what: string) => z.number().min(0).describe(`${what}, a number with at most 2 decimals`);
 
@@ -76,7 +73,7 @@ export const productTools: Tool[] = [
     name: 'get_product',
     title: 'Get a product',
     description: 'Returns one product by its documentId (from crm.list_products), with its category.',
-    input: { productId: id('product') },
+    input: { productId: docId('product') },
     output: product,
     run: (args, { api, apiUrl }) =>
       unwrap(api.GET('/api/products/{id}', { params: { path: { id: args.productId } } }), apiUrl),
@@ -100,7 +97,7 @@ export const productTools: Tool[] = [
     description:
       'Changes fields of a product given its documentId; only the fields passed change. Needs the admin role.',
     input: {
-      productId: id('product'),
+      productId: docId('product'),
       name: productFields.name.optional(),
       sku: productFields.sku.optional(),
       price: productFields.price.optional(),
@@ -125,8 +122,8 @@ export const productTools: Tool[] = [
     title: 'Delete a product',
     description:
       'Deletes a product permanently, given its documentId. Quote and card lines keep their copied name and SKU. Needs the admin role.',
-    input: { productId: id('product') },
-    output: deleted,
+    input: { productId: docId('product') },
+    output: deletedOutput,
     destructive: true,
     idempotent: true,
     summary: (a) => `permanently delete the product ${a.productId}`,
@@ -160,7 +157,7 @@ export const productTools: Tool[] = [
     name: 'get_product_category',
     title: 'Get a product category',
     description: 'Returns one product category by its documentId (from crm.list_product_categories).',
-    input: { categoryId: id('product category') },
+    input: { categoryId: docId('product category') },
     output: category,
     run: (args, { api, apiUrl }) =>
       unwrap(api.GET('/api/product-categories/{id}', { params: { path: { id: args.categoryId } } }), apiUrl),
@@ -182,7 +179,7 @@ export const productTools: Tool[] = [
     title: 'Rename a product category',
     description: 'Renames a product category given its documentId. Needs the admin role.',
     input: {
-      categoryId: id('product category'),
+      categoryId: docId('product category'),
       name: z.string().min(1).max(120).describe('New category name'),
     },
     output: category,
@@ -203,8 +200,8 @@ export const productTools: Tool[] = [
     title: 'Delete a product category',
     description:
       'Deletes a product category permanently, given its documentId; its products stay, without a category. Needs the admin role.',
-    input: { categoryId: id('product category') },
-    output: deleted,
+    input: { categoryId: docId('product category') },
+    output: deletedOutput,
     destructive: true,
     idempotent: true,
     summary: (a) => `permanently delete the product category ${a.categoryId}`,
