@@ -303,7 +303,7 @@ describe('HTTP transport', () => {
     }
   });
 
-  it('/health is 503 when the token is rejected or the service is down', async () => {
+  it('/health is 503 when the token is rejected, the user is not in the tenant, or the service is down', async () => {
     const badToken = await startHttpMcp(mcpEnv(service, { slug: org.slug, token: 'crm_pat_invalid' }));
     try {
       const res = await fetch(`${badToken.url}/health`);
@@ -311,6 +311,14 @@ describe('HTTP transport', () => {
       expect(await res.json()).toMatchObject({ status: 'error', api: 'unauthorized' });
     } finally {
       await badToken.stop();
+    }
+    const otherTenant = await startHttpMcp(mcpEnv(service, { slug: 'not-my-org', token: org.token }));
+    try {
+      const res = await fetch(`${otherTenant.url}/health`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'error', api: 'ok', tenant: 'not-my-org' });
+    } finally {
+      await otherTenant.stop();
     }
     const down = await startHttpMcp({ ...mcpEnv(service, org), MCP_CRM_API_URL: 'http://127.0.0.1:9' });
     try {
