@@ -24,6 +24,7 @@ import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
 import {
   applyDefaults,
@@ -53,19 +54,11 @@ interface BoardScope {
   assigneeOnly: number | null;
 }
 
-/** Admins and the board's owner see and edit every card; others may be narrowed to their assignments. */
-const seesAll = (access: BoardAccess) => access.isAdmin || access.isOwner;
-
 async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boolean): Promise<BoardScope> {
   const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
   const structure = await loadBoardStructure(tx, ctx.orgId, access.board.id);
-  const restricted = structure.settings.restrictViewToAssignees && !seesAll(access);
-  return {
-    access,
-    structure,
-    visibility: restricted ? repo.assignedTo(ctx.membershipId) : undefined,
-    assigneeOnly: restricted ? ctx.membershipId : null,
-  };
+  const visibility = cardVisibility(ctx, access);
+  return { access, structure, visibility, assigneeOnly: visibility ? ctx.membershipId : null };
 }
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
@@ -87,14 +80,6 @@ async function loadCard(
   );
   if (!row) throw cardNotFound();
   return row;
-}
-
-/** restrictEditToAssignees: non-admins change only the cards they are assigned to. */
-async function requireCardEdit(tx: Tx, ctx: TenantContext, scope: BoardScope, card: repo.CardRow) {
-  if (!scope.structure.settings.restrictEditToAssignees || seesAll(scope.access)) return;
-  const assignees = (await repo.assigneeIdsByCard(tx, ctx.orgId, [card.id])).get(card.id) ?? [];
-  if (!assignees.includes(ctx.membershipId))
-    throw new AppError('ForbiddenError', 'This board lets only the assignees of a card change it');
 }
 
 // ---- presenting
@@ -408,7 +393,7 @@ export async function updateCard(ctx: TenantContext, boardId: string, id: string
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, true);
     const row = await loadCard(tx, ctx, scope, id, true);
-    await requireCardEdit(tx, ctx, scope, row);
+    await requireCardEdit(tx, ctx, scope.access, row.id);
     const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, input);
     return presentCard(tx, ctx.orgId, scope.structure, updated);
   });
@@ -418,7 +403,7 @@ export async function moveCard(ctx: TenantContext, boardId: string, id: string, 
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, true);
     const row = await loadCard(tx, ctx, scope, id, true);
-    await requireCardEdit(tx, ctx, scope, row);
+    await requireCardEdit(tx, ctx, scope.access, row.id);
     const target = findPhase(scope.structure, phaseRef);
     if (!target) throw validationError('Unknown phase', [unknownPhase(['phase'], phaseRef, scope.structure)]);
     const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, {
@@ -658,7 +643,7 @@ export async function deleteCard(ctx: TenantContext, boardId: string, id: string
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, true);
     const row = await loadCard(tx, ctx, scope, id, true);
-    await requireCardEdit(tx, ctx, scope, row);
+    await requireCardEdit(tx, ctx, scope.access, row.id);
     await repo.deleteCard(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'card.deleted', row.documentId, {
       title: row.title,

@@ -5,6 +5,7 @@ import { compileListQuery, type ListQueryInput, paginated } from '../../platform
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, loadBoardForWrite } from '../boards/access.js';
+import { cardVisibility, requireCardEdit } from '../cards/access.js';
 import * as cardsRepo from '../cards/repo.js';
 import { type LineInput, priceLines } from './pricing.js';
 import * as repo from './repo.js';
@@ -129,15 +130,7 @@ function onWriteError(err: unknown): never {
 async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: string, write: boolean) {
   const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
   const { board } = access;
-  const seesAll = access.isAdmin || access.isOwner;
-  const card = await cardsRepo.findCard(
-    tx,
-    ctx.orgId,
-    board.id,
-    cardId,
-    board.restrictViewToAssignees && !seesAll ? cardsRepo.assignedTo(ctx.membershipId) : undefined,
-    write,
-  );
+  const card = await cardsRepo.findCard(tx, ctx.orgId, board.id, cardId, cardVisibility(ctx, access), write);
   if (!card) throw new AppError('NotFoundError', 'Card not found');
   if (!write) return { board, card };
   if (!board.enableProducts) {
@@ -146,11 +139,7 @@ async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: str
       setting: 'enableProducts',
     });
   }
-  if (board.restrictEditToAssignees && !seesAll) {
-    const assignees = (await cardsRepo.assigneeIdsByCard(tx, ctx.orgId, [card.id])).get(card.id) ?? [];
-    if (!assignees.includes(ctx.membershipId))
-      throw new AppError('ForbiddenError', 'This board lets only the assignees of a card change it');
-  }
+  await requireCardEdit(tx, ctx, access, card.id);
   return { board, card };
 }
 

@@ -5,7 +5,8 @@ import { compileListQuery, type ListQueryInput, paginated } from '../../platform
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
-import { assignedTo, findCard } from '../cards/repo.js';
+import { cardVisibility } from '../cards/access.js';
+import { findCard } from '../cards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { membershipRefsByIds } from '../organizations/repo.js';
 import { findDefaultTemplate } from '../pdf-templates/repo.js';
@@ -184,14 +185,7 @@ async function resolveCard(tx: Tx, ctx: TenantContext, documentId: string) {
   const access = await loadBoardForRead(tx, ctx, link.boardDocumentId).catch((err: unknown) => {
     throw err instanceof AppError && err.errorName === 'NotFoundError' ? missing : err;
   });
-  const restricted = access.board.restrictViewToAssignees && !access.isAdmin && !access.isOwner;
-  const card = await findCard(
-    tx,
-    ctx.orgId,
-    access.board.id,
-    documentId,
-    restricted ? assignedTo(ctx.membershipId) : undefined,
-  );
+  const card = await findCard(tx, ctx.orgId, access.board.id, documentId, cardVisibility(ctx, access));
   if (!card) throw missing;
   return { id: card.id, currency: link.currency };
 }
