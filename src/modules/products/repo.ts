@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import type { CompiledList, FieldDef, QueryModel, RelationDef } from '../../platform/http/list-query.js';
 import { categoryModel } from '../product-categories/repo.js';
 import { productCategories } from '../product-categories/table.js';
 import { cardProducts, products } from './table.js';
@@ -147,26 +147,34 @@ export async function categoryIdByDocumentId(tx: Tx, orgId: number, documentId: 
 
 // ---- lines on cards
 
+/** The list-query fields of a priced line (card product lines, quote items; same columns in both tables). */
+export const pricedLineFields: Record<string, FieldDef> = {
+  name: { column: 'name', type: 'string' },
+  sku: { column: 'sku', type: 'string' },
+  quantity: { column: 'quantity', type: 'number' },
+  unitPrice: { column: 'unit_price', type: 'number' },
+  discount: { column: 'discount', type: 'number' },
+  total: { column: 'total', type: 'number' },
+};
+
+/** A priced line's source product, for filters like `filters[product][sku]`. */
+export const sourceProductRelation: Record<string, RelationDef> = {
+  product: {
+    model: () => productModel,
+    on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."product_id"`),
+    foreignKey: 'product_id',
+  },
+};
+
 export const cardLineModel: QueryModel = {
   table: 'card_products',
   fields: {
     documentId: { column: 'document_id', type: 'string' },
-    name: { column: 'name', type: 'string' },
-    sku: { column: 'sku', type: 'string' },
-    quantity: { column: 'quantity', type: 'number' },
-    unitPrice: { column: 'unit_price', type: 'number' },
-    discount: { column: 'discount', type: 'number' },
-    total: { column: 'total', type: 'number' },
+    ...pricedLineFields,
     createdAt: { column: 'created_at', type: 'datetime' },
     updatedAt: { column: 'updated_at', type: 'datetime' },
   },
-  relations: {
-    product: {
-      model: () => productModel,
-      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."product_id"`),
-      foreignKey: 'product_id',
-    },
-  },
+  relations: sourceProductRelation,
 };
 
 export type CardLineValues = Pick<

@@ -84,20 +84,21 @@ export const cardLineUpdate = z
   .partial();
 export type CardLineUpdate = z.infer<typeof cardLineUpdate>;
 
+/** A priced line as returned (card product lines, quote items): copied from its product when written. */
+export const pricedLineShape = {
+  documentId: z.string(),
+  product: z.string().nullable().describe('documentId of the source product; null once it is deleted'),
+  name: z.string().describe("the product's name when the line was written"),
+  sku: z.string(),
+  unit: z.string().nullable(),
+  quantity: z.number(),
+  unitPrice: z.number(),
+  discount: z.number().describe('percentage off the line'),
+  total: z.number().describe('quantity × unitPrice less the discount, rounded to cents'),
+};
+
 export const cardLine = z
-  .object({
-    documentId: z.string(),
-    product: z.string().nullable().describe('documentId of the source product; null once it is deleted'),
-    name: z.string().describe("the product's name when the line was written"),
-    sku: z.string(),
-    unit: z.string().nullable(),
-    quantity: z.number(),
-    unitPrice: z.number(),
-    discount: z.number().describe('percentage off the line'),
-    total: z.number().describe('quantity × unitPrice less the discount, rounded to cents'),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
+  .object({ ...pricedLineShape, createdAt: z.string(), updatedAt: z.string() })
   .meta({ id: 'CardProduct' });
 export type CardLine = z.infer<typeof cardLine>;
 

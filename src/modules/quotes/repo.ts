@@ -7,7 +7,7 @@ import { cards } from '../cards/table.js';
 import { contactModel } from '../contacts/repo.js';
 import { contacts } from '../contacts/table.js';
 import { organizations } from '../organizations/table.js';
-import { productModel } from '../products/repo.js';
+import { pricedLineFields, sourceProductRelation } from '../products/repo.js';
 import { products } from '../products/table.js';
 import { QUOTE_STATUSES, quoteCounters, quoteItems, quotes } from './table.js';
 
@@ -19,21 +19,8 @@ const cardLinkModel: QueryModel = {
 
 const quoteItemModel: QueryModel = {
   table: 'quote_items',
-  fields: {
-    name: { column: 'name', type: 'string' },
-    sku: { column: 'sku', type: 'string' },
-    quantity: { column: 'quantity', type: 'number' },
-    unitPrice: { column: 'unit_price', type: 'number' },
-    discount: { column: 'discount', type: 'number' },
-    total: { column: 'total', type: 'number' },
-  },
-  relations: {
-    product: {
-      model: () => productModel,
-      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."product_id"`),
-      foreignKey: 'product_id',
-    },
-  },
+  fields: pricedLineFields,
+  relations: sourceProductRelation,
 };
 
 export const quoteModel: QueryModel = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { contactRef } from '../contacts/schema.js';
-import { lineInput } from '../products/schema.js';
+import { lineInput, pricedLineShape } from '../products/schema.js';
 import { QUOTE_STATUSES } from './table.js';
 
 const documentId = z.string().min(1).max(64);
@@ -38,19 +38,7 @@ export type QuoteInput = z.infer<typeof quoteInput>;
 export const quoteUpdate = z.strictObject(quoteFields).partial();
 export type QuoteUpdate = z.infer<typeof quoteUpdate>;
 
-export const quoteItem = z
-  .object({
-    documentId: z.string(),
-    product: z.string().nullable().describe('documentId of the source product; null once it is deleted'),
-    name: z.string().describe("the product's name when the line was written"),
-    sku: z.string(),
-    unit: z.string().nullable(),
-    quantity: z.number(),
-    unitPrice: z.number(),
-    discount: z.number().describe('percentage off the line'),
-    total: z.number().describe('quantity × unitPrice less the discount, rounded to cents'),
-  })
-  .meta({ id: 'QuoteItem' });
+export const quoteItem = z.object(pricedLineShape).meta({ id: 'QuoteItem' });
 
 export const quote = z
   .object({
