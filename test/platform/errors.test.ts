@@ -31,7 +31,7 @@ describe('error envelope', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.name).toBe('ValidationError');
     const paths = res.body.error.details.errors.map((e: any) => e.path.join('.'));
-    expect(paths).toEqual(expect.arrayContaining(['data.email', 'data.role']));
+    expect(paths).toEqual(expect.arrayContaining(['email', 'role']));
     for (const e of res.body.error.details.errors) expect(e.message).toEqual(expect.any(String));
   });
 

@@ -261,8 +261,8 @@ export async function createSegment(ctx: TenantContext, input: SegmentInput) {
   };
   return ctx.transaction(async (tx) => {
     await repo.lockSegmentGraph(tx, ctx.orgId);
-    const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, storedPaths(['data']));
-    compileOrThrow(ctx.orgId, root, graph, ['data', 'requiredSegments']);
+    const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, storedPaths([]));
+    compileOrThrow(ctx.orgId, root, graph, ['requiredSegments']);
     const row = await repo
       .insertSegment(tx, ctx.orgId, {
         name: input.name,
@@ -289,8 +289,8 @@ export async function updateSegment(ctx: TenantContext, documentId: string, inpu
       excludedSegments: input.excludedSegments ?? current.excluded,
       checkRelations: input.filters !== undefined,
     };
-    const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, storedPaths(['data']), row.id);
-    compileOrThrow(ctx.orgId, root, graph, ['data', 'requiredSegments']);
+    const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, storedPaths([]), row.id);
+    compileOrThrow(ctx.orgId, root, graph, ['requiredSegments']);
     const updated = await repo
       .updateSegment(tx, ctx.orgId, row.id, {
         ...(input.name !== undefined && { name: input.name }),
@@ -310,7 +310,7 @@ async function checkDependents(tx: Tx, orgId: number, segmentId: number) {
   const ancestors = await repo.ancestorIds(tx, orgId, segmentId);
   if (ancestors.length === 0) return;
   const graph = await repo.loadGraph(tx, orgId, ancestors);
-  for (const id of ancestors) compileOrThrow(orgId, storedRoot(graph, id), graph, ['data', 'filters']);
+  for (const id of ancestors) compileOrThrow(orgId, storedRoot(graph, id), graph, ['filters']);
 }
 
 export async function deleteSegment(ctx: TenantContext, documentId: string) {

@@ -85,7 +85,7 @@ function toAppError(error: FastifyError): AppError {
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request';
     const errors = error.validation.map((v) => ({
-      path: [...instancePath(v.instancePath), ...extraPath(v.params)],
+      path: relativeToData(where, [...instancePath(v.instancePath), ...extraPath(v.params)]),
       message: v.message ?? 'Invalid value',
       name: 'ValidationError',
     }));
@@ -112,6 +112,14 @@ function toAppError(error: FastifyError): AppError {
   if (status === 405) return new AppError('MethodNotAllowedError', 'Method not allowed');
   if (status >= 400 && status < 500) return new AppError('BadRequestError', error.message);
   return new AppError('InternalServerError', 'Internal Server Error');
+}
+
+/**
+ * Paths of a resource write are relative to its `data` object, as Strapi reports them and as the services
+ * report their own rule errors (`['email']`, `['fields', 'phone']`); `data` itself missing stays `['data']`.
+ */
+function relativeToData(where: string, path: string[]): string[] {
+  return where === 'body' && path[0] === 'data' && path.length > 1 ? path.slice(1) : path;
 }
 
 function instancePath(p: string | undefined): string[] {

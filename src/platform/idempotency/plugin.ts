@@ -26,6 +26,10 @@ export const idempotencyPlugin = fp(
     app.addHook('preHandler', async (req, reply) => {
       const key = req.headers['idempotency-key'];
       if (req.method !== 'POST' || typeof key !== 'string' || !req.principal) return;
+      // Streamed bodies (CSV, multipart) are not in hand to fingerprint, so the key could not tell two uploads
+      // apart: such requests are not keyed (docs/decisions.md).
+      const type = req.headers['content-type'];
+      if (type && !type.includes('json')) return;
       if (key.length < 1 || key.length > 255)
         throw new AppError('BadRequestError', 'Idempotency-Key must be 1 to 255 characters');
       const userId = req.principal.userId;

@@ -62,7 +62,7 @@ describe('PDF templates', () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.errors[0].message).toContain('{{quote.secret}}');
-    expect(unknown.body.error.details.errors[0].path).toEqual(['data', 'layout', 'blocks', '0', 'text']);
+    expect(unknown.body.error.details.errors[0].path).toEqual(['layout', 'blocks', '0', 'text']);
 
     const cases = [
       { blocks: [] },

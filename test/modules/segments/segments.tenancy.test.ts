@@ -46,7 +46,7 @@ describe('segments of another organization', () => {
       data: { name: 'B uses A', filters: everyone, requiredSegments: [segA.documentId] },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.errors[0].path).toEqual(['data', 'requiredSegments', '0']);
+    expect(res.body.error.details.errors[0].path).toEqual(['requiredSegments', '0']);
     const pre = await preview(B(), everyone.conditions, 'AND', { excludedSegments: [segA.documentId] });
     expect(pre.status).toBe(400);
     expect(pre.body.error.details.errors[0].path).toEqual(['excludedSegments', '0']);

@@ -358,24 +358,24 @@ describe('required and excluded segments', () => {
       data: { excludedSegments: [c.documentId] },
     });
     expect(cycle.status).toBe(400);
-    expect(cycle.body.error.details.errors[0].path).toEqual(['data', 'excludedSegments', '0']);
+    expect(cycle.body.error.details.errors[0].path).toEqual(['excludedSegments', '0']);
     expect(cycle.body.error.message).toMatch(/cycle/);
 
     const self = await t.api.put(`/segments/${a.documentId}`, { data: { requiredSegments: [a.documentId] } });
     expect(self.status).toBe(400);
-    expect(self.body.error.details.errors[0].path).toEqual(['data', 'requiredSegments', '0']);
+    expect(self.body.error.details.errors[0].path).toEqual(['requiredSegments', '0']);
 
     const unknown = await t.api.post('/segments', {
       data: { name: 'cyc-d', ...base, requiredSegments: [a.documentId, 'q'.repeat(24)] },
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details.errors[0].path).toEqual(['data', 'requiredSegments', '1']);
+    expect(unknown.body.error.details.errors[0].path).toEqual(['requiredSegments', '1']);
 
     const both = await t.api.post('/segments', {
       data: { name: 'cyc-e', ...base, requiredSegments: [a.documentId], excludedSegments: [a.documentId] },
     });
     expect(both.status).toBe(400);
-    expect(both.body.error.details.errors[0].path).toEqual(['data', 'excludedSegments', '0']);
+    expect(both.body.error.details.errors[0].path).toEqual(['excludedSegments', '0']);
     // Nothing was written by the failed attempts.
     expect((await t.api.get(`/segments/${a.documentId}`)).body.excludedSegments).toEqual([]);
   });
@@ -393,41 +393,41 @@ describe('invalid conditions', () => {
   test('each problem names the condition and the key', async () => {
     const ok = cond('city', 'eq', 'x');
     expect(firstPath(await post([ok, ok, { field: 'city', op: 'like', value: 'x' }]))).toBe(
-      'data.filters.conditions.2.op',
+      'filters.conditions.2.op',
     );
-    expect(firstPath(await post([ok, { field: 'city', value: 'x' }]))).toBe('data.filters.conditions.1.op');
+    expect(firstPath(await post([ok, { field: 'city', value: 'x' }]))).toBe('filters.conditions.1.op');
     expect(firstPath(await post([{ field: 'birthdate', op: 'eq', value: 'x' }]))).toBe(
-      'data.filters.conditions.0.field',
+      'filters.conditions.0.field',
     );
-    expect(firstPath(await post([cond('city', 'contains')]))).toBe('data.filters.conditions.0.value');
-    expect(firstPath(await post([cond('city', 'contains', '   ')]))).toBe('data.filters.conditions.0.value');
-    expect(firstPath(await post([cond('city', 'empty', 'x')]))).toBe('data.filters.conditions.0.value');
+    expect(firstPath(await post([cond('city', 'contains')]))).toBe('filters.conditions.0.value');
+    expect(firstPath(await post([cond('city', 'contains', '   ')]))).toBe('filters.conditions.0.value');
+    expect(firstPath(await post([cond('city', 'empty', 'x')]))).toBe('filters.conditions.0.value');
     expect(firstPath(await post([cond('contact_type', 'eq', 'robot')]))).toBe(
-      'data.filters.conditions.0.value',
+      'filters.conditions.0.value',
     );
-    expect(firstPath(await post([cond('cpf', 'eq', 'abc')]))).toBe('data.filters.conditions.0.value');
-    expect(firstPath(await post([{ ...ok, extra: 1 }]))).toBe('data.filters.conditions.0.extra');
+    expect(firstPath(await post([cond('cpf', 'eq', 'abc')]))).toBe('filters.conditions.0.value');
+    expect(firstPath(await post([{ ...ok, extra: 1 }]))).toBe('filters.conditions.0.extra');
     expect(firstPath(await post([{ kind: 'custom', op: 'eq', value: 'x' }]))).toBe(
-      'data.filters.conditions.0.slug',
+      'filters.conditions.0.slug',
     );
     expect(firstPath(await post([{ kind: 'relation', field: 'owner' }]))).toBe(
-      'data.filters.conditions.0.documentId',
+      'filters.conditions.0.documentId',
     );
     expect(firstPath(await post([{ kind: 'relation', field: 'boss', documentId: t.membershipId }]))).toBe(
-      'data.filters.conditions.0.field',
+      'filters.conditions.0.field',
     );
     expect(
       firstPath(await post([{ kind: 'relation', field: 'team', op: 'contains', documentId: f.teamA }])),
-    ).toBe('data.filters.conditions.0.op');
+    ).toBe('filters.conditions.0.op');
     expect(firstPath(await post([{ kind: 'relation', field: 'owner', documentId: 'b'.repeat(24) }]))).toBe(
-      'data.filters.conditions.0.documentId',
+      'filters.conditions.0.documentId',
     );
     expect(firstPath(await post([ok, { kind: 'relation', field: 'team', documentId: t.membershipId }]))).toBe(
-      'data.filters.conditions.1.documentId',
+      'filters.conditions.1.documentId',
     );
-    expect(firstPath(await post([]))).toBe('data.filters.conditions');
-    expect(firstPath(await post([ok], 'XOR'))).toBe('data.filters.logic');
-    expect(firstPath(await t.api.post('/segments', { data: { name: 'bad' } }))).toBe('data.filters');
+    expect(firstPath(await post([]))).toBe('filters.conditions');
+    expect(firstPath(await post([ok], 'XOR'))).toBe('filters.logic');
+    expect(firstPath(await t.api.post('/segments', { data: { name: 'bad' } }))).toBe('filters');
   });
 
   test('the stored preview shape reports paths without the data wrapper', async () => {
@@ -540,7 +540,6 @@ describe('removed relations', () => {
     });
     expect(resent.status).toBe(400);
     expect(resent.body.error.details.errors[0].path).toEqual([
-      'data',
       'filters',
       'conditions',
       '0',
