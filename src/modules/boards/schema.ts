@@ -191,18 +191,24 @@ export type BoardUpdateInput = z.infer<typeof boardUpdateInput>;
 const option = z.union([z.string(), z.object({ value: z.string(), label: z.string() })]);
 export const phaseRef = z.object({ documentId: z.string(), name: z.string() }).meta({ id: 'PhaseRef' });
 
+/** A field as returned here and inside a card's `fieldData`. */
+export const fieldOutputShape = {
+  documentId: z.string(),
+  label: z.string(),
+  slug: z.string(),
+  type: z.enum(FIELD_TYPES),
+  order: z.number().int(),
+  required: z.boolean(),
+  placeholder: z.string().nullable(),
+  helpText: z.string().nullable(),
+  defaultValue: z.string().nullable(),
+  options: z.array(option),
+};
+
 export const fieldDefinition = z
   .object({
-    documentId: z.string(),
-    label: z.string(),
-    slug: z.string().describe('key inside card `fields`'),
-    type: z.enum(FIELD_TYPES),
-    order: z.number().int(),
-    required: z.boolean(),
-    placeholder: z.string().nullable(),
-    helpText: z.string().nullable(),
-    defaultValue: z.string().nullable(),
-    options: z.array(option),
+    ...fieldOutputShape,
+    slug: fieldOutputShape.slug.describe('key inside card `fields`'),
     phase: phaseRef,
   })
   .meta({ id: 'FieldDefinition' });

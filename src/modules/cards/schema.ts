@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listQueryShape, paginationMeta } from '../../platform/http/list-query.js';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { FIELD_TYPES } from '../boards/table.js';
+import { fieldOutputShape } from '../boards/schema.js';
 import { contactRef } from '../contacts/schema.js';
 import { CONTENT_FORMATS, CREATION_SOURCES, DUE_DATE_SOURCES, TRACKING_KEYS } from './table.js';
 
@@ -135,23 +135,11 @@ export const fileRef = z
   })
   .meta({ id: 'FileRef' });
 
-const option = z.union([z.string(), z.object({ value: z.string(), label: z.string() })]);
 export const fieldDataItem = z
   .object({
     documentId: z.string(),
     value: z.object({ val: z.unknown() }),
-    field: z.object({
-      documentId: z.string(),
-      label: z.string(),
-      slug: z.string(),
-      type: z.enum(FIELD_TYPES),
-      order: z.number().int(),
-      required: z.boolean(),
-      placeholder: z.string().nullable(),
-      helpText: z.string().nullable(),
-      defaultValue: z.string().nullable(),
-      options: z.array(option),
-    }),
+    field: z.object(fieldOutputShape),
     phase: z.object({ documentId: z.string(), name: z.string() }),
   })
   .meta({ id: 'FieldDataItem' });
