@@ -588,3 +588,5 @@ async function main() {
 }
 
 await main();
+// autocannon and the pg pool can keep the event loop alive for a while after the last run.
+process.exit(0);
