@@ -143,16 +143,18 @@ export async function insertQuote(tx: Tx, orgId: number, num: number, values: Qu
   return row;
 }
 
-export async function findQuote(tx: Tx, orgId: number, documentId: string): Promise<QuoteRow | undefined> {
-  const [row] = await selectQuotes(tx).where(
+/** `lock`: the quote row stays locked until the transaction ends (read-modify-write of items, totals). */
+export async function findQuote(
+  tx: Tx,
+  orgId: number,
+  documentId: string,
+  lock = false,
+): Promise<QuoteRow | undefined> {
+  const query = selectQuotes(tx).where(
     and(eq(quotes.organizationId, orgId), eq(quotes.documentId, documentId)),
   );
+  const [row] = lock ? await query.for('update', { of: quotes }) : await query;
   return row;
-}
-
-/** Locks the quote row for a read-modify-write (item replacement, totals) in the caller's transaction. */
-export async function lockQuote(tx: Tx, orgId: number, id: number) {
-  await tx.execute(sql`select 1 from quotes where organization_id = ${orgId} and id = ${id} for update`);
 }
 
 export async function listQuotes(tx: Tx, orgId: number, q: CompiledList) {

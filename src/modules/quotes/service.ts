@@ -62,9 +62,9 @@ export async function updateQuote(ctx: TenantContext, documentId: string, input:
   requireFeature(ctx, 'quotes');
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
-    const current = await repo.findQuote(tx, ctx.orgId, documentId);
+    // Locked before reading, so the status that decides whether items may change is the current one.
+    const current = await repo.findQuote(tx, ctx.orgId, documentId, true);
     if (!current) throw notFound();
-    await repo.lockQuote(tx, ctx.orgId, current.id);
     const status = input.status ?? current.status;
     if (input.items && status !== 'draft') {
       throw new AppError(
