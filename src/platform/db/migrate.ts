@@ -6,8 +6,25 @@ import type { Database } from './client.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-/** Applies the generated migrations, then the tenant policies (idempotent). */
+/**
+ * Applies the generated migrations, then the tenant policies (idempotent). On PostgreSQL several processes may
+ * start together: an advisory lock, held on a connection of its own, lets one migrate at a time.
+ */
 export async function migrateDatabase(database: Database): Promise<void> {
+  if (!database.pool) return migrateUnlocked(database);
+  const lockClient = await database.pool.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrateUnlocked(database);
+  } finally {
+    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    lockClient.release();
+  }
+}
+
+const MIGRATION_LOCK = 727_001;
+
+async function migrateUnlocked(database: Database): Promise<void> {
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
   await database.system.execute(sql.raw(LEAKPROOF_LIKE_SQL));
