@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Tx } from '../../platform/db/client.js';
 import type { FieldError } from '../../platform/http/errors.js';
 import type { BoardStructure, FieldStructure, PhaseStructure } from '../boards/access.js';
+import { presentField } from '../boards/present.js';
 import { isEmptyValue, validateFieldValue } from './field-values.js';
 import * as repo from './repo.js';
 
@@ -187,22 +188,12 @@ export function readFieldData(structure: BoardStructure, cardDocumentId: string,
   for (const phase of structure.phases) {
     for (const field of phase.fields) {
       if (!(field.documentId in stored)) continue;
+      const { phase: phaseRef, ...definition } = presentField(field, phase);
       out.push({
         documentId: fieldDataId(cardDocumentId, field.documentId),
         value: { val: stored[field.documentId] },
-        field: {
-          documentId: field.documentId,
-          label: field.label,
-          slug: field.slug,
-          type: field.type,
-          order: field.order,
-          required: field.required,
-          placeholder: field.placeholder,
-          helpText: field.helpText,
-          defaultValue: field.defaultValue,
-          options: field.options,
-        },
-        phase: { documentId: phase.documentId, name: phase.name },
+        field: definition,
+        phase: phaseRef,
       });
     }
   }
