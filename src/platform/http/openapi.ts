@@ -54,7 +54,8 @@ export async function registerOpenApi(app: FastifyInstance) {
     transformObject: (doc) => {
       const obj = jsonSchemaTransformObject(doc) as any;
       obj.components = obj.components ?? {};
-      obj.components.schemas = { ...(obj.components.schemas ?? {}), Error: errorEnvelope.toJSONSchema() };
+      const { $schema: _dialect, ...errorSchema } = errorEnvelope.toJSONSchema();
+      obj.components.schemas = { ...(obj.components.schemas ?? {}), Error: errorSchema };
       // $ref responses cannot carry siblings in 3.1 response objects: expand to content.
       for (const methods of Object.values<any>(obj.paths ?? {})) {
         for (const op of Object.values<any>(methods)) {
