@@ -65,11 +65,15 @@ async function toTask(tx: Tx, orgId: number, row: repo.TaskRow) {
 async function resolveCard(tx: Tx, ctx: TenantContext, cardDocumentId: string | null) {
   if (cardDocumentId == null) return { cardId: null, statuses: DEFAULT_TASK_STATUSES };
   const card = await repo.findCardWithBoard(tx, ctx.orgId, { documentId: cardDocumentId });
+  // A board the caller cannot see reads as an unknown card; any other failure is not the caller's input.
   const visible =
     card &&
     (await loadBoardForRead(tx, ctx, card.boardDocumentId).then(
       () => true,
-      () => false,
+      (err: unknown) => {
+        if (err instanceof AppError && err.errorName === 'NotFoundError') return false;
+        throw err;
+      },
     ));
   if (!card || !visible)
     throw validationError('Unknown card', [{ path: ['card'], message: `no card ${cardDocumentId}` }]);
