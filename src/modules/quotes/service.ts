@@ -120,11 +120,16 @@ export async function loadQuote(tx: Tx, ctx: TenantContext, documentId: string):
 }
 
 async function presentQuotes(tx: Tx, ctx: TenantContext, rows: repo.QuoteRow[]): Promise<Quote[]> {
-  const items = await repo.itemsOf(
+  const itemsByQuote = new Map<number, Quote['items']>();
+  for (const { quoteId, productDocumentId, ...item } of await repo.itemsOf(
     tx,
     ctx.orgId,
     rows.map((r) => r.id),
-  );
+  )) {
+    const list = itemsByQuote.get(quoteId) ?? [];
+    list.push({ ...item, product: productDocumentId });
+    itemsByQuote.set(quoteId, list);
+  }
   const contacts = await contactRefsByIds(
     tx,
     ctx.orgId,
@@ -147,9 +152,7 @@ async function presentQuotes(tx: Tx, ctx: TenantContext, rows: repo.QuoteRow[]):
       r.cardDocumentId && r.cardTitle !== null ? { documentId: r.cardDocumentId, title: r.cardTitle } : null,
     contact: (r.contactId && contacts.get(r.contactId)) || null,
     owner: (r.ownerId && owners.get(r.ownerId)) || null,
-    items: items
-      .filter((i) => i.quoteId === r.id)
-      .map(({ quoteId, productDocumentId, ...item }) => ({ ...item, product: productDocumentId })),
+    items: itemsByQuote.get(r.id) ?? [],
     subtotal: r.subtotal,
     discount: r.discount,
     total: r.total,
