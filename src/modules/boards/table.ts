@@ -58,7 +58,8 @@ export const CONDITION_OPERATORS = [
 ] as const;
 export const DEFAULT_TASK_STATUSES = ['pending', 'in-progress', 'completed', 'cancelled'];
 
-const inList = (column: string, values: readonly string[]) =>
+/** A check-constraint expression: `column` is one of `values` (constants of this codebase, never input). */
+export const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
 /** A stored allowed transition: the target phase by documentId (stable across renames and reorders). */

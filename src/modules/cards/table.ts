@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
-import { boards, tags } from '../boards/table.js';
+import { boards, inList, tags } from '../boards/table.js';
 import { memberships } from '../organizations/table.js';
 
 export const DUE_DATE_SOURCES = ['manual', 'phase', 'automation'] as const;
@@ -39,9 +39,6 @@ export const CONTENT_FORMATS = ['plain', 'html'] as const;
 export const COMMENT_TYPES = ['user', 'system'] as const;
 
 export type Tracking = Partial<Record<(typeof TRACKING_KEYS)[number], string>>;
-
-const inList = (column: string, values: readonly string[]) =>
-  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
 /**
  * Cards. Dynamic field values live in `fields`, one jsonb object keyed by the field definition's

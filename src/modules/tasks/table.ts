@@ -12,15 +12,13 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+import { inList } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { memberships } from '../organizations/table.js';
 
 export const TASK_TYPES = ['reminder', 'follow-up', 'action', 'other'] as const;
 export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export const TASK_RECURRENCES = ['none', 'daily', 'weekly', 'monthly'] as const;
-
-const inList = (column: string, values: readonly string[]) =>
-  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
 export const tasks = pgTable(
   'tasks',
