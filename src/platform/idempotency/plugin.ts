@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -7,10 +8,12 @@ import { AppError } from '../http/errors.js';
 import { idempotencyKeys } from './table.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_KEYED_STREAM_BYTES = 64 * 1024 * 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { userId: number; key: string } | null;
+    rawBodyHash: string | null;
   }
 }
 
@@ -22,19 +25,45 @@ export const idempotencyPlugin = fp(
   async (app: FastifyInstance, opts: { db: Database }) => {
     const { db } = opts;
     app.decorateRequest('idempotency', null);
+    app.decorateRequest('rawBodyHash', null);
+
+    // Streamed text bodies (a CSV import) are parsed lazily by their route, so the fingerprint is taken here,
+    // over the raw bytes, and the route gets the same bytes back. Only for keyed requests: others stream.
+    app.addHook('preParsing', async (req, _reply, payload) => {
+      const type = req.headers['content-type'] ?? '';
+      if (req.method !== 'POST' || typeof req.headers['idempotency-key'] !== 'string') return payload;
+      if (!type || type.includes('json') || type.includes('multipart/')) return payload;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of payload) {
+        size += chunk.length;
+        if (size > MAX_KEYED_STREAM_BYTES) {
+          throw new AppError(
+            'PayloadTooLargeError',
+            'A body sent with an Idempotency-Key is limited to 64 MiB',
+          );
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const bytes = Buffer.concat(chunks);
+      req.rawBodyHash = sha256(bytes.toString('binary'));
+      const replay = Readable.from([bytes]) as Readable & { receivedEncodedLength?: number };
+      replay.receivedEncodedLength = bytes.length;
+      return replay;
+    });
 
     app.addHook('preHandler', async (req, reply) => {
       const key = req.headers['idempotency-key'];
       if (req.method !== 'POST' || typeof key !== 'string' || !req.principal) return;
-      // Streamed bodies (CSV, multipart) are not in hand to fingerprint, so the key could not tell two uploads
-      // apart: such requests are not keyed (docs/decisions.md).
-      const type = req.headers['content-type'];
-      if (type && !type.includes('json')) return;
+      // A multipart body is read by its route straight from the socket: not in hand to fingerprint, not keyed.
+      const type = req.headers['content-type'] ?? '';
+      if (type.includes('multipart/')) return;
       if (key.length < 1 || key.length > 255)
         throw new AppError('BadRequestError', 'Idempotency-Key must be 1 to 255 characters');
       const userId = req.principal.userId;
+      const body = req.rawBodyHash ?? req.body ?? null;
       const requestHash = sha256(
-        JSON.stringify([req.method, req.url, req.headers['x-tenant-id'] ?? null, req.body ?? null]),
+        JSON.stringify([req.method, req.url, req.headers['x-tenant-id'] ?? null, body]),
       );
       await db.system
         .delete(idempotencyKeys)
