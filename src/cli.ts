@@ -14,7 +14,7 @@ import { AppError } from './platform/http/errors.js';
 import { jobsReport } from './platform/jobs/report.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { makeTenantContext, ROLES, type Role } from './platform/tenancy/context.js';
-import { databaseOptions, startServer } from './server.js';
+import { databaseOptions, type RunningServer, startServer } from './server.js';
 import { startJobs } from './workers.js';
 
 const usage = `Usage: crm <command>
@@ -70,26 +70,33 @@ Try it:
 }
 
 async function serve(config: Config, demo: boolean) {
-  const server = await startServer(config, async (s) => {
+  // Signals are handled from the first moment: one arriving during start-up stops the server once it is up.
+  let server: RunningServer | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests, then closing the database`);
+    if (!server) return; // start-up sees `stopping` and closes
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  server = await startServer(config, async (s) => {
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
     const { jobs, mailer } = s.background;
     const { created, credentials } = await ensureDemo({ config, db: s.db, signer, jobs, mailer });
     printDemo(s.url, credentials, created);
   });
+  if (stopping) {
+    await server.close();
+    process.exit(0);
+  }
   console.log(
     `CRM service listening on ${server.url} (${server.db.kind === 'pglite' ? `embedded database in ${config.CRM_DATA_DIR}/db` : 'PostgreSQL'})`,
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: finishing in-flight requests, then closing the database`);
-    await server.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 /** A worker process: runs every area's job handlers until SIGTERM/SIGINT, then lets active jobs finish. */
