@@ -1,8 +1,10 @@
-import type { SQL } from 'drizzle-orm';
+import { and, eq, not, or, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
-import type { TenantContext } from '../../platform/tenancy/context.js';
+import { hasRole, type TenantContext } from '../../platform/tenancy/context.js';
 import type { BoardAccess } from '../boards/access.js';
+import { visibleTo as boardVisibleTo } from '../boards/repo.js';
+import { boards } from '../boards/table.js';
 import * as repo from './repo.js';
 
 /**
@@ -18,6 +20,19 @@ export function cardVisibility(ctx: TenantContext, access: BoardAccess): SQL | u
   return access.board.restrictViewToAssignees && !seesAllCards(access)
     ? repo.assignedTo(ctx.membershipId)
     : undefined;
+}
+
+/**
+ * Board visibility and `cardVisibility` as one condition on a `cards` row joined to its `boards` row, for
+ * reads across boards (tasks on cards); undefined for admins, who see every card.
+ */
+export function visibleCardsAcrossBoards(ctx: TenantContext): SQL | undefined {
+  if (hasRole(ctx, 'admin')) return undefined;
+  const me = ctx.membershipId;
+  return and(
+    boardVisibleTo(me),
+    or(not(boards.restrictViewToAssignees), eq(boards.ownerMembershipId, me), repo.assignedTo(me)),
+  );
 }
 
 /** restrictEditToAssignees: non-admins change only the cards they are assigned to (403 otherwise). */

@@ -68,16 +68,11 @@ export async function insertOccurrence(tx: Tx, orgId: number, values: TaskValues
   return row as TaskRow | undefined;
 }
 
-/**
- * Tasks a non-admin membership sees: those without a card, and those whose card is on a board it sees
- * (owner, member or editor of the board; the same rule as the boards area).
- */
-export function visibleTo(membershipId: number): SQL {
-  return sql`(${tasks.cardId} is null or exists (select 1 from cards c
-    join boards b on b.organization_id = c.organization_id and b.id = c.board_id
-    where c.organization_id = ${tasks.organizationId} and c.id = ${tasks.cardId}
-    and (b.owner_membership_id = ${membershipId} or exists (select 1 from board_members bm
-      where bm.organization_id = b.organization_id and bm.board_id = b.id and bm.membership_id = ${membershipId}))))`;
+/** Tasks without a card, and tasks whose card (joined to its board) matches `cardVisible`. */
+export function visibleTo(cardVisible: SQL): SQL {
+  return sql`(${tasks.cardId} is null or exists (select 1 from ${cards}
+    join ${boards} on ${boards.organizationId} = ${cards.organizationId} and ${boards.id} = ${cards.boardId}
+    where ${cards.organizationId} = ${tasks.organizationId} and ${cards.id} = ${tasks.cardId} and ${cardVisible}))`;
 }
 
 export async function findTask(
@@ -159,11 +154,12 @@ export async function cardRefs(tx: Tx, orgId: number, cardIds: number[]) {
   return new Map(rows.map((r) => [r.id, { documentId: r.documentId, title: r.title }]));
 }
 
-/** A card with its board's documentId and task statuses. */
+/** A card with its board's documentId and task statuses; `visibility` narrows it (cards joined to boards). */
 export async function findCardWithBoard(
   tx: Tx,
   orgId: number,
   where: { documentId: string } | { id: number },
+  visibility?: SQL,
 ) {
   const [row] = await tx
     .select({
@@ -179,6 +175,7 @@ export async function findCardWithBoard(
       and(
         eq(cards.organizationId, orgId),
         'id' in where ? eq(cards.id, where.id) : eq(cards.documentId, where.documentId),
+        visibility,
       ),
     );
   return row;

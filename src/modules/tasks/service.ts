@@ -4,9 +4,10 @@ import type { AppDeps } from '../../platform/deps.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
+import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/access.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { reminderQueue } from './jobs.js';
 import * as repo from './repo.js';
@@ -21,9 +22,11 @@ const CLOSED = new Set([COMPLETED, 'cancelled']);
 
 const notFound = () => new AppError('NotFoundError', 'Task not found');
 
-/** Admins see every task; others not those on cards of boards they cannot see. */
-const visibility = (ctx: TenantContext) =>
-  hasRole(ctx, 'admin') ? undefined : repo.visibleTo(ctx.membershipId);
+/** A task is visible when it has no card or its card is visible (the cards area's rules); admins see all. */
+function visibility(ctx: TenantContext) {
+  const cardVisible = visibleCardsAcrossBoards(ctx);
+  return cardVisible && repo.visibleTo(cardVisible);
+}
 
 export async function toTasks(tx: Tx, orgId: number, rows: repo.TaskRow[]): Promise<Task[]> {
   const assignees = await repo.assigneeIds(
@@ -61,29 +64,45 @@ async function toTask(tx: Tx, orgId: number, row: repo.TaskRow) {
   return (await toTasks(tx, orgId, [row]))[0];
 }
 
-/** The card (visible to the caller) and the statuses its board allows; no card: the default set. */
+type CardWithBoard = NonNullable<Awaited<ReturnType<typeof repo.findCardWithBoard>>>;
+
+const statusesOf = (card: CardWithBoard | undefined) =>
+  card?.taskStatuses.length ? card.taskStatuses : DEFAULT_TASK_STATUSES;
+
+/** Changing a task on a card changes the card: 403 when restrictEditToAssignees keeps the caller off it. */
+async function requireEditOf(tx: Tx, ctx: TenantContext, card: CardWithBoard) {
+  await requireCardEdit(tx, ctx, await loadBoardForRead(tx, ctx, card.boardDocumentId), card.id);
+}
+
+/**
+ * The card to link a task to and the statuses its board allows; no card: the default set. A card the
+ * caller cannot see reads as an unknown card (400); one it sees but may not edit is a 403.
+ */
 async function resolveCard(tx: Tx, ctx: TenantContext, cardDocumentId: string | null) {
   if (cardDocumentId == null) return { cardId: null, statuses: DEFAULT_TASK_STATUSES };
-  const card = await repo.findCardWithBoard(tx, ctx.orgId, { documentId: cardDocumentId });
-  // A board the caller cannot see reads as an unknown card; any other failure is not the caller's input.
-  const visible =
-    card &&
-    (await loadBoardForRead(tx, ctx, card.boardDocumentId).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof AppError && err.errorName === 'NotFoundError') return false;
-        throw err;
-      },
-    ));
-  if (!card || !visible)
+  const card = await repo.findCardWithBoard(
+    tx,
+    ctx.orgId,
+    { documentId: cardDocumentId },
+    visibleCardsAcrossBoards(ctx),
+  );
+  if (!card)
     throw validationError('Unknown card', [{ path: ['card'], message: `no card ${cardDocumentId}` }]);
-  return { cardId: card.id, statuses: card.taskStatuses.length ? card.taskStatuses : DEFAULT_TASK_STATUSES };
+  await requireEditOf(tx, ctx, card);
+  return { cardId: card.id, statuses: statusesOf(card) };
+}
+
+/** Before changing a visible task: the caller may edit its card (403 otherwise). Returns the card's statuses. */
+async function requireTaskEdit(tx: Tx, ctx: TenantContext, task: repo.TaskRow) {
+  if (task.cardId == null) return DEFAULT_TASK_STATUSES;
+  const card = await repo.findCardWithBoard(tx, ctx.orgId, { id: task.cardId });
+  if (card) await requireEditOf(tx, ctx, card);
+  return statusesOf(card);
 }
 
 async function statusesOfCard(tx: Tx, orgId: number, cardId: number | null) {
   if (cardId == null) return DEFAULT_TASK_STATUSES;
-  const card = await repo.findCardWithBoard(tx, orgId, { id: cardId });
-  return card?.taskStatuses.length ? card.taskStatuses : DEFAULT_TASK_STATUSES;
+  return statusesOf(await repo.findCardWithBoard(tx, orgId, { id: cardId }));
 }
 
 function checkStatus(status: string, statuses: string[]) {
@@ -216,6 +235,7 @@ export async function updateTask(deps: Deps, ctx: TenantContext, documentId: str
       visibility: visibility(ctx),
     });
     if (!current) throw notFound();
+    const currentStatuses = await requireTaskEdit(tx, ctx, current);
     const values: Partial<repo.TaskValues> = {};
     let statuses: string[] | undefined;
     if (input.card !== undefined) {
@@ -224,8 +244,7 @@ export async function updateTask(deps: Deps, ctx: TenantContext, documentId: str
       statuses = resolved.statuses;
     }
     const taskStatus = input.taskStatus ?? current.taskStatus;
-    if (input.taskStatus !== undefined || statuses)
-      checkStatus(taskStatus, statuses ?? (await statusesOfCard(tx, ctx.orgId, current.cardId)));
+    if (input.taskStatus !== undefined || statuses) checkStatus(taskStatus, statuses ?? currentStatuses);
     if (input.assignees !== undefined)
       await repo.setAssignees(
         tx,
@@ -255,7 +274,7 @@ export async function setTaskStatus(deps: Deps, ctx: TenantContext, documentId: 
       visibility: visibility(ctx),
     });
     if (!current) throw notFound();
-    checkStatus(taskStatus, await statusesOfCard(tx, ctx.orgId, current.cardId));
+    checkStatus(taskStatus, await requireTaskEdit(tx, ctx, current));
     return applyChange(deps, tx, ctx, current, {}, taskStatus);
   });
 }
@@ -287,6 +306,7 @@ export async function deleteTask(deps: Deps, ctx: TenantContext, documentId: str
   return ctx.transaction(async (tx) => {
     const row = await repo.findTask(tx, ctx.orgId, documentId, { lock: true, visibility: visibility(ctx) });
     if (!row) throw notFound();
+    await requireTaskEdit(tx, ctx, row);
     if (row.reminderJobId) await deps.jobs.cancel(reminderQueue, row.reminderJobId, { tx });
     await repo.deleteTask(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'task.deleted', row.documentId, { name: row.name });
