@@ -5,7 +5,7 @@ import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead } from '../boards/access.js';
+import { loadBoardForWrite } from '../boards/access.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
 import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/access.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
@@ -69,9 +69,12 @@ type CardWithBoard = NonNullable<Awaited<ReturnType<typeof repo.findCardWithBoar
 const statusesOf = (card: CardWithBoard | undefined) =>
   card?.taskStatuses.length ? card.taskStatuses : DEFAULT_TASK_STATUSES;
 
-/** Changing a task on a card changes the card: 403 when restrictEditToAssignees keeps the caller off it. */
+/**
+ * Changing a task on a card changes the card: 403 unless the caller may write the board's cards (editor, board
+ * owner or admin) and, with restrictEditToAssignees, is assigned to the card.
+ */
 async function requireEditOf(tx: Tx, ctx: TenantContext, card: CardWithBoard) {
-  await requireCardEdit(tx, ctx, await loadBoardForRead(tx, ctx, card.boardDocumentId), card.id);
+  await requireCardEdit(tx, ctx, await loadBoardForWrite(tx, ctx, card.boardDocumentId), card.id);
 }
 
 /**

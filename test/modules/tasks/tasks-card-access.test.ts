@@ -188,3 +188,23 @@ describe('restrictEditToAssignees', () => {
     expect((await admin.api.delete(`/tasks/${locked}`)).status).toBe(200);
   });
 });
+
+describe('boards the caller only reads', () => {
+  test('a board member who is not an editor reads tasks on its cards but cannot add or change them', async () => {
+    const reader = await addMember(t, 'member');
+    const board = await t.api.post('/boards', {
+      data: { name: `Read only ${Math.random().toString(36).slice(2, 8)}`, members: [reader.membershipId] },
+    });
+    expect(board.status).toBe(201);
+    const card = await t.api.post(`/boards/${board.body.documentId}/cards`, { data: { title: 'Deal' } });
+    const task = await createTask({ name: 'Call back', card: card.body.documentId });
+    expect((await reader.api.get(`/tasks/${task}`)).status).toBe(200);
+    const add = await reader.api.post('/tasks', { data: { name: 'Mine', card: card.body.documentId } });
+    expect(add.status).toBe(403);
+    expect((await reader.api.put(`/tasks/${task}`, { data: { name: 'Renamed' } })).status).toBe(403);
+    expect(
+      (await reader.api.put(`/tasks/${task}/status`, { data: { taskStatus: 'completed' } })).status,
+    ).toBe(403);
+    expect((await reader.api.get(`/tasks/${task}`)).body.name).toBe('Call back');
+  });
+});
