@@ -430,8 +430,8 @@ function table(rows: Row[], eps: Endpoint[]): string {
     const raw = r.raw;
     const h = floor.get(r.connections);
     lines.push(
-      `| ${label} | ${r.connections} | ${fmt(s?.rps)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
-        `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
+      `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
+        `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps, raw && raw.rps < 10 ? 1 : 0)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
         `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} |`,
     );
   }
