@@ -154,6 +154,14 @@ describe('merge', () => {
     // Another area's row pointing at a merged contact (quotes have contact_id) moves to the survivor.
     const quote = await t.api.post('/quotes', { data: { title: 'Proposta', contact: dup1.body.documentId } });
     expect(quote.status).toBe(201);
+    // A card linked to a merged contact moves to the survivor too.
+    const board = await t.api.post('/boards', {
+      data: { name: 'Funil', phases: [{ name: 'Lead', slug: 'lead' }] },
+    });
+    expect(board.status).toBe(201);
+    const cards = `/boards/${board.body.documentId}/cards`;
+    const card = await t.api.post(cards, { data: { title: 'Negócio', contact: dup2.body.documentId } });
+    expect(card.status).toBe(201);
 
     const res = await t.api.post('/contacts/merge', {
       survivor: survivor.body.documentId,
@@ -175,6 +183,11 @@ describe('merge', () => {
     expect(res.body.moved.quotes).toBe(1);
     const movedQuote = await t.api.get(`/quotes/${quote.body.documentId}`);
     expect(movedQuote.body.contact.documentId).toBe(survivor.body.documentId);
+    expect(res.body.moved.cards).toBe(1);
+    const movedCard = await t.api.get(`${cards}/${card.body.documentId}`);
+    expect(movedCard.body.contact.documentId).toBe(survivor.body.documentId);
+    const linked = await t.api.get(cards, { 'filters[contact][documentId][$eq]': survivor.body.documentId });
+    expect(linked.body.data.map((c: { documentId: string }) => c.documentId)).toEqual([card.body.documentId]);
     expect((await t.api.get(`/contacts/${dup1.body.documentId}`)).status).toBe(404);
     expect((await t.api.get(`/contacts/${dup2.body.documentId}`)).status).toBe(404);
     const acts = (await t.api.get(`/contacts/${survivor.body.documentId}/activities`)).body.data;
@@ -186,6 +199,7 @@ describe('merge', () => {
       dup2.body.documentId,
     ]);
     expect(acts.some((a: { activityType: string }) => a.activityType === 'owner_assigned')).toBe(true);
+    expect(acts.some((a: { activityType: string }) => a.activityType === 'card_created')).toBe(true);
     // The cpf moved with the merge: it is unique again, on the survivor.
     const dup = await t.api.post('/contacts', { data: { name: 'x', cpf: '52998224725' } });
     expect(dup.body.error.details.duplicateKeys).toEqual(['cpf']);
