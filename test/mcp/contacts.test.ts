@@ -174,5 +174,12 @@ describe.each<Transport>(['stdio', 'http'])('contact and segment tools over %s',
     await fails(client, 'crm.resolve_segment', { segmentId: missing }, 404, 'NotFoundError');
     await fails(client, 'crm.list_segments', { sort: 'secret:asc' }, 400, 'ValidationError');
     await invalid(client, 'crm.create_segment', { name: 'No conditions' }, 'conditions');
+    // Filter options take no input: their error is the service refusing the tenant.
+    const outsider = await connect(transport, mcpEnv(service, { slug: 'not-my-org', token: org.token }));
+    try {
+      await fails(outsider.client, 'crm.get_segment_filter_options', {}, 403, 'ForbiddenError');
+    } finally {
+      await outsider.close();
+    }
   });
 });
