@@ -51,6 +51,46 @@ describe('OpenAPI document', () => {
     );
   });
 
+  test('board, card and template routes document real response schemas, not an open any', async () => {
+    const { app } = await getApp();
+    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const resolve = (schema: any): any =>
+      schema?.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+    const vague: string[] = [];
+    let checked = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      if (!/^\/api\/(boards|board-templates)(\/|$)/.test(path)) continue;
+      for (const [method, op] of Object.entries<any>(ops)) {
+        if (!methods.includes(method)) continue;
+        checked++;
+        const ok = Object.entries<any>(op.responses).filter(([status]) => status.startsWith('2'));
+        for (const [status, res] of ok) {
+          const content = Object.values<any>(res.content ?? {})[0];
+          const schema = resolve(content?.schema);
+          // The one download route answers the file's bytes; everything else a described object.
+          const described = path.endsWith('/files/{id}')
+            ? schema?.type === 'string'
+            : schema?.type === 'object' && Object.keys(schema.properties ?? {}).length > 0;
+          if (!described) vague.push(`${method} ${path} ${status}`);
+          // Lists: { data: Item[], meta } with a described item.
+          const data = schema?.properties?.data;
+          if (data?.type === 'array' && Object.keys(resolve(data.items)?.properties ?? {}).length === 0)
+            vague.push(`${method} ${path} ${status} data[]`);
+        }
+        if (ok.length === 0) vague.push(`${method} ${path} (no 2xx)`);
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(vague).toEqual([]);
+    const card = doc.components.schemas.Card;
+    expect(Object.keys(card.properties)).toEqual(
+      expect.arrayContaining(['documentId', 'title', 'fields', 'currentPhase', 'tags', 'assignees']),
+    );
+    const list = doc.paths['/api/boards/{boardId}/cards'].get.responses['200'].content['application/json'];
+    expect(list.schema.properties.meta.properties).toHaveProperty('stats');
+    expect(doc.components.schemas.BoardReport.properties).toHaveProperty('createdByDay');
+  });
+
   test('the YAML document matches the JSON one; the docs page is served', async () => {
     const { app } = await getApp();
     const json = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
+import { queryRows } from '../../../src/platform/db/client.js';
 import { getApp, newTenant } from '../../helpers/app.js';
 import { createCard, createPipeline, errorPaths } from './factory.js';
 
@@ -137,12 +139,39 @@ describe('card create, read, update, delete', () => {
     expect((await t.api.get(`/boards/abcdefghijklmnopqrstuvwx/cards`)).status).toBe(404);
   });
 
-  test('deleting the board deletes its cards', async () => {
+  test('deleting the board deletes its cards, its comments (user and system), tags and assignees', async () => {
     const t = await newTenant();
     const { boardId } = await createPipeline(t.api);
-    await createCard(t.api, boardId);
+    const other = await createPipeline(t.api);
+    const kept = await createCard(t.api, other.boardId);
+    const card = await createCard(t.api, boardId, { tags: ['hot'], assignees: [t.membershipId] });
+    const comment = await t.api.post(`/boards/${boardId}/cards/${card.documentId}/comments`, {
+      data: { content: 'hello' },
+    });
+    expect(comment.status).toBe(201);
+    const { db } = await getApp();
+    const [row] = await queryRows<{ id: number; org: number }>(
+      db.system,
+      sql`select id, organization_id as org from cards where document_id = ${card.documentId}`,
+    );
+    const rows = async () => {
+      const counts = await Promise.all(
+        ['cards', 'comments', 'card_tags', 'card_assignees'].map(async (table) => {
+          const col = sql.raw(table === 'cards' ? 'id' : 'card_id');
+          const [r] = await queryRows<{ n: number }>(
+            db.system,
+            sql`select count(*)::int as n from ${sql.raw(table)} where organization_id = ${row.org} and ${col} = ${row.id}`,
+          );
+          return [table, r.n];
+        }),
+      );
+      return Object.fromEntries(counts);
+    };
+    expect(await rows()).toEqual({ cards: 1, comments: 2, card_tags: 1, card_assignees: 1 });
     expect((await t.api.delete(`/boards/${boardId}`)).status).toBe(200);
     expect((await t.api.get(`/boards/${boardId}/cards`)).status).toBe(404);
+    expect(await rows()).toEqual({ cards: 0, comments: 0, card_tags: 0, card_assignees: 0 });
+    expect((await t.api.get(`/boards/${other.boardId}/cards/${kept.documentId}`)).status).toBe(200);
   });
 });
 

@@ -181,17 +181,22 @@ describe('public routes are rate-limited per IP', () => {
     for (const a of apps) await a.close();
   });
 
-  test('the public bucket answers 429 with Retry-After', async () => {
+  test('the public bucket answers 429 with Retry-After, per client IP', async () => {
     const { db } = await getApp();
     const app = await buildApp({ config: testConfig({ RATE_LIMIT_PUBLIC_MAX: 2 }), db });
     apps.push(app);
     await app.ready();
-    const pub = apiClient(app, {});
-    const url = '/boards/abcdefghijklmnopqrstuvwx/public-form';
-    expect((await pub.post(url, { fields: {} })).status).toBe(404);
-    expect((await pub.post(url, { fields: {} })).status).toBe(404);
-    const limited = await pub.post(url, { fields: {} });
-    expect(limited.status).toBe(429);
+    const url = '/api/boards/abcdefghijklmnopqrstuvwx/public-form';
+    const from = (remoteAddress: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'POST', url, payload: { fields: {} }, remoteAddress, headers });
+    expect((await from('198.51.100.1')).statusCode).toBe(404);
+    expect((await from('198.51.100.1')).statusCode).toBe(404);
+    const limited = await from('198.51.100.1');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.name).toBe('TooManyRequestsError');
     expect(limited.headers['retry-after']).toBeDefined();
+    // A bearer header does not open a fresh bucket for the same IP; another IP has its own.
+    expect((await from('198.51.100.1', { authorization: 'Bearer other' })).statusCode).toBe(429);
+    expect((await from('198.51.100.2')).statusCode).toBe(404);
   });
 });
