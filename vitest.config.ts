@@ -11,6 +11,6 @@ export default defineConfig({
     poolOptions: { forks: { isolate: false, maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
