@@ -1,7 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { unique } from '../helpers/app.js';
@@ -69,6 +71,13 @@ describe('crm CLI', () => {
     const other = `${unique('other')}@cli.example`;
     const slug = unique('cli-');
     expect((await crm(['migrate'], env)).stdout).toContain('Migrations applied');
+    // seed-demo is idempotent: the demo organization once (its credentials file lives in the data dir).
+    const seeded = await crm(['seed-demo'], env);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    expect(seeded.stdout).toMatch(/demo organization/i);
+    const reseeded = await crm(['seed-demo'], env);
+    expect(reseeded.code, reseeded.stderr).toBe(0);
+    expect(reseeded.stdout).not.toContain('Created the demo organization');
     expect(
       (
         await crm(
@@ -124,15 +133,39 @@ describe('crm CLI', () => {
     const body = JSON.parse(stdout);
     expect(body.data[0]).toMatchObject({ role: 'owner' });
 
-    const health = await fetch(`${curl.match(/(http:\/\/\S+)\/api/)![1]}/api/health`);
+    const base = curl.match(/(http:\/\/\S+)\/api/)![1];
+    const health = await fetch(`${base}/api/health`);
     expect(await health.json()).toEqual({ status: 'ok', db: 'ok' });
 
     const second = await crm(['serve'], { ...env, PORT: '0' });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('in use by another process');
 
+    // SIGTERM while a request is in flight (headers sent, body not yet): it still gets its answer.
+    const [, email, password] = out.match(/Login: +(\S+) \/ (\S+)/)!;
+    const login = JSON.stringify({ identifier: email, password });
+    const req = request(`${base}/api/auth/local`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(login) },
+    });
+    const answered = new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      req.on('error', reject);
+    });
+    req.write(login.slice(0, 5));
+    await sleep(300);
     first.child.kill('SIGTERM');
+    await sleep(300);
+    req.end(login.slice(5));
+    const inFlight = await answered;
+    expect(inFlight.status).toBe(200);
+    expect(JSON.parse(inFlight.body).jwt).toBeTruthy();
     expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('SIGTERM: finishing in-flight requests');
 
     // Restarted on the same data: no new demo, the same credentials are shown again.
     const again = serve(env);
