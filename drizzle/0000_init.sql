@@ -540,8 +540,9 @@ CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
-CREATE INDEX "cards_org_board_phase_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","current_phase_entered_at");--> statement-breakpoint
-CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at");--> statement-breakpoint
+CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "cards_org_board_phase_created_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST,"due_date","value","current_phase_entered_at");--> statement-breakpoint
+CREATE INDEX "cards_title_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "cards_org_board_due_idx" ON "cards" USING btree ("organization_id","board_id","due_date");--> statement-breakpoint
 CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","contact_id");--> statement-breakpoint
 CREATE INDEX "cards_fields_gin_idx" ON "cards" USING gin ("organization_id","board_id","fields" jsonb_path_ops);--> statement-breakpoint

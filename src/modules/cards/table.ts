@@ -69,17 +69,34 @@ export const cards = pgTable(
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
     uniqueIndex('cards_org_document_id_key').on(t.organizationId, t.documentId),
-    // The card list, stats and report: a tenant + board (+ phase) prefix, never a scan of the tenant.
-    index('cards_org_board_phase_idx').on(
+    // The card list, stats and report: a tenant + board (+ phase) prefix, never a scan of the tenant. The
+    // column order matches the list's default `ORDER BY created_at DESC NULLS LAST, id DESC` exactly, so a
+    // page (and a deep page) is an index walk that stops after offset + limit entries (docs/performance.md).
+    // `id desc` sorts NULLS FIRST and drizzle's desc() writes NULLS LAST: the index must say the same as the
+    // ORDER BY or the planner sorts again (id is never null, but pathkeys compare the NULLS clause).
+    index('cards_org_board_created_idx').on(
+      t.organizationId,
+      t.boardId,
+      t.createdAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
+    // The same order within one phase; due_date, value and current_phase_entered_at trail (drizzle has no
+    // INCLUDE) so the stats of a phase (overdue, value sum, SLA) are an index-only scan.
+    index('cards_org_board_phase_created_idx').on(
       t.organizationId,
       t.boardId,
       t.currentPhaseId,
+      t.createdAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+      t.dueDate,
+      t.value,
       t.currentPhaseEnteredAt,
     ),
-    index('cards_org_board_created_idx').on(t.organizationId, t.boardId, t.createdAt),
+    // `title $containsi` (ILIKE, texticlike marked LEAKPROOF by migrate.ts so RLS lets it use the index).
+    index('cards_title_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
     index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
     index('cards_org_contact_idx').on(t.organizationId, t.contactId),
-    // Dynamic-field equality filters (`fields @> {...}`), tenant-led through btree_gin.
+    // Dynamic-field equality filters (`fields @> {...}`, jsonb_contains marked LEAKPROOF), tenant-led (btree_gin).
     index('cards_fields_gin_idx').using('gin', t.organizationId, t.boardId, t.fields.op('jsonb_path_ops')),
     foreignKey({
       name: 'cards_board_fk',

@@ -27,7 +27,7 @@ const MIGRATION_LOCK = 727_001;
 async function migrateUnlocked(database: Database): Promise<void> {
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
-  await database.system.execute(sql.raw(LEAKPROOF_LIKE_SQL));
+  await database.system.execute(sql.raw(LEAKPROOF_SQL));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
   await applyTenantPolicies(database);
@@ -41,20 +41,27 @@ async function migrateUnlocked(database: Database): Promise<void> {
 const SEARCH_EXTENSIONS = ['pg_trgm', 'btree_gin'];
 
 /**
- * Under RLS, PostgreSQL uses an index for a condition only if its operator is LEAKPROOF, and `LIKE`
- * (textlike) is not marked so: every `q` search would be a sequential scan (measured: docs/contacts.md).
- * textlike can only fail on its pattern argument, which the service always builds from a parameter, and
- * tenants never run SQL of their own, so marking it leakproof exposes nothing. Needs a superuser (PGlite
- * and a self-hosted server have one); without one the search stays correct, only unindexed.
+ * Under RLS, PostgreSQL uses an index for a condition only if its operator is LEAKPROOF, and these are not
+ * marked so: every contact `q` search (`LIKE`, textlike), card `$containsi` title filter (`ILIKE`, texticlike)
+ * and card dynamic-field equality filter (`fields @> …`, jsonb_contains) would be a sequential scan of the
+ * tenant's rows (measured: docs/contacts.md, docs/performance.md). Each of them can only fail on its
+ * pattern/argument (an invalid LIKE escape; never on the row's value), which the service always builds from a
+ * parameter, and tenants never run SQL of their own, so marking them leakproof exposes nothing. Needs a
+ * superuser (PGlite and a self-hosted server have one); without one the filters stay correct, only unindexed.
  */
-const LEAKPROOF_LIKE_SQL = `
+const LEAKPROOF_FUNCTIONS = ['textlike(text,text)', 'texticlike(text,text)', 'jsonb_contains(jsonb,jsonb)'];
+
+const LEAKPROOF_SQL = `
 DO $$
+DECLARE f text;
 BEGIN
-  IF NOT (SELECT proleakproof FROM pg_proc WHERE oid = 'textlike(text,text)'::regprocedure) THEN
-    ALTER FUNCTION textlike(text, text) LEAKPROOF;
-  END IF;
+  FOREACH f IN ARRAY ARRAY['${LEAKPROOF_FUNCTIONS.join("','")}'] LOOP
+    IF NOT (SELECT proleakproof FROM pg_proc WHERE oid = f::regprocedure) THEN
+      EXECUTE format('ALTER FUNCTION %s LEAKPROOF', f::regprocedure);
+    END IF;
+  END LOOP;
 EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'textlike is not leakproof here (no superuser): contact search will not use its index';
+  RAISE NOTICE 'LIKE/ILIKE/jsonb @> are not leakproof here (no superuser): contact search and card filters will not use their indexes';
 END $$;
 `;
 
