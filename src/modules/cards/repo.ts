@@ -279,7 +279,7 @@ export async function deleteComment(tx: Tx, orgId: number, id: number) {
   await tx.delete(comments).where(and(eq(comments.organizationId, orgId), eq(comments.id, id)));
 }
 
-/** Display names (usernames) of memberships, for the report's assignee rows. */
+/** Display names (usernames) of memberships, for the aggregate's assignee groups. */
 export async function membershipNames(tx: Tx, orgId: number, ids: number[]) {
   if (ids.length === 0) return new Map<number, { documentId: string; username: string }>();
   const rows = await tx
@@ -307,71 +307,68 @@ function reportWhere(s: ReportScope) {
     ${s.assigneeOnly === null ? sql`` : sql`and exists (select 1 from card_assignees va where va.organization_id = c.organization_id and va.card_id = c.id and va.membership_id = ${s.assigneeOnly})`}`;
 }
 
-export async function reportSummary(
+export interface ReportRow {
+  /** total / won / lost / open (summary), phase, assignee, tag, day. */
+  kind: 'total' | 'won' | 'lost' | 'open' | 'phase' | 'assignee' | 'tag' | 'day';
+  /** phase, membership or tag id; null = no phase / unassigned / untagged. */
+  key: number | null;
+  day: string | null;
+  count: number;
+  value: number;
+  /** Assignee rows: the membership's documentId and username. */
+  documentId: string | null;
+  username: string | null;
+}
+
+/**
+ * The whole board report in ONE statement: the board's cards in range are read once (index-only on
+ * cards_org_board_phase_created_idx) and materialised; phases and days are one GROUPING SETS pass over them;
+ * assignees and tags one hash left join each, whose null group is the unassigned / untagged count (no
+ * per-card probes). The summary is summed from the per-phase groups (numeric sums, cast once).
+ */
+export async function boardReport(
   tx: Tx,
   s: ReportScope,
   wonPhaseId: number | null,
   lostPhaseId: number | null,
 ) {
-  const won = sql`c.current_phase_id = ${wonPhaseId ?? -1}::bigint`;
-  const lost = sql`c.current_phase_id = ${lostPhaseId ?? -1}::bigint`;
-  const [row] = await queryRows<Record<string, number>>(
+  const won = sql`${wonPhaseId ?? -1}::bigint`;
+  const lost = sql`${lostPhaseId ?? -1}::bigint`;
+  return queryRows<ReportRow>(
     tx,
-    sql`select count(*)::int as "totalCards",
-        (count(*) filter (where ${won}))::int as "wonCount",
-        (count(*) filter (where ${lost}))::int as "lostCount",
-        (count(*) filter (where not exists (select 1 from card_assignees ca where ca.organization_id = c.organization_id and ca.card_id = c.id)))::int as "unassignedCount",
-        (count(*) filter (where not exists (select 1 from card_tags ct where ct.organization_id = c.organization_id and ct.card_id = c.id)))::int as "untaggedCount",
-        coalesce(sum(c.value), 0)::float8 as "totalValue",
-        coalesce(sum(c.value) filter (where ${won}), 0)::float8 as "wonValue",
-        coalesce(sum(c.value) filter (where c.current_phase_id is distinct from ${wonPhaseId ?? -1}::bigint
-          and c.current_phase_id is distinct from ${lostPhaseId ?? -1}::bigint), 0)::float8 as "opportunityValue"
-      from cards c where ${reportWhere(s)}`,
-  );
-  return row as {
-    totalCards: number;
-    wonCount: number;
-    lostCount: number;
-    unassignedCount: number;
-    untaggedCount: number;
-    totalValue: number;
-    wonValue: number;
-    opportunityValue: number;
-  };
-}
-
-export async function reportByPhase(tx: Tx, s: ReportScope) {
-  return queryRows<{ phaseId: number | null; count: number; value: number }>(
-    tx,
-    sql`select c.current_phase_id as "phaseId", count(*)::int as count, coalesce(sum(c.value), 0)::float8 as value
-      from cards c where ${reportWhere(s)} group by c.current_phase_id`,
-  );
-}
-
-/** One row per assignee and one (null) for cards without any; a card with two assignees counts in both. */
-export async function reportByAssignee(tx: Tx, s: ReportScope) {
-  return queryRows<{ membershipId: number | null; count: number; value: number }>(
-    tx,
-    sql`select ca.membership_id as "membershipId", count(*)::int as count, coalesce(sum(c.value), 0)::float8 as value
-      from cards c left join card_assignees ca on ca.organization_id = c.organization_id and ca.card_id = c.id
-      where ${reportWhere(s)} group by ca.membership_id`,
-  );
-}
-
-export async function reportByTag(tx: Tx, s: ReportScope) {
-  return queryRows<{ tagId: number; count: number }>(
-    tx,
-    sql`select ct.tag_id as "tagId", count(*)::int as count
-      from cards c join card_tags ct on ct.organization_id = c.organization_id and ct.card_id = c.id
-      where ${reportWhere(s)} group by ct.tag_id`,
-  );
-}
-
-export async function reportByDay(tx: Tx, s: ReportScope) {
-  return queryRows<{ date: string; count: number }>(
-    tx,
-    sql`select to_char((c.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as date, count(*)::int as count
-      from cards c where ${reportWhere(s)} group by 1 order by 1`,
+    sql`with c as materialized (
+        select c.id, c.current_phase_id, c.value, c.created_at from cards c where ${reportWhere(s)}
+      ),
+      pd as (
+        select c.current_phase_id as phase, (c.created_at at time zone 'UTC')::date as day,
+          grouping(c.current_phase_id) as g, count(*) as n, coalesce(sum(c.value), 0) as v
+        from c group by grouping sets ((c.current_phase_id), ((c.created_at at time zone 'UTC')::date))
+      ),
+      p as (select phase, n, v from pd where g = 0),
+      a as (
+        select ca.membership_id as key, count(*) as n, coalesce(sum(c.value), 0) as v
+        from c left join card_assignees ca on ca.organization_id = ${s.orgId} and ca.card_id = c.id
+        group by ca.membership_id
+      ),
+      t as (
+        select ct.tag_id as key, count(*) as n
+        from c left join card_tags ct on ct.organization_id = ${s.orgId} and ct.card_id = c.id
+        group by ct.tag_id
+      )
+      select 'total' as kind, null::bigint as key, null as day, coalesce(sum(n), 0)::int as count,
+        coalesce(sum(v), 0)::float8 as value, null as "documentId", null as username from p
+      union all select 'won', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase = ${won}
+      union all select 'lost', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase = ${lost}
+      union all select 'open', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase is distinct from ${won} and phase is distinct from ${lost}
+      union all select 'phase', phase, null, n::int, v::float8, null, null from p
+      union all select 'day', null, to_char(day, 'YYYY-MM-DD'), n::int, 0, null, null from pd where g = 1
+      union all select 'assignee', a.key, null, a.n::int, a.v::float8, m.document_id, u.username from a
+        left join memberships m on m.organization_id = ${s.orgId} and m.id = a.key
+        left join users u on u.id = m.user_id
+      union all select 'tag', key, null, n::int, 0, null, null from t`,
   );
 }
 

@@ -12,11 +12,11 @@ import {
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
+  assembleStructure,
   type BoardAccess,
   type BoardStructure,
   loadBoardForRead,
   loadBoardForWrite,
-  loadBoardStructure,
   type PhaseStructure,
   publicBoardTransaction,
 } from '../boards/access.js';
@@ -56,9 +56,17 @@ interface BoardScope {
 
 async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boolean): Promise<BoardScope> {
   const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
-  const structure = await loadBoardStructure(tx, ctx.orgId, access.board.id);
+  const structure = await structureOf(tx, ctx.orgId, access.board);
   const visibility = cardVisibility(ctx, access);
   return { access, structure, visibility, assigneeOnly: visibility ? ctx.membershipId : null };
+}
+
+/** The board's structure around a board row already read (loadBoardStructure would read the board again). */
+async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
+  const phases = await boardsRepo.listPhases(tx, orgId, [board.id]);
+  const fields = await boardsRepo.listFields(tx, orgId, [board.id]);
+  const tags = await boardsRepo.listTags(tx, orgId, [board.id]);
+  return assembleStructure(board, phases, fields, tags);
 }
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
@@ -663,7 +671,7 @@ export async function submitPublicForm(
   tracking: Tracking,
 ) {
   return publicBoardTransaction(db, boardId, async (tx, orgId, board) => {
-    const structure = await loadBoardStructure(tx, orgId, board.id);
+    const structure = await structureOf(tx, orgId, board);
     if (!structure.entryPhase) throw new AppError('NotFoundError', 'This board has no entry form');
     const row = await createCardIn(
       tx,
@@ -837,16 +845,25 @@ export async function boardReport(
       assigneeOnly: scope.assigneeOnly,
     };
     const { wonPhaseId, lostPhaseId } = structure.settings;
-    const summary = await repo.reportSummary(tx, s, wonPhaseId, lostPhaseId);
-    const byPhase = await repo.reportByPhase(tx, s);
-    const byAssignee = await repo.reportByAssignee(tx, s);
-    const byTag = new Map((await repo.reportByTag(tx, s)).map((r) => [r.tagId, r.count]));
-    const createdByDay = await repo.reportByDay(tx, s);
-    const names = await repo.membershipNames(
-      tx,
-      ctx.orgId,
-      byAssignee.flatMap((r) => (r.membershipId === null ? [] : [r.membershipId])),
-    );
+    const rows = await repo.boardReport(tx, s, wonPhaseId, lostPhaseId);
+    const of = (kind: repo.ReportRow['kind']) => rows.filter((r) => r.kind === kind);
+    const one = (kind: repo.ReportRow['kind']) => of(kind)[0];
+    const byPhase = of('phase').map((r) => ({ phaseId: r.key, count: r.count, value: r.value }));
+    const byAssignee = of('assignee');
+    const byTag = new Map(of('tag').map((r) => [r.key, r.count]));
+    const createdByDay = of('day')
+      .map((r) => ({ date: r.day!, count: r.count }))
+      .sort((a, b) => a.date.localeCompare(b.date));
+    const summary = {
+      totalCards: one('total').count,
+      wonCount: one('won').count,
+      lostCount: one('lost').count,
+      unassignedCount: byAssignee.find((r) => r.key === null)?.count ?? 0,
+      untaggedCount: byTag.get(null) ?? 0,
+      totalValue: one('total').value,
+      wonValue: one('won').value,
+      opportunityValue: one('open').value,
+    };
 
     const phaseRows = structure.phases.map((p) => {
       const hit = byPhase.find((r) => r.phaseId === p.id);
@@ -884,15 +901,12 @@ export async function boardReport(
       summary,
       phases: phaseRows,
       assignees: byAssignee
-        .map((r) => {
-          const who = r.membershipId === null ? undefined : names.get(r.membershipId);
-          return {
-            membershipId: who?.documentId ?? null,
-            displayName: who?.username ?? 'Unassigned',
-            count: r.count,
-            value: r.value,
-          };
-        })
+        .map((r) => ({
+          membershipId: r.documentId,
+          displayName: r.username ?? 'Unassigned',
+          count: r.count,
+          value: r.value,
+        }))
         .sort((a, b) => b.count - a.count || a.displayName.localeCompare(b.displayName)),
       tags: structure.tags.map((t) => ({
         tagId: t.documentId,
