@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import { newTenant, registerUser } from '../helpers/app.js';
+import { getApp, newTenant, registerUser, unique } from '../helpers/app.js';
 
 describe('Idempotency-Key', () => {
   test('replays the first response for the same key and body, without doing the work twice', async () => {
@@ -33,6 +34,41 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(422);
     expect(res.body.error.name).toBe('UnprocessableEntityError');
     expect((await t.api.get('/memberships')).body.meta.pagination.total).toBe(2);
+  });
+
+  test('a key is kept 24 h: within it the first response replays, after it the key is free again', async () => {
+    const t = await newTenant();
+    const u1 = await registerUser(t.app);
+    const u2 = await registerUser(t.app);
+    const key = unique('k-ttl-');
+    const first = await t.api.post(
+      '/memberships',
+      { data: { email: u1.email, role: 'member' } },
+      { 'idempotency-key': key },
+    );
+    expect(first.status).toBe(201);
+    const { db } = await getApp();
+    const age = (hours: number) =>
+      db.system.execute(
+        sql`update idempotency_keys set created_at = now() - make_interval(hours => ${hours})
+          where user_id = ${t.user.id} and key = ${key}`,
+      );
+    await age(23);
+    const replay = await t.api.post(
+      '/memberships',
+      { data: { email: u1.email, role: 'member' } },
+      { 'idempotency-key': key },
+    );
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    await age(25);
+    const fresh = await t.api.post(
+      '/memberships',
+      { data: { email: u2.email, role: 'member' } },
+      { 'idempotency-key': key },
+    );
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    expect((await t.api.get('/memberships')).body.meta.pagination.total).toBe(3);
   });
 
   test('keys are per user: another user with the same key is not replayed', async () => {
