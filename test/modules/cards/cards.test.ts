@@ -288,6 +288,27 @@ describe('card list', () => {
     expect(unpinned.body.meta.stats.phaseSlaBreachedCount).toBe(0);
   });
 
+  test('sorts on every card attribute, both directions', async () => {
+    const { t, boardId } = await seeded();
+    const sorted = async (attr: string, dir: 'asc' | 'desc') => {
+      const res = await t.api.get(`/boards/${boardId}/cards`, {
+        'sort[0]': `${attr}:${dir}`,
+        'sort[1]': 'title:asc',
+      });
+      expect(res.status, `${attr}:${dir} ${JSON.stringify(res.body)}`).toBe(200);
+      return res.body.data.map((c: Record<string, unknown>) => c[attr]);
+    };
+    const distinct = ['documentId', 'title', 'value', 'createdAt', 'updatedAt', 'currentPhaseEnteredAt'];
+    for (const attr of distinct) {
+      const asc = await sorted(attr, 'asc');
+      const expected = [...asc].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      expect(asc, attr).toEqual(expected);
+      expect(await sorted(attr, 'desc'), attr).toEqual([...asc].reverse());
+    }
+    for (const attr of ['description', 'dueDate', 'dueDateSource', 'creationSource'])
+      for (const dir of ['asc', 'desc'] as const) expect(await sorted(attr, dir)).toHaveLength(3);
+  });
+
   test('bad list queries are 400, never ignored', async () => {
     const { t, boardId } = await seeded();
     const q = (query: Record<string, unknown>) => t.api.get(`/boards/${boardId}/cards`, query);
