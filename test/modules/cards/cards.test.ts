@@ -288,6 +288,26 @@ describe('card list', () => {
     expect(unpinned.body.meta.stats.phaseSlaBreachedCount).toBe(0);
   });
 
+  test('populate in array notation brings fieldData ({ val }-wrapped) to the list; without it, none', async () => {
+    const { t, boardId, a } = await seeded();
+    const plain = await t.api.get(`/boards/${boardId}/cards`);
+    expect(plain.body.data.every((c: any) => c.fieldData === undefined)).toBe(true);
+    const res = await t.api.get(`/boards/${boardId}/cards`, {
+      'populate[0]': 'fieldData',
+      'populate[1]': 'tags',
+      'filters[documentId][$eq]': a.documentId,
+    });
+    expect(res.status).toBe(200);
+    const [card] = res.body.data;
+    const bySlug = Object.fromEntries(card.fieldData.map((f: any) => [f.field.slug, f.value]));
+    expect(bySlug).toMatchObject({
+      name: { val: 'Acme' },
+      email: { val: 'buyer@acme.io' },
+      size: { val: 'large' },
+    });
+    expect(card.fields).toMatchObject({ name: 'Acme', size: 'large' });
+  });
+
   test('sorts on every card attribute, both directions', async () => {
     const { t, boardId } = await seeded();
     const sorted = async (attr: string, dir: 'asc' | 'desc') => {
