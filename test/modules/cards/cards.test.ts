@@ -308,6 +308,26 @@ describe('card list', () => {
     expect(card.fields).toMatchObject({ name: 'Acme', size: 'large' });
   });
 
+  test('overdueCount counts due dates before the start of the UTC day, not before now', async () => {
+    const t = await newTenant();
+    const { boardId } = await createPipeline(t.api);
+    const dayStart = new Date();
+    dayStart.setUTCHours(0, 0, 0, 0);
+    const at = (minutes: number) => new Date(dayStart.getTime() + minutes * 60_000).toISOString();
+    const fields = { name: 'x', email: 'x@x.io' };
+    // One minute into today: already past (unless it is 00:00 UTC) but not overdue; one minute before: overdue.
+    await createCard(t.api, boardId, { title: 'today', dueDate: at(1), fields });
+    await createCard(t.api, boardId, { title: 'yesterday', dueDate: at(-1), fields });
+    await createCard(t.api, boardId, { title: 'dayStart', dueDate: at(0), fields });
+    const stats = async (query: Record<string, unknown> = {}) =>
+      (await t.api.get(`/boards/${boardId}/cards`, query)).body.meta.stats.overdueCount;
+    expect(await stats()).toBe(1);
+    expect(await stats({ statsTodayStart: at(1) })).toBe(2);
+    expect(await stats({ statsTodayStart: at(2) })).toBe(3);
+    expect(await stats({ statsTodayStart: at(-1) })).toBe(0);
+    expect((await t.api.get(`/boards/${boardId}/cards`, { statsTodayStart: 'today' })).status).toBe(400);
+  });
+
   test('sorts on every card attribute, both directions', async () => {
     const { t, boardId } = await seeded();
     const sorted = async (attr: string, dir: 'asc' | 'desc') => {
