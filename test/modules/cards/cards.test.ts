@@ -286,6 +286,21 @@ describe('card list', () => {
     expect(pinned.body.meta.stats).toEqual({ overdueCount: 0, valueSum: 50, phaseSlaBreachedCount: 1 });
     const unpinned = await t.api.get(`/boards/${boardId}/cards`);
     expect(unpinned.body.meta.stats.phaseSlaBreachedCount).toBe(0);
+    const sla = async (query: Record<string, unknown>) =>
+      (await t.api.get(`/boards/${boardId}/cards`, query)).body.meta.stats.phaseSlaBreachedCount;
+    expect(await sla({ 'filters[currentPhase][slug][$eq]': 'qualified' })).toBe(1);
+    expect(await sla({ 'filters[currentPhase][slug]': 'qualified' })).toBe(1);
+    // Two phases pinned, or one without an SLA: 0.
+    expect(
+      await sla({
+        'filters[currentPhase][documentId][$in][0]': phase('qualified'),
+        'filters[currentPhase][documentId][$in][1]': phase('lead'),
+      }),
+    ).toBe(0);
+    await db.system.execute(
+      `update cards set current_phase_entered_at = now() - interval '100 days' where board_id = (select id from boards where document_id = '${boardId}')` as any,
+    );
+    expect(await sla({ 'filters[currentPhase][slug][$eq]': 'lead' })).toBe(0);
   });
 
   test('populate in array notation brings fieldData ({ val }-wrapped) to the list; without it, none', async () => {
