@@ -143,6 +143,28 @@ describe('history and comments', () => {
     expect(await history(t.api, boardId, card.documentId)).toHaveLength(entries.length);
   });
 
+  test('a refused change leaves neither the card nor its history changed', async () => {
+    const t = await newTenant();
+    const { boardId } = await createPipeline(t.api);
+    const card = await createCard(t.api, boardId, {
+      currentPhase: 'qualified',
+      fields: { name: 'A', email: 'a@x.io', budget: 10 },
+    });
+    const path = `/boards/${boardId}/cards/${card.documentId}`;
+    const before = await history(t.api, boardId, card.documentId);
+    const blocked = await t.api.put(path, {
+      data: { title: 'Renamed', value: 5, tags: ['hot'], fields: { seats: 3 }, currentPhase: 'lost' },
+    });
+    expect(blocked.status).toBe(422);
+    const invalid = await t.api.put(path, { data: { title: 'Renamed', fields: { size: 'huge' } } });
+    expect(invalid.status).toBe(400);
+    const after = (await t.api.get(path)).body;
+    expect(after).toMatchObject({ title: card.title, value: card.value, tags: [] });
+    expect(after.currentPhase.slug).toBe('qualified');
+    expect(after.fields.seats).toBeUndefined();
+    expect(await history(t.api, boardId, card.documentId)).toEqual(before);
+  });
+
   test('user comments: create with mentions, edit by the author, delete; errors', async () => {
     const t = await newTenant();
     const member = await addMember(t, 'member');
