@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { requireRole, requireScope, type TenantContext } from '../../platform/tenancy/context.js';
@@ -226,6 +226,10 @@ export async function importContacts(
   requireRole(ctx, 'member');
   requireScope(ctx, 'contacts:write');
   return ctx.transaction(async (tx) => {
+    // The foreign-key check of every timeline row (contact_activities → contacts) runs a cached plan made
+    // when the table was small, a sequential scan: as this transaction grows the table, each check would
+    // scan it (measured on PGlite: 25k rows 65 s, quadratic). Custom plans see the rows this import added.
+    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
     const lookup = await loadLookups(tx, ctx.orgId);
     const result: ImportResult = {
       dryRun: opts.dryRun,

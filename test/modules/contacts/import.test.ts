@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
 
@@ -213,4 +214,30 @@ describe('contact import', () => {
     const p0 = await t.api.get('/contacts', { 'filters[email][$eq]': 'p0@x.com' });
     expect(p0.body.data[0].name).toBe('Person 1500');
   });
+
+  test('50,000 rows in one request, streamed from a generator (the file never exists whole)', async () => {
+    const t = await newTenant();
+    const ROWS = 50_000;
+    function* lines() {
+      yield 'name,email,cpf\n';
+      for (let i = 0; i < ROWS; i += 1000) {
+        let chunk = '';
+        for (let j = i; j < i + 1000; j++)
+          chunk += `Person ${j},p${j}@x.com,${j === 7 ? '111.111.111-11' : ''}\n`;
+        yield chunk;
+      }
+    }
+    const res = await t.api.request({
+      method: 'POST',
+      url: '/api/contacts/import',
+      headers: { 'content-type': 'text/csv' },
+      payload: Readable.from(lines()),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ rows: ROWS, created: ROWS - 1, updated: 0, failed: 1 });
+    expect(res.body.errors).toEqual([{ row: 8, line: 9, field: 'cpf', message: 'not a valid CPF' }]);
+    expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(ROWS - 1);
+    const last = await t.api.get('/contacts', { 'filters[email][$eq]': `p${ROWS - 1}@x.com` });
+    expect(last.body.data[0].name).toBe(`Person ${ROWS - 1}`);
+  }, 180_000);
 });
