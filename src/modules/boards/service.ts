@@ -1,12 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
-import {
-  AppError,
-  type FieldError,
-  isUniqueViolation,
-  onUnique,
-  validationError,
-} from '../../platform/http/errors.js';
+import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';

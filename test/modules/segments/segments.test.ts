@@ -402,9 +402,7 @@ describe('invalid conditions', () => {
     expect(firstPath(await post([cond('city', 'contains')]))).toBe('filters.conditions.0.value');
     expect(firstPath(await post([cond('city', 'contains', '   ')]))).toBe('filters.conditions.0.value');
     expect(firstPath(await post([cond('city', 'empty', 'x')]))).toBe('filters.conditions.0.value');
-    expect(firstPath(await post([cond('contact_type', 'eq', 'robot')]))).toBe(
-      'filters.conditions.0.value',
-    );
+    expect(firstPath(await post([cond('contact_type', 'eq', 'robot')]))).toBe('filters.conditions.0.value');
     expect(firstPath(await post([cond('cpf', 'eq', 'abc')]))).toBe('filters.conditions.0.value');
     expect(firstPath(await post([{ ...ok, extra: 1 }]))).toBe('filters.conditions.0.extra');
     expect(firstPath(await post([{ kind: 'custom', op: 'eq', value: 'x' }]))).toBe(
@@ -539,12 +537,7 @@ describe('removed relations', () => {
       data: { filters: s.body.filters },
     });
     expect(resent.status).toBe(400);
-    expect(resent.body.error.details.errors[0].path).toEqual([
-      'filters',
-      'conditions',
-      '0',
-      'documentId',
-    ]);
+    expect(resent.body.error.details.errors[0].path).toEqual(['filters', 'conditions', '0', 'documentId']);
   });
 });
 
