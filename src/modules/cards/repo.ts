@@ -321,10 +321,11 @@ export interface ReportRow {
 }
 
 /**
- * The whole board report in ONE statement: the board's cards in range are read once (index-only on
- * cards_org_board_phase_created_idx) and materialised; phases and days are one GROUPING SETS pass over them;
- * assignees and tags one hash left join each, whose null group is the unassigned / untagged count (no
- * per-card probes). The summary is summed from the per-phase groups (numeric sums, cast once).
+ * The whole board report in ONE statement: phases and UTC days are one GROUPING SETS pass over the board's
+ * cards in range; assignees and tags one hash left join each, whose null group is the unassigned / untagged
+ * count (no per-card probes); the summary is summed from the per-phase groups (numeric sums, cast once).
+ * `c` is NOT materialised: each pass is an index-only scan of the board's cards, which costs less than a
+ * 200k-row tuplestore and lets PostgreSQL run the joins in parallel (measured: docs/performance.md).
  */
 export async function boardReport(
   tx: Tx,
@@ -336,7 +337,7 @@ export async function boardReport(
   const lost = sql`${lostPhaseId ?? -1}::bigint`;
   return queryRows<ReportRow>(
     tx,
-    sql`with c as materialized (
+    sql`with c as not materialized (
         select c.id, c.current_phase_id, c.value, c.created_at from cards c where ${reportWhere(s)}
       ),
       pd as (
