@@ -9,7 +9,7 @@ export default defineConfig({
     // One migrated database per worker, shared by its files (DESIGN.md §10.6): isolation comes from
     // a fresh organization per test, never from a fresh database.
     poolOptions: { forks: { isolate: false, maxForks: 2, minForks: 1 } },
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },

@@ -362,5 +362,5 @@ describe('tenancy', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 120_000);
 });
