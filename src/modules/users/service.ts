@@ -44,14 +44,14 @@ export async function register({ db, signer }: AppDeps, input: z.infer<typeof re
 }
 
 export async function generateToken(
-  { db }: AppDeps,
+  deps: AppDeps,
   principal: Principal,
   input: z.infer<typeof generateTokenInput>,
 ) {
   if (principal.via !== 'session') {
     throw new AppError('ForbiddenError', 'API tokens are generated with a session JWT from POST /auth/local');
   }
-  return issueToken({ db } as AppDeps, principal.userId, input);
+  return issueToken(deps, principal.userId, input);
 }
 
 /** Mints a token for a user (the CLI uses it directly; the API only from a session). */
