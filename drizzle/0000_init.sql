@@ -115,6 +115,27 @@ CREATE TABLE "card_assignees" (
 	CONSTRAINT "card_assignees_organization_id_card_id_membership_id_pk" PRIMARY KEY("organization_id","card_id","membership_id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_count_deltas" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_count_deltas_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"board_id" bigint NOT NULL,
+	"phase_id" bigint NOT NULL,
+	"due_day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_count_deltas_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_counts" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"phase_id" bigint NOT NULL,
+	"due_day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_counts_organization_id_board_id_phase_id_due_day_pk" PRIMARY KEY("organization_id","board_id","phase_id","due_day")
+);
+--> statement-breakpoint
 CREATE TABLE "card_files" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_files_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -537,6 +558,7 @@ CREATE INDEX "phases_org_board_order_idx" ON "phases" USING btree ("organization
 CREATE UNIQUE INDEX "tags_org_document_id_key" ON "tags" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_board_slug_key" ON "tags" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
 CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree ("organization_id","membership_id","card_id");--> statement-breakpoint
+CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -544,6 +566,7 @@ CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization
 CREATE INDEX "cards_org_board_phase_created_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST,"due_date","value","current_phase_entered_at");--> statement-breakpoint
 CREATE INDEX "cards_title_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "cards_org_board_due_idx" ON "cards" USING btree ("organization_id","board_id","due_date");--> statement-breakpoint
+CREATE INDEX "cards_org_board_phase_entered_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","current_phase_entered_at");--> statement-breakpoint
 CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","contact_id");--> statement-breakpoint
 CREATE INDEX "cards_fields_gin_idx" ON "cards" USING gin ("organization_id","board_id","fields" jsonb_path_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "comments_org_document_id_key" ON "comments" USING btree ("organization_id","document_id");--> statement-breakpoint

@@ -3,6 +3,7 @@ import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { deleteBoardCounts } from '../cards/counts.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { slugify } from '../organizations/service.js';
 import {
@@ -296,6 +297,7 @@ export async function deleteBoard(ctx: TenantContext, documentId: string) {
     const { board } = await loadBoardForRead(tx, ctx, documentId);
     requireRole(ctx, 'admin');
     await repo.deleteBoard(tx, ctx.orgId, board.id);
+    await deleteBoardCounts(tx, ctx.orgId, board.id);
     await audit(tx, ctx, 'board.deleted', board.documentId, { name: board.name, slug: board.slug });
     return { documentId: board.documentId, deleted: true as const };
   });

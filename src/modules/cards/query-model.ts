@@ -247,3 +247,18 @@ export function pinnedPhase(structure: BoardStructure, filters: Record<string, u
   if (values.length !== 1) return undefined;
   return structure.phases.find((p) => (keys[0] === 'slug' ? p.slug : p.documentId) === String(values[0]));
 }
+
+/**
+ * Whether the card counts (counts.ts) can answer a list's total and stats: no filter (the whole board, phase
+ * `null`) or only a filter pinning one phase. Anything else is counted over the cards themselves.
+ */
+export function countsScope(
+  structure: BoardStructure,
+  filters: Record<string, unknown> | undefined,
+): { phaseId: number | null } | undefined {
+  const keys = filters ? Object.keys(filters) : [];
+  if (keys.length === 0) return { phaseId: null };
+  if (keys.length !== 1 || keys[0] !== 'currentPhase') return undefined;
+  const phase = pinnedPhase(structure, filters);
+  return phase ? { phaseId: phase.id } : undefined;
+}

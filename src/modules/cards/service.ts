@@ -26,6 +26,7 @@ import { recordContactActivity } from '../contacts/service.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
+import { countsOf } from './counts.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -39,7 +40,7 @@ import {
   requiredErrors,
   type StoredFields,
 } from './fields.js';
-import { cardModelFor, pinnedPhase } from './query-model.js';
+import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
 import type { Tracking } from './table.js';
@@ -165,23 +166,33 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
     const list = compileListQuery(cardModelFor(scope.structure), listQuery);
     const wantStats = stats !== 'false';
     const rows = await repo.listCards(tx, ctx.orgId, scope.access.board.id, list, scope.visibility);
-    const counted = await repo.countAndStats(
-      tx,
-      ctx.orgId,
-      scope.access.board.id,
-      list.where,
-      scope.visibility,
-      wantStats
-        ? {
-            todayStart: statsTodayStart ? new Date(statsTodayStart) : startOfUtcDay(),
-            slaHours: pinnedPhase(scope.structure, listQuery.filters)?.maxTimeInPhaseHours ?? null,
-          }
-        : null,
-    );
+    const statsOptions = wantStats
+      ? {
+          todayStart: statsTodayStart ? new Date(statsTodayStart) : startOfUtcDay(),
+          slaHours: pinnedPhase(scope.structure, listQuery.filters)?.maxTimeInPhaseHours ?? null,
+        }
+      : null;
+    // The whole board or one phase, seen in full, with "today" at UTC midnight: from the card counts.
+    const countable = scope.visibility ? undefined : countsScope(scope.structure, listQuery.filters);
+    const counted =
+      countable && (!statsOptions || isUtcMidnight(statsOptions.todayStart))
+        ? await countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
+        : await repo.countAndStats(
+            tx,
+            ctx.orgId,
+            scope.access.board.id,
+            list.where,
+            scope.visibility,
+            statsOptions,
+          );
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
     const page = paginated(data, counted.total, list.page, list.pageSize);
     return counted.stats ? { data, meta: { ...page.meta, stats: counted.stats } } : page;
   });
+}
+
+function isUtcMidnight(d: Date): boolean {
+  return d.getTime() % 86_400_000 === 0;
 }
 
 function startOfUtcDay(): Date {

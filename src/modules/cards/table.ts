@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   check,
+  date,
   foreignKey,
   index,
   jsonb,
@@ -95,6 +96,13 @@ export const cards = pgTable(
     // `title $containsi` (ILIKE, texticlike marked LEAKPROOF by migrate.ts so RLS lets it use the index).
     index('cards_title_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
     index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
+    // The SLA part of a phase's stats: cards that entered the phase within its SLA (a short recent range).
+    index('cards_org_board_phase_entered_idx').on(
+      t.organizationId,
+      t.boardId,
+      t.currentPhaseId,
+      t.currentPhaseEnteredAt,
+    ),
     index('cards_org_contact_idx').on(t.organizationId, t.contactId),
     // Dynamic-field equality filters (`fields @> {...}`, jsonb_contains marked LEAKPROOF), tenant-led (btree_gin).
     index('cards_fields_gin_idx').using('gin', t.organizationId, t.boardId, t.fields.op('jsonb_path_ops')),
@@ -209,5 +217,43 @@ export const cardFiles = pgTable(
       columns: [t.organizationId, t.boardId],
       foreignColumns: [boards.organizationId, boards.id],
     }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * Per-board card counts for the list's total and stats without reading the cards (docs/performance.md):
+ * card count and value sum per phase (0 = none) and UTC due day ('infinity' = no due date). Maintained by
+ * statement triggers on `cards` (counts.ts) that only ever INSERT into `card_count_deltas`, so concurrent card
+ * writes never wait on a shared counter row; a reader folds the deltas of a board into `card_counts` once they
+ * pile up. The true counts are always `card_counts + card_count_deltas`. No foreign keys: a cascaded delete
+ * of a board or its cards writes deltas after the board row is gone; boards' delete removes both.
+ */
+export const cardCounts = pgTable(
+  'card_counts',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    phaseId: bigint('phase_id', { mode: 'number' }).notNull(),
+    dueDay: date('due_day', { mode: 'string' }).notNull(),
+    cardCount: bigint('card_count', { mode: 'number' }).notNull(),
+    valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.boardId, t.phaseId, t.dueDay] })],
+);
+
+export const cardCountDeltas = pgTable(
+  'card_count_deltas',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    phaseId: bigint('phase_id', { mode: 'number' }).notNull(),
+    dueDay: date('due_day', { mode: 'string' }).notNull(),
+    cardCount: bigint('card_count', { mode: 'number' }).notNull(),
+    valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index('card_count_deltas_org_board_idx').on(t.organizationId, t.boardId, t.phaseId),
   ],
 );

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
 import type { Database } from './client.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -30,6 +31,8 @@ async function migrateUnlocked(database: Database): Promise<void> {
   await database.system.execute(sql.raw(LEAKPROOF_SQL));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
+  // Triggers the schema generator cannot express (idempotent, like the policies below).
+  for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
 }
 
