@@ -1,5 +1,6 @@
 /**
  * npm run bench [-- --duration 10 --connections 10,50 --runs 3 --only cards-list,report --no-raw --no-explain]
+ * (the report is also measured at one connection: its target is the latency of one report)
  *
  * For each endpoint and concurrency: the service (`node bin/crm.js serve`, a separate process on loopback)
  * under autocannon for `--duration` seconds, and the raw-query floor: the statements the service runs for that
@@ -59,6 +60,8 @@ interface Endpoint {
   name: string;
   label: string;
   read: boolean;
+  /** Also measured at one connection: its target is a latency of one request, not a throughput. */
+  alsoAtOne?: boolean;
   request: () => Request;
 }
 
@@ -143,6 +146,7 @@ function endpoints(meta: SeedMeta): Endpoint[] {
       name: 'report',
       label: 'board report (all cards)',
       read: true,
+      alsoAtOne: true,
       request: () => ({ method: 'GET', path: `/api/boards/${b}/report` }),
     },
     {
@@ -470,7 +474,12 @@ async function main() {
   let captured = new Map<string, Captured>();
   const allRuns: Row[][] = [];
   for (let run = 0; run < runs; run++) {
-    const rows: Row[] = eps.flatMap((e) => connectionList.map((c) => ({ endpoint: e.name, connections: c })));
+    const rows: Row[] = eps.flatMap((e) =>
+      [...new Set([...(e.alsoAtOne ? [1] : []), ...connectionList])].map((c) => ({
+        endpoint: e.name,
+        connections: c,
+      })),
+    );
     if (withRaw || explainOnly || (run === 0 && withExplain)) {
       const db = await openBenchDatabase(maxConn);
       try {
