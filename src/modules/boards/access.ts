@@ -179,7 +179,7 @@ export function settingsOf(board: repo.BoardRow): BoardSettingsStructure {
   };
 }
 
-/** Groups phase, field and tag rows of several boards into structures (one query per table). */
+/** Groups phase, field and tag rows of several boards into structures (one listStructure query). */
 export function assembleStructure(
   board: repo.BoardRow,
   phaseRows: repo.PhaseRow[],
@@ -228,10 +228,8 @@ export function assembleStructure(
 export async function loadBoardStructure(tx: Tx, orgId: number, boardId: number): Promise<BoardStructure> {
   const board = await repo.findBoardById(tx, orgId, boardId);
   if (!board) throw notFound();
-  const phaseRows = await repo.listPhases(tx, orgId, [boardId]);
-  const fieldRows = await repo.listFields(tx, orgId, [boardId]);
-  const tagRows = await repo.listTags(tx, orgId, [boardId]);
-  return assembleStructure(board, phaseRows, fieldRows, tagRows);
+  const rows = await repo.listStructure(tx, orgId, [boardId]);
+  return assembleStructure(board, rows.phases, rows.fields, rows.tags);
 }
 
 /**

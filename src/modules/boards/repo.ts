@@ -1,5 +1,6 @@
-import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Executor, Tx } from '../../platform/db/client.js';
+import { and, asc, count, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { type Executor, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
 import { cards } from '../cards/table.js';
@@ -239,15 +240,6 @@ export async function renumberPhases(tx: Tx, orgId: number, boardId: number, ord
 
 // ---- fields
 
-export async function listFields(tx: Executor, orgId: number, boardIds: number[]) {
-  if (boardIds.length === 0) return [];
-  return tx
-    .select()
-    .from(fieldDefinitions)
-    .where(and(eq(fieldDefinitions.organizationId, orgId), inArray(fieldDefinitions.boardId, boardIds)))
-    .orderBy(asc(fieldDefinitions.order), asc(fieldDefinitions.id));
-}
-
 export async function insertField(tx: Tx, orgId: number, boardId: number, values: FieldValues) {
   const [row] = await tx
     .insert(fieldDefinitions)
@@ -306,15 +298,6 @@ export async function deleteCondition(tx: Tx, orgId: number, id: number) {
 
 // ---- tags
 
-export async function listTags(tx: Executor, orgId: number, boardIds: number[]) {
-  if (boardIds.length === 0) return [];
-  return tx
-    .select()
-    .from(tags)
-    .where(and(eq(tags.organizationId, orgId), inArray(tags.boardId, boardIds)))
-    .orderBy(asc(tags.name), asc(tags.id));
-}
-
 export async function insertTag(tx: Tx, orgId: number, boardId: number, values: TagValues) {
   const [row] = await tx
     .insert(tags)
@@ -334,6 +317,55 @@ export async function updateTag(tx: Tx, orgId: number, id: number, values: Parti
 
 export async function deleteTag(tx: Tx, orgId: number, id: number) {
   await tx.delete(tags).where(and(eq(tags.organizationId, orgId), eq(tags.id, id)));
+}
+
+// ---- structure in one statement
+
+export interface StructureRows {
+  phases: PhaseRow[];
+  fields: FieldRow[];
+  tags: TagRow[];
+}
+
+/**
+ * The phase, field and tag rows of some boards in one statement, each list ordered like listPhases,
+ * listFields and listTags order it, with the same values (a `json_agg` per table, mapped back to rows).
+ */
+export async function listStructure(tx: Executor, orgId: number, boardIds: number[]): Promise<StructureRows> {
+  if (boardIds.length === 0) return { phases: [], fields: [], tags: [] };
+  const [row] = await queryRows<Record<keyof StructureRows, Record<string, unknown>[]>>(
+    tx,
+    sql`select
+      (select coalesce(json_agg(p order by p.board_id, p."order", p.id), '[]') from phases p
+        where p.organization_id = ${orgId} and p.board_id in ${boardIds}) as phases,
+      (select coalesce(json_agg(f order by f."order", f.id), '[]') from field_definitions f
+        where f.organization_id = ${orgId} and f.board_id in ${boardIds}) as fields,
+      (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
+        where t.organization_id = ${orgId} and t.board_id in ${boardIds}) as tags`,
+  );
+  return {
+    phases: rowsFromJson(phases, row.phases),
+    fields: rowsFromJson(fieldDefinitions, row.fields),
+    tags: rowsFromJson(tags, row.tags),
+  };
+}
+
+/**
+ * Rows of `table` from `json_agg` objects: snake_case keys become the column properties; timestamps (ISO
+ * strings in JSON) become Dates as Drizzle maps them. Ids and integers are JSON numbers already (bigint
+ * fits in 2^53) and jsonb comes parsed, so those are kept as they are.
+ */
+function rowsFromJson<T extends PgTable>(table: T, raw: Record<string, unknown>[]): T['$inferSelect'][] {
+  const columns = Object.entries(getTableColumns(table));
+  return raw.map((r) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = r[column.name] ?? null;
+      out[key] =
+        column.dataType === 'date' && typeof value === 'string' ? column.mapFromDriverValue(value) : value;
+    }
+    return out as T['$inferSelect'];
+  });
 }
 
 // ---- public form

@@ -29,12 +29,10 @@ import {
 } from './structure.js';
 import { BOARD_TEMPLATES, type BoardTemplate, findTemplate } from './templates.js';
 
-/** Full Board objects for board rows: one query per related table, whatever the number of boards. */
+/** Full Board objects for board rows: a fixed number of queries, whatever the number of boards. */
 async function presentBoards(tx: Tx, orgId: number, rows: repo.BoardRow[]) {
   const ids = rows.map((r) => r.id);
-  const phaseRows = await repo.listPhases(tx, orgId, ids);
-  const fieldRows = await repo.listFields(tx, orgId, ids);
-  const tagRows = await repo.listTags(tx, orgId, ids);
+  const structure = await repo.listStructure(tx, orgId, ids);
   const people = await repo.listBoardMembers(tx, orgId, ids);
   const membershipIds = [
     ...new Set([
@@ -43,7 +41,9 @@ async function presentBoards(tx: Tx, orgId: number, rows: repo.BoardRow[]) {
     ]),
   ];
   const refs = await membershipRefsByIds(tx, orgId, membershipIds);
-  return rows.map((b) => presentBoard(assembleStructure(b, phaseRows, fieldRows, tagRows), people, refs));
+  return rows.map((b) =>
+    presentBoard(assembleStructure(b, structure.phases, structure.fields, structure.tags), people, refs),
+  );
 }
 
 export async function listBoards(ctx: TenantContext, query: ListQueryInput) {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import type { MembershipRef } from '../../platform/http/schemas.js';
 import { memberships } from '../organizations/table.js';
 import { users } from '../users/table.js';
 import { cardAssignees, cardFiles, cards, cardTags, comments } from './table.js';
@@ -133,6 +134,60 @@ export async function tagIdsByCard(tx: Tx, orgId: number, cardIds: number[]) {
     .where(and(eq(cardTags.organizationId, orgId), inArray(cardTags.cardId, cardIds)))
     .orderBy(asc(cardTags.tagId));
   for (const r of rows) out.set(r.cardId, [...(out.get(r.cardId) ?? []), r.tagId]);
+  return out;
+}
+
+export interface CardRelations {
+  /** Per card, its assignees as MembershipRefs, ordered by membership id. */
+  assignees: Map<number, MembershipRef[]>;
+  /** Per card, its tag ids in ascending order. */
+  tagIds: Map<number, number[]>;
+}
+
+/**
+ * What presenting a page of cards needs besides the cards, in one statement: the assignees (with the
+ * membership's documentId and user, like membershipRefsByIds) and the tag ids of each card.
+ */
+export async function relationsByCard(tx: Tx, orgId: number, cardIds: number[]): Promise<CardRelations> {
+  const out: CardRelations = { assignees: new Map(), tagIds: new Map() };
+  if (cardIds.length === 0) return out;
+  const rows = await queryRows<{
+    kind: 'assignee' | 'tag';
+    cardId: number;
+    id: number;
+    documentId: string | null;
+    username: string | null;
+    email: string | null;
+    blocked: boolean | null;
+  }>(
+    tx,
+    sql`select 'assignee' as kind, ca.card_id as "cardId", ca.membership_id as id, m.document_id as "documentId",
+        u.username, u.email, u.blocked
+      from card_assignees ca
+      join memberships m on m.organization_id = ${orgId} and m.id = ca.membership_id
+      join users u on u.id = m.user_id
+      where ca.organization_id = ${orgId} and ca.card_id in ${cardIds}
+      union all
+      select 'tag', ct.card_id, ct.tag_id, null, null, null, null
+      from card_tags ct
+      where ct.organization_id = ${orgId} and ct.card_id in ${cardIds}
+      order by kind, id`,
+  );
+  for (const r of rows) {
+    if (r.kind === 'tag') {
+      const ids = out.tagIds.get(r.cardId);
+      if (ids) ids.push(r.id);
+      else out.tagIds.set(r.cardId, [r.id]);
+      continue;
+    }
+    const ref = {
+      documentId: r.documentId!,
+      user: { username: r.username!, email: r.email!, blocked: r.blocked! },
+    };
+    const refs = out.assignees.get(r.cardId);
+    if (refs) refs.push(ref);
+    else out.assignees.set(r.cardId, [ref]);
+  }
   return out;
 }
 

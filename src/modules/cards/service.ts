@@ -64,10 +64,8 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
 
 /** The board's structure around a board row already read (loadBoardStructure would read the board again). */
 async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
-  const phases = await boardsRepo.listPhases(tx, orgId, [board.id]);
-  const fields = await boardsRepo.listFields(tx, orgId, [board.id]);
-  const tags = await boardsRepo.listTags(tx, orgId, [board.id]);
-  return assembleStructure(board, phases, fields, tags);
+  const rows = await boardsRepo.listStructure(tx, orgId, [board.id]);
+  return assembleStructure(board, rows.phases, rows.fields, rows.tags);
 }
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
@@ -100,10 +98,11 @@ async function presentCards(
   rows: repo.CardRow[],
   withFieldData: boolean,
 ): Promise<Card[]> {
-  const ids = rows.map((r) => r.id);
-  const assigneeIds = await repo.assigneeIdsByCard(tx, orgId, ids);
-  const tagIds = await repo.tagIdsByCard(tx, orgId, ids);
-  const refs = await membershipRefsByIds(tx, orgId, [...new Set([...assigneeIds.values()].flat())]);
+  const relations = await repo.relationsByCard(
+    tx,
+    orgId,
+    rows.map((r) => r.id),
+  );
   const contacts = await contactRefsByIds(
     tx,
     orgId,
@@ -130,8 +129,8 @@ async function presentCards(
           }
         : null,
       currentPhaseEnteredAt: isoRequired(r.currentPhaseEnteredAt),
-      assignees: (assigneeIds.get(r.id) ?? []).flatMap((id) => refs.get(id) ?? []),
-      tags: (tagIds.get(r.id) ?? []).flatMap((id) => {
+      assignees: relations.assignees.get(r.id) ?? [],
+      tags: (relations.tagIds.get(r.id) ?? []).flatMap((id) => {
         const t = tags.get(id);
         return t ? [{ documentId: t.documentId, name: t.name, slug: t.slug, color: t.color }] : [];
       }),

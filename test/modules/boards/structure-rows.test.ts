@@ -1,0 +1,77 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { expect, test } from 'vitest';
+import { listStructure } from '../../../src/modules/boards/repo.js';
+import { fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
+import { assigneeIdsByCard, relationsByCard, tagIdsByCard } from '../../../src/modules/cards/repo.js';
+import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
+import { queryRows } from '../../../src/platform/db/client.js';
+import { addMember, getApp, newTenant } from '../../helpers/app.js';
+import { createCard, createPipeline } from '../cards/factory.js';
+
+// The one-statement readers must hand back exactly what the plain Drizzle selects did (Dates, numbers,
+// jsonb, order): board structures and card pages are assembled from them.
+test('listStructure and relationsByCard return the rows of the per-table queries', async () => {
+  const { db } = await getApp();
+  const t = await newTenant();
+  const other = await addMember(t, 'member');
+  const a = await createPipeline(t.api);
+  const b = await createPipeline(t.api);
+  expect((await t.api.post(`/boards/${b.boardId}/tags`, { data: { name: 'Alpha' } })).status).toBe(201);
+  for (let i = 0; i < 4; i++)
+    await createCard(t.api, a.boardId, {
+      tags: i % 2 ? ['hot', 'cold'] : [],
+      assignees: i % 2 ? [other.membershipId, t.membershipId] : [t.membershipId],
+    });
+  const [{ id: orgId }] = await queryRows<{ id: number }>(
+    db.system,
+    sql`select id from organizations where slug = ${t.slug}`,
+  );
+  await db.tenantTransaction(orgId, async (tx) => {
+    const boardIds = (
+      await queryRows<{ id: number }>(
+        tx,
+        sql`select id from boards where organization_id = ${orgId} order by id`,
+      )
+    ).map((r) => r.id);
+    for (const ids of [boardIds, [boardIds[0]], [boardIds[1]], []]) {
+      const got = await listStructure(tx, orgId, ids);
+      const of = ids.length ? ids : [0];
+      expect(got.phases).toStrictEqual(
+        await tx
+          .select()
+          .from(phases)
+          .where(and(eq(phases.organizationId, orgId), inArray(phases.boardId, of)))
+          .orderBy(asc(phases.boardId), asc(phases.order), asc(phases.id)),
+      );
+      expect(got.fields).toStrictEqual(
+        await tx
+          .select()
+          .from(fieldDefinitions)
+          .where(and(eq(fieldDefinitions.organizationId, orgId), inArray(fieldDefinitions.boardId, of)))
+          .orderBy(asc(fieldDefinitions.order), asc(fieldDefinitions.id)),
+      );
+      expect(got.tags).toStrictEqual(
+        await tx
+          .select()
+          .from(tags)
+          .where(and(eq(tags.organizationId, orgId), inArray(tags.boardId, of)))
+          .orderBy(asc(tags.name), asc(tags.id)),
+      );
+      expect(got.phases).toHaveLength(4 * ids.length);
+      expect(got.phases[0]?.createdAt ?? new Date()).toBeInstanceOf(Date);
+    }
+
+    const cardIds = (
+      await queryRows<{ id: number }>(tx, sql`select id from cards where organization_id = ${orgId}`)
+    ).map((r) => r.id);
+    const relations = await relationsByCard(tx, orgId, cardIds);
+    const assigneeIds = await assigneeIdsByCard(tx, orgId, cardIds);
+    const refs = await membershipRefsByIds(tx, orgId, [...new Set([...assigneeIds.values()].flat())]);
+    expect(relations.assignees).toStrictEqual(
+      new Map([...assigneeIds].map(([card, ids]) => [card, ids.flatMap((id) => refs.get(id) ?? [])])),
+    );
+    expect([...relations.assignees.values()].flat()).toHaveLength(6);
+    expect(relations.tagIds).toStrictEqual(await tagIdsByCard(tx, orgId, cardIds));
+    expect([...relations.tagIds.values()].flat()).toHaveLength(4);
+  });
+});
