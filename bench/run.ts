@@ -178,6 +178,8 @@ interface Measure {
   p99: number;
   errors: number;
   requests: number;
+  /** Medians only: the lowest and highest req/s of the runs. */
+  rpsRange?: [number, number];
 }
 interface Row {
   endpoint: string;
@@ -428,14 +430,19 @@ function table(rows: Row[], eps: Endpoint[]): string {
     '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  // Medians of several runs: each req/s followed by the runs' range.
+  const range = (m: Measure | undefined) =>
+    m?.rpsRange
+      ? ` (${fmt(m.rpsRange[0], m.rps < 10 ? 1 : 0)}–${fmt(m.rpsRange[1], m.rps < 10 ? 1 : 0)})`
+      : '';
   for (const r of rows) {
     const label = eps.find((e) => e.name === r.endpoint)?.label ?? r.endpoint;
     const s = r.service;
     const raw = r.raw;
     const h = floor.get(r.connections);
     lines.push(
-      `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
-        `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps, raw && raw.rps < 10 ? 1 : 0)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
+      `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)}${range(s)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
+        `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps, raw && raw.rps < 10 ? 1 : 0)}${range(raw)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
         `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} |`,
     );
   }
@@ -453,6 +460,7 @@ function medianRows(all: Row[][]): Row[] {
         p99: median(ms.map((m) => m.p99)),
         errors: median(ms.map((m) => m.errors)),
         requests: median(ms.map((m) => m.requests)),
+        rpsRange: [Math.min(...ms.map((m) => m.rps)), Math.max(...ms.map((m) => m.rps))] as [number, number],
       };
     };
     return { endpoint: r.endpoint, connections: r.connections, service: pickM('service'), raw: pickM('raw') };
