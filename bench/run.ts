@@ -9,7 +9,7 @@
  * Prints a Markdown table and writes bench/results/<backend>-<timestamp>.json (docs/performance.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -178,6 +178,8 @@ interface Measure {
   p99: number;
   errors: number;
   requests: number;
+  /** Service only (Linux): CPU time of the service process per request, ms — what Node itself costs. */
+  cpuMs?: number;
   /** Medians only: the lowest and highest req/s of the runs. */
   rpsRange?: [number, number];
 }
@@ -388,8 +390,10 @@ async function loadTest(
   ep: Endpoint,
   connections: number,
   seconds: number,
+  pid?: number,
 ): Promise<Measure> {
   const h = headers(meta);
+  const cpuBefore = processCpuMs(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
@@ -415,7 +419,22 @@ async function loadTest(
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
     requests: result.requests.total,
+    cpuMs:
+      cpuBefore === undefined || result.requests.total === 0
+        ? undefined
+        : (processCpuMs(pid)! - cpuBefore) / result.requests.total,
   };
+}
+
+/** User + system CPU time of a process from /proc (Linux; clock ticks of 10 ms), or undefined. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- report
@@ -427,8 +446,8 @@ function table(rows: Row[], eps: Endpoint[]): string {
     rows.filter((r) => r.endpoint === 'health').map((r) => [r.connections, r.service?.rps]),
   );
   const lines = [
-    '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | Service CPU ms/req | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   // Medians of several runs: each req/s followed by the runs' range.
   const range = (m: Measure | undefined) =>
@@ -441,7 +460,7 @@ function table(rows: Row[], eps: Endpoint[]): string {
     const raw = r.raw;
     const h = floor.get(r.connections);
     lines.push(
-      `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)}${range(s)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ` +
+      `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)}${range(s)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ${fmt(s?.cpuMs, 2)} | ` +
         `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps, raw && raw.rps < 10 ? 1 : 0)}${range(raw)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
         `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} |`,
     );
@@ -460,6 +479,7 @@ function medianRows(all: Row[][]): Row[] {
         p99: median(ms.map((m) => m.p99)),
         errors: median(ms.map((m) => m.errors)),
         requests: median(ms.map((m) => m.requests)),
+        cpuMs: ms.every((m) => m.cpuMs !== undefined) ? median(ms.map((m) => m.cpuMs!)) : undefined,
         rpsRange: [Math.min(...ms.map((m) => m.rps)), Math.max(...ms.map((m) => m.rps))] as [number, number],
       };
     };
@@ -513,7 +533,7 @@ async function main() {
         await drain();
         if (warmup > 0) await loadTest(meta, ep, row.connections, warmup);
         await drain();
-        row.service = await loadTest(meta, ep, row.connections, duration);
+        row.service = await loadTest(meta, ep, row.connections, duration, child.pid);
         log(
           `service ${row.endpoint} ×${row.connections}: ${row.service.rps.toFixed(0)} req/s, p99 ${row.service.p99} ms, ${row.service.errors} errors`,
         );
