@@ -487,6 +487,23 @@ function medianRows(all: Row[][]): Row[] {
   });
 }
 
+/** Removes what the write benchmarks created, so every run measures the same data set. */
+async function removeCreatedCards(meta: SeedMeta) {
+  const db = await openBenchDatabase(1);
+  try {
+    const res = await db.tenantTransaction(meta.org.id, (tx) =>
+      tx.execute(
+        sql`delete from cards where organization_id = ${meta.org.id} and board_id = ${meta.board.id} and title = 'bench create'`,
+      ),
+    );
+    log(
+      `removed ${(res as unknown as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? '?'} cards created by the run`,
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 // ---- main
 
 async function main() {
@@ -541,26 +558,12 @@ async function main() {
     } finally {
       await stopService(child);
     }
+    await removeCreatedCards(meta);
     allRuns.push(rows);
     console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps)}\n`);
   }
   const med = allRuns.length ? medianRows(allRuns) : [];
   if (runs > 1) console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps)}\n`);
-
-  // Remove what the write benchmarks created, so repeated runs measure the same data set.
-  const db = await openBenchDatabase(1);
-  try {
-    const res = await db.tenantTransaction(meta.org.id, (tx) =>
-      tx.execute(
-        sql`delete from cards where organization_id = ${meta.org.id} and board_id = ${meta.board.id} and title = 'bench create'`,
-      ),
-    );
-    log(
-      `removed ${(res as unknown as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? '?'} cards created by the run`,
-    );
-  } finally {
-    await db.close();
-  }
 
   const file = join(resultsDir, `${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
+import type { StatsOptions } from './repo.js';
 
 /**
  * Card counts per board, phase and UTC due day (tables in table.ts): the card list's total and stats without
- * reading the cards when the list is the whole board or one phase (docs/performance.md, "Card counts").
+ * reading the cards when the list is the whole board or one phase (docs/cards.md, docs/performance.md).
  *
  * Three statement-level triggers on `cards` write what each INSERT / UPDATE / DELETE statement changed, grouped,
  * into `card_count_deltas` (insert-only: concurrent card writes never wait on a shared row, and cannot deadlock
@@ -12,38 +13,37 @@ import { queryRows, type Tx } from '../../platform/db/client.js';
  * `migrate.ts` applies this after every migration (idempotent); the first time, it fills `card_counts` from the
  * existing cards, one organization at a time (so it also works for a non-superuser owner under forced RLS).
  */
+const DAY_OF = (col: string) => `coalesce((${col} AT TIME ZONE 'UTC')::date, 'infinity'::date)`;
+
 export const CARD_COUNTS_SQL = [
   `
 CREATE OR REPLACE FUNCTION card_counts_track() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
+  IF TG_OP = 'TRUNCATE' THEN
+    TRUNCATE card_counts, card_count_deltas;
+  ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO card_count_deltas (organization_id, board_id, phase_id, due_day, card_count, value_sum)
-    SELECT organization_id, board_id, coalesce(current_phase_id, 0),
-           coalesce((due_date AT TIME ZONE 'UTC')::date, 'infinity'::date), count(*), sum(value)
+    SELECT organization_id, board_id, coalesce(current_phase_id, 0), ${DAY_OF('due_date')}, count(*), sum(value)
     FROM new_cards GROUP BY 1, 2, 3, 4;
   ELSIF TG_OP = 'DELETE' THEN
     INSERT INTO card_count_deltas (organization_id, board_id, phase_id, due_day, card_count, value_sum)
-    SELECT organization_id, board_id, coalesce(current_phase_id, 0),
-           coalesce((due_date AT TIME ZONE 'UTC')::date, 'infinity'::date), -count(*), -sum(value)
+    SELECT organization_id, board_id, coalesce(current_phase_id, 0), ${DAY_OF('due_date')}, -count(*), -sum(value)
     FROM old_cards GROUP BY 1, 2, 3, 4;
   ELSE
+    -- The new rows counted in, the old ones out: rows whose board, phase, due day and value did not change
+    -- net to zero and write nothing.
     INSERT INTO card_count_deltas (organization_id, board_id, phase_id, due_day, card_count, value_sum)
     SELECT organization_id, board_id, phase_id, due_day, sum(n), sum(v) FROM (
-      SELECT n.organization_id, n.board_id, coalesce(n.current_phase_id, 0) AS phase_id,
-             coalesce((n.due_date AT TIME ZONE 'UTC')::date, 'infinity'::date) AS due_day, 1 AS n, n.value AS v
-      FROM new_cards n JOIN old_cards o ON o.organization_id = n.organization_id AND o.id = n.id
-      WHERE (o.board_id, o.current_phase_id, o.due_date, o.value)
-            IS DISTINCT FROM (n.board_id, n.current_phase_id, n.due_date, n.value)
+      SELECT organization_id, board_id, coalesce(current_phase_id, 0) AS phase_id, ${DAY_OF('due_date')} AS due_day,
+             1 AS n, value AS v FROM new_cards
       UNION ALL
-      SELECT o.organization_id, o.board_id, coalesce(o.current_phase_id, 0),
-             coalesce((o.due_date AT TIME ZONE 'UTC')::date, 'infinity'::date), -1, -o.value
-      FROM old_cards o JOIN new_cards n ON n.organization_id = o.organization_id AND n.id = o.id
-      WHERE (o.board_id, o.current_phase_id, o.due_date, o.value)
-            IS DISTINCT FROM (n.board_id, n.current_phase_id, n.due_date, n.value)
+      SELECT organization_id, board_id, coalesce(current_phase_id, 0), ${DAY_OF('due_date')}, -1, -value FROM old_cards
     ) d GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 OR sum(v) <> 0;
   END IF;
   RETURN NULL;
 END $fn$`,
+  // Triggers are created only when missing: CREATE TRIGGER locks `cards` against writes, and every process
+  // start runs this. The first time, `card_counts` is filled from the cards already there.
   `
 DO $$
 DECLARE
@@ -51,20 +51,29 @@ DECLARE
     SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_insert' AND tgrelid = 'cards'::regclass);
   o record;
 BEGIN
-  CREATE OR REPLACE TRIGGER card_counts_insert AFTER INSERT ON cards
-    REFERENCING NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  CREATE OR REPLACE TRIGGER card_counts_update AFTER UPDATE ON cards
-    REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  CREATE OR REPLACE TRIGGER card_counts_delete AFTER DELETE ON cards
-    REFERENCING OLD TABLE AS old_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_insert' AND tgrelid = 'cards'::regclass) THEN
+    CREATE TRIGGER card_counts_insert AFTER INSERT ON cards
+      REFERENCING NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_update' AND tgrelid = 'cards'::regclass) THEN
+    CREATE TRIGGER card_counts_update AFTER UPDATE ON cards
+      REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_delete' AND tgrelid = 'cards'::regclass) THEN
+    CREATE TRIGGER card_counts_delete AFTER DELETE ON cards
+      REFERENCING OLD TABLE AS old_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_truncate' AND tgrelid = 'cards'::regclass) THEN
+    CREATE TRIGGER card_counts_truncate AFTER TRUNCATE ON cards
+      FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  END IF;
   IF fresh THEN
     FOR o IN SELECT id FROM organizations LOOP
       PERFORM set_config('app.organization_id', o.id::text, true);
       DELETE FROM card_count_deltas WHERE organization_id = o.id;
       DELETE FROM card_counts WHERE organization_id = o.id;
       INSERT INTO card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
-      SELECT organization_id, board_id, coalesce(current_phase_id, 0),
-             coalesce((due_date AT TIME ZONE 'UTC')::date, 'infinity'::date), count(*), sum(value)
+      SELECT organization_id, board_id, coalesce(current_phase_id, 0), ${DAY_OF('due_date')}, count(*), sum(value)
       FROM cards WHERE organization_id = o.id GROUP BY 1, 2, 3, 4;
     END LOOP;
     PERFORM set_config('app.organization_id', '', true);
@@ -77,13 +86,6 @@ export const COMPACT_AFTER = 256;
 /** First key of the advisory lock that lets one transaction at a time fold a board's deltas. */
 const COMPACT_LOCK = 727_002;
 
-export interface CountStatsOptions {
-  /** UTC midnight: overdue means a due date before it. */
-  todayStart: Date;
-  /** The pinned phase's SLA in hours (phaseSlaBreachedCount), or null. */
-  slaHours: number | null;
-}
-
 /**
  * Total (and stats) of a board, or of one phase of it, from the counts: one statement over a few hundred rows,
  * whatever the number of cards. The SLA count is the phase's total minus the cards that entered it within the
@@ -94,7 +96,7 @@ export async function countsOf(
   orgId: number,
   boardId: number,
   phaseId: number | null,
-  stats: CountStatsOptions | null,
+  stats: StatsOptions | null,
 ) {
   const phase = phaseId === null ? sql`` : sql` and phase_id = ${phaseId}`;
   const slaHours = stats && phaseId !== null ? stats.slaHours : null;
@@ -140,10 +142,12 @@ export async function countsOf(
  */
 export async function compactCounts(tx: Tx, orgId: number, boardId: number) {
   await tx.execute(sql`
-    with lock as (select pg_try_advisory_xact_lock(${COMPACT_LOCK}, (${boardId}::bigint % 2147483647)::int) as ok),
+    with lock as (select pg_try_advisory_xact_lock(${COMPACT_LOCK}, ${lockKey(boardId)}) as ok),
     moved as (
       delete from card_count_deltas
-      where organization_id = ${orgId} and board_id = ${boardId} and (select ok from lock)
+      where organization_id = ${orgId} and (select ok from lock) and id in (
+        select id from card_count_deltas where organization_id = ${orgId} and board_id = ${boardId}
+        order by id limit ${FOLD_LIMIT})
       returning board_id, phase_id, due_day, card_count, value_sum
     )
     insert into card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
@@ -152,10 +156,29 @@ export async function compactCounts(tx: Tx, orgId: number, boardId: number) {
     on conflict (organization_id, board_id, phase_id, due_day) do update
       set card_count = card_counts.card_count + excluded.card_count,
           value_sum = card_counts.value_sum + excluded.value_sum`);
+  // Days and phases no card is in any more (a zero count has a zero sum: the deltas are exact numerics).
+  await tx.execute(
+    sql`delete from card_counts where organization_id = ${orgId} and board_id = ${boardId} and card_count = 0`,
+  );
 }
+
+/**
+ * Card writes fold their board's deltas now and then (one write in COMPACT_AFTER, at random), so a board that is
+ * written to but never listed in full does not pile them up either.
+ */
+export async function foldSometimes(tx: Tx, orgId: number, boardId: number, random = Math.random) {
+  if (random() * COMPACT_AFTER < 1) await compactCounts(tx, orgId, boardId);
+}
+
+/** At most this many deltas per fold, so one request never carries an unbounded backlog. */
+const FOLD_LIMIT = 20_000;
+
+const lockKey = (boardId: number) => sql`(${boardId}::bigint % 2147483647)::int`;
 
 /** A deleted board's counts (its cards' cascaded delete wrote deltas after the board row was gone). */
 export async function deleteBoardCounts(tx: Tx, orgId: number, boardId: number) {
+  // Waits for a fold of the same board instead of racing it over the same delta rows.
+  await tx.execute(sql`select pg_advisory_xact_lock(${COMPACT_LOCK}, ${lockKey(boardId)})`);
   await tx.execute(
     sql`delete from card_count_deltas where organization_id = ${orgId} and board_id = ${boardId}`,
   );

@@ -20,6 +20,11 @@ function cardScope(orgId: number, boardId: number, visibility: SQL | undefined, 
   return and(eq(cards.organizationId, orgId), eq(cards.boardId, boardId), visibility, where);
 }
 
+/** `where` narrowed to one phase by id (for the planner: the same set when `where` already pins that phase). */
+export function inPhase(where: SQL, phaseId: number): SQL {
+  return and(where, eq(cards.currentPhaseId, phaseId))!;
+}
+
 export async function findCard(
   tx: Tx,
   orgId: number,

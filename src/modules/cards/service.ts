@@ -26,7 +26,7 @@ import { recordContactActivity } from '../contacts/service.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
-import { countsOf } from './counts.js';
+import { countsOf, foldSometimes } from './counts.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -162,13 +162,18 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
   const { stats, statsTodayStart, ...listQuery } = query;
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
-    const list = compileListQuery(cardModelFor(scope.structure), listQuery);
+    const pinned = pinnedPhase(scope.structure, listQuery.filters);
+    const compiled = compileListQuery(cardModelFor(scope.structure), listQuery);
+    // A pinned phase is also said as `current_phase_id = <id>`: the planner then walks that phase's own
+    // (phase, created_at desc, id desc) index and stops after the page, instead of walking the board's newest
+    // cards through the join to phases until enough of them are in the phase (docs/performance.md).
+    const list = pinned ? { ...compiled, where: repo.inPhase(compiled.where, pinned.id) } : compiled;
     const wantStats = stats !== 'false';
     const rows = await repo.listCards(tx, ctx.orgId, scope.access.board.id, list, scope.visibility);
     const statsOptions = wantStats
       ? {
           todayStart: statsTodayStart ? new Date(statsTodayStart) : startOfUtcDay(),
-          slaHours: pinnedPhase(scope.structure, listQuery.filters)?.maxTimeInPhaseHours ?? null,
+          slaHours: pinned?.maxTimeInPhaseHours ?? null,
         }
       : null;
     // The whole board or one phase, seen in full, with "today" at UTC midnight: from the card counts.
@@ -343,6 +348,7 @@ async function createCardIn(
     tracking: opts.tracking ?? {},
     fields: values,
   });
+  await foldSometimes(tx, orgId, structure.board.id);
   await repo.addAssignees(tx, orgId, row.id, assigneeIds);
   await repo.addTags(tx, orgId, row.id, tagIds);
   await repo.insertComments(tx, orgId, [
@@ -527,6 +533,7 @@ async function applyUpdate(
   if (tagIds) await syncTags(tx, orgId, structure, row.id, tagIds, note);
   // Any recorded change (tags and assignees included) bumps updatedAt.
   const updated = history.length ? await repo.updateCard(tx, orgId, row.id, values) : row;
+  if (history.length) await foldSometimes(tx, orgId, row.boardId);
   await repo.insertComments(tx, orgId, history);
   if (moved && updated.contactId !== null && actor.ctx)
     await recordOutcome(tx, actor.ctx, structure, updated, moved);
@@ -663,6 +670,7 @@ export async function deleteCard(ctx: TenantContext, boardId: string, id: string
     const row = await loadCard(tx, ctx, scope, id, true);
     await requireCardEdit(tx, ctx, scope.access, row.id);
     await repo.deleteCard(tx, ctx.orgId, row.id);
+    await foldSometimes(tx, ctx.orgId, row.boardId);
     await audit(tx, ctx, 'card.deleted', row.documentId, {
       title: row.title,
       board: scope.access.board.documentId,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import { COMPACT_AFTER, countsOf } from '../../../src/modules/cards/counts.js';
+import { COMPACT_AFTER, countsOf, foldSometimes } from '../../../src/modules/cards/counts.js';
+import type { Tx } from '../../../src/platform/db/client.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { type Api, getApp, newTenant } from '../../helpers/app.js';
 
@@ -70,6 +71,14 @@ function prng(seed: number) {
 
 const DAY = 86_400_000;
 
+async function pendingOf(tx: Tx, boardId: number) {
+  const [r] = await queryRows<{ n: number }>(
+    tx,
+    sql`select count(*)::int as n from card_count_deltas where board_id = ${boardId}`,
+  );
+  return r.n;
+}
+
 describe('card counts (list total and stats without reading the cards)', () => {
   test('equal the aggregate over the cards after random creates, edits, moves and deletes', async () => {
     const t = await newTenant();
@@ -122,6 +131,7 @@ describe('card counts (list total and stats without reading the cards)', () => {
     const working = await t.api.get(`/boards/${b.id}/cards`, {
       'filters[currentPhase][documentId][$eq]': b.phases.working,
     });
+    expect(working.body.meta.pagination.total).toBeGreaterThan(0);
     expect(working.body.meta.stats.phaseSlaBreachedCount).toBe(working.body.meta.pagination.total);
   });
 
@@ -153,6 +163,64 @@ describe('card counts (list total and stats without reading the cards)', () => {
     const folded = await db.tenantTransaction(ids.org, (tx) => countsOf(tx, ids.org, ids.board, null, null));
     expect(folded.total).toBe(n);
     await expectCountsMatchCards(t.api, b);
+  });
+
+  test('phase pinned by slug or a one-element $in, and an explicit statsTodayStart, agree with the cards', async () => {
+    const t = await newTenant();
+    const b = await board(t.api);
+    const midnight = Math.floor(Date.now() / DAY) * DAY;
+    for (const [i, due] of [midnight - 3 * DAY, midnight - DAY + 1, midnight + 2 * DAY, null].entries())
+      await t.api.post(`/boards/${b.id}/cards`, {
+        data: {
+          title: `d${i}`,
+          value: 10 * (i + 1),
+          dueDate: due === null ? null : new Date(due).toISOString(),
+          currentPhase: 'working',
+        },
+      });
+    const list = (query: Record<string, unknown>) =>
+      t.api.get(`/boards/${b.id}/cards`, { ...query, 'pagination[pageSize]': 1 });
+    const live = await list({
+      'filters[currentPhase][documentId][$eq]': b.phases.working,
+      'filters[title][$notNull]': true,
+    });
+    expect(live.body.meta.pagination.total).toBe(4);
+    for (const pin of [
+      { 'filters[currentPhase][slug][$eq]': 'working' },
+      { 'filters[currentPhase][slug]': 'working' },
+      { 'filters[currentPhase][documentId][$in][0]': b.phases.working },
+    ])
+      expect((await list(pin)).body.meta).toEqual(live.body.meta);
+    // "today" two days ago (a UTC midnight: the counts) and at noon (not a midnight: the cards).
+    for (const todayStart of [midnight - 2 * DAY, midnight + DAY / 2].map((d) => new Date(d).toISOString())) {
+      const fast = await list({ 'filters[currentPhase][slug]': 'working', statsTodayStart: todayStart });
+      const slow = await list({
+        'filters[currentPhase][slug]': 'working',
+        'filters[title][$notNull]': true,
+        statsTodayStart: todayStart,
+      });
+      expect(fast.body.meta).toEqual(slow.body.meta);
+    }
+    const twoDaysAgo = await list({
+      'filters[currentPhase][slug]': 'working',
+      statsTodayStart: new Date(midnight - 2 * DAY).toISOString(),
+    });
+    expect(twoDaysAgo.body.meta.stats.overdueCount).toBe(1);
+  });
+
+  test('card writes fold now and then too', async () => {
+    const t = await newTenant();
+    const b = await board(t.api);
+    const { db } = await getApp();
+    const ids = await orgAndBoardIds(t.slug, b.id);
+    await t.api.post(`/boards/${b.id}/cards`, { data: { title: 'one', value: 5 } });
+    await db.tenantTransaction(ids.org, async (tx) => {
+      await foldSometimes(tx, ids.org, ids.board, () => 0.5);
+      expect((await pendingOf(tx, ids.board)) > 0).toBe(true);
+      await foldSometimes(tx, ids.org, ids.board, () => 0);
+      expect(await pendingOf(tx, ids.board)).toBe(0);
+      expect((await countsOf(tx, ids.org, ids.board, null, null)).total).toBe(1);
+    });
   });
 
   test('another organization cannot read, change or count them', async () => {

@@ -1,0 +1,87 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { type Database, openDatabase, queryRows } from '../../../src/platform/db/client.js';
+import { migrateDatabase } from '../../../src/platform/db/migrate.js';
+import { newTenant, testConfig } from '../../helpers/app.js';
+
+/**
+ * The card-count triggers' life cycle on a database of its own (an in-memory PGlite: these tests drop
+ * triggers and truncate `cards`, which the shared test database must never see).
+ */
+let db: Database;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  db = await openDatabase({ dataDir: 'memory://' });
+  await migrateDatabase(db);
+  app = await buildApp({ config: testConfig(), db });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await db?.close();
+});
+
+const countRows = async () => {
+  const [r] = await queryRows<{ counts: number; deltas: number; cards: number }>(
+    db.system,
+    sql`select (select count(*) from card_counts)::int as counts, (select count(*) from card_count_deltas)::int as deltas,
+               (select count(*) from cards)::int as cards`,
+  );
+  return r;
+};
+
+async function boardWithCards(n: number) {
+  const t = await newTenant(app);
+  const res = await t.api.post('/boards', {
+    data: {
+      name: 'Migrate',
+      phases: [
+        { name: 'Open', slug: 'open' },
+        { name: 'Done', slug: 'done' },
+      ],
+    },
+  });
+  expect(res.status).toBe(201);
+  for (let i = 0; i < n; i++)
+    expect(
+      (await t.api.post(`/boards/${res.body.documentId}/cards`, { data: { title: `c${i}`, value: i } }))
+        .status,
+    ).toBe(201);
+  return { t, boardId: res.body.documentId as string };
+}
+
+describe('card counts: migration and maintenance', () => {
+  test('created where missing, they are filled from the cards already there', async () => {
+    const { t, boardId } = await boardWithCards(3);
+    await db.system.execute(sql`drop trigger card_counts_insert on cards`);
+    await db.system.execute(sql`truncate card_counts, card_count_deltas`);
+    // A card written while the triggers were away.
+    await db.system.execute(
+      sql`insert into cards (organization_id, document_id, board_id, title, value, current_phase_id)
+          select organization_id, 'untracked' || id, board_id, 'untracked', 100, current_phase_id from cards limit 1`,
+    );
+    await migrateDatabase(db);
+    const list = await t.api.get(`/boards/${boardId}/cards`);
+    expect(list.body.meta.pagination.total).toBe(4);
+    expect(list.body.meta.stats.valueSum).toBe(0 + 1 + 2 + 100);
+    // Running the migration again changes nothing (no second fill, no duplicate triggers).
+    await migrateDatabase(db);
+    expect((await t.api.get(`/boards/${boardId}/cards`)).body.meta).toEqual(list.body.meta);
+    const [triggers] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from pg_trigger where tgrelid = 'cards'::regclass and tgname like 'card_counts_%'`,
+    );
+    expect(triggers.n).toBe(4);
+  });
+
+  test('TRUNCATE of the cards clears the counts', async () => {
+    await boardWithCards(2);
+    expect((await countRows()).deltas + (await countRows()).counts).toBeGreaterThan(0);
+    await db.system.execute(sql`truncate cards cascade`);
+    expect(await countRows()).toEqual({ counts: 0, deltas: 0, cards: 0 });
+  });
+});
