@@ -1,6 +1,6 @@
 import { and, asc, count, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { type Executor, queryRows, type Tx } from '../../platform/db/client.js';
+import { type Executor, preparedRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
 import { cards } from '../cards/table.js';
@@ -333,15 +333,15 @@ export interface StructureRows {
  */
 export async function listStructure(tx: Executor, orgId: number, boardIds: number[]): Promise<StructureRows> {
   if (boardIds.length === 0) return { phases: [], fields: [], tags: [] };
-  const [row] = await queryRows<Record<keyof StructureRows, Record<string, unknown>[]>>(
+  const [row] = await preparedRows<Record<keyof StructureRows, Record<string, unknown>[]>>(
     tx,
     sql`select
       (select coalesce(json_agg(p order by p.board_id, p."order", p.id), '[]') from phases p
-        where p.organization_id = ${orgId} and p.board_id in ${boardIds}) as phases,
+        where p.organization_id = ${orgId} and p.board_id = any(${sql.param(boardIds)}::bigint[])) as phases,
       (select coalesce(json_agg(f order by f."order", f.id), '[]') from field_definitions f
-        where f.organization_id = ${orgId} and f.board_id in ${boardIds}) as fields,
+        where f.organization_id = ${orgId} and f.board_id = any(${sql.param(boardIds)}::bigint[])) as fields,
       (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
-        where t.organization_id = ${orgId} and t.board_id in ${boardIds}) as tags`,
+        where t.organization_id = ${orgId} and t.board_id = any(${sql.param(boardIds)}::bigint[])) as tags`,
   );
   return {
     phases: rowsFromJson(phases, row.phases),

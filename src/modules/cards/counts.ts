@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import { preparedRows, type Tx } from '../../platform/db/client.js';
 import type { StatsOptions } from './repo.js';
 
 /**
@@ -106,7 +106,7 @@ export async function countsOf(
       : sql`(select count(*) from cards where organization_id = ${orgId} and board_id = ${boardId}
                and current_phase_id = ${phaseId} and current_phase_entered_at >= now() - make_interval(hours => ${slaHours}::int))`;
   const today = (stats?.todayStart ?? new Date(0)).toISOString().slice(0, 10);
-  const [row] = await queryRows<{
+  const [row] = await preparedRows<{
     total: number;
     overdueCount: number;
     valueSum: number;

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
 import { memberships } from '../organizations/table.js';
@@ -156,7 +156,7 @@ export interface CardRelations {
 export async function relationsByCard(tx: Tx, orgId: number, cardIds: number[]): Promise<CardRelations> {
   const out: CardRelations = { assignees: new Map(), tagIds: new Map() };
   if (cardIds.length === 0) return out;
-  const rows = await queryRows<{
+  const rows = await preparedRows<{
     kind: 'assignee' | 'tag';
     cardId: number;
     id: number;
@@ -171,11 +171,11 @@ export async function relationsByCard(tx: Tx, orgId: number, cardIds: number[]):
       from card_assignees ca
       join memberships m on m.organization_id = ${orgId} and m.id = ca.membership_id
       join users u on u.id = m.user_id
-      where ca.organization_id = ${orgId} and ca.card_id in ${cardIds}
+      where ca.organization_id = ${orgId} and ca.card_id = any(${sql.param(cardIds)}::bigint[])
       union all
       select 'tag', ct.card_id, ct.tag_id, null, null, null, null
       from card_tags ct
-      where ct.organization_id = ${orgId} and ct.card_id in ${cardIds}
+      where ct.organization_id = ${orgId} and ct.card_id = any(${sql.param(cardIds)}::bigint[])
       order by kind, id`,
   );
   for (const r of rows) {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Plan } from '../../config.js';
-import { type Database, queryRows } from '../db/client.js';
+import { type Database, preparedRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { makeTenantContext, type Role, type TenantContext } from '../tenancy/context.js';
 import { type SessionSigner, sha256, TOKEN_PREFIX } from './tokens.js';
@@ -110,7 +110,7 @@ async function resolve(db: Database, signer: SessionSigner, token: string, slug:
   const columns = sql`u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
     m.id as membership_id, m.document_id as membership_document_id, m.role`;
   if (token.startsWith(TOKEN_PREFIX)) {
-    const [row] = await queryRows<ResolvedRow>(
+    const [row] = await preparedRows<ResolvedRow>(
       db.system,
       sql`select ${columns}, t.scopes from api_tokens t join users u on u.id = t.user_id ${tenantJoin}
           where t.token_hash = ${sha256(token)} and t.expires_at > now()`,
@@ -119,7 +119,7 @@ async function resolve(db: Database, signer: SessionSigner, token: string, slug:
   }
   const userId = await signer.verify(token);
   if (userId === null) return undefined;
-  const [row] = await queryRows<ResolvedRow>(
+  const [row] = await preparedRows<ResolvedRow>(
     db.system,
     sql`select ${columns}, null::text[] as scopes from users u ${tenantJoin} where u.id = ${userId}`,
   );
