@@ -15,6 +15,8 @@ export interface Statement {
   /** rows returned, as objects (ids of INSERT … RETURNING chain into later statements on replay) */
   rows: Record<string, unknown>[];
   ms: number;
+  /** pg: the prepared statement's name, when the service named it (preparedRows): replayed under the same name. */
+  name?: string;
 }
 
 const isIgnored = (text: string) => /pgboss|pg_advisory|pg_catalog/i.test(text);
@@ -36,9 +38,15 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
 export function recorder(db: Database) {
   let active: Statement[] | null = null;
   let txCounter = 0;
-  const record = (text: string, values: unknown[], tx: number, run: () => Promise<unknown>) => {
+  const record = (
+    text: string,
+    values: unknown[],
+    tx: number,
+    run: () => Promise<unknown>,
+    name?: string,
+  ) => {
     if (!active || isIgnored(text)) return run();
-    const st: Statement = { text, values: values ?? [], tx, rows: [], ms: 0 };
+    const st: Statement = { text, values: values ?? [], tx, rows: [], ms: 0, ...(name ? { name } : {}) };
     active.push(st);
     const t = performance.now();
     return run().then((res) => {
@@ -58,8 +66,9 @@ export function recorder(db: Database) {
       const values = Array.isArray(b) ? b : ((a as { values?: unknown[] })?.values ?? []);
       if (typeof text !== 'string') return orig.apply(this, args);
       const cb = args[args.length - 1];
+      const name = typeof a === 'object' ? (a as { name?: string } | null)?.name : undefined;
       if (typeof cb !== 'function')
-        return record(text, values, 0, () => orig.apply(this, args) as Promise<unknown>);
+        return record(text, values, 0, () => orig.apply(this, args) as Promise<unknown>, name);
       // pg-pool's pool.query uses the callback form.
       const rest = args.slice(0, -1);
       record(
@@ -156,7 +165,7 @@ export function planReplay(statements: Statement[], requestText: string): Replay
   return { statements, subst };
 }
 
-type Exec = (text: string, values: unknown[]) => Promise<Record<string, unknown>[]>;
+type Exec = (text: string, values: unknown[], name?: string) => Promise<Record<string, unknown>[]>;
 
 interface ReplayState {
   fresh: Map<string, string>;
@@ -175,7 +184,7 @@ async function runRange(plan: ReplayPlan, from: number, to: number, exec: Exec, 
       if (s.kind === 'returned') return state.results[s.stmt]?.[0]?.[s.column] ?? v;
       return v;
     });
-    state.results[i] = await exec(st.text, values);
+    state.results[i] = await exec(st.text, values, st.name);
   }
 }
 
@@ -185,7 +194,8 @@ export function replayer(db: Database): (plan: ReplayPlan) => Promise<void> {
     return async (plan) => {
       const client = await (db.pool as pg.Pool).connect();
       try {
-        const exec: Exec = async (text, values) => rowsOf(await client.query({ text, values }));
+        // Named statements as the service runs them: prepared once per pooled connection, like the service's.
+        const exec: Exec = async (text, values, name) => rowsOf(await client.query({ name, text, values }));
         await runRange(plan, 0, plan.statements.length, exec, { fresh: new Map(), results: [] });
       } catch (err) {
         await client.query('rollback').catch(() => {});
