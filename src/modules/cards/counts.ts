@@ -15,6 +15,20 @@ import type { StatsOptions } from './repo.js';
  */
 const DAY_OF = (col: string) => `coalesce((${col} AT TIME ZONE 'UTC')::date, 'infinity'::date)`;
 
+/** The statement triggers on `cards`: name, event, transition tables. */
+const TRIGGERS: [string, string, string][] = [
+  ['card_counts_insert', 'INSERT', 'REFERENCING NEW TABLE AS new_cards'],
+  ['card_counts_update', 'UPDATE', 'REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards'],
+  ['card_counts_delete', 'DELETE', 'REFERENCING OLD TABLE AS old_cards'],
+  ['card_counts_truncate', 'TRUNCATE', ''],
+];
+
+const createIfMissing = ([name, event, referencing]: [string, string, string]) => `
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${name}' AND tgrelid = 'cards'::regclass) THEN
+    CREATE TRIGGER ${name} AFTER ${event} ON cards ${referencing}
+      FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
+  END IF;`;
+
 export const CARD_COUNTS_SQL = [
   `
 CREATE OR REPLACE FUNCTION card_counts_track() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -51,22 +65,7 @@ DECLARE
     SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_insert' AND tgrelid = 'cards'::regclass);
   o record;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_insert' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_counts_insert AFTER INSERT ON cards
-      REFERENCING NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_update' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_counts_update AFTER UPDATE ON cards
-      REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_delete' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_counts_delete AFTER DELETE ON cards
-      REFERENCING OLD TABLE AS old_cards FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_truncate' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_counts_truncate AFTER TRUNCATE ON cards
-      FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  END IF;
+${TRIGGERS.map(createIfMissing).join('')}
   IF fresh THEN
     FOR o IN SELECT id FROM organizations LOOP
       PERFORM set_config('app.organization_id', o.id::text, true);

@@ -221,22 +221,26 @@ export const cardFiles = pgTable(
 );
 
 /**
- * Per-board card counts for the list's total and stats without reading the cards (docs/performance.md):
+ * Per-board card counts for the list's total and stats without reading the cards (docs/cards.md):
  * card count and value sum per phase (0 = none) and UTC due day ('infinity' = no due date). Maintained by
  * statement triggers on `cards` (counts.ts) that only ever INSERT into `card_count_deltas`, so concurrent card
  * writes never wait on a shared counter row; a reader folds the deltas of a board into `card_counts` once they
  * pile up. The true counts are always `card_counts + card_count_deltas`. No foreign keys: a cascaded delete
  * of a board or its cards writes deltas after the board row is gone; boards' delete removes both.
  */
+const countColumns = () => ({
+  boardId: bigint('board_id', { mode: 'number' }).notNull(),
+  phaseId: bigint('phase_id', { mode: 'number' }).notNull(),
+  dueDay: date('due_day', { mode: 'string' }).notNull(),
+  cardCount: bigint('card_count', { mode: 'number' }).notNull(),
+  valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+});
+
 export const cardCounts = pgTable(
   'card_counts',
   {
     organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
-    boardId: bigint('board_id', { mode: 'number' }).notNull(),
-    phaseId: bigint('phase_id', { mode: 'number' }).notNull(),
-    dueDay: date('due_day', { mode: 'string' }).notNull(),
-    cardCount: bigint('card_count', { mode: 'number' }).notNull(),
-    valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+    ...countColumns(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.boardId, t.phaseId, t.dueDay] })],
 );
@@ -246,11 +250,7 @@ export const cardCountDeltas = pgTable(
   {
     organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
     id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
-    boardId: bigint('board_id', { mode: 'number' }).notNull(),
-    phaseId: bigint('phase_id', { mode: 'number' }).notNull(),
-    dueDay: date('due_day', { mode: 'string' }).notNull(),
-    cardCount: bigint('card_count', { mode: 'number' }).notNull(),
-    valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+    ...countColumns(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
