@@ -426,12 +426,18 @@ async function loadTest(
   };
 }
 
-/** User + system CPU time of a process from /proc (Linux; clock ticks of 10 ms), or undefined. */
+/**
+ * User + system CPU time of a process and its children (the API processes of `CRM_PROCESSES` > 1) from /proc
+ * (Linux; clock ticks of 10 ms), or undefined.
+ */
 function processCpuMs(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = (Number(fields[11]) + Number(fields[12])) * 10;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+    return own + children.reduce((sum, c) => sum + (processCpuMs(Number(c)) ?? 0), 0);
   } catch {
     return undefined;
   }

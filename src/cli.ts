@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig, PLANS, type Plan } from './config.js';
 import { ensureDemo } from './modules/organizations/demo.js';
@@ -99,6 +100,37 @@ async function serve(config: Config, demo: boolean) {
   );
 }
 
+/**
+ * `CRM_PROCESSES` > 1: this process only supervises that many API processes (node:cluster shares the port
+ * between them), each a whole `serve` with its own pool; migrations take their advisory lock. One Node process
+ * is one event loop, so this is how the API uses more than one core (docs/performance.md). SIGTERM/SIGINT go to
+ * every API process (each finishes its in-flight requests); if one dies, the others are stopped and the exit
+ * code says so, for the process manager to restart the whole.
+ */
+async function superviseApiProcesses(config: Config) {
+  if (!config.DATABASE_URL)
+    throw new UsageError(
+      'CRM_PROCESSES > 1 needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process',
+    );
+  let stopping = false;
+  const stopAll = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  cluster.on('exit', (w, code, signal) => {
+    if (!stopping) {
+      console.error(`API process ${w.process.pid} exited (${signal ?? code}); stopping the others`);
+      process.exitCode = 1;
+      stopAll('SIGTERM');
+    }
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+  });
+  for (let i = 0; i < config.CRM_PROCESSES; i++) cluster.fork({ CRM_PROCESS_INDEX: String(i) });
+}
+
 /** A worker process: runs every area's job handlers until SIGTERM/SIGINT, then lets active jobs finish. */
 async function worker(config: Config) {
   const db = await openDatabase(databaseOptions(config));
@@ -144,7 +176,9 @@ export async function main(argv: string[]): Promise<number> {
   };
   switch (cmd) {
     case 'serve':
-      await serve(config, values.demo ?? false);
+      if (config.CRM_PROCESSES > 1 && cluster.isPrimary) await superviseApiProcesses(config);
+      // In a cluster only the first API process creates the demo organization.
+      else await serve(config, (values.demo ?? false) && (process.env.CRM_PROCESS_INDEX ?? '0') === '0');
       return -1; // keeps running
     case 'worker':
       await worker(config);

@@ -20,6 +20,8 @@ const envSchema = z.object({
   RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
+  /** API processes `crm serve` runs, sharing the port (node:cluster); more than one needs PostgreSQL. */
+  CRM_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */
   CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
   CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),

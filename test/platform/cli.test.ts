@@ -175,4 +175,36 @@ describe('crm CLI', () => {
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 600_000);
+
+  test.skipIf(!process.env.DATABASE_URL)(
+    'CRM_PROCESSES=2: two API processes share the port, one creates the demo, SIGTERM stops both cleanly',
+    async () => {
+      const port = String(20_000 + Math.floor(Math.random() * 20_000));
+      const s = serve({ CRM_PROCESSES: '2', PORT: port, CRM_LOG_LEVEL: 'warn', CRM_DATA_DIR: tempDir() });
+      await s.ready;
+      for (let i = 0; i < 300 && (s.output().match(/listening on/g) ?? []).length < 2; i++) await sleep(100);
+      expect(s.output().match(/listening on/g)).toHaveLength(2);
+      for (let i = 0; i < 6; i++)
+        expect(await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).toEqual({
+          status: 'ok',
+          db: 'ok',
+        });
+      expect(s.output().match(/Created the demo organization|Demo organization:/g)).toHaveLength(1);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+      expect(s.output().match(/SIGTERM: finishing in-flight requests/g)).toHaveLength(2);
+    },
+    300_000,
+  );
+
+  test('CRM_PROCESSES > 1 on the embedded database is a clear usage error', async () => {
+    const res = await crm(['serve'], {
+      CRM_PROCESSES: '2',
+      DATABASE_URL: undefined,
+      CRM_DATA_DIR: tempDir(),
+      PORT: '0',
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('needs PostgreSQL');
+  });
 });
