@@ -30,11 +30,13 @@ export async function startServer(
   const db = await openDatabase(databaseOptions(config));
   let app: FastifyInstance | undefined;
   let background: WorkerDeps | undefined;
+  let inFlight: ReturnType<typeof countRequests> | undefined;
   try {
     await migrateDatabase(db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
     app = await buildApp({ config, db, background });
     await app.listen({ port: config.PORT, host: config.HOST });
+    inFlight = countRequests(app);
   } catch (err) {
     await app?.close().catch(() => {});
     await background?.jobs.stop().catch(() => {});
@@ -52,10 +54,38 @@ export async function startServer(
     // In-flight requests finish (app.close waits for them), then the database closes cleanly.
     close: async () => {
       await app!.close();
+      // A request read from a kept-alive connection just as the server closed may still be running: the
+      // database stays open until it has answered (bounded, so a hung client cannot hold the shutdown).
+      await inFlight!.idle(10_000);
       await background!.jobs.stop();
       await db.close();
     },
   };
   await onReady?.(server);
   return server;
+}
+
+/** Requests the HTTP server has received and not yet finished answering (or seen aborted). */
+function countRequests(app: FastifyInstance) {
+  let open = 0;
+  let wake: (() => void) | undefined;
+  app.server.on('request', (_req, res) => {
+    open++;
+    res.once('close', () => {
+      open--;
+      if (open === 0) wake?.();
+    });
+  });
+  return {
+    idle: (maxMs: number) =>
+      open === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, maxMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          }),
+  };
 }
