@@ -340,17 +340,9 @@ export const publicForm = z
     board: z.object({ documentId: z.string(), name: z.string() }),
     phase: z.object({ documentId: z.string(), name: z.string(), description: z.string().nullable() }),
     fields: z.array(
-      z.object({
-        slug: z.string().describe('the input name to send in `fields`'),
-        label: z.string(),
-        type: z.enum(FIELD_TYPES),
-        order: z.number().int(),
-        required: z.boolean(),
-        placeholder: z.string().nullable(),
-        helpText: z.string().nullable(),
-        defaultValue: z.string().nullable(),
-        options: z.array(option),
-      }),
+      z
+        .object({ ...fieldOutputShape, slug: z.string().describe('the input name to send in `fields`') })
+        .omit({ documentId: true }),
     ),
     conditions: z.array(
       z.object({

@@ -250,15 +250,13 @@ export function pinnedPhase(structure: BoardStructure, filters: Record<string, u
 
 /**
  * Whether the card counts (counts.ts) can answer a list's total and stats: no filter (the whole board, phase
- * `null`) or only a filter pinning one phase. Anything else is counted over the cards themselves.
+ * `null`) or only the filter that pins `pinned` (pinnedPhase). Anything else is counted over the cards themselves.
  */
 export function countsScope(
-  structure: BoardStructure,
   filters: Record<string, unknown> | undefined,
+  pinned: { id: number } | undefined,
 ): { phaseId: number | null } | undefined {
   const keys = filters ? Object.keys(filters) : [];
   if (keys.length === 0) return { phaseId: null };
-  if (keys.length !== 1 || keys[0] !== 'currentPhase') return undefined;
-  const phase = pinnedPhase(structure, filters);
-  return phase ? { phaseId: phase.id } : undefined;
+  return keys.length === 1 && keys[0] === 'currentPhase' && pinned ? { phaseId: pinned.id } : undefined;
 }

@@ -177,7 +177,7 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
         }
       : null;
     // The whole board or one phase, seen in full, with "today" at UTC midnight: from the card counts.
-    const countable = scope.visibility ? undefined : countsScope(scope.structure, listQuery.filters);
+    const countable = scope.visibility ? undefined : countsScope(listQuery.filters, pinned);
     const counted =
       countable && (!statsOptions || isUtcMidnight(statsOptions.todayStart))
         ? await countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
