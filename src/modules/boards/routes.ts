@@ -42,6 +42,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   app.get(
     '/boards',
     {
+      config: { scope: 'boards:read' },
       schema: {
         tags,
         summary: 'Boards the caller can see (admins: all)',
@@ -55,6 +56,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   app.post(
     '/boards',
     {
+      config: { scope: 'boards:write' },
       schema: {
         tags,
         summary: 'Create a board (admin), optionally with phases, fields and tags, or from a template',
@@ -67,13 +69,17 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
 
   app.get(
     '/boards/:id',
-    { schema: { tags, summary: 'One board with its structure', params: idParams, response: { 200: board } } },
+    {
+      config: { scope: 'boards:read' },
+      schema: { tags, summary: 'One board with its structure', params: idParams, response: { 200: board } },
+    },
     async (req) => service.getBoard(req.tenant, req.params.id),
   );
 
   app.put(
     '/boards/:id',
     {
+      config: { scope: 'boards:write' },
       schema: {
         tags,
         summary: 'Update a board, its settings and people (admin or board owner)',
@@ -88,6 +94,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   app.delete(
     '/boards/:id',
     {
+      config: { scope: 'boards:write' },
       schema: {
         tags,
         summary: 'Delete a board with its phases, fields, tags and cards (admin)',
@@ -101,6 +108,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   app.get(
     '/board-templates',
     {
+      config: { scope: 'boards:read' },
       schema: {
         tags,
         summary: 'The board template catalogue',
@@ -114,6 +122,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   app.get(
     '/board-templates/:id',
     {
+      config: { scope: 'boards:read' },
       schema: {
         tags,
         summary: 'One board template',
@@ -248,6 +257,7 @@ function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.Z
   app.get(
     base,
     {
+      config: { scope: 'boards:read' },
       schema: plain({
         tags,
         summary: `The ${r.name}s of a board`,
@@ -261,6 +271,7 @@ function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.Z
   app.get(
     `${base}/:id`,
     {
+      config: { scope: 'boards:read' },
       schema: plain({
         tags,
         summary: `One ${r.name} of a board`,
@@ -273,6 +284,7 @@ function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.Z
   app.post(
     base,
     {
+      config: { scope: 'boards:write' },
       schema: plain({
         tags,
         summary: `Add a ${r.name} (admin or board owner)`,
@@ -289,6 +301,7 @@ function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.Z
   app.put(
     `${base}/:id`,
     {
+      config: { scope: 'boards:write' },
       schema: plain({
         tags,
         summary: `Change a ${r.name} (admin or board owner)`,
@@ -303,6 +316,7 @@ function structureRoutes<O extends z.ZodType, C extends z.ZodType, U extends z.Z
   app.delete(
     `${base}/:id`,
     {
+      config: { scope: 'boards:write' },
       schema: plain({
         tags,
         summary: `Delete a ${r.name} (admin or board owner)`,

@@ -38,6 +38,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/cards',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'Cards of a board, filtered, sorted and paginated, with CardStats in meta.stats',
@@ -52,6 +53,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.post(
     '/boards/:boardId/cards',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Create a card (in the entry phase unless currentPhase is given)',
@@ -67,6 +69,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/cards/aggregate',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'count/sum/avg/min/max of the card value or a number field, optionally grouped',
@@ -81,6 +84,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/cards/:id',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'One card',
@@ -95,6 +99,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.put(
     '/boards/:boardId/cards/:id',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Update a card (partial; `fields` merge by slug; `currentPhase` moves it)',
@@ -109,6 +114,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.delete(
     '/boards/:boardId/cards/:id',
     {
+      config: { scope: 'cards:write' },
       schema: { tags, summary: 'Delete a card permanently', params: cardParams, response: { 200: deleted } },
     },
     async (req) => service.deleteCard(req.tenant, req.params.boardId, req.params.id),
@@ -117,6 +123,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.post(
     '/boards/:boardId/cards/:id/move',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Move a card to another phase (422 when blocked or required fields are empty)',
@@ -131,6 +138,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/cards/:cardId/comments',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'Comments and history (system comments) of a card, oldest first',
@@ -152,6 +160,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.post(
     '/boards/:boardId/cards/:cardId/comments',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Comment on a card',
@@ -169,6 +178,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.put(
     '/boards/:boardId/cards/:cardId/comments/:id',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Edit one of your comments',
@@ -184,6 +194,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.delete(
     '/boards/:boardId/cards/:cardId/comments/:id',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Delete a comment (its author, or an admin)',
@@ -197,6 +208,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/report',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'BoardReport: totals, per phase, assignee, tag and day, for cards created in the range',
@@ -234,6 +246,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/boards/:boardId/files/:id',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'Download a file uploaded to the board (as an attachment)',

@@ -87,6 +87,7 @@ export const importContactsRoute: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
   app.post(
     '/contacts/import',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags: ['Contacts'],
         summary:

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
-import { requireRole, requireScope, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
@@ -224,7 +224,6 @@ export async function importContacts(
   opts: ImportOptions,
 ): Promise<ImportResult> {
   requireRole(ctx, 'member');
-  requireScope(ctx, 'contacts:write');
   return ctx.transaction(async (tx) => {
     // The foreign-key check of every timeline row (contact_activities → contacts) runs a cached plan made
     // when the table was small, a sequential scan: as this transaction grows the table, each check would

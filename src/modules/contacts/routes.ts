@@ -26,6 +26,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/contacts',
     {
+      config: { scope: 'contacts:read' },
       schema: {
         tags,
         summary: 'List contacts (filters, sort, pagination, `q` search)',
@@ -39,6 +40,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Create a contact',
@@ -51,13 +53,17 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
 
   app.get(
     '/contacts/:id',
-    { schema: { tags, summary: 'One contact', params: idParams, response: { 200: contact } } },
+    {
+      config: { scope: 'contacts:read' },
+      schema: { tags, summary: 'One contact', params: idParams, response: { 200: contact } },
+    },
     async (req) => service.getContact(req.tenant, req.params.id),
   );
 
   app.put(
     '/contacts/:id',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Update a contact (partial)',
@@ -72,6 +78,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.delete(
     '/contacts/:id',
     {
+      config: { scope: 'contacts:write' },
       schema: { tags, summary: 'Delete a contact permanently', params: idParams, response: { 200: deleted } },
     },
     async (req) => service.deleteContact(req.tenant, req.params.id),
@@ -80,6 +87,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/contacts/:id/activities',
     {
+      config: { scope: 'contacts:read' },
       schema: {
         tags,
         summary: 'The contact timeline, newest first',
@@ -94,6 +102,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts/:id/notes',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Add a note to the timeline (note_added)',
@@ -114,6 +123,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts/:id/activities',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Log a call (call_completed or call_attempted)',
@@ -129,6 +139,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts/bulk-delete',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Delete many contacts by ids or by filters (admin)',
@@ -142,6 +153,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts/bulk-update',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Set owner, team, type, location or custom fields on many contacts',
@@ -155,6 +167,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/contacts/merge',
     {
+      config: { scope: 'contacts:write' },
       schema: {
         tags,
         summary: 'Merge contacts into a survivor (timeline, cards and conversations move to it)',

@@ -4,7 +4,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilters, compileListQuery, paginated } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { requireRole, requireScope, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
 import { normalizePhone } from './documents.js';
@@ -23,13 +23,8 @@ import { contacts } from './table.js';
 
 type ContactRow = repo.ContactRow;
 
-function canRead(ctx: TenantContext) {
-  requireScope(ctx, 'contacts:read');
-}
-
 function canWrite(ctx: TenantContext, role: 'member' | 'admin' = 'member') {
   requireRole(ctx, role);
-  requireScope(ctx, 'contacts:write');
 }
 
 function notFound(): never {
@@ -204,7 +199,6 @@ export async function recordContactActivity(
 }
 
 export async function listContacts(ctx: TenantContext, query: ContactListQuery) {
-  canRead(ctx);
   const { q, ...listQuery } = query;
   const list = compileListQuery(contactModel, listQuery);
   return ctx.transaction(async (tx) => {
@@ -214,7 +208,6 @@ export async function listContacts(ctx: TenantContext, query: ContactListQuery) 
 }
 
 export async function getContact(ctx: TenantContext, documentId: string) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => {
     const row = await repo.findContact(tx, ctx.orgId, documentId);
     if (!row) notFound();
@@ -348,7 +341,6 @@ export async function listActivities(
   documentId: string,
   query: Parameters<typeof compileListQuery>[1],
 ) {
-  canRead(ctx);
   const list = compileListQuery(activityModel, query, 'performedAt:desc');
   return ctx.transaction(async (tx) => {
     const contact = await repo.findContact(tx, ctx.orgId, documentId);

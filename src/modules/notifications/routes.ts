@@ -11,6 +11,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.get(
     '/notifications',
     {
+      config: { scope: 'notifications:read' },
       schema: {
         tags,
         summary: "The caller's notifications, newest first",
@@ -24,6 +25,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.post(
     '/notifications/:id/read',
     {
+      config: { scope: 'notifications:write' },
       schema: {
         tags,
         summary: 'Mark one of the caller’s notifications as read',

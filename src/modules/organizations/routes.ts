@@ -11,7 +11,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.get(
     '/organizations',
     {
-      config: { auth: 'user' },
+      config: { scope: 'account:read', auth: 'user' },
       schema: {
         tags,
         summary: 'Organizations the user belongs to',
@@ -25,7 +25,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.post(
     '/organizations',
     {
-      config: { auth: 'user' },
+      config: { scope: 'account:write', auth: 'user' },
       schema: {
         tags,
         summary: 'Create an organization; the caller becomes its owner',
@@ -40,6 +40,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.get(
     '/memberships',
     {
+      config: { scope: 'members:read' },
       schema: {
         tags,
         summary: 'Members of the organization',
@@ -52,13 +53,17 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
 
   app.get(
     '/memberships/:id',
-    { schema: { tags, summary: 'One membership', params: idParams, response: { 200: membership } } },
+    {
+      config: { scope: 'members:read' },
+      schema: { tags, summary: 'One membership', params: idParams, response: { 200: membership } },
+    },
     async (req) => service.getMembership(req.tenant, req.params.id),
   );
 
   app.post(
     '/memberships',
     {
+      config: { scope: 'members:write' },
       schema: {
         tags,
         summary: 'Add a registered user to the organization (admin)',
@@ -72,6 +77,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.put(
     '/memberships/:id',
     {
+      config: { scope: 'members:write' },
       schema: {
         tags,
         summary: 'Change a member role (admin; owner role by owners)',
@@ -86,6 +92,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
   app.delete(
     '/memberships/:id',
     {
+      config: { scope: 'members:write' },
       schema: {
         tags,
         summary: 'Remove a member (admin, or oneself)',

@@ -11,6 +11,7 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.get(
     '/pdf-templates',
     {
+      config: { scope: 'quotes:read' },
       schema: {
         tags,
         summary: 'List PDF templates',
@@ -23,13 +24,17 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
 
   app.get(
     '/pdf-templates/:id',
-    { schema: { tags, summary: 'One PDF template', params: idParams, response: { 200: pdfTemplate } } },
+    {
+      config: { scope: 'quotes:read' },
+      schema: { tags, summary: 'One PDF template', params: idParams, response: { 200: pdfTemplate } },
+    },
     async (req) => service.getTemplate(req.tenant, req.params.id),
   );
 
   app.post(
     '/pdf-templates',
     {
+      config: { scope: 'quotes:write' },
       schema: {
         tags,
         summary: 'Create a PDF template (admin)',
@@ -45,6 +50,7 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.put(
     '/pdf-templates/:id',
     {
+      config: { scope: 'quotes:write' },
       schema: {
         tags,
         summary: 'Update a PDF template (admin); partial',
@@ -59,6 +65,7 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.delete(
     '/pdf-templates/:id',
     {
+      config: { scope: 'quotes:write' },
       schema: {
         tags,
         summary: 'Delete a PDF template (admin); without a default, quotes use the built-in layout',
@@ -72,6 +79,7 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.post(
     '/pdf-templates/:id/preview',
     {
+      config: { scope: 'quotes:read' },
       schema: {
         tags,
         summary: 'Render the template as a PDF, with one of your quotes or with sample data',

@@ -11,6 +11,7 @@ export const productCategoryRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = a
   app.get(
     '/product-categories',
     {
+      config: { scope: 'products:read' },
       schema: {
         tags,
         summary: 'List product categories',
@@ -23,13 +24,17 @@ export const productCategoryRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = a
 
   app.get(
     '/product-categories/:id',
-    { schema: { tags, summary: 'One product category', params: idParams, response: { 200: category } } },
+    {
+      config: { scope: 'products:read' },
+      schema: { tags, summary: 'One product category', params: idParams, response: { 200: category } },
+    },
     async (req) => service.getCategory(req.tenant, req.params.id),
   );
 
   app.post(
     '/product-categories',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Create a product category (admin); names are unique',
@@ -43,6 +48,7 @@ export const productCategoryRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = a
   app.put(
     '/product-categories/:id',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Rename a product category (admin)',
@@ -57,6 +63,7 @@ export const productCategoryRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = a
   app.delete(
     '/product-categories/:id',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Delete a product category (admin); its products keep existing without a category',

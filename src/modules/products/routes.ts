@@ -21,6 +21,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/products',
     {
+      config: { scope: 'products:read' },
       schema: {
         tags,
         summary: 'List products (filters, sort, pagination)',
@@ -33,13 +34,17 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
 
   app.get(
     '/products/:id',
-    { schema: { tags, summary: 'One product', params: idParams, response: { 200: product } } },
+    {
+      config: { scope: 'products:read' },
+      schema: { tags, summary: 'One product', params: idParams, response: { 200: product } },
+    },
     async (req) => service.getProduct(req.tenant, req.params.id),
   );
 
   app.post(
     '/products',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Create a product (admin); name, sku and price are required, sku is unique',
@@ -53,6 +58,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.put(
     '/products/:id',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Update a product (admin); partial',
@@ -67,6 +73,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.delete(
     '/products/:id',
     {
+      config: { scope: 'products:write' },
       schema: {
         tags,
         summary: 'Delete a product (admin); quote and card lines keep their copied name and SKU',
@@ -80,6 +87,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/boards/:boardId/cards/:cardId/products',
     {
+      config: { scope: 'cards:read' },
       schema: {
         tags,
         summary: 'Product lines of a card, with their totals',
@@ -94,6 +102,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/boards/:boardId/cards/:cardId/products',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Add a product line to a card (boards with enableProducts)',
@@ -113,6 +122,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.put(
     '/boards/:boardId/cards/:cardId/products/:id',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Change a product line of a card; partial',
@@ -128,6 +138,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.delete(
     '/boards/:boardId/cards/:cardId/products/:id',
     {
+      config: { scope: 'cards:write' },
       schema: {
         tags,
         summary: 'Remove a product line from a card',

@@ -12,6 +12,7 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
   app.get(
     '/quotes',
     {
+      config: { scope: 'quotes:read' },
       schema: {
         tags,
         summary: 'List quotes (filters, sort, pagination); needs the quotes feature',
@@ -24,13 +25,17 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
 
   app.get(
     '/quotes/:id',
-    { schema: { tags, summary: 'One quote with its items', params: idParams, response: { 200: quote } } },
+    {
+      config: { scope: 'quotes:read' },
+      schema: { tags, summary: 'One quote with its items', params: idParams, response: { 200: quote } },
+    },
     async (req) => service.getQuote(req.tenant, req.params.id),
   );
 
   app.post(
     '/quotes',
     {
+      config: { scope: 'quotes:write' },
       schema: {
         tags,
         summary: 'Create a quote (member); it gets the next number of the organization',
@@ -46,6 +51,7 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
   app.put(
     '/quotes/:id',
     {
+      config: { scope: 'quotes:write' },
       schema: {
         tags,
         summary: 'Update a quote (member); partial, `items` replaces all lines (draft quotes only)',
@@ -59,13 +65,17 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
 
   app.delete(
     '/quotes/:id',
-    { schema: { tags, summary: 'Delete a quote (member)', params: idParams, response: { 200: deleted } } },
+    {
+      config: { scope: 'quotes:write' },
+      schema: { tags, summary: 'Delete a quote (member)', params: idParams, response: { 200: deleted } },
+    },
     async (req) => service.deleteQuote(req.tenant, req.params.id),
   );
 
   app.get(
     '/quotes/:id/pdf',
     {
+      config: { scope: 'quotes:read' },
       schema: {
         tags,
         summary: "The quote as a PDF, rendered with the organization's default quote template",

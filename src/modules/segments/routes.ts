@@ -20,6 +20,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/segments',
     {
+      config: { scope: 'segments:read' },
       schema: {
         tags,
         summary: 'List segments, each with its live contactCount',
@@ -33,6 +34,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/segments/filter-options',
     {
+      config: { scope: 'segments:read' },
       schema: {
         tags,
         summary: 'What segment conditions can use: fields, operators, owners, teams, custom-field keys',
@@ -45,6 +47,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/segments/preview',
     {
+      config: { scope: ['segments:read', 'contacts:read'] },
       schema: {
         tags,
         summary: 'Count and first page of the contacts a definition matches, without saving it',
@@ -61,6 +64,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/segments',
     {
+      config: { scope: 'segments:write' },
       schema: {
         tags,
         summary: 'Create a segment (member)',
@@ -73,13 +77,17 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
 
   app.get(
     '/segments/:id',
-    { schema: { tags, summary: 'One segment', params: idParams, response: { 200: segment } } },
+    {
+      config: { scope: 'segments:read' },
+      schema: { tags, summary: 'One segment', params: idParams, response: { 200: segment } },
+    },
     async (req) => service.getSegment(req.tenant, req.params.id),
   );
 
   app.put(
     '/segments/:id',
     {
+      config: { scope: 'segments:write' },
       schema: {
         tags,
         summary: 'Update a segment; only the keys sent change (member)',
@@ -94,6 +102,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.delete(
     '/segments/:id',
     {
+      config: { scope: 'segments:write' },
       schema: {
         tags,
         summary: 'Delete a segment (member); 422 while other segments link to it',
@@ -107,6 +116,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/segments/:id/count',
     {
+      config: { scope: 'segments:read' },
       schema: {
         tags,
         summary: 'How many contacts match the segment now',
@@ -120,6 +130,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.get(
     '/segments/:id/contacts',
     {
+      config: { scope: ['segments:read', 'contacts:read'] },
       schema: {
         tags,
         summary: 'The contacts matching the segment, paginated (takes the contact list filters and sort)',

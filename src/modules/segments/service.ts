@@ -4,7 +4,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { requireRole, requireScope, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { contactModel } from '../contacts/query-model.js';
 import { SegmentGraphError, type SegmentNode, type SegmentRoot, segmentPredicate } from './compile.js';
 import { contactPage } from './contacts.js';
@@ -26,15 +26,9 @@ import {
 
 type Path = (string | number)[];
 
-/** Token scopes (DESIGN.md §6): segments:read / segments:write; routes that return contacts also contacts:read. */
-function canRead(ctx: TenantContext, withContacts = false) {
-  requireScope(ctx, 'segments:read');
-  if (withContacts) requireScope(ctx, 'contacts:read');
-}
-
+/** Token scopes are declared by the routes (routes that return contacts also need contacts:read). */
 function canWrite(ctx: TenantContext) {
   requireRole(ctx, 'member');
-  requireScope(ctx, 'segments:write');
 }
 
 /** Where, in the request body, each part of a segment definition was written. */
@@ -235,7 +229,6 @@ function canonicalFilters(filters: SegmentFilters): SegmentFilters {
 }
 
 export async function listSegments(ctx: TenantContext, query: ListQueryInput) {
-  canRead(ctx);
   const q = compileListQuery(repo.segmentModel, query);
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listSegments(tx, ctx.orgId, q);
@@ -244,7 +237,6 @@ export async function listSegments(ctx: TenantContext, query: ListQueryInput) {
 }
 
 export async function getSegment(ctx: TenantContext, documentId: string) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => {
     const row = await findOr404(tx, ctx.orgId, documentId);
     return (await presentSegments(tx, ctx.orgId, [row]))[0];
@@ -348,7 +340,6 @@ async function storedPredicate(tx: Tx, orgId: number, documentId: string) {
 }
 
 export async function countSegment(ctx: TenantContext, documentId: string) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => {
     const predicate = await storedPredicate(tx, ctx.orgId, documentId);
     const [count] = await repo.countMatches(tx, ctx.orgId, [predicate]);
@@ -357,7 +348,6 @@ export async function countSegment(ctx: TenantContext, documentId: string) {
 }
 
 export async function segmentContacts(ctx: TenantContext, documentId: string, query: ListQueryInput) {
-  canRead(ctx, true);
   const q = compileListQuery(contactModel, query);
   return ctx.transaction(async (tx) => {
     const predicate = await storedPredicate(tx, ctx.orgId, documentId);
@@ -379,7 +369,6 @@ function specDefinition(body: PreviewInput): SegmentFilters {
 }
 
 export async function previewSegment(ctx: TenantContext, body: PreviewInput) {
-  canRead(ctx, true);
   const filters = canonicalFilters(body.filters ?? specDefinition(body));
   const def = {
     filters,
@@ -428,7 +417,6 @@ const FIELD_LABELS: Record<(typeof STRING_FIELDS)[number], string> = {
 const OPTION_LIMIT = 500;
 
 export async function filterOptions(ctx: TenantContext) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => ({
     logic: ['AND' as const, 'OR' as const],
     operators: OPERATORS.map((op) => ({

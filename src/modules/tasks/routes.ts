@@ -11,6 +11,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/tasks',
     {
+      config: { scope: 'tasks:read' },
       schema: {
         tags,
         summary: 'List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …)',
@@ -23,19 +24,26 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
 
   app.get(
     '/tasks/:id',
-    { schema: { tags, summary: 'One task', params: idParams, response: { 200: task } } },
+    {
+      config: { scope: 'tasks:read' },
+      schema: { tags, summary: 'One task', params: idParams, response: { 200: task } },
+    },
     async (req) => service.getTask(req.tenant, req.params.id),
   );
 
   app.post(
     '/tasks',
-    { schema: { tags, summary: 'Create a task', body: dataBody(taskInput), response: { 201: task } } },
+    {
+      config: { scope: 'tasks:write' },
+      schema: { tags, summary: 'Create a task', body: dataBody(taskInput), response: { 201: task } },
+    },
     async (req, reply) => reply.code(201).send(await service.createTask(deps, req.tenant, req.body.data)),
   );
 
   app.put(
     '/tasks/:id',
     {
+      config: { scope: 'tasks:write' },
       schema: {
         tags,
         summary: 'Update a task (a changed dueDate reschedules its reminder)',
@@ -50,6 +58,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.put(
     '/tasks/:id/status',
     {
+      config: { scope: 'tasks:write' },
       schema: {
         tags,
         summary: 'Change the status; completing a recurring task with a dueDate creates the next occurrence',
@@ -63,7 +72,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
 
   app.delete(
     '/tasks/:id',
-    { schema: { tags, summary: 'Delete a task', params: idParams, response: { 200: deleted } } },
+    {
+      config: { scope: 'tasks:write' },
+      schema: { tags, summary: 'Delete a task', params: idParams, response: { 200: deleted } },
+    },
     async (req) => service.deleteTask(deps, req.tenant, req.params.id),
   );
 };

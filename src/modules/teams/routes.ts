@@ -19,6 +19,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.get(
     '/teams',
     {
+      config: { scope: 'teams:read' },
       schema: {
         tags,
         summary: 'List teams',
@@ -32,6 +33,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.post(
     '/teams',
     {
+      config: { scope: 'teams:write' },
       schema: { tags, summary: 'Create a team (admin)', body: dataBody(teamInput), response: { 201: team } },
     },
     async (req, reply) => reply.code(201).send(await service.createTeam(req.tenant, req.body.data)),
@@ -39,13 +41,17 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
 
   app.get(
     '/teams/:id',
-    { schema: { tags, summary: 'One team', params: idParams, response: { 200: team } } },
+    {
+      config: { scope: 'teams:read' },
+      schema: { tags, summary: 'One team', params: idParams, response: { 200: team } },
+    },
     async (req) => service.getTeam(req.tenant, req.params.id),
   );
 
   app.put(
     '/teams/:id',
     {
+      config: { scope: 'teams:write' },
       schema: {
         tags,
         summary: 'Rename or describe a team (admin)',
@@ -60,6 +66,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.delete(
     '/teams/:id',
     {
+      config: { scope: 'teams:write' },
       schema: {
         tags,
         summary: 'Delete a team (admin); its contacts keep no team',
@@ -73,6 +80,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.get(
     '/teams/:id/members',
     {
+      config: { scope: 'teams:read' },
       schema: {
         tags,
         summary: 'Members of a team',
@@ -87,6 +95,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.post(
     '/teams/:id/members',
     {
+      config: { scope: 'teams:write' },
       schema: {
         tags,
         summary: 'Add a member to a team (admin)',
@@ -102,6 +111,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.get(
     '/teams/:id/members/:membershipId',
     {
+      config: { scope: 'teams:read' },
       schema: {
         tags,
         summary: 'One member of a team',
@@ -115,6 +125,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) 
   app.delete(
     '/teams/:id/members/:membershipId',
     {
+      config: { scope: 'teams:write' },
       schema: {
         tags,
         summary: 'Remove a member from a team (admin)',

@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { type Role, requireRole, requireScope, type TenantContext } from '../../platform/tenancy/context.js';
+import { type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { clearTeamFromContacts } from '../contacts/repo.js';
 import { membershipIdsByDocumentIds } from '../organizations/repo.js';
 import { teamModel } from './query-model.js';
@@ -13,13 +13,8 @@ type TeamRow = NonNullable<Awaited<ReturnType<typeof repo.findTeam>>>;
 type MemberRow = NonNullable<Awaited<ReturnType<typeof repo.findTeamMember>>>;
 
 /** Everyone reads teams; admins configure them (DESIGN.md §6). */
-function canRead(ctx: TenantContext) {
-  requireScope(ctx, 'teams:read');
-}
-
 function canConfigure(ctx: TenantContext) {
   requireRole(ctx, 'admin');
-  requireScope(ctx, 'teams:write');
 }
 
 const toTeam = (r: TeamRow) => ({
@@ -47,7 +42,6 @@ async function loadTeam(tx: Tx, orgId: number, documentId: string) {
 const uniqueName = onUnique('name', 'A team with this name exists');
 
 export async function listTeams(ctx: TenantContext, query: ListQueryInput) {
-  canRead(ctx);
   const list = compileListQuery(teamModel, query, 'name:asc');
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listTeams(tx, ctx.orgId, list);
@@ -56,7 +50,6 @@ export async function listTeams(ctx: TenantContext, query: ListQueryInput) {
 }
 
 export async function getTeam(ctx: TenantContext, documentId: string) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => toTeam(await loadTeam(tx, ctx.orgId, documentId)));
 }
 
@@ -94,7 +87,6 @@ export async function deleteTeam(ctx: TenantContext, documentId: string) {
 }
 
 export async function listMembers(ctx: TenantContext, documentId: string, query: ListQueryInput) {
-  canRead(ctx);
   if (query.filters || query.sort || query.populate)
     throw validationError('Team members are listed in the order they were added', [
       { path: ['filters'], message: 'only pagination is supported here' },
@@ -115,7 +107,6 @@ export async function listMembers(ctx: TenantContext, documentId: string, query:
 }
 
 export async function getMember(ctx: TenantContext, documentId: string, membershipId: string) {
-  canRead(ctx);
   return ctx.transaction(async (tx) => {
     const team = await loadTeam(tx, ctx.orgId, documentId);
     const row = await repo.findTeamMember(tx, ctx.orgId, team.id, membershipId);

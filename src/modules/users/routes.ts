@@ -43,7 +43,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/users/me',
     {
-      config: { auth: 'user' },
+      config: { scope: 'account:read', auth: 'user' },
       schema: { tags, summary: 'The authenticated user and its organizations', response: { 200: me } },
     },
     async (req) => service.getMe(deps, req.principal!),
@@ -52,7 +52,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.post(
     '/users/generate-token',
     {
-      config: { auth: 'user', ...strictBucket(deps.config, 'token') },
+      config: { scope: 'account:write', auth: 'user', ...strictBucket(deps.config, 'token') },
       schema: {
         tags,
         summary: 'Create a long-lived API token (needs a session JWT; the token is shown once)',
@@ -66,7 +66,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.get(
     '/users/tokens',
     {
-      config: { auth: 'user' },
+      config: { scope: 'account:read', auth: 'user' },
       schema: {
         tags,
         summary: 'The API tokens of the user (never the secrets)',
@@ -79,7 +79,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.delete(
     '/users/tokens/:id',
     {
-      config: { auth: 'user' },
+      config: { scope: 'account:write', auth: 'user' },
       schema: { tags, summary: 'Revoke an API token', params: idParams, response: { 200: deleted } },
     },
     async (req) => service.revokeToken(deps, req.principal!, req.params.id),

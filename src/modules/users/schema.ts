@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCOPES, scopeSchema } from '../../platform/auth/scopes.js';
 import { TOKEN_EXPIRATIONS } from '../../platform/auth/tokens.js';
 
 export const loginInput = z.strictObject({
@@ -28,10 +29,13 @@ export const generateTokenInput = z.strictObject({
   expiration: z.enum(expirations).describe('1d, 30d, 365d or 36500d (about 100 years)'),
   name: z.string().trim().min(1).max(120).optional(),
   scopes: z
-    .array(z.string().regex(/^[a-z_-]+:(read|write)$/, 'area:read or area:write'))
-    .max(50)
+    .array(scopeSchema)
+    .min(1)
+    .max(SCOPES.length)
     .optional()
-    .describe('narrow the token, e.g. chat:read; default: all of the role'),
+    .describe(
+      'narrow the token to these scopes (area:read or area:write; write includes read), e.g. ["chat:read"]; default: all of the role. The catalogue is closed: docs/security.md',
+    ),
 });
 
 export const tokenInfo = z.object({

@@ -5,6 +5,7 @@ import type { Plan } from '../../config.js';
 import { type Database, preparedRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { makeTenantContext, type Role, type TenantContext } from '../tenancy/context.js';
+import { missingScopes, type Scope } from './scopes.js';
 import { type SessionSigner, sha256, TOKEN_PREFIX } from './tokens.js';
 
 /** Who the bearer is: a user, through a session JWT or an API token. */
@@ -22,6 +23,8 @@ export type AuthMode = 'public' | 'user' | 'tenant';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /** The token scope(s) the route needs (all of them); required on every non-public route. */
+    scope?: Scope | Scope[];
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -40,6 +43,15 @@ export const authPlugin = fp(
     app.decorateRequest('principal', null);
     app.decorateRequest('tenant', null as unknown as TenantContext);
 
+    // Scopes are a property of the route: a non-public route that declares none is refused at startup.
+    app.addHook('onRoute', (route) => {
+      const config = route.config as { auth?: AuthMode; scope?: Scope | Scope[] } | undefined;
+      const exempt = !route.url.startsWith('/api/') || route.url.startsWith('/api/docs');
+      if (!exempt && (config?.auth ?? 'tenant') !== 'public' && !config?.scope) {
+        throw new Error(`Route ${route.method} ${route.url} declares no token scope (config.scope)`);
+      }
+    });
+
     app.addHook('onRequest', async (req) => {
       const mode = routeAuthMode(req);
       if (!mode || mode === 'public') return;
@@ -55,6 +67,7 @@ export const authPlugin = fp(
         via: token.startsWith(TOKEN_PREFIX) ? 'token' : 'session',
         scopes: row.scopes,
       };
+      enforceScopes(req, row.scopes);
       if (mode !== 'tenant') return;
       if (!slug) {
         throw new AppError('BadRequestError', 'The x-tenant-id header is required (the organization slug)', {
@@ -78,6 +91,18 @@ export const authPlugin = fp(
   },
   { name: 'auth' },
 );
+
+function enforceScopes(req: FastifyRequest, tokenScopes: string[] | null) {
+  const declared = req.routeOptions.config?.scope;
+  if (!declared || !tokenScopes) return;
+  const missing = missingScopes(tokenScopes, [declared].flat());
+  if (missing.length) {
+    throw new AppError('ForbiddenError', `This token lacks the ${missing.join(', ')} scope`, {
+      requiredScopes: [declared].flat(),
+      missingScopes: missing,
+    });
+  }
+}
 
 interface ResolvedRow {
   id: number;

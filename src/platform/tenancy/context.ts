@@ -66,10 +66,3 @@ export function requireFeature(ctx: TenantContext, feature: Feature) {
     });
   }
 }
-
-/** Token scopes narrow the role: `area:read` / `area:write` (DESIGN.md §6). */
-export function requireScope(ctx: TenantContext, scope: string) {
-  if (ctx.scopes && !ctx.scopes.includes(scope)) {
-    throw new AppError('ForbiddenError', `This token lacks the ${scope} scope`, { scope });
-  }
-}
