@@ -20,6 +20,8 @@ const envSchema = z.object({
   RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
+  /** Failed authentications (bad token, bad password) per IP and window; beyond it, credentials are not checked. */
+  RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().positive().default(60),
   /** API processes `crm serve` runs, sharing the port (node:cluster); more than one needs PostgreSQL. */
   CRM_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */

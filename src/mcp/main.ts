@@ -97,6 +97,9 @@ export async function checkHealth(config: McpConfig) {
         };
   } catch (err) {
     const e = err instanceof ApiError ? err : new ApiError(503, 'Error', String(err));
+    // A token narrowed to other scopes (no account:read) is valid but may not read its user: the tools it can
+    // use still work, and membership is checked by each call.
+    if (e.status === 403) return { ok: true, body: { status: 'ok', api: 'ok', tenant, note: e.message } };
     const api = e.status === 401 ? 'unauthorized' : e.status === 503 ? 'unreachable' : 'error';
     return { ok: false, body: { status: 'error', api, tenant, message: e.message } };
   }

@@ -27,6 +27,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       RATE_LIMIT_LOGIN_MAX: 100_000,
       RATE_LIMIT_TOKEN_MAX: 100_000,
       RATE_LIMIT_PUBLIC_MAX: 100_000,
+      RATE_LIMIT_AUTH_FAILURES_MAX: 100_000,
       ...overrides,
     },
   );

@@ -30,10 +30,18 @@ export async function registerOpenApi(app: FastifyInstance) {
     },
     transform: (input) => {
       const out = jsonSchemaTransform(input) as { schema: Record<string, any>; url: string };
-      const auth = (input.route as { config?: { auth?: string } }).config?.auth ?? 'tenant';
+      const config = (input.route as { config?: { auth?: string; scope?: string | string[] } }).config;
+      const auth = config?.auth ?? 'tenant';
+      const scopes = config?.scope ? [config.scope].flat() : [];
       const schema: Record<string, any> = { ...out.schema };
-      if (auth !== 'public') schema.security = [{ bearerAuth: [] }];
-      else schema.security = [];
+      // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: the token scopes go there, and in
+      // `x-required-scopes` and the description for readers and generators that ignore them.
+      if (auth !== 'public') {
+        schema.security = [{ bearerAuth: scopes }];
+        schema['x-required-scopes'] = scopes;
+        const note = `Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.`;
+        schema.description = schema.description ? `${schema.description}\n\n${note}` : note;
+      } else schema.security = [];
       if (auth === 'tenant') {
         schema.headers = {
           type: 'object',
