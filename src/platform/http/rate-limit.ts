@@ -34,10 +34,14 @@ export async function registerRateLimit(app: FastifyInstance, config: Config) {
 }
 
 function tooMany(limit: number, ttlMs: number) {
-  return new AppError('TooManyRequestsError', `Too many requests: try again in ${Math.ceil(ttlMs / 1000)} s`, {
-    limit,
-    retryAfter: Math.max(1, Math.ceil(ttlMs / 1000)),
-  });
+  return new AppError(
+    'TooManyRequestsError',
+    `Too many requests: try again in ${Math.ceil(ttlMs / 1000)} s`,
+    {
+      limit,
+      retryAfter: Math.max(1, Math.ceil(ttlMs / 1000)),
+    },
+  );
 }
 
 /** Route config for the stricter buckets (login, token generation, public form, campaign dispatch). */
@@ -133,7 +137,10 @@ function registerFailedAuthLimit(app: FastifyInstance, config: Config, redis: Re
     if (!authenticates(req)) return;
     const { count, ttlMs } = await safely((c) => c.get(keyFor(req)));
     if (count < max) return;
-    reply.header('ratelimit-policy', `${max};w=${Math.ceil(windowMs / 1000)};comment="failed authentications"`);
+    reply.header(
+      'ratelimit-policy',
+      `${max};w=${Math.ceil(windowMs / 1000)};comment="failed authentications"`,
+    );
     throw tooMany(max, ttlMs);
   });
   // A wrong password is a 400 (Strapi's answer to a failed login), a bad bearer a 401.
