@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step needed for the CLI).
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI (dist/, built by `npm install` through the `prepare` script). Without a build, or with
+// CRM_FROM_SOURCE=1 (development, the test suite), it runs the TypeScript sources through tsx instead.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli.ts');
+const compiled = new URL('../dist/cli.js', import.meta.url);
+if (!process.env.CRM_FROM_SOURCE && existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli.ts');
+}

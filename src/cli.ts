@@ -70,6 +70,19 @@ Try it:
 `);
 }
 
+/**
+ * Under `npm start`, npm passes a SIGTERM to the shell it spawned, which dies without passing it on: the service
+ * would keep running, holding the port. Started by npm, it follows its parent instead and stops when it goes.
+ * (Only then: a service started from a shell with `&` or `nohup` must outlive that shell.)
+ */
+function followNpmParent(stop: () => void) {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
+}
+
 async function serve(config: Config, demo: boolean) {
   // Signals are handled from the first moment: one arriving during start-up stops the server once it is up.
   let server: RunningServer | undefined;
@@ -84,6 +97,7 @@ async function serve(config: Config, demo: boolean) {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  followNpmParent(() => void stop('npm exited'));
   server = await startServer(config, async (s) => {
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
@@ -297,6 +311,10 @@ if (isEntry) {
       else if (err instanceof AppError)
         console.error(
           `crm: ${err.message}${Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : ''}`,
+        );
+      else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        console.error(
+          `crm: port ${process.env.PORT ?? 1337} is already in use (another crm serve?): stop it, or set PORT, e.g. PORT=1338 npm start`,
         );
       else console.error(`crm: ${(err as Error).message}`);
       process.exit(err instanceof UsageError ? 2 : 1);

@@ -134,8 +134,9 @@ export function lockDataDir(dataDir: string): () => void {
 export class DatabaseLockedError extends Error {
   constructor(dataDir: string, pid: number) {
     super(
-      `The database in ${dataDir} is in use by another process (pid ${pid}). ` +
-        'Stop it first, or set DATABASE_URL to share a PostgreSQL server between processes.',
+      `The embedded database in ${dataDir} is in use by another process (pid ${pid}, e.g. a running crm serve): ` +
+        'the embedded database has one user at a time, so CLI admin verbs cannot run while the server does. ' +
+        'Stop it first (or use the API), or set DATABASE_URL to share a PostgreSQL server between processes.',
     );
     this.name = 'DatabaseLockedError';
   }
