@@ -16,7 +16,8 @@ import * as repo from './repo.js';
 /**
  * The public upload (docs/cards.md): a file for a file-type field, stored under
  * `<CRM_DATA_DIR>/uploads/<organization id>/<file documentId>` (never a client-chosen path) and
- * registered in `card_files`, whose documentId is the file reference a card's file field takes.
+ * registered in `card_files`, whose documentId is the file reference a card's file field takes. The
+ * organization's storage quota is checked before receiving and, under its lock, before the row (files.ts).
  */
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
