@@ -32,6 +32,15 @@ const envSchema = z.object({
   CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
+  /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
+  CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1024 ** 3),
+  /** How often the upload sweep runs, and how old an unreferenced file must be before it removes it. */
+  CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
+  CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
   RATE_LIMIT_ENABLED: z
     .enum(['true', 'false'])

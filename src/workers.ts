@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import type { Database } from './platform/db/client.js';
 import { createJobs, type Jobs } from './platform/jobs/jobs.js';
@@ -15,6 +16,7 @@ export interface WorkerDeps {
 export async function registerWorkers(deps: WorkerDeps) {
   await registerMailWorker(deps.jobs, deps.mailer);
   await registerTaskWorkers(deps);
+  await registerUploadWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

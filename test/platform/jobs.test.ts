@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Database, openDatabase } from '../../src/platform/db/client.js';
+import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { createJobs, type Jobs, type QueueDef } from '../../src/platform/jobs/jobs.js';
 import { jobsReport } from '../../src/platform/jobs/report.js';
 import { testConfig, unique } from '../helpers/app.js';
@@ -104,6 +105,33 @@ describe('jobs on the test database', () => {
     await until(() => seen.length === 1);
     await new Promise((r) => setTimeout(r, 1500));
     expect(seen).toEqual(['committed']);
+  });
+
+  test('every: a periodic job runs on and on, a failed run included, one occurrence waiting at a time', async () => {
+    const q = queue();
+    let runs = 0;
+    const waiting: number[] = [];
+    await jobs.every(q, 1, async () => {
+      runs++;
+      const [{ n }] = await queryRows<{ n: number }>(
+        db.system,
+        sql`select count(*)::int as n from pgboss.job where name = ${q.name} and state = 'created'`,
+      );
+      waiting.push(Number(n));
+      if (runs === 2) throw new Error('one failed run does not end the chain');
+    });
+    // A second instance starting (another process) queues no second occurrence.
+    const other = createJobs(db, config);
+    await other.every(q, 1, async () => {
+      runs++;
+    });
+    await other.start({ workers: true });
+    try {
+      await until(() => runs >= 4, 30_000);
+      expect(Math.max(...waiting)).toBeLessThanOrEqual(1);
+    } finally {
+      await other.stop();
+    }
   });
 });
 

@@ -102,7 +102,7 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         response: { 200: deleted },
       },
     },
-    async (req) => service.deleteBoard(req.tenant, req.params.id),
+    async (req) => service.deleteBoard(req.tenant, deps.config, req.params.id),
   );
 
   app.get(

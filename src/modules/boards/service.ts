@@ -1,9 +1,12 @@
+import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { deleteBoardCounts } from '../cards/counts.js';
+import { removingFiles } from '../cards/files.js';
+import { deleteBoardFiles } from '../cards/repo.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { slugify } from '../organizations/service.js';
 import {
@@ -291,16 +294,22 @@ export async function updateBoard(ctx: TenantContext, documentId: string, input:
   });
 }
 
-/** Deleting a board is an org-admin action; everything under it goes in the same transaction. */
-export async function deleteBoard(ctx: TenantContext, documentId: string) {
-  return ctx.transaction(async (tx) => {
-    const { board } = await loadBoardForRead(tx, ctx, documentId);
-    requireRole(ctx, 'admin');
-    await repo.deleteBoard(tx, ctx.orgId, board.id);
-    await deleteBoardCounts(tx, ctx.orgId, board.id);
-    await audit(tx, ctx, 'board.deleted', board.documentId, { name: board.name, slug: board.slug });
-    return { documentId: board.documentId, deleted: true as const };
-  });
+/**
+ * Deleting a board is an org-admin action; everything under it goes in the same transaction, and its
+ * uploaded files from disk once that committed (cards/files.ts).
+ */
+export async function deleteBoard(ctx: TenantContext, config: Config, documentId: string) {
+  return removingFiles(config, (doomed) =>
+    ctx.transaction(async (tx) => {
+      const { board } = await loadBoardForRead(tx, ctx, documentId);
+      requireRole(ctx, 'admin');
+      doomed.push(...(await deleteBoardFiles(tx, ctx.orgId, board.id)));
+      await repo.deleteBoard(tx, ctx.orgId, board.id);
+      await deleteBoardCounts(tx, ctx.orgId, board.id);
+      await audit(tx, ctx, 'board.deleted', board.documentId, { name: board.name, slug: board.slug });
+      return { documentId: board.documentId, deleted: true as const };
+    }),
+  );
 }
 
 export const listTemplates = (query: PageQuery) => pageOf([...BOARD_TEMPLATES], query);

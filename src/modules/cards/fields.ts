@@ -22,6 +22,8 @@ export interface FieldChange {
 export interface FieldWriteOptions {
   /** Only these phases' fields may be written (the public form: the entry phase). */
   phaseIds?: Set<number>;
+  /** The card written (none on create): its own uploads may be sent again. */
+  cardId?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function mergeFieldWrites(
   input: Record<string, unknown>,
   errors: FieldError[],
   opts: FieldWriteOptions = {},
-): Promise<{ next: StoredFields; changes: FieldChange[] }> {
+): Promise<{ next: StoredFields; changes: FieldChange[]; attach: number[] }> {
   const next: StoredFields = { ...current };
   const links: { field: FieldStructure; ids: string[] }[] = [];
   const files: { field: FieldStructure; ids: string[] }[] = [];
@@ -72,7 +74,7 @@ export async function mergeFieldWrites(
     if (field.type === 'file') files.push({ field, ids: check.value as string[] });
   }
   await checkCardLinks(tx, orgId, links, errors);
-  await resolveFiles(tx, orgId, structure.board.id, files, next, errors);
+  const attach = await resolveFiles(tx, orgId, structure.board.id, opts.cardId, files, next, errors);
   const changes: FieldChange[] = [];
   for (const field of structure.fieldsBySlug.values()) {
     const from = current[field.documentId];
@@ -80,7 +82,7 @@ export async function mergeFieldWrites(
     if (JSON.stringify(from) !== JSON.stringify(to))
       changes.push({ field, from: from ?? null, to: to ?? null });
   }
-  return { next, changes };
+  return { next, changes, attach };
 }
 
 async function checkCardLinks(
@@ -101,22 +103,32 @@ async function checkCardLinks(
   }
 }
 
-/** File values become FileRefs of uploads made to this board; other ids are rejected. */
+/**
+ * File values become FileRefs of uploads made to this board that belong to no other card; other ids are
+ * rejected. Answers the ids of the uploads the card takes (files.ts: they then go with it).
+ */
 async function resolveFiles(
   tx: Tx,
   orgId: number,
   boardId: number,
+  cardId: number | undefined,
   files: { field: FieldStructure; ids: string[] }[],
   next: StoredFields,
   errors: FieldError[],
-) {
+): Promise<number[]> {
   const found = await repo.filesByDocumentIds(tx, orgId, boardId, [...new Set(files.flatMap((f) => f.ids))]);
   for (const { field, ids } of files) {
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length) {
+    const taken = ids.filter((id) => {
+      const owner = found.get(id)?.cardId ?? null;
+      return owner !== null && owner !== cardId;
+    });
+    if (missing.length || taken.length) {
       errors.push({
         path: ['fields', field.slug],
-        message: `${field.label}: no uploaded file ${missing.join(', ')} on this board (upload it through public-upload)`,
+        message: missing.length
+          ? `${field.label}: no uploaded file ${missing.join(', ')} on this board (upload it through public-upload)`
+          : `${field.label}: the file ${taken.join(', ')} belongs to another card (upload it again for this one)`,
         name: 'ValidationError',
       });
       delete next[field.documentId];
@@ -127,6 +139,7 @@ async function resolveFiles(
       return { documentId: f.documentId, name: f.name, mimeType: f.mimeType, size: f.size };
     });
   }
+  return [...found.values()].filter((f) => f.cardId === null).map((f) => f.id);
 }
 
 /** Default values (FieldDefinition.defaultValue, a string) of a phase's unfilled fields, when valid. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
@@ -258,6 +258,10 @@ export async function insertFile(
   return row;
 }
 
+/**
+ * Uploads of a board a card write references, locked until the write commits: the sweep's delete of an
+ * unattached upload then waits and skips it once attached, or this finds it gone (files.ts).
+ */
 export async function filesByDocumentIds(tx: Tx, orgId: number, boardId: number, documentIds: string[]) {
   if (documentIds.length === 0) return new Map<string, FileRow>();
   const rows = await tx
@@ -269,8 +273,79 @@ export async function filesByDocumentIds(tx: Tx, orgId: number, boardId: number,
         eq(cardFiles.boardId, boardId),
         inArray(cardFiles.documentId, documentIds),
       ),
-    );
+    )
+    .for('update');
   return new Map(rows.map((r) => [r.documentId, r]));
+}
+
+/** Gives a card the uploads it references that belong to no card yet. */
+export async function attachFiles(tx: Tx, orgId: number, cardId: number, fileIds: number[]) {
+  if (fileIds.length === 0) return;
+  await tx
+    .update(cardFiles)
+    .set({ cardId })
+    .where(
+      and(eq(cardFiles.organizationId, orgId), inArray(cardFiles.id, fileIds), isNull(cardFiles.cardId)),
+    );
+}
+
+const storageKeys = (rows: { storageKey: string }[]) => rows.map((r) => r.storageKey);
+
+export async function deleteCardFiles(tx: Tx, orgId: number, cardId: number) {
+  return storageKeys(
+    await tx
+      .delete(cardFiles)
+      .where(and(eq(cardFiles.organizationId, orgId), eq(cardFiles.cardId, cardId)))
+      .returning({ storageKey: cardFiles.storageKey }),
+  );
+}
+
+export async function deleteBoardFiles(tx: Tx, orgId: number, boardId: number) {
+  return storageKeys(
+    await tx
+      .delete(cardFiles)
+      .where(and(eq(cardFiles.organizationId, orgId), eq(cardFiles.boardId, boardId)))
+      .returning({ storageKey: cardFiles.storageKey }),
+  );
+}
+
+/** Uploads no card took within the grace period. */
+export async function deleteUnattachedFiles(tx: Tx, orgId: number, createdBefore: Date) {
+  return storageKeys(
+    await tx
+      .delete(cardFiles)
+      .where(
+        and(
+          eq(cardFiles.organizationId, orgId),
+          isNull(cardFiles.cardId),
+          lt(cardFiles.createdAt, createdBefore),
+        ),
+      )
+      .returning({ storageKey: cardFiles.storageKey }),
+  );
+}
+
+/** The file documentIds among `documentIds` that still have a row. */
+export async function existingFileDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
+  if (documentIds.length === 0) return new Set<string>();
+  const rows = await tx
+    .select({ documentId: cardFiles.documentId })
+    .from(cardFiles)
+    .where(and(eq(cardFiles.organizationId, orgId), inArray(cardFiles.documentId, documentIds)));
+  return new Set(rows.map((r) => r.documentId));
+}
+
+/** Serialises the quota check and insert of one organization's uploads until the transaction ends. */
+export async function lockOrganizationStorage(tx: Tx, orgId: number) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`card_files.quota:${orgId}`}, 0))`);
+}
+
+export async function organizationStorageUsed(tx: Tx, orgId: number): Promise<number> {
+  const [row] = await tx
+    .select({ used: sql<number>`coalesce(sum(${cardFiles.size}), 0)::bigint` })
+    .from(cardFiles)
+    .where(eq(cardFiles.organizationId, orgId));
+  return Number(row.used);
 }
 
 export async function findFile(tx: Tx, orgId: number, boardId: number, documentId: string) {

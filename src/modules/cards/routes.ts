@@ -117,7 +117,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       config: { scope: 'cards:write' },
       schema: { tags, summary: 'Delete a card permanently', params: cardParams, response: { 200: deleted } },
     },
-    async (req) => service.deleteCard(req.tenant, req.params.boardId, req.params.id),
+    async (req) => service.deleteCard(req.tenant, deps.config, req.params.boardId, req.params.id),
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import type { SQL } from 'drizzle-orm';
+import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
@@ -40,6 +41,7 @@ import {
   requiredErrors,
   type StoredFields,
 } from './fields.js';
+import { removingFiles } from './files.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
@@ -349,6 +351,7 @@ async function createCardIn(
     fields: values,
   });
   await foldSometimes(tx, orgId, structure.board.id);
+  await repo.attachFiles(tx, orgId, row.id, merged.attach);
   await repo.addAssignees(tx, orgId, row.id, assigneeIds);
   await repo.addTags(tx, orgId, row.id, tagIds);
   await repo.insertComments(tx, orgId, [
@@ -449,7 +452,9 @@ async function applyUpdate(
   const errors: FieldError[] = [];
   const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
   const current = row.fields as StoredFields;
-  const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors);
+  const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors, {
+    cardId: row.id,
+  });
   // Entry-form answers are required for every card: clearing one is refused.
   const cleared = missingRequired(
     structure.entryPhase,
@@ -467,6 +472,7 @@ async function applyUpdate(
   if (input.currentPhase && !target)
     errors.push(unknownPhase(['currentPhase'], input.currentPhase, structure));
   if (errors.length) throw validationError(summarise(errors), errors);
+  await repo.attachFiles(tx, orgId, row.id, merged.attach);
 
   const history: repo.CommentValues[] = [];
   const note = (type: string, content: string, metadata: Record<string, unknown>) =>
@@ -664,20 +670,24 @@ async function syncTags(
   }
 }
 
-export async function deleteCard(ctx: TenantContext, boardId: string, id: string) {
-  return ctx.transaction(async (tx) => {
-    const scope = await openBoard(tx, ctx, boardId, true);
-    const row = await loadCard(tx, ctx, scope, id, true);
-    await requireCardEdit(tx, ctx, scope.access, row.id);
-    await repo.deleteCard(tx, ctx.orgId, row.id);
-    await foldSometimes(tx, ctx.orgId, row.boardId);
-    await audit(tx, ctx, 'card.deleted', row.documentId, {
-      title: row.title,
-      board: scope.access.board.documentId,
-      value: Number(row.value),
-    });
-    return { documentId: row.documentId, deleted: true as const };
-  });
+/** The card's files go from disk once the delete committed (files.ts). */
+export async function deleteCard(ctx: TenantContext, config: Config, boardId: string, id: string) {
+  return removingFiles(config, (doomed) =>
+    ctx.transaction(async (tx) => {
+      const scope = await openBoard(tx, ctx, boardId, true);
+      const row = await loadCard(tx, ctx, scope, id, true);
+      await requireCardEdit(tx, ctx, scope.access, row.id);
+      doomed.push(...(await repo.deleteCardFiles(tx, ctx.orgId, row.id)));
+      await repo.deleteCard(tx, ctx.orgId, row.id);
+      await foldSometimes(tx, ctx.orgId, row.boardId);
+      await audit(tx, ctx, 'card.deleted', row.documentId, {
+        title: row.title,
+        board: scope.access.board.documentId,
+        value: Number(row.value),
+      });
+      return { documentId: row.documentId, deleted: true as const };
+    }),
+  );
 }
 
 // ---- public form

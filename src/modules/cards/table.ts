@@ -195,12 +195,17 @@ export const comments = pgTable(
   ],
 );
 
-/** Files received by the public upload (or the API), referenced from file-type field values. */
+/**
+ * Files received by the public upload (or the API), referenced from file-type field values. A file belongs
+ * to the first card that takes it (`card_id`, set in the card's transaction; null until then): it goes with
+ * that card or its board, and one left unattached is swept after a grace period (files.ts).
+ */
 export const cardFiles = pgTable(
   'card_files',
   {
     ...tenantColumns(),
     boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    cardId: bigint('card_id', { mode: 'number' }),
     name: text('name').notNull(),
     mimeType: text('mime_type').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),
@@ -212,10 +217,18 @@ export const cardFiles = pgTable(
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
     uniqueIndex('card_files_org_document_id_key').on(t.organizationId, t.documentId),
+    // A card's files (its delete), and the unattached ones by age (the sweep: card_id is null).
+    index('card_files_org_card_created_idx').on(t.organizationId, t.cardId, t.createdAt),
     foreignKey({
       name: 'card_files_board_fk',
       columns: [t.organizationId, t.boardId],
       foreignColumns: [boards.organizationId, boards.id],
+    }).onDelete('cascade'),
+    // MATCH SIMPLE: a null card_id (not attached yet) is not checked.
+    foreignKey({
+      name: 'card_files_card_fk',
+      columns: [t.organizationId, t.cardId],
+      foreignColumns: [cards.organizationId, cards.id],
     }).onDelete('cascade'),
   ],
 );

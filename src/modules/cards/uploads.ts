@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.js';
@@ -10,12 +10,14 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, publicBoardTransaction } from '../boards/access.js';
+import { requireStorageLeft, reserveStorage, storagePath } from './files.js';
 import * as repo from './repo.js';
 
 /**
  * The public upload (docs/cards.md): a file for a file-type field, stored under
  * `<CRM_DATA_DIR>/uploads/<organization id>/<file documentId>` (never a client-chosen path) and
- * registered in `card_files`, whose documentId is the file reference a card's file field takes.
+ * registered in `card_files`, whose documentId is the file reference a card's file field takes. The
+ * organization's storage quota is checked before receiving and, under its lock, before the row (files.ts).
  */
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -73,16 +75,19 @@ export async function storePublicUpload(
       acceptedTypes: ACCEPTED_TYPES,
     });
   }
-  // A short transaction to find the board; the file is written outside any transaction.
-  const { orgId, boardRowId } = await publicBoardTransaction(db, boardId, async (_tx, org, board) => ({
-    orgId: org,
-    boardRowId: board.id,
-  }));
+  // A short transaction to find the board (and refuse an organization whose quota is used up before
+  // receiving anything); the file is written outside any transaction.
+  const { orgId, boardRowId } = await publicBoardTransaction(db, boardId, async (tx, org, board) => {
+    await requireStorageLeft(tx, config, org);
+    return { orgId: org, boardRowId: board.id };
+  }).catch((err) => {
+    incoming.file.resume();
+    throw err;
+  });
   const documentId = newDocumentId();
-  const dir = join(config.CRM_DATA_DIR, 'uploads', String(orgId));
   const storageKey = `${orgId}/${documentId}`;
-  const path = join(config.CRM_DATA_DIR, 'uploads', storageKey);
-  await mkdir(dir, { recursive: true });
+  const path = storagePath(config, storageKey);
+  await mkdir(dirname(path), { recursive: true });
 
   const hash = createHash('sha256');
   let size = 0;
@@ -103,8 +108,9 @@ export async function storePublicUpload(
       throw new AppError('UnsupportedMediaTypeError', `The content is not a ${mimeType} file`, {
         acceptedTypes: ACCEPTED_TYPES,
       });
-    const row = await publicBoardTransaction(db, boardId, (tx) =>
-      repo.insertFile(tx, orgId, {
+    const row = await publicBoardTransaction(db, boardId, async (tx) => {
+      await reserveStorage(tx, config, orgId, size);
+      return repo.insertFile(tx, orgId, {
         documentId,
         boardId: boardRowId,
         name: displayName(incoming.filename),
@@ -112,8 +118,8 @@ export async function storePublicUpload(
         size,
         sha256: hash.digest('hex'),
         storageKey,
-      }),
-    );
+      });
+    });
     return { documentId: row.documentId, name: row.name, mimeType: row.mimeType, size: row.size };
   } catch (err) {
     await unlink(path).catch(() => {});
@@ -129,12 +135,10 @@ export async function openBoardFile(ctx: TenantContext, config: Config, boardId:
     return repo.findFile(tx, ctx.orgId, board.id, fileId);
   });
   if (!row) throw new AppError('NotFoundError', 'File not found');
-  return {
-    name: row.name,
-    mimeType: row.mimeType,
-    size: row.size,
-    stream: createReadStream(join(config.CRM_DATA_DIR, 'uploads', row.storageKey)),
-  };
+  // Opened before answering: a file removed meanwhile (its card deleted) is a 404, not a broken stream.
+  const handle = await open(storagePath(config, row.storageKey)).catch(() => undefined);
+  if (!handle) throw new AppError('NotFoundError', 'File not found');
+  return { name: row.name, mimeType: row.mimeType, size: row.size, stream: handle.createReadStream() };
 }
 
 const tooLarge = () =>

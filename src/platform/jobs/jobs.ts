@@ -19,6 +19,8 @@ export interface QueueDef {
   retryBackoff?: boolean;
   /** A job still active after this long (its worker died) is failed and retried (default CRM_JOBS_EXPIRE_SECONDS). */
   expireInSeconds?: number;
+  /** pg-boss queue policy; `short`: at most one job waiting (created) at a time (periodic jobs). */
+  policy?: 'standard' | 'short' | 'singleton' | 'stately';
 }
 
 export interface SendOptions {
@@ -58,6 +60,12 @@ export interface Jobs {
    */
   work<T>(queue: QueueDef, handler: JobHandler<T>): Promise<void>;
   getJob(queue: QueueDef, id: string): Promise<JobInfo | null>;
+  /**
+   * A periodic job (before start): `handler` runs about every `everySeconds` in one worker process of the
+   * cluster at a time. The queue holds one waiting occurrence (policy `short`): each run queues the next, and
+   * every worker process queues one on start (a duplicate is dropped), so a lost chain restarts with a process.
+   */
+  every(queue: QueueDef, everySeconds: number, handler: () => Promise<void>): Promise<void>;
   /** Installs pg-boss's schema (idempotent); with workers: true also supervises and runs handlers. */
   start(opts: { workers: boolean }): Promise<void>;
   stop(opts?: { graceful?: boolean }): Promise<void>;
@@ -117,6 +125,7 @@ export function createJobs(database: Database, config: Config): Jobs {
   let boss: PgBoss | undefined;
   let workersOn = false;
   const handlers = new Map<string, { queue: QueueDef; handler: JobHandler<any> }>();
+  const periodic: QueueDef[] = [];
   const queues = new Map<string, Promise<void>>();
 
   const started = () => {
@@ -159,6 +168,12 @@ export function createJobs(database: Database, config: Config): Jobs {
     );
   };
 
+  /** Queues the next occurrence of a periodic job; none when one is already waiting (policy short). */
+  const queueNext = async (queue: QueueDef, startAfter?: Date) => {
+    await ensureQueue(queue);
+    await started().send(queue.name, {}, { startAfter } as PgBoss.SendOptions);
+  };
+
   const jobs: Jobs = {
     async send(queue, data, opts = {}) {
       // Inside a transaction the queue must exist already: on PGlite the one connection is busy with it.
@@ -181,6 +196,19 @@ export function createJobs(database: Database, config: Config): Jobs {
       handlers.set(queue.name, { queue, handler });
       if (workersOn) await runWorker(queue, handler);
     },
+    async every(queue, everySeconds, handler) {
+      // The next occurrence is the retry of a failed one.
+      const def: QueueDef = { retryLimit: 0, ...queue, policy: 'short' };
+      periodic.push(def);
+      await jobs.work(def, async () => {
+        try {
+          await handler();
+        } finally {
+          await queueNext(def, new Date(Date.now() + everySeconds * 1000));
+        }
+      });
+      if (workersOn) await queueNext(def);
+    },
     async getJob(queue, id) {
       const job = await started().getJobById(queue.name, id, { includeArchive: true });
       return job ? (job as unknown as JobInfo) : null;
@@ -202,7 +230,10 @@ export function createJobs(database: Database, config: Config): Jobs {
       await grantEnqueue(db).catch(() => grantEnqueue(db));
       for (const { queue } of handlers.values()) await ensureQueue(queue);
       workersOn = workers;
-      if (workers) for (const { queue, handler } of handlers.values()) await runWorker(queue, handler);
+      if (workers) {
+        for (const { queue, handler } of handlers.values()) await runWorker(queue, handler);
+        for (const queue of periodic) await queueNext(queue);
+      }
     },
     async stop({ graceful = true } = {}) {
       const b = boss;
