@@ -179,6 +179,35 @@ describe('prototype names as query keys, on every list route of the OpenAPI docu
     );
   }, 120_000);
 
+  test('prototype names as top-level query parameters: a 400 on list routes, never a 500 on any GET', async () => {
+    const { t, ops } = fixture;
+    const { app } = await getApp();
+    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const ids: Record<string, string> = Object.fromEntries(
+      ops.flatMap((o) => [...o.url.matchAll(/\/([a-z-]+)\/(\w{24})/g)].map((m) => [m[1], m[2]])),
+    );
+    const gets = Object.keys(doc.paths)
+      .filter((p) => doc.paths[p].get)
+      .map((p) =>
+        p.replace(
+          /\/([a-z-]+)\/\{[^}]+\}/g,
+          (_, r: string) => `/${r}/${ids[r] ?? 'zzzzzzzzzzzzzzzzzzzzzzzz'}`,
+        ),
+      );
+    const lists = new Set(ops.map((o) => o.url));
+    const wrong: string[] = [];
+    for (const url of gets) {
+      for (const name of PROTO_NAMES.filter((n) => n !== '__proto__')) {
+        for (const query of [`${name}=x`, `${name}[a]=x`, `pagination[${name}]=1`]) {
+          const res = await t.api.request({ method: 'GET', url: `${url}?${query}` });
+          if (res.status >= 500 || (lists.has(url) && res.status !== 400))
+            wrong.push(`${url}?${query} → ${res.status}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+
   test('__proto__ anywhere in a query key is a 400, not a parameter silently dropped', async () => {
     const { t } = fixture;
     for (const raw of [
