@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import qs from 'qs';
 import type { Config } from './config.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
@@ -22,6 +21,7 @@ import type { Database } from './platform/db/client.js';
 import type { AppDeps } from './platform/deps.js';
 import { installErrorHandling } from './platform/http/errors.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
+import { parseQueryString, refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
@@ -64,7 +64,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
     logger: logger ?? (config.CRM_LOG_LEVEL === 'silent' ? false : { level: config.CRM_LOG_LEVEL }),
     bodyLimit: config.CRM_BODY_LIMIT_BYTES,
     routerOptions: {
-      querystringParser: (str) => qs.parse(str, { depth: 10, arrayLimit: 100, parameterLimit: 500 }),
+      querystringParser: parseQueryString,
     },
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
@@ -80,6 +80,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  app.addHook('preValidation', refuseProtoQueryKeys);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -483,12 +483,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -810,12 +819,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
           /** @description CardStats in meta.stats (default true) */
           stats?: 'true' | 'false';
@@ -1508,12 +1526,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -5598,12 +5625,21 @@ export interface paths {
               };
           /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
           q?: string;
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -6169,12 +6205,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -6516,7 +6561,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            /** @description list-language filters, as `filters` of GET /contacts */
+            /** @description must be `true` when the selection is every contact of the organization (no `ids`, no `q`, and `filters` absent or without any condition); otherwise narrow the filter */
+            all?: boolean;
+            /** @description list-language filters, as `filters` of GET /contacts; one without any condition (`{}`, only empty `$and`/`$or`) selects every contact and needs `all: true` */
             filters?: {
               [key: string]: unknown;
             };
@@ -6628,6 +6675,8 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description must be `true` when the selection is every contact of the organization (no `ids`, no `q`, and `filters` absent or without any condition); otherwise narrow the filter */
+            all?: boolean;
             data: {
               city?: string | null;
               /** @enum {string} */
@@ -6643,7 +6692,7 @@ export interface paths {
               /** @description team documentId */
               team?: string | null;
             };
-            /** @description list-language filters, as `filters` of GET /contacts */
+            /** @description list-language filters, as `filters` of GET /contacts; one without any condition (`{}`, only empty `$and`/`$or`) selects every contact and needs `all: true` */
             filters?: {
               [key: string]: unknown;
             };
@@ -7102,12 +7151,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -7846,12 +7904,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -8075,12 +8142,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -8728,12 +8804,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -9242,12 +9327,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -9783,12 +9877,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -10456,12 +10559,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -10984,12 +11096,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -11461,12 +11582,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -12133,12 +12263,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -12649,12 +12788,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -13075,8 +13223,53 @@ export interface paths {
              */
             expiration: '1d' | '30d' | '365d' | '36500d';
             name?: string;
-            /** @description narrow the token, e.g. chat:read; default: all of the role */
-            scopes?: string[];
+            /** @description narrow the token to these scopes (area:read or area:write; write includes read), e.g. ["chat:read"]; default: all of the role. The catalogue is closed: docs/security.md */
+            scopes?: (
+              | 'account:read'
+              | 'account:write'
+              | 'members:read'
+              | 'members:write'
+              | 'teams:read'
+              | 'teams:write'
+              | 'boards:read'
+              | 'boards:write'
+              | 'cards:read'
+              | 'cards:write'
+              | 'contacts:read'
+              | 'contacts:write'
+              | 'segments:read'
+              | 'segments:write'
+              | 'tasks:read'
+              | 'tasks:write'
+              | 'products:read'
+              | 'products:write'
+              | 'quotes:read'
+              | 'quotes:write'
+              | 'notifications:read'
+              | 'notifications:write'
+              | 'channels:read'
+              | 'channels:write'
+              | 'email_templates:read'
+              | 'email_templates:write'
+              | 'campaigns:read'
+              | 'campaigns:write'
+              | 'chat:read'
+              | 'chat:write'
+              | 'agenda:read'
+              | 'agenda:write'
+              | 'lead_ads:read'
+              | 'lead_ads:write'
+              | 'automations:read'
+              | 'automations:write'
+              | 'webhooks:read'
+              | 'webhooks:write'
+              | 'distribution:read'
+              | 'distribution:write'
+              | 'saved_filters:read'
+              | 'saved_filters:write'
+              | 'conversions:read'
+              | 'conversions:write'
+            )[];
           };
         };
       };

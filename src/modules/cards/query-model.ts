@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../../platform/http/list-query.js';
+import { hasOwnKey } from '../../platform/http/own.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { contactModel } from '../contacts/repo.js';
 import { membershipModel } from '../organizations/repo.js';
@@ -107,13 +108,19 @@ function pickFields(structure: BoardStructure, node: unknown, path: string[]): F
     if (key !== 'slug' && key !== 'documentId')
       badFilter([...path, key], 'filter the field by slug or documentId');
     let wanted: unknown[];
-    if (isObject(cond) && Object.keys(cond).length === 1 && ('$eq' in cond || '$in' in cond)) {
-      wanted = '$eq' in cond ? [cond.$eq] : listOf(cond.$in);
+    if (
+      isObject(cond) &&
+      Object.keys(cond).length === 1 &&
+      (hasOwnKey(cond, '$eq') || hasOwnKey(cond, '$in'))
+    ) {
+      wanted = hasOwnKey(cond, '$eq') ? [cond.$eq] : listOf(cond.$in);
     } else if (!isObject(cond)) {
       wanted = listOf(cond);
     } else {
       badFilter([...path, key], 'a field is chosen with a value, $eq or $in');
     }
+    if (wanted.some((w) => w !== null && typeof w === 'object'))
+      badFilter([...path, key], 'a field is chosen by its slug or documentId, not an object');
     const names = wanted.map(String);
     candidates = candidates.filter((f) => names.includes(key === 'slug' ? f.slug : f.documentId));
   }
@@ -229,7 +236,8 @@ function compileFieldsMap(structure: BoardStructure, node: unknown, alias: strin
     if (!field || field.type === 'statement') badFilter([...path, slug], `unknown field ${slug}`);
     return compileValue(field, cond, alias, [...path, slug]);
   });
-  return parts.length ? andJoin(parts) : sql`true`;
+  if (parts.length === 0) badFilter(path, 'expected at least one field');
+  return andJoin(parts);
 }
 
 /** The one phase a filter pins (`filters[currentPhase][documentId|slug]` with one value), for SLA stats. */
@@ -241,8 +249,8 @@ export function pinnedPhase(structure: BoardStructure, filters: Record<string, u
   const cond = node[keys[0]];
   let values: unknown[];
   if (!isObject(cond)) values = listOf(cond);
-  else if (Object.keys(cond).length === 1 && ('$eq' in cond || '$in' in cond))
-    values = '$eq' in cond ? [cond.$eq] : listOf(cond.$in);
+  else if (Object.keys(cond).length === 1 && (hasOwnKey(cond, '$eq') || hasOwnKey(cond, '$in')))
+    values = hasOwnKey(cond, '$eq') ? [cond.$eq] : listOf(cond.$in);
   else return undefined;
   if (values.length !== 1) return undefined;
   return structure.phases.find((p) => (keys[0] === 'slug' ? p.slug : p.documentId) === String(values[0]));

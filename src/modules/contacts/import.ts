@@ -3,6 +3,7 @@ import { parse } from 'csv-parse';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { ownEntry } from '../../platform/http/own.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
@@ -75,7 +76,7 @@ function mapColumns(header: string[], mapping: Record<string, string> | undefine
   }
   if (errors.length) throw validationError('Invalid column mapping', errors);
   for (const h of header) {
-    const explicit = mapping?.[h];
+    const explicit = ownEntry(mapping, h);
     if (explicit) {
       targets.push(explicit === 'ignore' ? null : explicit);
       continue;
@@ -86,7 +87,7 @@ function mapColumns(header: string[], mapping: Record<string, string> | undefine
       ? `customFields.${custom[1]}`
       : (IMPORT_FIELDS as readonly string[]).includes(n)
         ? n
-        : (ALIASES[n] ?? null);
+        : (ownEntry(ALIASES, n) ?? null);
     targets.push(auto && isTarget(auto) ? auto : null);
   }
   const used = targets.filter(Boolean);

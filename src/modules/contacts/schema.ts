@@ -185,20 +185,30 @@ const selection = {
   ids: z.array(z.string().min(1).max(64)).min(1).max(1000).optional().describe('contact documentIds'),
   filters: z
     .record(z.string(), z.unknown())
-    .refine((f) => Object.keys(f).length > 0, 'filters needs at least one condition')
     .optional()
-    .describe('list-language filters, as `filters` of GET /contacts'),
+    .describe(
+      'list-language filters, as `filters` of GET /contacts; one without any condition (`{}`, only empty `$and`/`$or`) selects every contact and needs `all: true`',
+    ),
   q: contactListQuery.shape.q,
+  all: z
+    .boolean()
+    .optional()
+    .describe(
+      'must be `true` when the selection is every contact of the organization (no `ids`, no `q`, and `filters` absent or without any condition); otherwise narrow the filter',
+    ),
 };
 
-function oneSelection(v: { ids?: unknown; filters?: unknown; q?: unknown }, ctx: z.RefinementCtx) {
+function oneSelection(
+  v: { ids?: unknown; filters?: unknown; q?: unknown; all?: boolean },
+  ctx: z.RefinementCtx,
+) {
   const byIds = v.ids !== undefined;
-  const byFilter = v.filters !== undefined || v.q !== undefined;
+  const byFilter = v.filters !== undefined || v.q !== undefined || v.all === true;
   if (byIds === byFilter)
     ctx.addIssue({
       code: 'custom',
       path: ['ids'],
-      message: 'send either ids or filters/q, not both or neither',
+      message: 'send either ids or filters/q (with all: true to select every contact), not both or neither',
     });
 }
 
@@ -221,7 +231,12 @@ export type BulkUpdateFields = z.infer<typeof bulkUpdateFields>;
 export const bulkUpdateInput = z
   .strictObject({ ...selection, data: bulkUpdateFields })
   .superRefine(oneSelection);
-export type BulkSelection = { ids?: string[]; filters?: Record<string, unknown>; q?: string };
+export type BulkSelection = {
+  ids?: string[];
+  filters?: Record<string, unknown>;
+  q?: string;
+  all?: boolean;
+};
 
 export const bulkResult = z
   .object({

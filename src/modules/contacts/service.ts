@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileFilters, compileListQuery, paginated } from '../../platform/http/list-query.js';
+import { compileFilterTree, compileListQuery, paginated } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
@@ -395,8 +395,16 @@ async function resolveSelection(tx: Tx, orgId: number, sel: BulkSelection) {
       notFound: ids.filter((d) => !have.has(d)),
     };
   }
-  const filters = sel.filters ? compileFilters(contactModel, sel.filters) : undefined;
-  return { where: repo.selectionWhere(orgId, filters, sel.q), notFound: [] as string[] };
+  const filters = compileFilterTree(contactModel, sel.filters ?? {});
+  // A filter without any condition selects every contact: a typo or an unknown key must not turn a mass
+  // delete into "delete everything", so that has to be said out loud.
+  if (filters.conditions === 0 && sel.q === undefined && sel.all !== true) {
+    throw validationError(
+      'The selection matches every contact: pass all: true to confirm, or narrow the filter',
+      [{ path: ['all'], message: 'pass all: true to select every contact, or narrow the filter' }],
+    );
+  }
+  return { where: repo.selectionWhere(orgId, filters.where, sel.q), notFound: [] as string[] };
 }
 
 export async function bulkDelete(ctx: TenantContext, sel: BulkSelection) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownEntry } from '../../platform/http/own.js';
 
 /**
  * A PDF template's layout: page settings and a list of blocks drawn top to bottom. Text holds
@@ -123,7 +124,7 @@ export type PdfBlock = PdfLayout['blocks'][number];
 
 /** Replaces every `{{placeholder}}` by its value (absent values by nothing). */
 export function fillPlaceholders(text: string, values: PlaceholderValues): string {
-  return text.replace(placeholderPattern, (_, name: string) => values[name as Placeholder] ?? '');
+  return text.replace(placeholderPattern, (_, name: string) => ownEntry(values, name) ?? '');
 }
 
 /** The layout quotes render with when the organization has no default quote template. */

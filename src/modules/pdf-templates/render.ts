@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { ownEntry } from '../../platform/http/own.js';
 import {
   fillPlaceholders,
   type ItemColumn,
@@ -86,7 +87,7 @@ function drawBlock(doc: Doc, layout: PdfLayout, block: PdfBlock, input: RenderIn
   const left = doc.page.margins.left;
   const width = contentWidth(doc);
   const fill = (text: string) => fillPlaceholders(text, input.values);
-  if ('when' in block && block.when && !input.values[block.when]) return;
+  if ('when' in block && block.when && !ownEntry(input.values, block.when)) return;
   switch (block.type) {
     case 'heading':
       doc

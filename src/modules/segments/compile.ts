@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { AppError } from '../../platform/http/errors.js';
+import { ownEntry } from '../../platform/http/own.js';
 import type { SegmentCondition, SegmentFilters } from './schema.js';
 
 /**
@@ -89,7 +90,8 @@ function relationPredicate(orgId: number, c: SegmentCondition): SQL {
 export function conditionPredicate(orgId: number, c: SegmentCondition): SQL {
   if (c.kind === 'relation') return relationPredicate(orgId, c);
   if (c.kind === 'custom') return textPredicate(sql`(${col('custom_fields')} ->> ${c.slug})`, c);
-  const column = FIELD_COLUMNS[c.field ?? ''];
+  // Own entries only: a stored condition naming `constructor` must not reach Object.prototype.
+  const column = ownEntry(FIELD_COLUMNS, c.field ?? '');
   if (!column) throw new AppError('ValidationError', `Unknown segment field ${String(c.field)}`);
   return textPredicate(col(column), c);
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AppError, type FieldError } from './errors.js';
+import { hasOwnKey, ownEntry } from './own.js';
 
 /**
  * The list query language (spec: card list query parameters), one piece for every list route:
@@ -18,11 +19,18 @@ export const paginationSchema = z
   })
   .describe('`pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25)');
 
-const stringOrList = z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())]);
+/** One sort term: `attribute:asc`, or the Strapi object form `{ attribute: 'asc' }`. */
+const sortTerm = z.union([z.string(), z.record(z.string(), z.string())]);
 
 export const listQueryShape = {
   pagination: paginationSchema.optional(),
-  sort: stringOrList.optional().describe('`attribute:asc|desc`; several as `sort[0]=…&sort[1]=…`'),
+  sort: z
+    .union([z.string(), z.array(sortTerm), z.record(z.string(), sortTerm)])
+    .optional()
+    .describe(
+      '`attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; ' +
+        'the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`)',
+    ),
   populate: z
     .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())])
     .optional()
@@ -126,7 +134,31 @@ export function compileFilters(
   filters: Record<string, unknown>,
   alias = model.table,
 ): SQL {
-  return compileNode(model, filters, alias, [], 0);
+  return compileFilterTree(model, filters, alias).where;
+}
+
+export interface CompiledFilter {
+  where: SQL;
+  /**
+   * How many conditions the filter holds (operators on fields, relation tests, custom-field filters). Zero
+   * means it restricts nothing, whatever its shape (`{}`, `{ $and: [{}] }`, `{ name: {} }`): a mass operation
+   * then asks for an explicit `all: true`.
+   */
+  conditions: number;
+}
+
+export function compileFilterTree(
+  model: QueryModel,
+  filters: Record<string, unknown>,
+  alias = model.table,
+): CompiledFilter {
+  const counter = { conditions: 0 };
+  const where = compileNode(model, filters, alias, [], 0, counter);
+  return { where, conditions: counter.conditions };
+}
+
+interface Counter {
+  conditions: number;
 }
 
 function asList(v: unknown): unknown[] | undefined {
@@ -151,7 +183,14 @@ function or(parts: SQL[]): SQL {
   return sql`(${sql.join(parts, sql` or `)})`;
 }
 
-function compileNode(model: QueryModel, node: unknown, alias: string, path: string[], depth: number): SQL {
+function compileNode(
+  model: QueryModel,
+  node: unknown,
+  alias: string,
+  path: string[],
+  depth: number,
+  counter: Counter,
+): SQL {
   if (depth > 6) bad(path, 'filters are nested too deeply');
   if (!node || typeof node !== 'object' || Array.isArray(node)) bad(path, 'expected an object of fields');
   const parts: SQL[] = [];
@@ -160,20 +199,30 @@ function compileNode(model: QueryModel, node: unknown, alias: string, path: stri
     if (key === '$or' || key === '$and') {
       const list = asList(value);
       if (!list || list.length === 0) bad(here, `${key} takes a non-empty list`);
-      const subs = list.map((item, i) => compileNode(model, item, alias, [...here, String(i)], depth + 1));
+      const subs = list.map((item, i) =>
+        compileNode(model, item, alias, [...here, String(i)], depth + 1, counter),
+      );
       parts.push(key === '$or' ? or(subs) : and(subs));
-    } else if (key === '$not') {
-      parts.push(sql`not ${compileNode(model, value, alias, here, depth + 1)}`);
-    } else if (key.startsWith('$')) {
-      bad(here, `operator ${key} needs a field before it`);
-    } else if (model.privateFields?.includes(key)) {
-      bad(here, `${key} cannot be filtered`);
-    } else if (model.custom?.[key]) {
-      parts.push(model.custom[key](value, alias, here));
-    } else if (model.fields[key]) {
-      parts.push(compileField(model.fields[key], value, alias, here));
-    } else if (model.relations?.[key]) {
-      parts.push(compileRelation(model.relations[key], value, alias, here, depth));
+      continue;
+    }
+    if (key === '$not') {
+      parts.push(sql`not ${compileNode(model, value, alias, here, depth + 1, counter)}`);
+      continue;
+    }
+    if (key.startsWith('$')) bad(here, `operator ${key} needs a field before it`);
+    if (model.privateFields?.includes(key)) bad(here, `${key} cannot be filtered`);
+    // Own entries only: `constructor`, `toString`… are names of Object.prototype, not of the model.
+    const custom = ownEntry(model.custom, key);
+    const field = ownEntry(model.fields, key);
+    const relation = ownEntry(model.relations, key);
+    if (custom) {
+      counter.conditions++;
+      parts.push(custom(value, alias, here));
+    } else if (field) {
+      parts.push(compileField(field, value, alias, here, counter));
+    } else if (relation) {
+      counter.conditions++;
+      parts.push(compileRelation(relation, value, alias, here, depth, counter));
     } else {
       bad(here, `unknown field ${key}`);
     }
@@ -187,20 +236,22 @@ function compileRelation(
   outer: string,
   path: string[],
   depth: number,
+  counter: Counter,
 ): SQL {
   const target = rel.model();
   const inner = `${target.table}_r${depth + 1}`;
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const v = value as Record<string, unknown>;
-    if (rel.foreignKey && ('$null' in v || '$notNull' in v) && Object.keys(v).length === 1) {
-      const wantNull = '$null' in v ? parseBool(v.$null, path) : !parseBool(v.$notNull, path);
+    const isNull = hasOwnKey(v, '$null');
+    if (rel.foreignKey && (isNull || hasOwnKey(v, '$notNull')) && Object.keys(v).length === 1) {
+      const wantNull = isNull ? parseBool(v.$null, path) : !parseBool(v.$notNull, path);
       const fk = sql.raw(`"${outer}"."${rel.foreignKey}"`);
       return wantNull ? sql`${fk} is null` : sql`${fk} is not null`;
     }
   } else {
     bad(path, 'a relation is filtered through its fields, e.g. [documentId][$eq]');
   }
-  const cond = compileNode(target, value, inner, path, depth + 1);
+  const cond = compileNode(target, value, inner, path, depth + 1, counter);
   const tenant = target.global
     ? sql`true`
     : sql.raw(`"${inner}"."organization_id" = "${outer}"."organization_id"`);
@@ -211,10 +262,11 @@ export function columnOf(def: FieldDef, alias: string): SQL {
   return typeof def.column === 'string' ? sql.raw(`"${alias}"."${def.column}"`) : def.column(alias);
 }
 
-function compileField(def: FieldDef, value: unknown, alias: string, path: string[]): SQL {
+function compileField(def: FieldDef, value: unknown, alias: string, path: string[], counter: Counter): SQL {
   const col = columnOf(def, alias);
   // filters[title]=x is shorthand for $eq
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    counter.conditions++;
     if (Array.isArray(value)) return compileOp(def, col, '$in', value, path);
     return compileOp(def, col, '$eq', value, path);
   }
@@ -222,10 +274,11 @@ function compileField(def: FieldDef, value: unknown, alias: string, path: string
     if (op === '$or' || op === '$and') {
       const list = asList(v);
       if (!list) bad([...path, op], `${op} takes a list`);
-      const subs = list.map((item, i) => compileField(def, item, alias, [...path, op, String(i)]));
+      const subs = list.map((item, i) => compileField(def, item, alias, [...path, op, String(i)], counter));
       return op === '$or' ? or(subs) : and(subs);
     }
-    if (op === '$not') return sql`not ${compileField(def, v, alias, [...path, op])}`;
+    if (op === '$not') return sql`not ${compileField(def, v, alias, [...path, op], counter)}`;
+    counter.conditions++;
     return compileOp(def, col, op, v, [...path, op]);
   });
   return and(parts);
@@ -330,35 +383,61 @@ function coerce(def: FieldDef, raw: unknown, path: string[]): unknown {
   }
 }
 
+interface SortTerm {
+  name: string;
+  dir: string;
+  path: (string | number)[];
+}
+
+/** `a:asc`, `a:asc,b:desc`, `['a:asc', { b: 'desc' }]`, `{ a: 'asc', b: 'desc' }` → terms in order. */
+function sortTerms(raw: unknown, defaultSort: string): SortTerm[] {
+  const fromString = (entry: string, path: (string | number)[]): SortTerm => {
+    const [name, dir = 'asc', ...rest] = entry.trim().split(':');
+    if (rest.length) throwSort(path, `sort direction of ${name} must be asc or desc`);
+    return { name, dir, path };
+  };
+  const fromObject = (entry: object, path: (string | number)[]): SortTerm[] =>
+    Object.entries(entry).map(([name, dir]) => {
+      if (typeof dir !== 'string')
+        throwSort([...path, name], `sort direction of ${name} must be asc or desc`);
+      return { name, dir: dir.trim(), path: [...path, name] };
+    });
+  const fromTerm = (entry: unknown, path: (string | number)[]): SortTerm[] => {
+    if (typeof entry === 'string') return [fromString(entry, path)];
+    if (entry && typeof entry === 'object' && !Array.isArray(entry)) return fromObject(entry, path);
+    throwSort(path, 'expected attribute:asc or attribute:desc');
+  };
+  if (raw === undefined) return [fromString(defaultSort, ['sort'])];
+  if (typeof raw === 'string') return raw.split(',').map((entry, i) => fromString(entry, ['sort', i]));
+  // sort[0]=…&sort[1]=… (an array, or an object of indexes when qs keeps one) or the object form sort[a]=asc.
+  const list = asList(raw);
+  if (list) return list.flatMap((entry, i) => fromTerm(entry, ['sort', i]));
+  return fromTerm(raw, ['sort']);
+}
+
 export function compileSort(model: QueryModel, raw: ListQueryInput['sort'], defaultSort: string): SQL {
-  const entries =
-    raw === undefined ? [defaultSort] : typeof raw === 'string' ? raw.split(',') : (asList(raw) as string[]);
+  const terms = sortTerms(raw, defaultSort);
+  if (terms.length === 0) throwSort(['sort'], 'expected at least one attribute');
   const alias = model.table;
   const parts: SQL[] = [];
-  for (const [i, entry] of entries.entries()) {
-    if (typeof entry !== 'string') bad(['sort', String(i)], 'expected attribute:asc or attribute:desc');
-    const [name, dirRaw = 'asc', ...rest] = entry.trim().split(':');
+  for (const { name, dir: dirRaw, path } of terms) {
     const dir = dirRaw.toLowerCase();
-    const errPath = ['sort', String(i)];
-    const def = model.fields[name];
-    if (rest.length || (dir !== 'asc' && dir !== 'desc'))
-      throwSort(errPath, `sort direction of ${name} must be asc or desc`);
+    if (dir !== 'asc' && dir !== 'desc') throwSort(path, `sort direction of ${name} must be asc or desc`);
+    // Own entries only: `sort=constructor` names Object.prototype's member, not a field.
+    const def = ownEntry(model.fields, name);
     if (!def || def.sortable === false || model.privateFields?.includes(name))
-      throwSort(errPath, `cannot sort on ${name}`);
+      throwSort(path, `cannot sort on ${name}`);
     parts.push(
       sql`${columnOf(def, alias)} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
     );
   }
   // A unique tie-breaker keeps pages stable.
-  parts.push(
-    sql.raw(
-      `"${alias}"."id" ${entries.length && /:desc$/i.test(String(entries[entries.length - 1])) ? 'desc' : 'asc'}`,
-    ),
-  );
+  const last = terms[terms.length - 1].dir.toLowerCase();
+  parts.push(sql.raw(`"${alias}"."id" ${last === 'desc' ? 'desc' : 'asc'}`));
   return sql.join(parts, sql`, `);
 }
 
-function throwSort(path: string[], message: string): never {
+function throwSort(path: (string | number)[], message: string): never {
   throw new AppError('ValidationError', `Invalid sort: ${message}`, {
     errors: [{ path, message, name: 'ValidationError' }],
   });

@@ -185,6 +185,30 @@ describe('contact import', () => {
     expect((await postCsv(viewer as unknown as Tenant, 'name\nx')).status).toBe(403);
   });
 
+  test('columns named after Object.prototype members are ordinary headers', async () => {
+    const t = await newTenant();
+    // With a mapping, unmapped headers were looked up in it and `toString` found Object.prototype's.
+    const mapped = await postCsv(
+      t,
+      'name,toString,constructor,valueOf\nAna,Recife,x,y',
+      '?mapping[name]=name&mapping[toString]=city',
+    );
+    expect(mapped.status, JSON.stringify(mapped.body)).toBe(200);
+    expect(mapped.body).toMatchObject({ created: 1, columns: { name: 'name', toString: 'city' } });
+    expect(mapped.body.ignoredColumns).toEqual(['constructor', 'valueOf']);
+    const ana = await t.api.get('/contacts', { 'filters[name][$eq]': 'Ana' });
+    expect(ana.body.data[0]).toMatchObject({ city: 'Recife' });
+    const plain = await postCsv(t, 'nome,constructor,hasOwnProperty\nBia,x,y');
+    expect(plain.status).toBe(200);
+    expect(plain.body).toMatchObject({ created: 1, ignoredColumns: ['constructor', 'hasOwnProperty'] });
+    const multipart = await postMultipart(t, 'name,toString\nCaio,z', {
+      mapping: JSON.stringify({ name: 'name' }),
+    });
+    expect(multipart.status, JSON.stringify(multipart.body)).toBe(200);
+    expect(multipart.body).toMatchObject({ created: 1, ignoredColumns: ['toString'] });
+    expect((await postCsv(t, 'name\nx', '?mapping[constructor]=name')).status).toBe(400);
+  });
+
   test('semicolon files (auto-detected) and an Idempotency-Key replay', async () => {
     const t = await newTenant();
     const first = await t.api.request({

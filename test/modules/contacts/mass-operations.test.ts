@@ -50,6 +50,104 @@ describe('bulk delete', () => {
   });
 });
 
+describe('a selection of every contact needs all: true', () => {
+  const everything = [
+    {},
+    { $and: [{}] },
+    { $or: [{}, {}] },
+    { $and: [{ $or: [{}] }, {}] },
+    { name: {} },
+    { $not: {} },
+  ];
+
+  test('bulk-delete: a filter without any condition is a 400 naming all: true, and deletes nothing', async () => {
+    const t = await newTenant();
+    await seed(t, 3);
+    for (const filters of everything) {
+      const res = await t.api.post('/contacts/bulk-delete', { filters });
+      expect(res.status, JSON.stringify(filters)).toBe(400);
+      expect(res.body.error.name).toBe('ValidationError');
+      expect(res.body.error.message).toMatch(/all: true/);
+      expect(res.body.error.details.errors[0].path).toEqual(['all']);
+      const unconfirmed = await t.api.post('/contacts/bulk-delete', { filters, all: false });
+      expect(unconfirmed.status, JSON.stringify(filters)).toBe(400);
+    }
+    for (const body of [{ all: false }, { ids: ['abcdefghijklmnopqrstuvwx'], all: true }, { all: 'yes' }]) {
+      expect((await t.api.post('/contacts/bulk-delete', body)).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(3);
+  });
+
+  test('bulk-delete with all: true deletes every contact of this organization only', async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    await seed(a, 3);
+    await seed(b, 2);
+    const res = await a.api.post('/contacts/bulk-delete', { all: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ matched: 3, deleted: 3, notFound: [] });
+    expect((await a.api.get('/contacts')).body.meta.pagination.total).toBe(0);
+    expect((await b.api.get('/contacts')).body.meta.pagination.total).toBe(2);
+    // an empty filter confirmed by all: true is the same selection
+    const again = await b.api.post('/contacts/bulk-delete', { filters: { $and: [{}] }, all: true });
+    expect(again.body).toMatchObject({ deleted: 2 });
+  });
+
+  test('a narrowing filter or q needs no all: true, and all: true does not widen it', async () => {
+    const t = await newTenant();
+    await seed(t, 4, (i) => ({ name: `Pessoa ${i}`, city: i % 2 ? 'Recife' : 'Natal' }));
+    const res = await t.api.post('/contacts/bulk-delete', {
+      filters: { $and: [{}, { city: 'Recife' }] },
+      all: true,
+    });
+    expect(res.body).toMatchObject({ deleted: 2 });
+    // a relation test narrows too, even with no condition inside it
+    const byOwner = await t.api.post('/contacts/bulk-update', {
+      filters: { owner: {} },
+      data: { city: 'x' },
+    });
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.body).toMatchObject({ matched: 0 });
+    expect((await t.api.post('/contacts/bulk-delete', { q: 'pessoa 0' })).body).toMatchObject({
+      deleted: 1,
+    });
+    expect((await t.api.get('/contacts')).body.meta.pagination.total).toBe(1);
+  });
+
+  test('bulk-update: same rule', async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    await seed(a, 2);
+    await seed(b, 1);
+    for (const filters of everything) {
+      const res = await a.api.post('/contacts/bulk-update', { filters, data: { city: 'Olinda' } });
+      expect(res.status, JSON.stringify(filters)).toBe(400);
+      expect(res.body.error.message).toMatch(/all: true/);
+    }
+    expect(
+      (await a.api.get('/contacts', { 'filters[city][$eq]': 'Olinda' })).body.meta.pagination.total,
+    ).toBe(0);
+    const all = await a.api.post('/contacts/bulk-update', { all: true, data: { city: 'Olinda' } });
+    expect(all.body).toEqual({ matched: 2, updated: 2, notFound: [] });
+    expect(
+      (await a.api.get('/contacts', { 'filters[city][$eq]': 'Olinda' })).body.meta.pagination.total,
+    ).toBe(2);
+    expect(
+      (await b.api.get('/contacts', { 'filters[city][$eq]': 'Olinda' })).body.meta.pagination.total,
+    ).toBe(0);
+  });
+
+  test('the OpenAPI body schemas describe all', async () => {
+    const { app } = await getApp();
+    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    for (const path of ['/api/contacts/bulk-delete', '/api/contacts/bulk-update']) {
+      const schema = doc.paths[path].post.requestBody.content['application/json'].schema;
+      expect(schema.properties.all.type).toBe('boolean');
+      expect(schema.properties.all.description).toMatch(/every contact/);
+    }
+  });
+});
+
 describe('bulk update', () => {
   test('sets owner, team, fields and custom fields; timeline per contact', async () => {
     const t = await newTenant();

@@ -1,6 +1,11 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, test } from 'vitest';
-import { type SegmentNode, segmentPredicate } from '../../../src/modules/segments/compile.js';
+import {
+  conditionPredicate,
+  type SegmentNode,
+  segmentPredicate,
+} from '../../../src/modules/segments/compile.js';
+import { AppError } from '../../../src/platform/http/errors.js';
 
 const dialect = new PgDialect();
 const render = (root: Parameters<typeof segmentPredicate>[1], graph = new Map<number, SegmentNode>()) =>
@@ -86,5 +91,20 @@ describe('segment compiler', () => {
     expect(() =>
       render({ filters: big, required: [...wide.keys()].slice(0, 19), excluded: [] }, wide),
     ).not.toThrow();
+  });
+
+  test('a field named after an Object.prototype member is an unknown field, never a column', () => {
+    // A stored condition bypasses the request schema: the compiler's own column map must not find
+    // `constructor` (a function, spliced into SQL as text) through the prototype.
+    for (const field of Object.getOwnPropertyNames(Object.prototype)) {
+      let thrown: unknown;
+      try {
+        conditionPredicate(7, { field, op: 'eq', value: 'x' });
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, field).toBeInstanceOf(AppError);
+      expect((thrown as AppError).status).toBe(400);
+    }
   });
 });

@@ -428,6 +428,42 @@ describe('invalid conditions', () => {
     expect(firstPath(await t.api.post('/segments', { data: { name: 'bad' } }))).toBe('filters');
   });
 
+  test('fields and relations named after Object.prototype members are unknown; as custom keys they are data', async () => {
+    for (const name of Object.getOwnPropertyNames(Object.prototype).filter((n) => n !== '__proto__')) {
+      expect(firstPath(await post([cond(name, 'eq', 'x')])), name).toBe('filters.conditions.0.field');
+      expect(
+        firstPath(await post([{ kind: 'relation', field: name, documentId: t.membershipId }])),
+        name,
+      ).toBe('filters.conditions.0.field');
+      expect((await preview(t, [cond(name, 'eq', 'x')])).status, name).toBe(400);
+      // a customFields key may be called anything: nobody has one named so
+      expect(names(await preview(t, [{ kind: 'custom', slug: name, op: 'notEmpty' }]))).toEqual([]);
+    }
+    // the contacts of a stored segment take the list query: prototype names there are 400s too
+    const seg = await t.api.post('/segments', {
+      data: { name: 'proto-keys', filters: { logic: 'AND', conditions: [cond('name', 'notEmpty')] } },
+    });
+    expect(seg.status).toBe(201);
+    for (const query of ['sort=constructor', 'sort[toString]=desc', 'filters[valueOf]=x', 'sort[name]=up']) {
+      const res = await t.api.request({
+        method: 'GET',
+        url: `/api/segments/${seg.body.documentId}/contacts?${query}`,
+      });
+      expect(res.status, query).toBe(400);
+    }
+    const sorted = await t.api.request({
+      method: 'GET',
+      url: `/api/segments/${seg.body.documentId}/contacts?sort[name]=desc`,
+    });
+    expect(sorted.body.data.map((c: { name: string }) => c.name.split(' ')[0])).toEqual([
+      'Eva',
+      'Diego',
+      'Carla',
+      'Bruno',
+      'Ana',
+    ]);
+  });
+
   test('the stored preview shape reports paths without the data wrapper', async () => {
     const res = await preview(t, [cond('city', 'eq', 'x'), cond('city', 'startsWith')]);
     expect(firstPath(res)).toBe('filters.conditions.1.value');
