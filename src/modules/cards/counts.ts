@@ -9,7 +9,8 @@ import type { StatsOptions } from './repo.js';
  * Three statement-level triggers on `cards` write what each INSERT / UPDATE / DELETE statement changed, grouped,
  * into `card_count_deltas` (insert-only: concurrent card writes never wait on a shared row, and cannot deadlock
  * on one). Readers sum `card_counts` + the board's deltas and fold the deltas into `card_counts` once more than
- * COMPACT_AFTER have piled up. Runs as the invoking role: the deltas are tenant rows under RLS like any other.
+ * COMPACT_AFTER have piled up; writes fold now and then, and the periodic maintenance folds every board
+ * (src/platform/db/maintenance.ts: each folded delta is a dead row that only VACUUM makes reusable). Runs as the invoking role: the deltas are tenant rows under RLS like any other.
  * `migrate.ts` applies this after every migration (idempotent); the first time, it fills `card_counts` from the
  * existing cards, one organization at a time (so it also works for a non-superuser owner under forced RLS).
  */
