@@ -3,7 +3,7 @@ import { and, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { sha256 } from '../auth/tokens.js';
-import type { Database, Executor } from '../db/client.js';
+import { type Database, type Executor, queryRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { idempotencyKeys } from './table.js';
 
@@ -132,9 +132,10 @@ export const idempotencyPlugin = fp(
 
 /** Expired keys (the maintenance): a key is only ever looked up by itself, so nothing else would delete them. */
 export async function pruneIdempotencyKeys(ex: Executor): Promise<number> {
-  const gone = await ex
-    .delete(idempotencyKeys)
-    .where(lt(idempotencyKeys.createdAt, new Date(Date.now() - TTL_MS)))
-    .returning({ key: idempotencyKeys.key });
-  return gone.length;
+  const [row] = await queryRows<{ n: number }>(
+    ex,
+    sql`with gone as (delete from idempotency_keys where created_at < ${new Date(Date.now() - TTL_MS).toISOString()}::timestamptz returning 1)
+        select count(*)::int as n from gone`,
+  );
+  return row.n;
 }
