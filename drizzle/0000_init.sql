@@ -633,4 +633,5 @@ CREATE INDEX "api_tokens_user_id_idx" ON "api_tokens" USING btree ("user_id");--
 CREATE UNIQUE INDEX "users_document_id_key" ON "users" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_username_key" ON "users" USING btree ("username");--> statement-breakpoint
-CREATE INDEX "audit_log_org_created_idx" ON "audit_log" USING btree ("organization_id","created_at");
+CREATE INDEX "audit_log_org_created_idx" ON "audit_log" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { type Config, loadConfig, PLANS, type Plan } from './config.js';
 import { ensureDemo } from './modules/organizations/demo.js';
 import { findOrganizationBySlug, setOrganizationPlan } from './modules/organizations/repo.js';
@@ -9,6 +10,7 @@ import { expirations } from './modules/users/schema.js';
 import { issueToken, register } from './modules/users/service.js';
 import { sessionSigner } from './platform/auth/tokens.js';
 import { openDatabase } from './platform/db/client.js';
+import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
 import type { AppDeps } from './platform/deps.js';
 import { AppError } from './platform/http/errors.js';
@@ -150,10 +152,13 @@ async function worker(config: Config) {
   const db = await openDatabase(databaseOptions(config));
   await migrateDatabase(db);
   const { jobs } = await startJobs(config, db, true);
+  const log = pino({ level: config.CRM_LOG_LEVEL });
+  const maintenance = await startMaintenance(db, config, log, true);
   console.log(
     `CRM worker running (pid ${process.pid}, ${db.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'})`,
   );
   const stop = async () => {
+    await maintenance.stop();
     await jobs.stop();
     await db.close();
     process.exit(0);

@@ -30,6 +30,11 @@ const envSchema = z.object({
   CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
   /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
   CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
+  /**
+   * How often the processes running the workers fold the card-count deltas, prune expired idempotency keys
+   * and (when nothing else does) VACUUM those bookkeeping tables (src/platform/db/maintenance.ts).
+   */
+  CRM_DB_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './platform/db/client.js';
+import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
 import { startJobs, type WorkerDeps } from './workers.js';
 
@@ -31,13 +32,17 @@ export async function startServer(
   let app: FastifyInstance | undefined;
   let background: WorkerDeps | undefined;
   let inFlight: ReturnType<typeof countRequests> | undefined;
+  let maintenance: Awaited<ReturnType<typeof startMaintenance>> | undefined;
   try {
     await migrateDatabase(db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
     app = await buildApp({ config, db, background });
+    // The bookkeeping tables' upkeep runs beside the workers; every API process warns about the settings.
+    maintenance = await startMaintenance(db, config, app.log, config.CRM_WORKERS === 'inline');
     await app.listen({ port: config.PORT, host: config.HOST });
     inFlight = countRequests(app);
   } catch (err) {
+    await maintenance?.stop().catch(() => {});
     await app?.close().catch(() => {});
     await background?.jobs.stop().catch(() => {});
     await db.close().catch(() => {});
@@ -57,6 +62,7 @@ export async function startServer(
       // A request read from a kept-alive connection just as the server closed may still be running: the
       // database stays open until it has answered (bounded, so a hung client cannot hold the shutdown).
       await inFlight!.idle(10_000);
+      await maintenance!.stop();
       await background!.jobs.stop();
       await db.close();
     },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { preparedRows, type Tx } from '../../platform/db/client.js';
+import { type Executor, preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import type { StatsOptions } from './repo.js';
 
 /**
@@ -9,7 +9,8 @@ import type { StatsOptions } from './repo.js';
  * Three statement-level triggers on `cards` write what each INSERT / UPDATE / DELETE statement changed, grouped,
  * into `card_count_deltas` (insert-only: concurrent card writes never wait on a shared row, and cannot deadlock
  * on one). Readers sum `card_counts` + the board's deltas and fold the deltas into `card_counts` once more than
- * COMPACT_AFTER have piled up. Runs as the invoking role: the deltas are tenant rows under RLS like any other.
+ * COMPACT_AFTER have piled up; writes fold now and then, and the periodic maintenance folds every board
+ * (src/platform/db/maintenance.ts: each folded delta is a dead row that only VACUUM makes reusable). Runs as the invoking role: the deltas are tenant rows under RLS like any other.
  * `migrate.ts` applies this after every migration (idempotent); the first time, it fills `card_counts` from the
  * existing cards, one organization at a time (so it also works for a non-superuser owner under forced RLS).
  */
@@ -28,6 +29,13 @@ const createIfMissing = ([name, event, referencing]: [string, string, string]) =
     CREATE TRIGGER ${name} AFTER ${event} ON cards ${referencing}
       FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
   END IF;`;
+
+/** Deltas of one board a reader folds into `card_counts` (a handful of rows per card write statement). */
+export const COMPACT_AFTER = 256;
+/** First key of the advisory lock that lets one transaction at a time fold a board's deltas. */
+const COMPACT_LOCK = 727_002;
+/** At most this many deltas per fold, so one request never carries an unbounded backlog. */
+const FOLD_LIMIT = 20_000;
 
 export const CARD_COUNTS_SQL = [
   `
@@ -56,6 +64,61 @@ BEGIN
   END IF;
   RETURN NULL;
 END $fn$`,
+  // One fold, shared by readers, writers and the periodic maintenance (src/platform/db/maintenance.ts): moves
+  // at most p_limit of a board's deltas into card_counts in one statement, skipped (-1) while another
+  // transaction folds the same board (the deltas stay correct meanwhile: readers always add them). The upsert
+  // changes no indexed column, so with room on the page it is a HOT update, pruned without VACUUM.
+  `
+CREATE OR REPLACE FUNCTION card_counts_fold(p_org bigint, p_board bigint, p_limit int) RETURNS int
+LANGUAGE plpgsql AS $fn$
+DECLARE n int;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock(${COMPACT_LOCK}, (p_board % 2147483647)::int) THEN RETURN -1; END IF;
+  WITH moved AS (
+    DELETE FROM card_count_deltas
+    WHERE organization_id = p_org AND id IN (
+      SELECT id FROM card_count_deltas WHERE organization_id = p_org AND board_id = p_board
+      ORDER BY id LIMIT p_limit)
+    RETURNING board_id, phase_id, due_day, card_count, value_sum
+  ), folded AS (
+    INSERT INTO card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
+    SELECT p_org, board_id, phase_id, due_day, sum(card_count), sum(value_sum) FROM moved
+    GROUP BY board_id, phase_id, due_day
+    ON CONFLICT (organization_id, board_id, phase_id, due_day) DO UPDATE
+      SET card_count = card_counts.card_count + excluded.card_count,
+          value_sum = card_counts.value_sum + excluded.value_sum
+    RETURNING 1
+  )
+  SELECT count(*) INTO n FROM moved;
+  -- Days and phases no card is in any more (a zero count has a zero sum: the deltas are exact numerics).
+  IF n > 0 THEN
+    DELETE FROM card_counts WHERE organization_id = p_org AND board_id = p_board AND card_count = 0;
+  END IF;
+  RETURN n;
+END $fn$`,
+  // Every board's deltas, for the maintenance. It runs as the owner, under FORCE ROW LEVEL SECURITY like a
+  // request: one organization at a time (an index probe each), unless the role sees every row anyway
+  // (superuser or BYPASSRLS), then straight to the organizations that have deltas.
+  `
+CREATE OR REPLACE FUNCTION card_counts_fold_all(p_limit int) RETURNS int LANGUAGE plpgsql AS $fn$
+DECLARE
+  sees_all boolean := (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user);
+  o record;
+  b record;
+  n int;
+  total int := 0;
+BEGIN
+  FOR o IN SELECT id FROM organizations WHERE NOT sees_all
+           UNION ALL SELECT DISTINCT organization_id FROM card_count_deltas WHERE sees_all LOOP
+    PERFORM set_config('app.organization_id', o.id::text, true);
+    FOR b IN SELECT DISTINCT board_id FROM card_count_deltas WHERE organization_id = o.id LOOP
+      n := card_counts_fold(o.id, b.board_id, p_limit);
+      IF n > 0 THEN total := total + n; END IF;
+    END LOOP;
+  END LOOP;
+  PERFORM set_config('app.organization_id', '', true);
+  RETURN total;
+END $fn$`,
   // Triggers are created only when missing: CREATE TRIGGER locks `cards` against writes, and every process
   // start runs this. The first time, `card_counts` is filled from the cards already there.
   `
@@ -79,11 +142,6 @@ ${TRIGGERS.map(createIfMissing).join('')}
   END IF;
 END $$`,
 ];
-
-/** Deltas of one board a reader folds into `card_counts` (a handful of rows per card write statement). */
-export const COMPACT_AFTER = 256;
-/** First key of the advisory lock that lets one transaction at a time fold a board's deltas. */
-const COMPACT_LOCK = 727_002;
 
 /**
  * Total (and stats) of a board, or of one phase of it, from the counts: one statement over a few hundred rows,
@@ -140,25 +198,17 @@ export async function countsOf(
  * board (the deltas stay correct meanwhile: readers always add them).
  */
 export async function compactCounts(tx: Tx, orgId: number, boardId: number) {
-  await tx.execute(sql`
-    with lock as (select pg_try_advisory_xact_lock(${COMPACT_LOCK}, ${lockKey(boardId)}) as ok),
-    moved as (
-      delete from card_count_deltas
-      where organization_id = ${orgId} and (select ok from lock) and id in (
-        select id from card_count_deltas where organization_id = ${orgId} and board_id = ${boardId}
-        order by id limit ${FOLD_LIMIT})
-      returning board_id, phase_id, due_day, card_count, value_sum
-    )
-    insert into card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
-    select ${orgId}, board_id, phase_id, due_day, sum(card_count), sum(value_sum) from moved
-    group by board_id, phase_id, due_day
-    on conflict (organization_id, board_id, phase_id, due_day) do update
-      set card_count = card_counts.card_count + excluded.card_count,
-          value_sum = card_counts.value_sum + excluded.value_sum`);
-  // Days and phases no card is in any more (a zero count has a zero sum: the deltas are exact numerics).
-  await tx.execute(
-    sql`delete from card_counts where organization_id = ${orgId} and board_id = ${boardId} and card_count = 0`,
-  );
+  await tx.execute(sql`select card_counts_fold(${orgId}, ${boardId}, ${FOLD_LIMIT})`);
+}
+
+/**
+ * Folds every board's deltas (the periodic maintenance, as the schema owner): a board written to but never
+ * listed keeps no backlog, and the delta table stays a few pages that VACUUM clears in a millisecond.
+ * Returns the number of deltas folded.
+ */
+export async function foldAllCounts(ex: Executor): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(ex, sql`select card_counts_fold_all(${FOLD_LIMIT}) as n`);
+  return row.n;
 }
 
 /**
@@ -168,9 +218,6 @@ export async function compactCounts(tx: Tx, orgId: number, boardId: number) {
 export async function foldSometimes(tx: Tx, orgId: number, boardId: number, random = Math.random) {
   if (random() * COMPACT_AFTER < 1) await compactCounts(tx, orgId, boardId);
 }
-
-/** At most this many deltas per fold, so one request never carries an unbounded backlog. */
-const FOLD_LIMIT = 20_000;
 
 const lockKey = (boardId: number) => sql`(${boardId}::bigint % 2147483647)::int`;
 

@@ -3,11 +3,11 @@ import { and, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { sha256 } from '../auth/tokens.js';
-import type { Database } from '../db/client.js';
+import { type Database, type Executor, queryRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { idempotencyKeys } from './table.js';
 
-const TTL_MS = 24 * 60 * 60 * 1000;
+export const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEYED_STREAM_BYTES = 64 * 1024 * 1024;
 
 declare module 'fastify' {
@@ -129,3 +129,13 @@ export const idempotencyPlugin = fp(
   },
   { name: 'idempotency', dependencies: ['auth'] },
 );
+
+/** Expired keys (the maintenance): a key is only ever looked up by itself, so nothing else would delete them. */
+export async function pruneIdempotencyKeys(ex: Executor): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    ex,
+    sql`with gone as (delete from idempotency_keys where created_at < ${new Date(Date.now() - TTL_MS).toISOString()}::timestamptz returning 1)
+        select count(*)::int as n from gone`,
+  );
+  return row.n;
+}
