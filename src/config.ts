@@ -28,6 +28,11 @@ const envSchema = z.object({
   CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
   /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
   CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
+  /**
+   * How long a keyed POST holds its Idempotency-Key without a sign of life from its process (renewed every
+   * third of it while the request runs): a retry after it expired takes the key over (the process died).
+   */
+  CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
