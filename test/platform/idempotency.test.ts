@@ -1,6 +1,16 @@
 import { sql } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
 import { describe, expect, test } from 'vitest';
-import { getApp, newTenant, registerUser, unique } from '../helpers/app.js';
+import { buildApp } from '../../src/app.js';
+import {
+  apiClient,
+  getApp,
+  newTenant,
+  registerUser,
+  type Tenant,
+  testConfig,
+  unique,
+} from '../helpers/app.js';
 
 describe('Idempotency-Key', () => {
   test('replays the first response for the same key and body, without doing the work twice', async () => {
@@ -97,5 +107,138 @@ describe('Idempotency-Key', () => {
     expect(r1.status).toBe(404);
     expect(r2.status).toBe(404);
     expect(r2.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+/**
+ * An app on the worker's database whose requests can be stopped at a point of their life: `x-test-gate`
+ * names a gate the test opens later; `before-commit` gates stop after the key is taken (preHandler),
+ * `after-commit` ones after the handler's transaction committed, before the answer is stored (preSerialization).
+ * `x-test-fail: after-commit` makes the answer a 500 after the commit.
+ */
+async function gatedApp(leaseSeconds: number) {
+  const { db } = await getApp();
+  const app = await buildApp({ config: testConfig({ CRM_IDEMPOTENCY_LEASE_SECONDS: leaseSeconds }), db });
+  const gates = new Map<string, { stage: string; reached: () => void; opened: Promise<void> }>();
+  const stop = async (req: FastifyRequest, stage: string) => {
+    const g = gates.get(String(req.headers['x-test-gate']));
+    if (g?.stage !== stage) return;
+    g.reached();
+    await g.opened;
+  };
+  app.addHook('preHandler', async (req) => stop(req, 'before-commit'));
+  app.addHook('preSerialization', async (req, _reply, payload) => {
+    await stop(req, 'after-commit');
+    if (req.headers['x-test-fail'] === 'after-commit') throw new Error('test: fails after the commit');
+    return payload;
+  });
+  await app.ready();
+  const gate = (stage: 'before-commit' | 'after-commit') => {
+    const id = unique('gate-');
+    let reached!: () => void;
+    let open!: () => void;
+    const at = new Promise<void>((r) => (reached = r));
+    const opened = new Promise<void>((r) => (open = r));
+    gates.set(id, { stage, reached, opened });
+    return { headers: { 'x-test-gate': id }, reached: at, open };
+  };
+  const clientOf = (t: Tenant) =>
+    apiClient(app, { authorization: `Bearer ${t.user.jwt}`, 'x-tenant-id': t.slug });
+  return { app, db, gate, clientOf };
+}
+
+const contactCount = async (t: Tenant) => (await t.api.get('/contacts')).body.meta.pagination.total as number;
+
+describe('Idempotency-Key: a request whose process stalls or dies', () => {
+  test('while the first request runs, a retry gets 409 with Retry-After; once it answered, the retry replays', async () => {
+    const g = await gatedApp(30);
+    const t = await newTenant();
+    const api = g.clientOf(t);
+    const key = unique('k-live-');
+    const body = { data: { name: 'Live lease' } };
+    const hold = g.gate('after-commit');
+    const first = api.post('/contacts', body, { 'idempotency-key': key, ...hold.headers });
+    await hold.reached;
+    const retry = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.name).toBe('ConflictError');
+    const after = Number(retry.headers['retry-after']);
+    expect(after).toBeGreaterThanOrEqual(1);
+    expect(after).toBeLessThanOrEqual(30);
+    // Same key, another body: still the 422, also while the first runs.
+    const other = await t.api.post('/contacts', { data: { name: 'Other' } }, { 'idempotency-key': key });
+    expect(other.status).toBe(422);
+    hold.open();
+    const done = await first;
+    expect(done.status).toBe(201);
+    const replay = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(done.body);
+    expect(await contactCount(t)).toBe(1);
+    await g.app.close();
+  });
+
+  test('the lease is renewed while the request runs: a retry after the lease time still gets 409', async () => {
+    const g = await gatedApp(1);
+    const t = await newTenant();
+    const key = unique('k-renew-');
+    const body = { data: { name: 'Slow but alive' } };
+    const hold = g.gate('before-commit');
+    const first = g.clientOf(t).post('/contacts', body, { 'idempotency-key': key, ...hold.headers });
+    await hold.reached;
+    await new Promise((r) => setTimeout(r, 2500));
+    const retry = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(retry.status).toBe(409);
+    hold.open();
+    expect((await first).status).toBe(201);
+    expect(await contactCount(t)).toBe(1);
+    await g.app.close();
+  });
+
+  test('a stalled request whose lease expired is taken over: the retry runs, the stalled one cannot commit', async () => {
+    const g = await gatedApp(30);
+    const t = await newTenant();
+    const key = unique('k-fence-');
+    const body = { data: { name: 'Fenced' } };
+    const hold = g.gate('before-commit');
+    const stalled = g.clientOf(t).post('/contacts', body, { 'idempotency-key': key, ...hold.headers });
+    await hold.reached;
+    // As if its process had stopped renewing (a long pause): the lease runs out.
+    await g.db.system.execute(
+      sql`update idempotency_keys set locked_until = now() - interval '1 second'
+        where user_id = ${t.user.id} and key = ${key}`,
+    );
+    const retry = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    hold.open();
+    const late = await stalled;
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/took over/);
+    expect(await contactCount(t)).toBe(1);
+    const again = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.documentId).toBe(retry.body.documentId);
+    await g.app.close();
+  });
+
+  test('a 500 after the write committed keeps the key: the retry replays what the write produced', async () => {
+    const g = await gatedApp(30);
+    const t = await newTenant();
+    const key = unique('k-500-');
+    const body = { data: { name: 'Committed then failed' } };
+    const failed = await g
+      .clientOf(t)
+      .post('/contacts', body, { 'idempotency-key': key, 'x-test-fail': 'after-commit' });
+    expect(failed.status).toBe(500);
+    const retry = await t.api.post('/contacts', body, { 'idempotency-key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.name).toBe('Committed then failed');
+    const list = await t.api.get('/contacts');
+    expect(list.body.meta.pagination.total).toBe(1);
+    expect(retry.body.documentId).toBe(list.body.data[0].documentId);
+    await g.app.close();
   });
 });
