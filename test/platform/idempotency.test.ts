@@ -1,6 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import {
   apiClient,
@@ -241,4 +245,149 @@ describe('Idempotency-Key: a request whose process stalls or dies', () => {
     expect(retry.body.documentId).toBe(list.body.data[0].documentId);
     await g.app.close();
   });
+});
+
+/** A server process; resolves its URL once it printed its listening line, and waits for lines it prints. */
+function spawnServer(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  spawned.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const waitFor = (re: RegExp, ms = 180_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not seen ${re}: ${out} ${err}`)), ms);
+      const check = () => {
+        const m = out.match(re);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m);
+        }
+      };
+      child.stdout.on('data', check);
+      child.once('exit', () => reject(new Error(`exited: ${out} ${err}`)));
+      check();
+    });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return { child, waitFor, exited, url: waitFor(/listening on (http:\/\/\S+)/).then((m) => m[1]) };
+}
+
+const spawned: ChildProcess[] = [];
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function http(base: string, method: string, path: string, body?: unknown, headers = {}) {
+  const res = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+describe('Idempotency-Key: the API process is killed with SIGKILL mid-request', () => {
+  test('retries on a restarted `crm serve` replay the committed write or run the uncommitted one, once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'crm-idem-kill-'));
+    tempDirs.push(dataDir);
+    const env = {
+      CRM_DATA_DIR: dataDir,
+      CRM_LOG_LEVEL: 'silent',
+      CRM_IDEMPOTENCY_LEASE_SECONDS: '2',
+      CRM_WORKERS: 'external',
+      PORT: '0',
+    };
+    const root = join(import.meta.dirname, '../..');
+    const first = spawnServer(
+      ['--import', 'tsx', join(root, 'test/platform/fixtures/hanging-server.ts')],
+      env,
+    );
+    const a = await first.url;
+
+    const username = unique('kill');
+    const reg = await http(a, 'POST', '/auth/local/register', {
+      username,
+      email: `${username}@test.example`,
+      password: 'correct-horse-battery',
+    });
+    expect(reg.status).toBe(200);
+    const auth = { authorization: `Bearer ${reg.body.jwt}` };
+    const slug = unique('org-kill-');
+    expect((await http(a, 'POST', '/organizations', { data: { name: slug, slug } }, auth)).status).toBe(201);
+    const tenant = { ...auth, 'x-tenant-id': slug };
+
+    const committed = { key: unique('k-after-'), body: { data: { name: 'Killed after commit' } } };
+    const uncommitted = { key: unique('k-before-'), body: { data: { name: 'Killed before commit' } } };
+    const post = (base: string, c: typeof committed, extra: Record<string, string> = {}) =>
+      http(base, 'POST', '/contacts', c.body, { ...tenant, 'idempotency-key': c.key, ...extra });
+    // Both requests stop in the process: one after its write committed, one before anything was written.
+    const lost = [
+      post(a, committed, { 'x-test-hang': 'after-commit' }).catch(() => null),
+      post(a, uncommitted, { 'x-test-hang': 'before-commit' }).catch(() => null),
+    ];
+    await first.waitFor(new RegExp(`hanging ${committed.key}`));
+    await first.waitFor(new RegExp(`hanging ${uncommitted.key}`));
+
+    // While their process lives (and renews their leases, also past the lease time), retries get 409.
+    for (const c of [committed, uncommitted]) {
+      const busy = await post(a, c);
+      expect(busy.status).toBe(409);
+      expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await post(a, committed)).status).toBe(409);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await Promise.all(lost);
+    const killedAt = Date.now();
+
+    // The real `crm serve` on the same database (PGlite: the dead process's lock is stale and taken over).
+    const second = spawnServer([join(root, 'bin/crm.js'), 'serve'], env);
+    const b = await second.url;
+    await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 2500 - Date.now())));
+
+    // Committed before the kill: replayed, as the route answers (201, the contact), not written again.
+    const replayed = await post(b, committed);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.name).toBe('Killed after commit');
+    // Nothing committed before the kill: the retry takes the key over and runs, once.
+    const ran = await post(b, uncommitted);
+    expect(ran.status).toBe(201);
+    expect(ran.headers.get('idempotent-replayed')).toBeNull();
+    const ranAgain = await post(b, uncommitted);
+    expect(ranAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(ranAgain.body.documentId).toBe(ran.body.documentId);
+    // The same key with another body is still refused.
+    const other = await http(
+      b,
+      'POST',
+      '/contacts',
+      { data: { name: 'Other' } },
+      {
+        ...tenant,
+        'idempotency-key': committed.key,
+      },
+    );
+    expect(other.status).toBe(422);
+
+    const list = await http(b, 'GET', '/contacts', undefined, tenant);
+    expect(list.body.meta.pagination.total).toBe(2);
+    const byName = new Map(
+      list.body.data.map((c: { name: string; documentId: string }) => [c.name, c.documentId]),
+    );
+    expect(byName.get('Killed after commit')).toBe(replayed.body.documentId);
+    expect(byName.get('Killed before commit')).toBe(ran.body.documentId);
+
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 420_000);
 });
