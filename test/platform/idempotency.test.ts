@@ -2,10 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { queryRows } from '../../src/platform/db/client.js';
+import { pruneIdempotencyKeys } from '../../src/platform/idempotency/plugin.js';
 import {
   apiClient,
   getApp,
@@ -90,12 +92,12 @@ describe('Idempotency-Key', () => {
     const b = await newTenant();
     const ra = await a.userApi.post(
       '/organizations',
-      { data: { name: 'Same key A' } },
+      { data: { name: unique('Same key A ') } },
       { 'idempotency-key': 'shared' },
     );
     const rb = await b.userApi.post(
       '/organizations',
-      { data: { name: 'Same key B' } },
+      { data: { name: unique('Same key B ') } },
       { 'idempotency-key': 'shared' },
     );
     expect(ra.status).toBe(201);
@@ -244,6 +246,77 @@ describe('Idempotency-Key: a request whose process stalls or dies', () => {
     expect(list.body.meta.pagination.total).toBe(1);
     expect(retry.body.documentId).toBe(list.body.data[0].documentId);
     await g.app.close();
+  });
+});
+
+describe('Idempotency-Key: storage', () => {
+  test('a tenant transaction cannot read or change stored responses; the commit function needs the lease', async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const key = unique('k-iso-');
+    const stored = await b.api.post('/contacts', { data: { name: 'B secret' } }, { 'idempotency-key': key });
+    expect(stored.status).toBe(201);
+    const { db } = await getApp();
+    const [{ id: orgA }] = await queryRows<{ id: number }>(
+      db.system,
+      sql`select id from organizations where slug = ${a.slug}`,
+    );
+    const inA = <T>(q: SQL) => db.tenantTransaction(orgA, (tx) => queryRows<T>(tx, q));
+    const sqlState = (p: Promise<unknown>) =>
+      p.then(
+        () => 'no error',
+        (err) => (err.cause ?? err).code,
+      );
+    expect(await sqlState(inA(sql`select response_body from idempotency_keys`))).toBe('42501');
+    expect(await sqlState(inA(sql`update idempotency_keys set status_code = 200`))).toBe('42501');
+    expect(await sqlState(inA(sql`delete from idempotency_keys`))).toBe('42501');
+
+    // A key of B in progress, held under lease token `held`: only that token marks it.
+    const running = unique('k-iso-run-');
+    const held = crypto.randomUUID();
+    await db.system.execute(
+      sql`insert into idempotency_keys (user_id, key, request_hash, lease_token, locked_until)
+        values (${b.user.id}, ${running}, 'h', ${held}::uuid, now() + interval '30 seconds')`,
+    );
+    // pg_current_xact_id() makes the transaction one that wrote (the function ignores read-only ones).
+    const commitAs = (token: string) =>
+      inA<{ ok: boolean }>(
+        sql`select pg_current_xact_id() is not null as wrote,
+          crm_idempotency_commit(${b.user.id}, ${running}, ${token}::uuid, '{"forged":true}'::jsonb) as ok`,
+      );
+    const state = async () =>
+      (
+        await queryRows<{ committed: boolean }>(
+          db.system,
+          sql`select committed from idempotency_keys where user_id = ${b.user.id} and key = ${running}`,
+        )
+      )[0].committed;
+    expect((await commitAs(crypto.randomUUID()))[0].ok).toBe(false);
+    expect(await state()).toBe(false);
+    expect((await commitAs(held))[0].ok).toBe(true);
+    expect(await state()).toBe(true);
+    // B's answered key still replays its stored response.
+    const replay = await b.api.post('/contacts', { data: { name: 'B secret' } }, { 'idempotency-key': key });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(stored.body);
+  });
+
+  test('keys past their 24 h are pruned periodically, fresh ones kept', async () => {
+    const t = await newTenant();
+    const [old, fresh] = [unique('k-old-'), unique('k-fresh-')];
+    await t.api.post('/contacts', { data: { name: 'Old' } }, { 'idempotency-key': old });
+    await t.api.post('/contacts', { data: { name: 'Fresh' } }, { 'idempotency-key': fresh });
+    const { db } = await getApp();
+    await db.system.execute(
+      sql`update idempotency_keys set created_at = now() - interval '25 hours'
+        where user_id = ${t.user.id} and key = ${old}`,
+    );
+    await pruneIdempotencyKeys(db);
+    const rows = await queryRows<{ key: string }>(
+      db.system,
+      sql`select key from idempotency_keys where user_id = ${t.user.id} order by key`,
+    );
+    expect(rows.map((r) => r.key)).toEqual([fresh]);
   });
 });
 
