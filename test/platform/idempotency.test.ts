@@ -247,6 +247,24 @@ describe('Idempotency-Key: a request whose process stalls or dies', () => {
     expect(retry.body.documentId).toBe(list.body.data[0].documentId);
     await g.app.close();
   });
+  test('a user-level write (POST /organizations) marks its key too: a 500 after its commit replays', async () => {
+    const g = await gatedApp(30);
+    const u = await registerUser(g.app);
+    const api = apiClient(g.app, { authorization: `Bearer ${u.jwt}` });
+    const key = unique('k-org-');
+    const body = { data: { name: unique('Org after commit ') } };
+    const failed = await api.post('/organizations', body, {
+      'idempotency-key': key,
+      'x-test-fail': 'after-commit',
+    });
+    expect(failed.status).toBe(500);
+    const retry = await api.post('/organizations', body, { 'idempotency-key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    const orgs = await api.get('/organizations');
+    expect(orgs.body.data.map((o: { documentId: string }) => o.documentId)).toEqual([retry.body.documentId]);
+    await g.app.close();
+  });
 });
 
 describe('Idempotency-Key: storage', () => {
