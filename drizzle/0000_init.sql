@@ -505,6 +505,10 @@ CREATE TABLE "idempotency_keys" (
 	"request_hash" text NOT NULL,
 	"status_code" integer,
 	"response_body" jsonb,
+	"lease_token" uuid,
+	"locked_until" timestamp with time zone,
+	"committed" boolean DEFAULT false NOT NULL,
+	"provisional_body" jsonb,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "idempotency_keys_user_id_key_pk" PRIMARY KEY("user_id","key")
 );
@@ -634,4 +638,5 @@ CREATE UNIQUE INDEX "users_document_id_key" ON "users" USING btree ("document_id
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_username_key" ON "users" USING btree ("username");--> statement-breakpoint
 CREATE INDEX "audit_log_org_created_idx" ON "audit_log" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "idempotency_keys_lease_idx" ON "idempotency_keys" USING btree ("lease_token") WHERE status_code is null;--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");

@@ -96,7 +96,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   await registerOpenApi(app);
   await registerRateLimit(app, config);
   await app.register(authPlugin, { db, signer });
-  await app.register(idempotencyPlugin, { db });
+  await app.register(idempotencyPlugin, { db, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
   await registerDocsRoutes(app);
   return app;

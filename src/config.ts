@@ -35,6 +35,11 @@ const envSchema = z.object({
    * and (when nothing else does) VACUUM those bookkeeping tables (src/platform/db/maintenance.ts).
    */
   CRM_DB_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(30),
+  /**
+   * How long a keyed POST holds its Idempotency-Key without a sign of life from its process (renewed every
+   * third of it while the request runs): a retry after it expired takes the key over (the process died).
+   */
+  CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */

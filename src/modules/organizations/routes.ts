@@ -34,7 +34,9 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await service.createOrganizationForUser(deps, req.principal!, req.body.data)),
+      reply
+        .code(201)
+        .send(await service.createOrganizationForUser(deps, req.principal!, req.body.data, req.idempotency)),
   );
 
   app.get(

@@ -8,6 +8,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
+import { type PendingIdempotencyKey, recordCommit } from '../../platform/idempotency/commit.js';
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { findUserByEmail } from '../users/repo.js';
 import * as repo from './repo.js';
@@ -25,11 +26,16 @@ export function slugify(name: string): string {
   return s || 'item';
 }
 
-/** Creates an organization with its first owner, in one transaction. */
+/**
+ * Creates an organization with its first owner, in one transaction. A keyed request's `Idempotency-Key` is
+ * marked with the answer in the same transaction (tenant routes get this from their TenantContext; this
+ * user-level write does it itself), so a process dying before it answers leaves a key the retry replays.
+ */
 export async function createOrganization(
   { db, config }: AppDeps,
   userId: number,
   input: z.infer<typeof organizationInput> & { plan?: Plan },
+  idempotency: PendingIdempotencyKey | null = null,
 ) {
   const slug = input.slug ?? slugify(input.name);
   return db.system.transaction(async (tx) => {
@@ -41,6 +47,7 @@ export async function createOrganization(
       sql`select set_config('role', 'crm_app', true), set_config('app.organization_id', ${String(org.id)}, true)`,
     );
     const owner = await repo.insertMembership(tx as Tx, org.id, userId, 'owner');
+    if (idempotency) await recordCommit(tx as Tx, idempotency, toOrganization(org, 'owner'));
     return { org, owner: owner! };
   });
 }
@@ -49,8 +56,9 @@ export async function createOrganizationForUser(
   deps: AppDeps,
   principal: Principal,
   input: z.infer<typeof organizationInput>,
+  idempotency: PendingIdempotencyKey | null,
 ) {
-  const { org } = await createOrganization(deps, principal.userId, input);
+  const { org } = await createOrganization(deps, principal.userId, input, idempotency);
   return toOrganization(org, 'owner');
 }
 

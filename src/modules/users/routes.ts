@@ -52,7 +52,12 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   app.post(
     '/users/generate-token',
     {
-      config: { scope: 'account:write', auth: 'user', ...strictBucket(deps.config, 'token') },
+      config: {
+        scope: 'account:write',
+        auth: 'user',
+        idempotency: false,
+        ...strictBucket(deps.config, 'token'),
+      },
       schema: {
         tags,
         summary: 'Create a long-lived API token (needs a session JWT; the token is shown once)',

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
+import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -34,6 +35,8 @@ async function migrateUnlocked(database: Database): Promise<void> {
   // Triggers the schema generator cannot express (idempotent, like the policies below).
   for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
+  // After the policies: they create the crm_app role the function is granted to.
+  for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
 }
 
 /**

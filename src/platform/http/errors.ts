@@ -57,8 +57,8 @@ export const errorEnvelope = z
   .describe('Error envelope of every failed request');
 
 export function sendError(reply: FastifyReply, err: AppError) {
-  if (err.status === 429 && err.details.retryAfter)
-    reply.header('retry-after', String(err.details.retryAfter));
+  // 429 (rate limits) and 409 (an Idempotency-Key still in progress) say when to try again.
+  if (err.details.retryAfter) reply.header('retry-after', String(err.details.retryAfter));
   return reply.code(err.status).send({
     data: null,
     error: { status: err.status, name: err.errorName, message: err.message, details: err.details },

@@ -1,6 +1,7 @@
 import type { Plan } from '../../config.js';
 import type { Database, Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { type PendingIdempotencyKey, recordCommit } from '../idempotency/commit.js';
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -37,11 +38,30 @@ export interface TenantContext {
   role: Role;
   /** null: all of the role's permissions. */
   scopes: string[] | null;
+  /**
+   * The request's `Idempotency-Key`, once the idempotency preHandler holds it: every transaction then
+   * records its result on the key before committing (idempotency/commit.ts), so the key knows the write
+   * happened even if the process dies before answering.
+   */
+  idempotency: PendingIdempotencyKey | null;
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
-export function makeTenantContext(db: Database, fields: Omit<TenantContext, 'transaction'>): TenantContext {
-  return { ...fields, transaction: (fn) => db.tenantTransaction(fields.orgId, fn) };
+export function makeTenantContext(
+  db: Database,
+  fields: Omit<TenantContext, 'transaction' | 'idempotency'>,
+): TenantContext {
+  const ctx: TenantContext = {
+    ...fields,
+    idempotency: null,
+    transaction: (fn) =>
+      db.tenantTransaction(fields.orgId, async (tx) => {
+        const result = await fn(tx);
+        if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
+        return result;
+      }),
+  };
+  return ctx;
 }
 
 export function hasRole(ctx: Pick<TenantContext, 'role'>, min: Role): boolean {
