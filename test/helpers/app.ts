@@ -133,15 +133,18 @@ export async function newTenant(app?: FastifyInstance): Promise<Tenant> {
 }
 
 /**
- * The newest invitation e-mail queued for `email` (the mailbox of the test): its link and token. The shared
- * app runs no workers, so the message waits in the mail queue, exactly as it would be delivered.
+ * Takes the newest invitation e-mail queued for `email` out of the mail queue (the mailbox of the test): its
+ * link and token. The shared app runs no workers, so the message waits in the queue exactly as it would be
+ * delivered; taking it keeps a shared PostgreSQL database from piling up mail for the tests that run workers.
  */
 export async function invitationMail(email: string) {
   const { db } = await getApp();
   const [job] = await queryRows<{ data: { to: string; subject: string; text: string } }>(
     db.system,
-    sql`select data from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
-        and data->>'subject' like 'Invitation to join %' order by created_on desc limit 1`,
+    sql`delete from pgboss.job where id = (
+          select id from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
+            and data->>'subject' like 'Invitation to join %' order by created_on desc limit 1)
+        returning data`,
   );
   if (!job) throw new Error(`no invitation mail to ${email}`);
   const match = /(https?:\/\/\S+\/api(\/invitations\/(crm_inv_\w+)))/.exec(job.data.text);
