@@ -3,7 +3,14 @@ import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { acceptedInvitation, invitation, invitationInput, invitationPreview, tokenParams } from './schema.js';
+import {
+  acceptedInvitation,
+  invitation,
+  invitationInput,
+  invitationPreview,
+  previewParams,
+  tokenParams,
+} from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Organizations'];
@@ -57,17 +64,18 @@ export const invitationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
   );
 
   app.get(
-    '/invitations/:token',
+    '/invitations/:id',
     {
       config: { auth: 'public', ...strictBucket(deps.config, 'public') },
       schema: {
         tags,
-        summary: 'What an invitation link offers: organization, role, invited address, status',
-        params: tokenParams,
+        summary: 'What an invitation link offers (public): organization, role, invited address, status',
+        description: '`{id}` is the token of the e-mailed link (crm_inv_…), not the invitation documentId.',
+        params: previewParams,
         response: { 200: invitationPreview },
       },
     },
-    async (req) => service.previewInvitation(deps, req.params.token),
+    async (req) => service.previewInvitation(deps, req.params.id),
   );
 
   app.post(

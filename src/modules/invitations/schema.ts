@@ -31,10 +31,18 @@ export const invitation = z
   .meta({ id: 'Invitation' });
 export type Invitation = z.infer<typeof invitation>;
 
+const linkToken = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe('the token of the link in the invitation e-mail (crm_inv_…)');
 /** Path parameter of the invitee's routes: the token of the e-mailed link. */
-export const tokenParams = z.object({
-  token: z.string().min(1).max(128).describe('the token of the link in the invitation e-mail'),
-});
+export const tokenParams = z.object({ token: linkToken });
+/**
+ * The same for `GET /invitations/{id}`: OpenAPI treats `/invitations/{token}` and `/invitations/{id}` (revoke) as
+ * one path, so the parameter keeps the one name; here it holds the link's token, not a documentId.
+ */
+export const previewParams = z.object({ id: linkToken });
 
 const organizationRef = z.object({ documentId: z.string(), name: z.string(), slug: z.string() });
 
