@@ -5,6 +5,7 @@ import { boardRoutes } from './modules/boards/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { invitationRoutes } from './modules/invitations/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
@@ -46,6 +47,7 @@ const areas = [
   healthRoutes,
   userRoutes,
   organizationRoutes,
+  invitationRoutes,
   boardRoutes,
   cardRoutes,
   productCategoryRoutes,

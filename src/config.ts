@@ -62,6 +62,15 @@ export type Config = z.infer<typeof envSchema>;
 export type Plan = (typeof plans)[number];
 export const PLANS = plans;
 
+/** The base URL people reach the service at (links in e-mail): PUBLIC_URL, else the listening address. */
+export function publicBaseUrl(
+  config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>,
+  port: number = config.PORT,
+): string {
+  const url = config.PUBLIC_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
+  return url.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

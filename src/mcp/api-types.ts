@@ -7120,6 +7120,545 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending invitations, expired ones included (admin) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
+          filters?: {
+            [key: string]: unknown;
+          };
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          pagination?: {
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            pageSize?: number;
+            /** @enum {string} */
+            withCount?: 'true' | 'false';
+          };
+          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          populate?:
+            | string
+            | string[]
+            | {
+                [key: string]: unknown;
+              };
+          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          sort?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['Invitation'][];
+              meta: {
+                pagination: {
+                  page: number;
+                  pageCount: number;
+                  pageSize: number;
+                  total: number;
+                };
+              };
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/invitations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What an invitation link offers (public): organization, role, invited address, status
+     * @description `{id}` is the token of the e-mailed link (crm_inv_…), not the invitation documentId.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token of the link in the invitation e-mail (crm_inv_…) */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['InvitationPreview'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Revoke a pending invitation (admin): its link stops working */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description documentId */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              documentId: string;
+            };
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/invitations/{token}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept an invitation: become a member (signed in with the invited address)
+     * @description Another account → 403; unknown or revoked link → 404; expired, declined or used up → 422. Accepting again answers the same membership.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token of the link in the invitation e-mail (crm_inv_…) */
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AcceptedInvitation'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/invitations/{token}/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decline an invitation (signed in with the invited address); the link is used up */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token of the link in the invitation e-mail (crm_inv_…) */
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['InvitationPreview'];
+          };
+        };
+        /** @description Bad request or validation error */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing, expired or invalid token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No permission, not a member, or feature outside the plan */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Business rule failed */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limit exceeded (see Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unexpected error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/memberships': {
     parameters: {
       query?: never;
@@ -7259,7 +7798,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a registered user to the organization (admin) */
+    /**
+     * Invite someone by e-mail (admin; the owner role by owners)
+     * @description Sends an e-mail with a single-use link valid 7 days; the person becomes a member only by accepting it (POST /invitations/{token}/accept, signed in with the invited address). The answer is the same whether or not the address has an account or is already a member. Inviting a pending address again renews its invitation (new link, role and expiry) instead of adding another.
+     */
     post: {
       parameters: {
         query?: never;
@@ -7271,9 +7813,10 @@ export interface paths {
         content: {
           'application/json': {
             data: {
-              /** @description email of a registered user */
+              /** @description where the invitation goes; it need not belong to a registered user yet */
               email: string;
               /**
+               * @description the role given on acceptance (owner: by owners only)
                * @default member
                * @enum {string}
                */
@@ -7284,12 +7827,12 @@ export interface paths {
       };
       responses: {
         /** @description Default Response */
-        201: {
+        202: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Membership'];
+            'application/json': components['schemas']['Invitation'];
           };
         };
         /** @description Bad request or validation error */
@@ -13698,6 +14241,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AcceptedInvitation: {
+      membership: components['schemas']['Membership'];
+      /** @description use its slug as x-tenant-id */
+      organization: {
+        documentId: string;
+        name: string;
+        slug: string;
+      };
+    };
+    AcceptedInvitationInput: {
+      membership: components['schemas']['MembershipInput'];
+      /** @description use its slug as x-tenant-id */
+      organization: {
+        documentId: string;
+        name: string;
+        slug: string;
+      };
+    };
     AllowedTransition: {
       allowed: boolean;
       phase: {
@@ -14695,6 +15256,66 @@ export interface components {
       mimeType: string;
       name: string;
       size: number;
+    };
+    Invitation: {
+      createdAt: string;
+      documentId: string;
+      email: string;
+      expiresAt: string;
+      /** @description null when the inviter is no longer a member */
+      invitedBy: components['schemas']['MembershipRef'] | null;
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      /** @enum {string} */
+      status: 'pending' | 'expired' | 'accepted' | 'declined';
+      updatedAt: string;
+    };
+    InvitationInput: {
+      createdAt: string;
+      documentId: string;
+      email: string;
+      expiresAt: string;
+      /** @description null when the inviter is no longer a member */
+      invitedBy: components['schemas']['MembershipRefInput'] | null;
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      /** @enum {string} */
+      status: 'pending' | 'expired' | 'accepted' | 'declined';
+      updatedAt: string;
+    };
+    InvitationPreview: {
+      /** @description the address invited: accept while signed in to the account with it */
+      email: string;
+      expiresAt: string;
+      invitedBy: {
+        username: string;
+      } | null;
+      organization: {
+        documentId: string;
+        name: string;
+        slug: string;
+      };
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      /** @enum {string} */
+      status: 'pending' | 'expired' | 'accepted' | 'declined';
+    };
+    InvitationPreviewInput: {
+      /** @description the address invited: accept while signed in to the account with it */
+      email: string;
+      expiresAt: string;
+      invitedBy: {
+        username: string;
+      } | null;
+      organization: {
+        documentId: string;
+        name: string;
+        slug: string;
+      };
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'member' | 'viewer';
+      /** @enum {string} */
+      status: 'pending' | 'expired' | 'accepted' | 'declined';
     };
     Membership: {
       createdAt: string;

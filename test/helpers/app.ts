@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { type Database, openDatabase } from '../../src/platform/db/client.js';
+import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 
 export interface TestContext {
@@ -132,11 +133,35 @@ export async function newTenant(app?: FastifyInstance): Promise<Tenant> {
   return { slug, user, api, userApi, membershipId: members.body.data[0].documentId, app: theApp };
 }
 
-/** Adds a fresh user with a role to the tenant; returns its client and membership documentId. */
+/**
+ * Takes the newest invitation e-mail queued for `email` out of the mail queue (the mailbox of the test): its
+ * link and token. The shared app runs no workers, so the message waits in the queue exactly as it would be
+ * delivered; taking it keeps a shared PostgreSQL database from piling up mail for the tests that run workers.
+ */
+export async function invitationMail(email: string) {
+  const { db } = await getApp();
+  const [job] = await queryRows<{ data: { to: string; subject: string; text: string } }>(
+    db.system,
+    sql`delete from pgboss.job where id = (
+          select id from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
+            and data->>'subject' like 'Invitation to join %' order by created_on desc limit 1)
+        returning data`,
+  );
+  if (!job) throw new Error(`no invitation mail to ${email}`);
+  const match = /(https?:\/\/\S+\/api(\/invitations\/(crm_inv_\w+)))/.exec(job.data.text);
+  if (!match) throw new Error(`no invitation link in: ${job.data.text}`);
+  return { ...job.data, link: match[1], path: match[2], token: match[3] };
+}
+
+/** Adds a fresh user with a role to the tenant (invited, then accepting); returns its client and membership documentId. */
 export async function addMember(tenant: Tenant, role: 'owner' | 'admin' | 'member' | 'viewer') {
   const user = await registerUser(tenant.app);
   const res = await tenant.api.post('/memberships', { data: { email: user.email, role } });
-  if (res.status !== 201) throw new Error(`add member failed: ${JSON.stringify(res.body)}`);
+  if (res.status !== 202) throw new Error(`invite failed: ${JSON.stringify(res.body)}`);
+  const { path } = await invitationMail(user.email);
+  const userApi = apiClient(tenant.app, { authorization: `Bearer ${user.jwt}` });
+  const accepted = await userApi.post(`${path}/accept`);
+  if (accepted.status !== 200) throw new Error(`accept failed: ${JSON.stringify(accepted.body)}`);
   const api = apiClient(tenant.app, { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': tenant.slug });
-  return { user, api, membershipId: res.body.documentId as string };
+  return { user, api, membershipId: accepted.body.membership.documentId as string };
 }

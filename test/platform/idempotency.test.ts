@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { queryRows } from '../../src/platform/db/client.js';
 import { pruneIdempotencyKeys } from '../../src/platform/idempotency/plugin.js';
 import {
+  addMember,
   apiClient,
   getApp,
   newTenant,
@@ -24,13 +25,15 @@ describe('Idempotency-Key', () => {
     const u = await registerUser(t.app);
     const body = { data: { email: u.email, role: 'member' } };
     const first = await t.api.post('/memberships', body, { 'idempotency-key': 'k-1' });
-    expect(first.status).toBe(201);
+    expect(first.status).toBe(202);
     const second = await t.api.post('/memberships', body, { 'idempotency-key': 'k-1' });
-    expect(second.status).toBe(201);
+    expect(second.status).toBe(202);
     expect(second.body).toEqual(first.body);
     expect(second.headers['idempotent-replayed']).toBe('true');
-    const list = await t.api.get('/memberships');
-    expect(list.body.meta.pagination.total).toBe(2);
+    // A second invitation would have renewed the first one (updatedAt); the replay did no work at all.
+    const list = await t.api.get('/invitations');
+    expect(list.body.meta.pagination.total).toBe(1);
+    expect(list.body.data[0].updatedAt).toBe(first.body.updatedAt);
   });
 
   test('the same key with another body → 422', async () => {
@@ -49,7 +52,7 @@ describe('Idempotency-Key', () => {
     );
     expect(res.status).toBe(422);
     expect(res.body.error.name).toBe('UnprocessableEntityError');
-    expect((await t.api.get('/memberships')).body.meta.pagination.total).toBe(2);
+    expect((await t.api.get('/invitations')).body.meta.pagination.total).toBe(1);
   });
 
   test('a key is kept 24 h: within it the first response replays, after it the key is free again', async () => {
@@ -62,7 +65,7 @@ describe('Idempotency-Key', () => {
       { data: { email: u1.email, role: 'member' } },
       { 'idempotency-key': key },
     );
-    expect(first.status).toBe(201);
+    expect(first.status).toBe(202);
     const { db } = await getApp();
     const age = (hours: number) =>
       db.system.execute(
@@ -82,9 +85,9 @@ describe('Idempotency-Key', () => {
       { data: { email: u2.email, role: 'member' } },
       { 'idempotency-key': key },
     );
-    expect(fresh.status).toBe(201);
+    expect(fresh.status).toBe(202);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
-    expect((await t.api.get('/memberships')).body.meta.pagination.total).toBe(3);
+    expect((await t.api.get('/invitations')).body.meta.pagination.total).toBe(2);
   });
 
   test('keys are per user: another user with the same key is not replayed', async () => {
@@ -107,11 +110,13 @@ describe('Idempotency-Key', () => {
 
   test('error responses are replayed too; without a key nothing is stored', async () => {
     const t = await newTenant();
-    const bad = { data: { email: 'ghost@nowhere.example', role: 'member' } };
-    const r1 = await t.api.post('/memberships', bad, { 'idempotency-key': 'k-3' });
-    const r2 = await t.api.post('/memberships', bad, { 'idempotency-key': 'k-3' });
-    expect(r1.status).toBe(404);
-    expect(r2.status).toBe(404);
+    const admin = await addMember(t, 'admin');
+    // An admin may not invite an owner: a 403 from the service, stored and replayed.
+    const bad = { data: { email: 'ghost@nowhere.example', role: 'owner' } };
+    const r1 = await admin.api.post('/memberships', bad, { 'idempotency-key': 'k-3' });
+    const r2 = await admin.api.post('/memberships', bad, { 'idempotency-key': 'k-3' });
+    expect(r1.status).toBe(403);
+    expect(r2.status).toBe(403);
     expect(r2.headers['idempotent-replayed']).toBe('true');
   });
 });

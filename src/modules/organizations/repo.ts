@@ -67,6 +67,11 @@ export async function listUserOrganizations(ex: Executor, userId: number, offset
   return { rows, total };
 }
 
+export async function findOrganizationById(ex: Executor, id: number) {
+  const [row] = await ex.select().from(organizations).where(eq(organizations.id, id));
+  return row;
+}
+
 export async function findOrganizationBySlug(ex: Executor, slug: string) {
   const [row] = await ex.select().from(organizations).where(eq(organizations.slug, slug));
   return row;
@@ -100,6 +105,25 @@ export async function insertMembership(tx: Tx, orgId: number, userId: number, ro
     .values({ organizationId: orgId, userId, role, documentId: newDocumentId() })
     .returning({ documentId: memberships.documentId });
   return findMembership(tx, orgId, row.documentId);
+}
+
+export async function findMembershipByUser(tx: Tx, orgId: number, userId: number) {
+  const [row] = await tx
+    .select(membershipColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, orgId), eq(memberships.userId, userId)));
+  return row as MembershipRow | undefined;
+}
+
+/** The user's membership, created with `role` unless one exists (then it is kept as it is). */
+export async function ensureMembership(tx: Tx, orgId: number, userId: number, role: Role) {
+  const inserted = await tx
+    .insert(memberships)
+    .values({ organizationId: orgId, userId, role, documentId: newDocumentId() })
+    .onConflictDoNothing({ target: [memberships.organizationId, memberships.userId] })
+    .returning({ id: memberships.id });
+  return { membership: (await findMembershipByUser(tx, orgId, userId))!, created: inserted.length > 0 };
 }
 
 export async function findMembership(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { membership, membershipInput, membershipUpdate, organization, organizationInput } from './schema.js';
+import { membership, membershipUpdate, organization, organizationInput } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Organizations'];
@@ -60,20 +60,6 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       schema: { tags, summary: 'One membership', params: idParams, response: { 200: membership } },
     },
     async (req) => service.getMembership(req.tenant, req.params.id),
-  );
-
-  app.post(
-    '/memberships',
-    {
-      config: { scope: 'members:write' },
-      schema: {
-        tags,
-        summary: 'Add a registered user to the organization (admin)',
-        body: dataBody(membershipInput),
-        response: { 201: membership },
-      },
-    },
-    async (req, reply) => reply.code(201).send(await service.addMember(req.tenant, req.body.data)),
   );
 
   app.put(

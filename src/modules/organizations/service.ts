@@ -109,6 +109,10 @@ export async function getMembership(ctx: TenantContext, documentId: string) {
   return toMembership(row);
 }
 
+/**
+ * Adds a registered user directly: the operator's `crm member add` (trusted, no consent step). Through the API,
+ * `POST /memberships` invites instead (src/modules/invitations): the invitee accepts before becoming a member.
+ */
 export async function addMember(ctx: TenantContext, input: z.infer<typeof membershipInput>) {
   requireRole(ctx, 'admin');
   if (input.role === 'owner') requireRole(ctx, 'owner');
@@ -170,7 +174,7 @@ export async function removeMember(ctx: TenantContext, documentId: string) {
   });
 }
 
-function toMembership(row: repo.MembershipRow) {
+export function toMembership(row: repo.MembershipRow) {
   return {
     documentId: row.documentId,
     role: row.role,

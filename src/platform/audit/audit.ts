@@ -4,7 +4,8 @@ import { auditLog } from './table.js';
 
 export async function audit(
   tx: Tx,
-  ctx: TenantContext,
+  // Only who and where: a user acting on an invitation is not yet a member (no full context).
+  ctx: Pick<TenantContext, 'orgId' | 'userId'>,
   action: string,
   entityDocumentId: string | null,
   data?: Record<string, unknown>,

@@ -4,16 +4,19 @@ import { jwtVerify, SignJWT } from 'jose';
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const TOKEN_PREFIX = 'crm_pat_';
 
-/** `crm_pat_` + 32 random bytes in base62 (DESIGN.md §6). */
-export function newApiToken(): string {
+/** `prefix` + 32 random bytes in base62: a secret shown once and stored only as its SHA-256. */
+export function randomToken(prefix: string): string {
   let n = BigInt(`0x${randomBytes(32).toString('hex')}`);
   let out = '';
   while (n > 0n) {
     out = base62[Number(n % 62n)] + out;
     n /= 62n;
   }
-  return TOKEN_PREFIX + out.padStart(43, '0');
+  return prefix + out.padStart(43, '0');
 }
+
+/** `crm_pat_` + 32 random bytes in base62 (DESIGN.md §6). */
+export const newApiToken = () => randomToken(TOKEN_PREFIX);
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

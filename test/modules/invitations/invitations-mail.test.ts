@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { startJobs, type WorkerDeps } from '../../../src/workers.js';
+import { apiClient, getApp, newTenant, registerUser, testConfig } from '../../helpers/app.js';
+import { startSmtp, type TestSmtp } from '../../helpers/smtp.js';
+
+/** An app whose workers run and deliver over real SMTP, with a public URL of its own for the links. */
+let smtp: TestSmtp;
+let background: WorkerDeps;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  const { db } = await getApp();
+  const config = testConfig({
+    SMTP_URL: smtp.url,
+    CRM_JOBS_POLL_SECONDS: 0.5,
+    PUBLIC_URL: 'https://crm.example.test/',
+  });
+  background = await startJobs(config, db, true);
+  app = await buildApp({ config, db, background });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await background?.jobs.stop();
+  await smtp?.close();
+});
+
+/** The text body of a received message (nodemailer may send it quoted-printable). */
+function textBody(raw: string) {
+  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
+  const body = rest.join('\n\n');
+  if (!/content-transfer-encoding:\s*quoted-printable/i.test(head)) return body;
+  return body
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16)));
+}
+
+test('the invitation arrives over SMTP with a link (PUBLIC_URL) that shows and accepts it', async () => {
+  const t = await newTenant(app);
+  const u = await registerUser(app);
+  const invited = await t.api.post('/memberships', { data: { email: u.email, role: 'member' } });
+  expect(invited.status).toBe(202);
+  await smtp.waitFor((mail) => mail.some((m) => m.to.includes(u.email)), 30_000);
+  const mail = smtp.received.find((m) => m.to.includes(u.email))!;
+  expect(mail.subject).toBe(`Invitation to join Org ${t.slug}`);
+  const text = textBody(mail.raw);
+  const link = /https:\/\/crm\.example\.test\/api\/invitations\/crm_inv_[0-9A-Za-z]{43}/.exec(text)?.[0];
+  expect(link, text).toBeDefined();
+  expect(text).toContain(`POST ${link}/accept`);
+
+  // The link, as the invitee's client follows it against this service.
+  const path = new URL(link!).pathname;
+  const anonymous = apiClient(app, {});
+  const preview = await anonymous.get(path);
+  expect(preview.status).toBe(200);
+  expect(preview.body).toMatchObject({ organization: { slug: t.slug }, email: u.email, status: 'pending' });
+  const accepted = await apiClient(app, { authorization: `Bearer ${u.jwt}` }).post(`${path}/accept`);
+  expect(accepted.status).toBe(200);
+  expect(accepted.body.membership.user.email).toBe(u.email);
+});
