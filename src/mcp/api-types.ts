@@ -238,7 +238,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The board template catalogue */
+    /**
+     * The board template catalogue
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -357,7 +360,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One board template */
+    /**
+     * One board template
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -459,7 +465,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Boards the caller can see (admins: all) */
+    /**
+     * Boards the caller can see (admins: all)
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -591,7 +600,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a board (admin), optionally with phases, fields and tags, or from a template */
+    /**
+     * Create a board (admin), optionally with phases, fields and tags, or from a template
+     * @description Token scope: `boards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -795,7 +807,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Cards of a board, filtered, sorted and paginated, with CardStats in meta.stats */
+    /**
+     * Cards of a board, filtered, sorted and paginated, with CardStats in meta.stats
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -935,7 +950,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a card (in the entry phase unless currentPhase is given) */
+    /**
+     * Create a card (in the entry phase unless currentPhase is given)
+     * @description Token scope: `cards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1061,7 +1079,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Comments and history (system comments) of a card, oldest first */
+    /**
+     * Comments and history (system comments) of a card, oldest first
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -1171,7 +1192,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Comment on a card */
+    /**
+     * Comment on a card
+     * @description Token scope: `cards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1292,7 +1316,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Edit one of your comments */
+    /**
+     * Edit one of your comments
+     * @description Token scope: `cards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1395,7 +1422,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a comment (its author, or an admin) */
+    /**
+     * Delete a comment (its author, or an admin)
+     * @description Token scope: `cards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1502,7 +1532,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Product lines of a card, with their totals */
+    /**
+     * Product lines of a card, with their totals
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -1648,6 +1681,8 @@ export interface paths {
     /**
      * Add a product line to a card (boards with enableProducts)
      * @description unitPrice defaults to the product's price; a unit price below the product's minPrice (after the discount) is a 422. With autoUpdateCardValue the card's value becomes the total of its lines.
+     *
+     *     Token scope: `cards:write`.
      */
     post: {
       parameters: {
@@ -1768,7 +1803,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Change a product line of a card; partial */
+    /**
+     * Change a product line of a card; partial
+     * @description Token scope: `cards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1874,7 +1912,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Remove a product line from a card */
+    /**
+     * Remove a product line from a card
+     * @description Token scope: `cards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1981,7 +2022,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One card */
+    /**
+     * One card
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -2078,7 +2122,10 @@ export interface paths {
         };
       };
     };
-    /** Update a card (partial; `fields` merge by slug; `currentPhase` moves it) */
+    /**
+     * Update a card (partial; `fields` merge by slug; `currentPhase` moves it)
+     * @description Token scope: `cards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -2193,7 +2240,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a card permanently */
+    /**
+     * Delete a card permanently
+     * @description Token scope: `cards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -2300,7 +2350,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Move a card to another phase (422 when blocked or required fields are empty) */
+    /**
+     * Move a card to another phase (422 when blocked or required fields are empty)
+     * @description Token scope: `cards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2409,7 +2462,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** count/sum/avg/min/max of the card value or a number field, optionally grouped */
+    /**
+     * count/sum/avg/min/max of the card value or a number field, optionally grouped
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -2521,7 +2577,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The field conditions of a board */
+    /**
+     * The field conditions of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -2629,7 +2688,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a field condition (admin or board owner) */
+    /**
+     * Add a field condition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2782,7 +2844,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One field condition of a board */
+    /**
+     * One field condition of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -2871,7 +2936,10 @@ export interface paths {
         };
       };
     };
-    /** Change a field condition (admin or board owner) */
+    /**
+     * Change a field condition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -3014,7 +3082,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a field condition (admin or board owner) */
+    /**
+     * Delete a field condition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -3119,7 +3190,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The field definitions of a board */
+    /**
+     * The field definitions of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -3229,7 +3303,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a field definition (admin or board owner) */
+    /**
+     * Add a field definition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3379,7 +3456,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One field definition of a board */
+    /**
+     * One field definition of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -3468,7 +3548,10 @@ export interface paths {
         };
       };
     };
-    /** Change a field definition (admin or board owner) */
+    /**
+     * Change a field definition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -3608,7 +3691,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a field definition (admin or board owner) */
+    /**
+     * Delete a field definition (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -3713,7 +3799,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download a file uploaded to the board (as an attachment) */
+    /**
+     * Download a file uploaded to the board (as an attachment)
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -3817,7 +3906,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The phases of a board */
+    /**
+     * The phases of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -3925,7 +4017,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a phase (admin or board owner) */
+    /**
+     * Add a phase (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4051,7 +4146,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One phase of a board */
+    /**
+     * One phase of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -4140,7 +4238,10 @@ export interface paths {
         };
       };
     };
-    /** Change a phase (admin or board owner) */
+    /**
+     * Change a phase (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -4256,7 +4357,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a phase (admin or board owner) */
+    /**
+     * Delete a phase (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -4667,7 +4771,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** BoardReport: totals, per phase, assignee, tag and day, for cards created in the range */
+    /**
+     * BoardReport: totals, per phase, assignee, tag and day, for cards created in the range
+     * @description Token scope: `cards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -4774,7 +4881,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The tags of a board */
+    /**
+     * The tags of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -4882,7 +4992,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a tag (admin or board owner) */
+    /**
+     * Add a tag (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4992,7 +5105,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One tag of a board */
+    /**
+     * One tag of a board
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -5081,7 +5197,10 @@ export interface paths {
         };
       };
     };
-    /** Change a tag (admin or board owner) */
+    /**
+     * Change a tag (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -5181,7 +5300,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a tag (admin or board owner) */
+    /**
+     * Delete a tag (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -5286,7 +5408,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One board with its structure */
+    /**
+     * One board with its structure
+     * @description Token scope: `boards:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -5373,7 +5498,10 @@ export interface paths {
         };
       };
     };
-    /** Update a board, its settings and people (admin or board owner) */
+    /**
+     * Update a board, its settings and people (admin or board owner)
+     * @description Token scope: `boards:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -5496,7 +5624,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a board with its phases, fields, tags and cards (admin) */
+    /**
+     * Delete a board with its phases, fields, tags and cards (admin)
+     * @description Token scope: `boards:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -5599,7 +5730,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List contacts (filters, sort, pagination, `q` search) */
+    /**
+     * List contacts (filters, sort, pagination, `q` search)
+     * @description Token scope: `contacts:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -5733,7 +5867,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a contact */
+    /**
+     * Create a contact
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5868,7 +6005,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One contact */
+    /**
+     * One contact
+     * @description Token scope: `contacts:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -5955,7 +6095,10 @@ export interface paths {
         };
       };
     };
-    /** Update a contact (partial) */
+    /**
+     * Update a contact (partial)
+     * @description Token scope: `contacts:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -6078,7 +6221,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a contact permanently */
+    /**
+     * Delete a contact permanently
+     * @description Token scope: `contacts:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -6181,7 +6327,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The contact timeline, newest first */
+    /**
+     * The contact timeline, newest first
+     * @description Token scope: `contacts:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -6316,7 +6465,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Log a call (call_completed or call_attempted) */
+    /**
+     * Log a call (call_completed or call_attempted)
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6437,7 +6589,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add a note to the timeline (note_added) */
+    /**
+     * Add a note to the timeline (note_added)
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6550,7 +6705,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Delete many contacts by ids or by filters (admin) */
+    /**
+     * Delete many contacts by ids or by filters (admin)
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6664,7 +6822,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Set owner, team, type, location or custom fields on many contacts */
+    /**
+     * Set owner, team, type, location or custom fields on many contacts
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6796,6 +6957,8 @@ export interface paths {
     /**
      * Import contacts from CSV (multipart part `file`, or a text/csv body); upsert by cpf, cnpj or email
      * @description Options in the query string (or as multipart fields before the file): `dryRun`, `delimiter`, `mapping`. Rows with errors are reported and skipped; the others are written in one transaction.
+     *
+     *     Token scope: `contacts:write`.
      */
     post: {
       parameters: {
@@ -6903,7 +7066,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Merge contacts into a survivor (timeline, cards and conversations move to it) */
+    /**
+     * Merge contacts into a survivor (timeline, cards and conversations move to it)
+     * @description Token scope: `contacts:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -7127,7 +7293,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending invitations, expired ones included (admin) */
+    /**
+     * Pending invitations, expired ones included (admin)
+     * @description Token scope: `members:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -7151,12 +7320,21 @@ export interface paths {
             | {
                 [key: string]: unknown;
               };
-          /** @description `attribute:asc|desc`; several as `sort[0]=…&sort[1]=…` */
+          /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
           sort?:
             | string
-            | string[]
+            | (
+                | string
+                | {
+                    [key: string]: string;
+                  }
+              )[]
             | {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
               };
         };
         header?: never;
@@ -7356,7 +7534,10 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Revoke a pending invitation (admin): its link stops working */
+    /**
+     * Revoke a pending invitation (admin): its link stops working
+     * @description Token scope: `members:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -7464,6 +7645,8 @@ export interface paths {
     /**
      * Accept an invitation: become a member (signed in with the invited address)
      * @description Another account → 403; unknown or revoked link → 404; expired, declined or used up → 422. Accepting again answers the same membership.
+     *
+     *     Token scope: `account:write`.
      */
     post: {
       parameters: {
@@ -7566,7 +7749,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Decline an invitation (signed in with the invited address); the link is used up */
+    /**
+     * Decline an invitation (signed in with the invited address); the link is used up
+     * @description Token scope: `account:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -7666,7 +7852,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members of the organization */
+    /**
+     * Members of the organization
+     * @description Token scope: `members:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -7801,6 +7990,8 @@ export interface paths {
     /**
      * Invite someone by e-mail (admin; the owner role by owners)
      * @description Sends an e-mail with a single-use link valid 7 days; the person becomes a member only by accepting it (POST /invitations/{token}/accept, signed in with the invited address). The answer is the same whether or not the address has an account or is already a member. Inviting a pending address again renews its invitation (new link, role and expiry) instead of adding another.
+     *
+     *     Token scope: `members:write`.
      */
     post: {
       parameters: {
@@ -7913,7 +8104,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One membership */
+    /**
+     * One membership
+     * @description Token scope: `members:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -8000,7 +8194,10 @@ export interface paths {
         };
       };
     };
-    /** Change a member role (admin; owner role by owners) */
+    /**
+     * Change a member role (admin; owner role by owners)
+     * @description Token scope: `members:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -8097,7 +8294,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Remove a member (admin, or oneself) */
+    /**
+     * Remove a member (admin, or oneself)
+     * @description Token scope: `members:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -8200,7 +8400,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's notifications, newest first */
+    /**
+     * The caller's notifications, newest first
+     * @description Token scope: `notifications:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -8323,7 +8526,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark one of the caller’s notifications as read */
+    /**
+     * Mark one of the caller’s notifications as read
+     * @description Token scope: `notifications:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -8423,7 +8629,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Organizations the user belongs to */
+    /**
+     * Organizations the user belongs to
+     * @description Token scope: `account:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -8555,7 +8764,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create an organization; the caller becomes its owner */
+    /**
+     * Create an organization; the caller becomes its owner
+     * @description Token scope: `account:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -8661,7 +8873,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List PDF templates */
+    /**
+     * List PDF templates
+     * @description Token scope: `quotes:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -8796,6 +9011,8 @@ export interface paths {
     /**
      * Create a PDF template (admin)
      * @description A layout is page settings plus blocks (heading, text, fields, items, totals, divider, spacer) whose text holds `{{placeholders}}`; see docs/products-quotes.md.
+     *
+     *     Token scope: `quotes:write`.
      */
     post: {
       parameters: {
@@ -8914,7 +9131,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One PDF template */
+    /**
+     * One PDF template
+     * @description Token scope: `quotes:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -9001,7 +9221,10 @@ export interface paths {
         };
       };
     };
-    /** Update a PDF template (admin); partial */
+    /**
+     * Update a PDF template (admin); partial
+     * @description Token scope: `quotes:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -9110,7 +9333,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a PDF template (admin); without a default, quotes use the built-in layout */
+    /**
+     * Delete a PDF template (admin); without a default, quotes use the built-in layout
+     * @description Token scope: `quotes:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -9215,7 +9441,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Render the template as a PDF, with one of your quotes or with sample data */
+    /**
+     * Render the template as a PDF, with one of your quotes or with sample data
+     * @description Token scope: `quotes:read`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -9323,7 +9552,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List product categories */
+    /**
+     * List product categories
+     * @description Token scope: `products:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -9455,7 +9687,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a product category (admin); names are unique */
+    /**
+     * Create a product category (admin); names are unique
+     * @description Token scope: `products:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -9560,7 +9795,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One product category */
+    /**
+     * One product category
+     * @description Token scope: `products:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -9647,7 +9885,10 @@ export interface paths {
         };
       };
     };
-    /** Rename a product category (admin) */
+    /**
+     * Rename a product category (admin)
+     * @description Token scope: `products:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -9743,7 +9984,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a product category (admin); its products keep existing without a category */
+    /**
+     * Delete a product category (admin); its products keep existing without a category
+     * @description Token scope: `products:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -9846,7 +10090,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List products (filters, sort, pagination) */
+    /**
+     * List products (filters, sort, pagination)
+     * @description Token scope: `products:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -9978,7 +10225,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a product (admin); name, sku and price are required, sku is unique */
+    /**
+     * Create a product (admin); name, sku and price are required, sku is unique
+     * @description Token scope: `products:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -10098,7 +10348,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One product */
+    /**
+     * One product
+     * @description Token scope: `products:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -10185,7 +10438,10 @@ export interface paths {
         };
       };
     };
-    /** Update a product (admin); partial */
+    /**
+     * Update a product (admin); partial
+     * @description Token scope: `products:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -10293,7 +10549,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a product (admin); quote and card lines keep their copied name and SKU */
+    /**
+     * Delete a product (admin); quote and card lines keep their copied name and SKU
+     * @description Token scope: `products:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -10396,7 +10655,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List quotes (filters, sort, pagination); needs the quotes feature */
+    /**
+     * List quotes (filters, sort, pagination); needs the quotes feature
+     * @description Token scope: `quotes:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -10531,6 +10793,8 @@ export interface paths {
     /**
      * Create a quote (member); it gets the next number of the organization
      * @description Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.
+     *
+     *     Token scope: `quotes:write`.
      */
     post: {
       parameters: {
@@ -10666,7 +10930,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One quote with its items */
+    /**
+     * One quote with its items
+     * @description Token scope: `quotes:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -10753,7 +11020,10 @@ export interface paths {
         };
       };
     };
-    /** Update a quote (member); partial, `items` replaces all lines (draft quotes only) */
+    /**
+     * Update a quote (member); partial, `items` replaces all lines (draft quotes only)
+     * @description Token scope: `quotes:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -10873,7 +11143,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a quote (member) */
+    /**
+     * Delete a quote (member)
+     * @description Token scope: `quotes:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -10976,7 +11249,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The quote as a PDF, rendered with the organization's default quote template */
+    /**
+     * The quote as a PDF, rendered with the organization's default quote template
+     * @description Token scope: `quotes:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11078,7 +11354,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List segments, each with its live contactCount */
+    /**
+     * List segments, each with its live contactCount
+     * @description Token scope: `segments:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -11210,7 +11489,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a segment (member) */
+    /**
+     * Create a segment (member)
+     * @description Token scope: `segments:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -11322,7 +11604,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One segment */
+    /**
+     * One segment
+     * @description Token scope: `segments:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11409,7 +11694,10 @@ export interface paths {
         };
       };
     };
-    /** Update a segment; only the keys sent change (member) */
+    /**
+     * Update a segment; only the keys sent change (member)
+     * @description Token scope: `segments:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -11512,7 +11800,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a segment (member); 422 while other segments link to it */
+    /**
+     * Delete a segment (member); 422 while other segments link to it
+     * @description Token scope: `segments:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -11615,7 +11906,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The contacts matching the segment, paginated (takes the contact list filters and sort) */
+    /**
+     * The contacts matching the segment, paginated (takes the contact list filters and sort)
+     * @description Token scope: `segments:read` + `contacts:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -11764,7 +12058,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** How many contacts match the segment now */
+    /**
+     * How many contacts match the segment now
+     * @description Token scope: `segments:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11866,7 +12163,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** What segment conditions can use: fields, operators, owners, teams, custom-field keys */
+    /**
+     * What segment conditions can use: fields, operators, owners, teams, custom-field keys
+     * @description Token scope: `segments:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11970,6 +12270,8 @@ export interface paths {
     /**
      * Count and first page of the contacts a definition matches, without saving it
      * @description Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.
+     *
+     *     Token scope: `segments:read` + `contacts:read`.
      */
     post: {
       parameters: {
@@ -12101,7 +12403,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …) */
+    /**
+     * List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …)
+     * @description Token scope: `tasks:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -12233,7 +12538,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a task */
+    /**
+     * Create a task
+     * @description Token scope: `tasks:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -12368,7 +12676,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One task */
+    /**
+     * One task
+     * @description Token scope: `tasks:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -12455,7 +12766,10 @@ export interface paths {
         };
       };
     };
-    /** Update a task (a changed dueDate reschedules its reminder) */
+    /**
+     * Update a task (a changed dueDate reschedules its reminder)
+     * @description Token scope: `tasks:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -12568,7 +12882,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a task */
+    /**
+     * Delete a task
+     * @description Token scope: `tasks:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -12672,7 +12989,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Change the status; completing a recurring task with a dueDate creates the next occurrence */
+    /**
+     * Change the status; completing a recurring task with a dueDate creates the next occurrence
+     * @description Token scope: `tasks:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -12782,7 +13102,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List teams */
+    /**
+     * List teams
+     * @description Token scope: `teams:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -12914,7 +13237,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a team (admin) */
+    /**
+     * Create a team (admin)
+     * @description Token scope: `teams:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -13020,7 +13346,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One team */
+    /**
+     * One team
+     * @description Token scope: `teams:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -13107,7 +13436,10 @@ export interface paths {
         };
       };
     };
-    /** Rename or describe a team (admin) */
+    /**
+     * Rename or describe a team (admin)
+     * @description Token scope: `teams:write`.
+     */
     put: {
       parameters: {
         query?: never;
@@ -13204,7 +13536,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a team (admin); its contacts keep no team */
+    /**
+     * Delete a team (admin); its contacts keep no team
+     * @description Token scope: `teams:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -13307,7 +13642,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members of a team */
+    /**
+     * Members of a team
+     * @description Token scope: `teams:read`.
+     */
     get: {
       parameters: {
         query?: {
@@ -13442,7 +13780,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a member to a team (admin) */
+    /**
+     * Add a member to a team (admin)
+     * @description Token scope: `teams:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -13551,7 +13892,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One member of a team */
+    /**
+     * One member of a team
+     * @description Token scope: `teams:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -13642,7 +13986,10 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Remove a member from a team (admin) */
+    /**
+     * Remove a member from a team (admin)
+     * @description Token scope: `teams:write`.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -13749,7 +14096,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a long-lived API token (needs a session JWT; the token is shown once) */
+    /**
+     * Create a long-lived API token (needs a session JWT; the token is shown once)
+     * @description Token scope: `account:write`.
+     */
     post: {
       parameters: {
         query?: never;
@@ -13914,7 +14264,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The authenticated user and its organizations */
+    /**
+     * The authenticated user and its organizations
+     * @description Token scope: `account:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -14029,7 +14382,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The API tokens of the user (never the secrets) */
+    /**
+     * The API tokens of the user (never the secrets)
+     * @description Token scope: `account:read`.
+     */
     get: {
       parameters: {
         query?: never;
@@ -14141,7 +14497,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Revoke an API token */
+    /**
+     * Revoke an API token
+     * @description Token scope: `account:write`.
+     */
     delete: {
       parameters: {
         query?: never;
