@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError } from '../../platform/http/errors.js';
+import { asMultipartError } from '../../platform/http/multipart.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, publicBoardTransaction } from '../boards/access.js';
 import * as repo from './repo.js';
@@ -87,6 +88,11 @@ export async function storePublicUpload(
   const hash = createHash('sha256');
   let size = 0;
   let head = Buffer.alloc(0);
+  // The part's own stream failing means a malformed or truncated body (a 400), unlike a failing disk.
+  let sourceError: unknown;
+  incoming.file.on('error', (e) => {
+    sourceError = e;
+  });
   incoming.file.on('data', (chunk: Buffer) => {
     size += chunk.length;
     hash.update(chunk);
@@ -118,7 +124,7 @@ export async function storePublicUpload(
   } catch (err) {
     await unlink(path).catch(() => {});
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    throw err;
+    throw err === sourceError ? asMultipartError(err) : err;
   }
 }
 
