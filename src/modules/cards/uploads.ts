@@ -88,11 +88,6 @@ export async function storePublicUpload(
   const hash = createHash('sha256');
   let size = 0;
   let head = Buffer.alloc(0);
-  // The part's own stream failing means a malformed or truncated body (a 400), unlike a failing disk.
-  let sourceError: unknown;
-  incoming.file.on('error', (e) => {
-    sourceError = e;
-  });
   incoming.file.on('data', (chunk: Buffer) => {
     size += chunk.length;
     hash.update(chunk);
@@ -124,7 +119,8 @@ export async function storePublicUpload(
   } catch (err) {
     await unlink(path).catch(() => {});
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    throw err === sourceError ? asMultipartError(err) : err;
+    // busboy's bare Error is a malformed or truncated body (a 400); a failing disk keeps its code (a 500).
+    throw asMultipartError(err);
   }
 }
 
