@@ -938,7 +938,7 @@ export interface paths {
               contact?: string | null;
               /** @description phase documentId or slug; default: the entry phase */
               currentPhase?: string;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               dueDate?: string | null;
               /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
@@ -1172,6 +1172,7 @@ export interface paths {
             data: {
               content: string;
               /**
+               * @description `html` content is sanitised on write (allowlisted tags and link schemes)
                * @default plain
                * @enum {string}
                */
@@ -2074,7 +2075,7 @@ export interface paths {
               contact?: string | null;
               /** @description phase documentId or slug; on update this moves the card */
               currentPhase?: string;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               dueDate?: string | null;
               /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
@@ -11579,7 +11580,7 @@ export interface paths {
               assignees?: string[];
               /** @description documentId of the card the task belongs to; null unlinks */
               card?: string | null;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               /** @description ISO 8601 date-time; null clears it */
               dueDate?: string | null;
@@ -11801,7 +11802,7 @@ export interface paths {
               assignees?: string[];
               /** @description documentId of the card the task belongs to; null unlinks */
               card?: string | null;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               /** @description ISO 8601 date-time; null clears it */
               dueDate?: string | null;
@@ -13075,8 +13076,53 @@ export interface paths {
              */
             expiration: '1d' | '30d' | '365d' | '36500d';
             name?: string;
-            /** @description narrow the token, e.g. chat:read; default: all of the role */
-            scopes?: string[];
+            /** @description narrow the token to these scopes (area:read or area:write; write includes read), e.g. ["chat:read"]; default: all of the role. The catalogue is closed: docs/security.md */
+            scopes?: (
+              | 'account:read'
+              | 'account:write'
+              | 'members:read'
+              | 'members:write'
+              | 'teams:read'
+              | 'teams:write'
+              | 'boards:read'
+              | 'boards:write'
+              | 'cards:read'
+              | 'cards:write'
+              | 'contacts:read'
+              | 'contacts:write'
+              | 'segments:read'
+              | 'segments:write'
+              | 'tasks:read'
+              | 'tasks:write'
+              | 'products:read'
+              | 'products:write'
+              | 'quotes:read'
+              | 'quotes:write'
+              | 'notifications:read'
+              | 'notifications:write'
+              | 'channels:read'
+              | 'channels:write'
+              | 'email_templates:read'
+              | 'email_templates:write'
+              | 'campaigns:read'
+              | 'campaigns:write'
+              | 'chat:read'
+              | 'chat:write'
+              | 'agenda:read'
+              | 'agenda:write'
+              | 'lead_ads:read'
+              | 'lead_ads:write'
+              | 'automations:read'
+              | 'automations:write'
+              | 'webhooks:read'
+              | 'webhooks:write'
+              | 'distribution:read'
+              | 'distribution:write'
+              | 'saved_filters:read'
+              | 'saved_filters:write'
+              | 'conversions:read'
+              | 'conversions:write'
+            )[];
           };
         };
       };

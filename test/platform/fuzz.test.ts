@@ -121,7 +121,7 @@ function hostileValue(rng: Rng, depth = 0): unknown {
         "'; drop table users; --",
         '../../etc/passwd',
         '%00',
-        '${7*7}',
+        '{{7*7}}',
       ]);
     case 13:
       return rng.pick(['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', 'javascript:alert(1)']);
