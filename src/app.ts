@@ -20,10 +20,12 @@ import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
 import type { Database } from './platform/db/client.js';
 import type { AppDeps } from './platform/deps.js';
-import { installErrorHandling } from './platform/http/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/errors.js';
+import { logSerializers } from './platform/http/log-redaction.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
-import { parseQueryString, refuseProtoQueryKeys } from './platform/http/query-string.js';
+import { refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
+import { installRequestGuards, parseQueryString } from './platform/http/request-guards.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { createBackground, type WorkerDeps } from './workers.js';
@@ -62,12 +64,17 @@ const areas = [
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {
+  const logOptions = logger ?? (config.CRM_LOG_LEVEL === 'silent' ? false : { level: config.CRM_LOG_LEVEL });
   const app = Fastify({
-    logger: logger ?? (config.CRM_LOG_LEVEL === 'silent' ? false : { level: config.CRM_LOG_LEVEL }),
+    // Whoever configures the logger, request URLs and errors are logged redacted (log-redaction.ts).
+    logger:
+      logOptions === false
+        ? false
+        : { ...(logOptions === true ? {} : logOptions), serializers: logSerializers },
     bodyLimit: config.CRM_BODY_LIMIT_BYTES,
-    routerOptions: {
-      querystringParser: parseQueryString,
-    },
+    routerOptions: { querystringParser: parseQueryString },
+    frameworkErrors,
+    clientErrorHandler,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     return503OnClosing: true,
@@ -82,6 +89,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  installRequestGuards(app);
   app.addHook('preValidation', refuseProtoQueryKeys);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -974,7 +974,7 @@ export interface paths {
               contact?: string | null;
               /** @description phase documentId or slug; default: the entry phase */
               currentPhase?: string;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               dueDate?: string | null;
               /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
@@ -1214,6 +1214,7 @@ export interface paths {
             data: {
               content: string;
               /**
+               * @description `html` content is sanitised on write (allowlisted tags and link schemes)
                * @default plain
                * @enum {string}
                */
@@ -2148,7 +2149,7 @@ export interface paths {
               contact?: string | null;
               /** @description phase documentId or slug; on update this moves the card */
               currentPhase?: string;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               dueDate?: string | null;
               /** @description flat map of field slug to value; null clears a field; unsent slugs keep their value */
@@ -12560,7 +12561,7 @@ export interface paths {
               assignees?: string[];
               /** @description documentId of the card the task belongs to; null unlinks */
               card?: string | null;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               /** @description ISO 8601 date-time; null clears it */
               dueDate?: string | null;
@@ -12788,7 +12789,7 @@ export interface paths {
               assignees?: string[];
               /** @description documentId of the card the task belongs to; null unlinks */
               card?: string | null;
-              /** @description rich text (HTML) */
+              /** @description rich text (HTML), sanitised on write */
               description?: string | null;
               /** @description ISO 8601 date-time; null clears it */
               dueDate?: string | null;

@@ -1,3 +1,4 @@
+import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import type { FieldOption, FieldType } from '../boards/table.js';
 import { parseCnpj, parseCpf } from '../contacts/documents.js';
 
@@ -84,7 +85,10 @@ function documentIdList(raw: unknown, max: number, what: string): string[] | str
 const validators: Record<FieldType, (raw: unknown, field: FieldShape) => FieldCheck> = {
   text: (raw) => text(TEXT_LIMITS.text!, raw),
   textarea: (raw) => text(TEXT_LIMITS.textarea!, raw),
-  richtext: (raw) => text(TEXT_LIMITS.richtext!, raw),
+  richtext: (raw) => {
+    const checked = text(TEXT_LIMITS.richtext!, raw);
+    return checked.ok ? ok(sanitizeRichText(checked.value as string)) : checked;
+  },
   hidden: (raw) => text(TEXT_LIMITS.hidden!, raw),
   statement: () => fail('is a statement (display text) and holds no value'),
   email: (raw) => {

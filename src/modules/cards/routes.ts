@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
 import { listQueryShape, paginatedSchema, paginationSchema } from '../../platform/http/list-query.js';
+import { firstFilePart } from '../../platform/http/multipart.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
 import { boardIdParams } from '../boards/schema.js';
@@ -290,7 +291,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       async (req, reply) => {
         if (!req.isMultipart())
           throw new AppError('UnsupportedMediaTypeError', 'Send multipart/form-data with a part named file');
-        const part = await req.file();
+        const part = await firstFilePart(req);
         if (part?.fieldname !== 'file') {
           part?.file.resume();
           throw new AppError('ValidationError', 'The multipart part must be named file', {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listQueryShape, paginationMeta } from '../../platform/http/list-query.js';
+import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { fieldOutputShape } from '../boards/schema.js';
 import { contactRef } from '../contacts/schema.js';
@@ -12,7 +13,7 @@ const isoDateTime = z.iso.datetime({ offset: true });
 
 const cardShape = {
   title: z.string().trim().min(1).max(500),
-  description: z.string().max(200_000).nullable().describe('rich text (HTML)'),
+  description: richText(200_000).nullable().describe('rich text (HTML), sanitised on write'),
   value: z.number().min(-999_999_999_999.99).max(999_999_999_999.99).describe('monetary value, 2 decimals'),
   dueDate: isoDateTime.nullable(),
   currentPhase: documentIdOrSlug.describe('phase documentId or slug; on update this moves the card'),
@@ -81,7 +82,10 @@ export const reportQuery = z.strictObject({
 
 export const commentInput = z.strictObject({
   content: z.string().trim().min(1).max(20_000),
-  contentFormat: z.enum(CONTENT_FORMATS).default('plain'),
+  contentFormat: z
+    .enum(CONTENT_FORMATS)
+    .default('plain')
+    .describe('`html` content is sanitised on write (allowlisted tags and link schemes)'),
   mentions: z.array(z.string().min(1).max(64)).max(50).default([]).describe('membership documentIds'),
 });
 export const commentUpdateInput = z.strictObject({

@@ -10,6 +10,7 @@ import {
   type ListQueryInput,
   paginated,
 } from '../../platform/http/list-query.js';
+import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
@@ -779,7 +780,7 @@ export async function addComment(ctx: TenantContext, boardId: string, cardId: st
     const [row] = await repo.insertComments(tx, ctx.orgId, [
       {
         cardId: card.id,
-        content: input.content,
+        content: commentContent(input.content, input.contentFormat),
         contentFormat: input.contentFormat,
         type: 'user',
         activityType: null,
@@ -790,6 +791,17 @@ export async function addComment(ctx: TenantContext, boardId: string, cardId: st
     ]);
     return (await presentComments(tx, ctx.orgId, [row]))[0];
   });
+}
+
+/** HTML comments are stored sanitised; plain ones are text, escaped by whoever renders them. */
+function commentContent(content: string, format: 'plain' | 'html'): string {
+  if (format === 'plain') return content;
+  const clean = sanitizeRichText(content).trim();
+  if (!clean)
+    throw validationError('The comment has no content left once unsafe HTML is removed', [
+      { path: ['content'], message: 'holds no allowed HTML content' },
+    ]);
+  return clean;
 }
 
 /** System comments are history: nobody edits them. A user comment: its author, or an admin to delete. */
@@ -827,8 +839,16 @@ export async function updateComment(
   return ctx.transaction(async (tx) => {
     const row = await loadOwnComment(tx, ctx, boardId, cardId, id, 'edit');
     const mentions = input.mentions ? await checkMentions(tx, ctx.orgId, input.mentions) : undefined;
+    // Switching a plain comment to html re-checks its stored text as HTML.
+    const rewrite = input.content !== undefined || input.contentFormat === 'html';
+    const content = rewrite
+      ? commentContent(
+          input.content ?? row.content,
+          input.contentFormat ?? (row.contentFormat as 'plain' | 'html'),
+        )
+      : undefined;
     const updated = await repo.updateComment(tx, ctx.orgId, row.id, {
-      ...(input.content !== undefined ? { content: input.content } : {}),
+      ...(content !== undefined ? { content } : {}),
       ...(input.contentFormat !== undefined ? { contentFormat: input.contentFormat } : {}),
       ...(mentions ? { mentions } : {}),
     });

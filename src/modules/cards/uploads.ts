@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError } from '../../platform/http/errors.js';
+import { asMultipartError } from '../../platform/http/multipart.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, publicBoardTransaction } from '../boards/access.js';
 import { requireStorageLeft, reserveStorage, storagePath } from './files.js';
@@ -124,7 +125,8 @@ export async function storePublicUpload(
   } catch (err) {
     await unlink(path).catch(() => {});
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    throw err;
+    // busboy's bare Error is a malformed or truncated body (a 400); a failing disk keeps its code (a 500).
+    throw asMultipartError(err);
   }
 }
 

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
+import { asMultipartError, firstFilePart } from '../../platform/http/multipart.js';
 import { importContacts } from './import.js';
 import { importQuery, importResult } from './schema.js';
 
@@ -28,16 +29,17 @@ function limited(source: NodeJS.ReadableStream) {
       else done(null, chunk);
     },
   });
-  source.on('error', (err) => guard.destroy(err));
+  source.on('error', (err) => guard.destroy(asMultipartError(err) as Error));
   return source.pipe(guard);
 }
 
 /** The CSV and the options sent as multipart fields (before the file) over the query string. */
 async function csvSource(req: FastifyRequest) {
-  if (req.body instanceof CsvStream) return { stream: limited(req.body.stream), fields: {} };
+  if (req.body instanceof CsvStream)
+    return { stream: limited(req.body.stream), fields: {}, multipart: false };
   if (!req.isMultipart())
     throw new AppError('UnsupportedMediaTypeError', 'Send the CSV as text/csv or as multipart/form-data');
-  const file = await req.file();
+  const file = await firstFilePart(req);
   if (!file)
     throw validationError('No file', [
       { path: ['file'], message: 'send the CSV as the multipart part file' },
@@ -47,7 +49,7 @@ async function csvSource(req: FastifyRequest) {
     const p = Array.isArray(part) ? part[0] : part;
     if (p && p.type === 'field' && typeof p.value === 'string') fields[name] = p.value;
   }
-  return { stream: file.file, fields };
+  return { stream: file.file, fields, multipart: true };
 }
 
 function multipartOptions(fields: Record<string, string>) {
@@ -100,9 +102,13 @@ export const importContactsRoute: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
       },
     },
     async (req) => {
-      const { stream, fields } = await csvSource(req);
+      const { stream, fields, multipart } = await csvSource(req);
       const opts = { ...req.query, ...multipartOptions(fields) };
-      return importContacts(req.tenant, stream, { ...opts, delimiter: opts.delimiter ?? 'auto' });
+      try {
+        return await importContacts(req.tenant, stream, { ...opts, delimiter: opts.delimiter ?? 'auto' });
+      } catch (err) {
+        throw multipart ? asMultipartError(err) : err;
+      }
     },
   );
 };

@@ -160,6 +160,9 @@ function parseRow(
     else input[t] = t === 'birthdate' || t === 'first_buy_date' ? isoDate(v) : v;
   });
   const fail = (field: string | null, message: string): RowError => ({ ...at, field, message });
+  // PostgreSQL text cannot hold a NUL byte: the row is reported, not the whole import failed.
+  const nul = record.findIndex((v) => v?.includes('\u0000'));
+  if (nul !== -1) return fail(targets[nul] ?? null, 'contains a NUL character');
   const { owner, team, ...rest } = input;
   const parsed = contactUpdate.safeParse(rest);
   if (!parsed.success) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { TASK_PRIORITIES, TASK_RECURRENCES, TASK_TYPES } from './table.js';
 
@@ -10,7 +11,7 @@ const dueDate = z.iso
 
 const taskFields = {
   name: z.string().trim().min(1).max(255),
-  description: z.string().max(100_000).nullable().describe('rich text (HTML)'),
+  description: richText(100_000).nullable().describe('rich text (HTML), sanitised on write'),
   dueDate,
   type: z.enum(TASK_TYPES),
   taskStatus: z

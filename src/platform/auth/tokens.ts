@@ -43,7 +43,13 @@ export function sessionSigner(secret: string): SessionSigner {
         .sign(key),
     verify: async (token) => {
       try {
-        const { payload } = await jwtVerify(token, key, { issuer: 'crm', algorithms: ['HS256'] });
+        // A session always expires: a token without `exp` (jose would accept it forever) is refused.
+        const { payload } = await jwtVerify(token, key, {
+          issuer: 'crm',
+          algorithms: ['HS256'],
+          requiredClaims: ['exp', 'iat', 'sub'],
+          maxTokenAge: `${SESSION_SECONDS}s`,
+        });
         const id = Number(payload.sub);
         return Number.isSafeInteger(id) ? id : null;
       } catch {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -10,11 +12,14 @@ export const errorStatus = {
   ForbiddenError: 403,
   NotFoundError: 404,
   MethodNotAllowedError: 405,
+  RequestTimeoutError: 408,
   ConflictError: 409,
   PayloadTooLargeError: 413,
+  URITooLongError: 414,
   UnsupportedMediaTypeError: 415,
   UnprocessableEntityError: 422,
   TooManyRequestsError: 429,
+  RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
   ServiceUnavailableError: 503,
 } as const;
@@ -69,7 +74,11 @@ export function sendError(reply: FastifyReply, err: AppError) {
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = toAppError(error);
-    if (mapped.status >= 500) request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+    if (mapped.status >= 500)
+      request.log.error(
+        { err: error, reqId: request.id, route: request.routeOptions?.url },
+        'unhandled error',
+      );
     return sendError(reply, mapped);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -78,6 +87,36 @@ export function installErrorHandling(app: FastifyInstance) {
       new AppError('NotFoundError', `Route ${request.method} ${request.url.split('?')[0]} not found`),
     ),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors the router raises before any route or hook runs (a malformed
+ * percent-encoding, a path parameter longer than maxParamLength) answer in the envelope too.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  return sendError(reply, toAppError(error));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a malformed request line, headers over
+ * the size limit) never reaches Fastify; the socket still gets the envelope before it closes.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, name, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'RequestTimeoutError', 'The request was not received in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'RequestHeaderFieldsTooLargeError', 'The request line or headers are too large']
+        : [400, 'BadRequestError', 'Malformed HTTP request'];
+  const body = JSON.stringify({ data: null, error: { status, name, message, details: {} } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 function toAppError(error: FastifyError): AppError {
@@ -97,6 +136,13 @@ function toAppError(error: FastifyError): AppError {
   }
   const code = error.code;
   const status = error.statusCode ?? 500;
+  if (code === 'FST_ERR_BAD_URL')
+    return new AppError('BadRequestError', 'The URL is malformed (bad percent-encoding)');
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new AppError('URITooLongError', 'A path segment is too long');
+  // JSON.parse running out of stack on absurd nesting: the parser marks it 400, the message would be V8's.
+  if (error instanceof RangeError && status === 400)
+    return new AppError('BadRequestError', 'Request body is nested too deeply');
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && status === 400)) {
     return new AppError('BadRequestError', 'Malformed JSON in request body');
   }

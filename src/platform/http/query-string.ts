@@ -1,17 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import qs from 'qs';
 import { validationError } from './errors.js';
 
 /**
- * Query strings are parsed by qs (Strapi's nested `filters[a][$op]=v`). By default qs silently drops every
- * key that is also a member of Object.prototype (`filters[constructor]=x` vanished, so the list came back
- * unfiltered). With allowPrototypes such keys stay, as own properties, and the list-query compiler refuses
- * them as unknown fields; the objects are still ordinary objects, and nothing reads them but through own
- * entries. `__proto__` is the one key qs always drops: the hook below refuses it with a 400 instead.
+ * qs (the router's parser, request-guards.ts) keeps prototype-named keys (`filters[constructor]=x`) so the
+ * list-query compiler refuses them as unknown fields instead of the list coming back unfiltered. `__proto__` is
+ * the one key qs always drops: the hook below refuses it with a 400 instead.
  */
-export function parseQueryString(str: string): Record<string, unknown> {
-  return qs.parse(str, { depth: 10, arrayLimit: 100, parameterLimit: 500, allowPrototypes: true });
-}
 
 /** The first key of `url`'s query string that names `__proto__` (decoded as qs decodes it), if any. */
 export function protoQueryKey(url: string): string | undefined {
