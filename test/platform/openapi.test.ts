@@ -39,7 +39,7 @@ describe('OpenAPI document', () => {
     const { app } = await getApp();
     const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     const memberships = doc.paths['/api/memberships'].get;
-    expect(memberships.security).toEqual([{ bearerAuth: [] }]);
+    expect(memberships.security).toEqual([{ bearerAuth: ['members:read'] }]);
     expect(memberships.parameters).toContainEqual(
       expect.objectContaining({ in: 'header', name: 'x-tenant-id', required: true }),
     );
