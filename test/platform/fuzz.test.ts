@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { getApp, newTenant } from '../helpers/app.js';
+import { type HttpMethod, openApiDocument } from '../helpers/openapi.js';
 
 /**
  * Negative-input fuzz over every operation of the OpenAPI document: a seeded, bounded run of hostile
@@ -10,7 +11,6 @@ import { getApp, newTenant } from '../helpers/app.js';
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
-const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** mulberry32: small, fast, seedable. */
 function prng(seed: number) {
@@ -29,7 +29,7 @@ function prng(seed: number) {
 type Rng = ReturnType<typeof prng>;
 
 interface Operation {
-  method: (typeof methods)[number];
+  method: HttpMethod;
   path: string;
   public: boolean;
   query: string[];
@@ -48,29 +48,22 @@ function resolve(doc: any, schema: any, depth = 0): any {
 }
 
 async function operations(): Promise<Operation[]> {
-  const { app } = await getApp();
-  const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const method of methods) {
-      const op = item[method];
-      if (!op) continue;
-      const content = op.requestBody?.content ?? {};
-      const body = resolve(doc, content['application/json']?.schema);
-      const data = resolve(doc, body?.properties?.data);
-      const props = data?.properties ?? body?.properties ?? {};
-      ops.push({
-        method,
-        path,
-        public: Array.isArray(op.security) && op.security.length === 0,
-        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
-        bodyKeys: Object.keys(props),
-        wrapped: Boolean(data),
-        multipart: Boolean(content['multipart/form-data']),
-      });
-    }
-  }
-  return ops;
+  const { doc, operations: all } = await openApiDocument();
+  return all.map(({ method, path, op, public: isPublic }) => {
+    const content = op.requestBody?.content ?? {};
+    const body = resolve(doc, content['application/json']?.schema);
+    const data = resolve(doc, body?.properties?.data);
+    const props = data?.properties ?? body?.properties ?? {};
+    return {
+      method,
+      path,
+      public: isPublic,
+      query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
+      bodyKeys: Object.keys(props),
+      wrapped: Boolean(data),
+      multipart: Boolean(content['multipart/form-data']),
+    };
+  });
 }
 
 // ---- hostile values

@@ -1,32 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { apiClient, getApp, newTenant } from '../helpers/app.js';
+import { openApiDocument } from '../helpers/openapi.js';
 
 /**
  * A sweep over every operation of the OpenAPI document, so each new route is covered the day it lands:
  * anonymous calls are refused, another organization's members are refused, and garbage never gives a 500.
  */
-const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-interface Operation {
-  method: (typeof methods)[number];
-  path: string;
-  tenant: boolean;
-  public: boolean;
-}
-
-async function operations(): Promise<Operation[]> {
-  const { app } = await getApp();
-  const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const method of methods) {
-      const op = item[method];
-      if (!op) continue;
-      const tenant = (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'x-tenant-id');
-      ops.push({ method, path, tenant, public: Array.isArray(op.security) && op.security.length === 0 });
-    }
-  }
-  return ops;
+async function operations() {
+  return (await openApiDocument()).operations;
 }
 
 const fill = (path: string, value: string) => path.replace(/\{[^}]+\}/g, value);

@@ -1,34 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { SCOPE_AREAS, SCOPES } from '../../src/platform/auth/scopes.js';
 import { apiClient, getApp, newTenant, type Tenant } from '../helpers/app.js';
+import { openApiDocument } from '../helpers/openapi.js';
 
 /**
  * Token scopes over every operation of the OpenAPI document: each one declares the scopes it needs, and a token
  * narrowed to one area is refused everywhere else and let through on its own area. Generated from the document,
  * so a route added tomorrow is covered the day it lands.
  */
-const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-interface Operation {
-  method: (typeof methods)[number];
-  path: string;
-  scopes: string[];
-  public: boolean;
-}
-
-async function operations(): Promise<Operation[]> {
-  const { app } = await getApp();
-  const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const method of methods) {
-      const op = item[method];
-      if (!op) continue;
-      const isPublic = Array.isArray(op.security) && op.security.length === 0;
-      ops.push({ method, path, scopes: op['x-required-scopes'] ?? [], public: isPublic });
-    }
-  }
-  return ops;
+async function operations() {
+  return (await openApiDocument()).operations;
 }
 
 const areaOf = (scope: string) => scope.split(':')[0];
@@ -42,12 +23,10 @@ async function scopedToken(t: Tenant, scopes: string[]) {
 
 describe('token scopes', () => {
   test('every non-public operation declares its scopes, from the closed catalogue, in security and x-required-scopes', async () => {
-    const { app } = await getApp();
-    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     const wrong: string[] = [];
     for (const op of await operations()) {
       if (op.public) continue;
-      const raw = doc.paths[op.path][op.method];
+      const raw = op.op;
       if (!op.scopes.length) wrong.push(`${op.method} ${op.path}: no scope`);
       for (const s of op.scopes)
         if (!SCOPES.includes(s as never)) wrong.push(`${op.method} ${op.path}: ${s}`);
