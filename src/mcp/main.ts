@@ -174,6 +174,10 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
       if (!res.headersSent) jsonRpcError(res, 500, 'Internal server error');
     });
   });
+  // Idle kept-alive connections outlive the clients' own keep-alive (undici: 4 s; load balancers: 60 s), so a
+  // client never sends a request on a socket the server is closing at that moment ("fetch failed").
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.MCP_CRM_HTTP_PORT, config.MCP_CRM_HTTP_HOST, () => resolve());

@@ -6,7 +6,13 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import type { Config } from '../../../src/config.js';
 import { deleteBoard } from '../../../src/modules/boards/service.js';
-import { reserveStorage, storagePath, sweepUploads, uploadsDir } from '../../../src/modules/cards/files.js';
+import {
+  reserveStorage,
+  storagePath,
+  sweepUploads,
+  uploadSweepQueue,
+  uploadsDir,
+} from '../../../src/modules/cards/files.js';
 import * as repo from '../../../src/modules/cards/repo.js';
 import { deleteCard } from '../../../src/modules/cards/service.js';
 import { type Database, queryRows } from '../../../src/platform/db/client.js';
@@ -361,6 +367,11 @@ describe('the orphan sweep', () => {
     const { db } = await getApp();
     const config = testConfig({ CRM_UPLOAD_SWEEP_SECONDS: 1, CRM_JOBS_POLL_SECONDS: 0.5 });
     const f = await sweepFixture();
+    // The queue keeps one waiting run: a process started earlier on this database (another test file's workers)
+    // may have queued it minutes ahead, and this process's immediate run would then be dropped.
+    await db.system
+      .execute(sql`delete from pgboss.job where name = ${uploadSweepQueue.name} and state = 'created'`)
+      .catch(() => {}); // no pg-boss schema yet: nothing queued
     const background = await startJobs(config, db, true);
     try {
       const end = Date.now() + 30_000;
