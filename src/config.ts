@@ -2,92 +2,92 @@ import { z } from 'zod';
 
 const plans = ['free', 'pro', 'business'] as const;
 
-const envSchema = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(1337),
-    HOST: z.string().default('127.0.0.1'),
-    PUBLIC_URL: z.string().url().optional(),
-    DATABASE_URL: z.string().optional(),
-    CRM_DATA_DIR: z.string().default('data'),
-    CRM_JWT_SECRET: z.string().min(32).optional(),
-    CRM_DEFAULT_PLAN: z.enum(plans).default('business'),
-    CRM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** `auto`: human-readable (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
-    CRM_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-    /**
-     * Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`), or `*`.
-     * Unset: no CORS headers at all, so browsers keep other sites' scripts out (the API needs none: it is
-     * called with bearer tokens, not cookies).
-     */
-    CORS_ORIGINS: z
-      .string()
-      .optional()
-      .transform((v) =>
-        (v ?? '')
-          .split(',')
-          .map((o) => o.trim().replace(/\/+$/, ''))
-          .filter(Boolean),
-      ),
-    /** Access-Control-Allow-Credentials (cookies, TLS client certificates); never with `*`. */
-    CORS_CREDENTIALS: z
-      .enum(['true', 'false'])
-      .default('false')
-      .transform((v) => v === 'true'),
-    CRM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
-    DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
-    REDIS_URL: z.string().optional(),
-    RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
-    RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
-    RATE_LIMIT_LOGIN_MAX: z.coerce.number().int().positive().default(10),
-    RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
-    RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
-    RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
-    /** Failed authentications (bad token, bad password) per IP and window; beyond it, credentials are not checked. */
-    RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().positive().default(60),
-    /** API processes `crm serve` runs, sharing the port (node:cluster); more than one needs PostgreSQL. */
-    CRM_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-    /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */
-    CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
-    CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
-    CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
-    /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
-    CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
-    /**
-     * How often the processes running the workers fold the card-count deltas, prune expired idempotency keys
-     * and (when nothing else does) VACUUM those bookkeeping tables (src/platform/db/maintenance.ts).
-     */
-    CRM_DB_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(30),
-    /**
-     * How long a keyed POST holds its Idempotency-Key without a sign of life from its process (renewed every
-     * third of it while the request runs): a retry after it expired takes the key over (the process died).
-     */
-    CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
-    SMTP_URL: z.string().optional(),
-    MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
-    /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
-    CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .default(1024 ** 3),
-    /** How often the upload sweep runs, and how old an unreferenced file must be before it removes it. */
-    CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
-    CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
-    CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
-    RATE_LIMIT_ENABLED: z
-      .enum(['true', 'false'])
-      .default('true')
-      .transform((v) => v === 'true'),
-  })
-  .superRefine((c, ctx) => {
-    // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
-    if (c.CORS_CREDENTIALS && c.CORS_ORIGINS.includes('*'))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CORS_ORIGINS'],
-        message: '`*` is not allowed with CORS_CREDENTIALS=true: list the origins',
-      });
-  });
+const envObject = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(1337),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().optional(),
+  CRM_DATA_DIR: z.string().default('data'),
+  CRM_JWT_SECRET: z.string().min(32).optional(),
+  CRM_DEFAULT_PLAN: z.enum(plans).default('business'),
+  CRM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: human-readable (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+  CRM_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /**
+   * Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`), or `*`.
+   * Unset: no CORS headers at all, so browsers keep other sites' scripts out (the API needs none: it is
+   * called with bearer tokens, not cookies).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    ),
+  /** Access-Control-Allow-Credentials (cookies, TLS client certificates); never with `*`. */
+  CORS_CREDENTIALS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  CRM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  REDIS_URL: z.string().optional(),
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  RATE_LIMIT_LOGIN_MAX: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
+  /** Failed authentications (bad token, bad password) per IP and window; beyond it, credentials are not checked. */
+  RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().positive().default(60),
+  /** API processes `crm serve` runs, sharing the port (node:cluster); more than one needs PostgreSQL. */
+  CRM_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */
+  CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
+  CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
+  CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
+  /**
+   * How often the processes running the workers fold the card-count deltas, prune expired idempotency keys
+   * and (when nothing else does) VACUUM those bookkeeping tables (src/platform/db/maintenance.ts).
+   */
+  CRM_DB_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(30),
+  /**
+   * How long a keyed POST holds its Idempotency-Key without a sign of life from its process (renewed every
+   * third of it while the request runs): a retry after it expired takes the key over (the process died).
+   */
+  CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
+  /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
+  CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1024 ** 3),
+  /** How often the upload sweep runs, and how old an unreferenced file must be before it removes it. */
+  CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
+  CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
+  CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
+  RATE_LIMIT_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+});
+
+const envSchema = envObject.superRefine((c, ctx) => {
+  // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
+  if (c.CORS_CREDENTIALS && c.CORS_ORIGINS.includes('*'))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CORS_ORIGINS'],
+      message: '`*` is not allowed with CORS_CREDENTIALS=true: list the origins',
+    });
+});
 
 export type Config = z.infer<typeof envSchema>;
 export type Plan = (typeof plans)[number];
