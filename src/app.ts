@@ -20,12 +20,13 @@ import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
 import type { Database } from './platform/db/client.js';
 import type { AppDeps } from './platform/deps.js';
+import { registerHttpConventions } from './platform/http/conventions.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/errors.js';
-import { logSerializers } from './platform/http/log-redaction.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
 import { refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { installRequestGuards, parseQueryString } from './platform/http/request-guards.js';
+import { installRequestLog, loggerOptions, RequestLogController } from './platform/http/request-log.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { createBackground, type WorkerDeps } from './workers.js';
@@ -64,13 +65,10 @@ const areas = [
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {
-  const logOptions = logger ?? (config.CRM_LOG_LEVEL === 'silent' ? false : { level: config.CRM_LOG_LEVEL });
   const app = Fastify({
-    // Whoever configures the logger, request URLs and errors are logged redacted (log-redaction.ts).
-    logger:
-      logOptions === false
-        ? false
-        : { ...(logOptions === true ? {} : logOptions), serializers: logSerializers },
+    logger: loggerOptions(config, logger),
+    // One completion line per request, carrying tenant and user (request-log.ts).
+    logController: new RequestLogController(),
     bodyLimit: config.CRM_BODY_LIMIT_BYTES,
     routerOptions: { querystringParser: parseQueryString },
     frameworkErrors,
@@ -103,9 +101,11 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   }
   const deps: AppDeps = { config, db, signer, jobs, mailer };
 
+  await registerHttpConventions(app, config);
   await registerOpenApi(app);
   await registerRateLimit(app, config);
   await app.register(authPlugin, { db, signer });
+  installRequestLog(app);
   await app.register(idempotencyPlugin, { db, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
   await registerDocsRoutes(app);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const plans = ['free', 'pro', 'business'] as const;
 
-const envSchema = z.object({
+const envObject = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(1337),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_URL: z.string().url().optional(),
@@ -11,6 +11,27 @@ const envSchema = z.object({
   CRM_JWT_SECRET: z.string().min(32).optional(),
   CRM_DEFAULT_PLAN: z.enum(plans).default('business'),
   CRM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: human-readable (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+  CRM_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /**
+   * Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`), or `*`.
+   * Unset: no CORS headers at all, so browsers keep other sites' scripts out (the API needs none: it is
+   * called with bearer tokens, not cookies).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    ),
+  /** Access-Control-Allow-Credentials (cookies, TLS client certificates); never with `*`. */
+  CORS_CREDENTIALS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   CRM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
   REDIS_URL: z.string().optional(),
@@ -56,6 +77,16 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+});
+
+const envSchema = envObject.superRefine((c, ctx) => {
+  // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
+  if (c.CORS_CREDENTIALS && c.CORS_ORIGINS.includes('*'))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CORS_ORIGINS'],
+      message: '`*` is not allowed with CORS_CREDENTIALS=true: list the origins',
+    });
 });
 
 export type Config = z.infer<typeof envSchema>;

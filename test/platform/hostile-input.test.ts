@@ -380,8 +380,9 @@ describe('a 500 logs no query string and no SQL parameters', () => {
     expect(all).not.toContain('s3cr3t-query-token');
     expect(all).not.toContain('c0ffee-token-hash');
     const logged = lines.map((l) => JSON.parse(l));
-    const incoming = logged.find((l) => l.msg === 'incoming request' && l.req?.route === '/api/boom-sql');
-    expect(incoming.req.url).toBe('/api/boom-sql');
+    const completed = logged.find((l) => l.msg === 'request completed' && l.req?.route === '/api/boom-sql');
+    expect(completed.req.url).toBe('/api/boom-sql');
+    expect(completed.res.statusCode).toBe(500);
     const error = logged.find((l) => l.msg === 'unhandled error');
     expect(error.route).toBe('/api/boom-sql');
     expect(error.err.message).toContain('params: [redacted]');

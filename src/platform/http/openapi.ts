@@ -90,7 +90,9 @@ export async function registerDocsRoutes(app: FastifyInstance) {
     reply.type('application/yaml').send(app.swagger({ yaml: true })),
   );
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/docs')) route.config = { ...(route.config ?? {}), auth: 'public' };
+    // The docs are the HTML pages: they get helmet's headers and Swagger UI's CSP (conventions.ts).
+    if (route.url.startsWith('/api/docs'))
+      route.config = { ...(route.config ?? {}), auth: 'public', helmet: {} } as typeof route.config;
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { deepLinking: true } });
 }
