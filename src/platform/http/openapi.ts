@@ -60,8 +60,8 @@ export async function registerOpenApi(app: FastifyInstance) {
       if (examples && schema.body && !schema.body.examples) schema.body = { ...schema.body, examples };
       const method = [input.route.method].flat()[0];
       schema.operationId = schema.operationId ?? operationIdFor(method, out.url);
-      // Every operation has a description (readers, generated doc comments): the summary when none is written.
-      const description = schema.description ?? schema.summary ?? schema.operationId;
+      // Every operation gets a description (readers, generated doc comments): at least who may call it.
+      const described = (note: string) => (schema.description ? `${schema.description}\n\n${note}` : note);
       // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: the token scopes go there, and in
       // `x-required-scopes` and the description for readers and generators that ignore them. The tenant is an
       // apiKey scheme rather than a header parameter, so the docs page's Authorize sets it once and generated
@@ -69,12 +69,11 @@ export async function registerOpenApi(app: FastifyInstance) {
       if (auth !== 'public') {
         schema.security = [auth === 'tenant' ? { bearerAuth: scopes, tenantId: [] } : { bearerAuth: scopes }];
         schema['x-required-scopes'] = scopes;
-        const note = `Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.`;
-        const tenant = auth === 'tenant' ? ' Tenant: the `x-tenant-id` header.' : '';
-        schema.description = `${description}\n\n${note}${tenant}`;
+        const tenant = auth === 'tenant' ? ' Tenant: the `x-tenant-id` header (the tenantId scheme).' : '';
+        schema.description = described(`Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.${tenant}`);
       } else {
         schema.security = [];
-        schema.description = `${description}\n\nPublic: no token needed.`;
+        schema.description = described('Public: no token needed.');
       }
       const response = { ...(schema.response ?? {}) };
       for (const [code, description] of Object.entries(errorResponses)) {
