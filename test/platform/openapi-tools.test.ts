@@ -153,7 +153,8 @@ function injectFetch(app: FastifyInstance, seen: URL[]) {
     });
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, String(v));
-    return new Response(res.statusCode === 204 ? null : res.rawPayload, { status: res.statusCode, headers });
+    const payload = res.statusCode === 204 ? null : new Uint8Array(res.rawPayload);
+    return new Response(payload, { status: res.statusCode, headers });
   };
 }
 
