@@ -10,7 +10,7 @@ export interface DocOperation {
   /** The raw operation object. */
   op: any;
   public: boolean;
-  /** Needs x-tenant-id. */
+  /** Needs x-tenant-id: the tenantId security scheme beside the bearer. */
   tenant: boolean;
   scopes: string[];
 }
@@ -29,7 +29,7 @@ export async function openApiDocument(): Promise<{ doc: any; operations: DocOper
         path,
         op,
         public: Array.isArray(op.security) && op.security.length === 0,
-        tenant: (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'x-tenant-id'),
+        tenant: (op.security ?? []).some((s: Record<string, unknown>) => 'tenantId' in s),
         scopes: op['x-required-scopes'] ?? [],
       });
     }

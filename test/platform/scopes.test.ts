@@ -30,7 +30,10 @@ describe('token scopes', () => {
       if (!op.scopes.length) wrong.push(`${op.method} ${op.path}: no scope`);
       for (const s of op.scopes)
         if (!SCOPES.includes(s as never)) wrong.push(`${op.method} ${op.path}: ${s}`);
-      if (JSON.stringify(raw.security) !== JSON.stringify([{ bearerAuth: op.scopes }]))
+      // Tenant operations also require the tenantId scheme (x-tenant-id); user routes (no tenant) do not.
+      const tenant = !/^\/api\/(users|organizations)(\/|$)|^\/api\/invitations\/\{token\}/.test(op.path);
+      const expected = tenant ? { bearerAuth: op.scopes, tenantId: [] } : { bearerAuth: op.scopes };
+      if (JSON.stringify(raw.security) !== JSON.stringify([expected]))
         wrong.push(`${op.method} ${op.path}: security ${JSON.stringify(raw.security)}`);
       if (!String(raw.description ?? '').includes('Token scope'))
         wrong.push(`${op.method} ${op.path}: description`);

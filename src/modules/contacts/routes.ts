@@ -44,7 +44,17 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         summary: 'Create a contact',
-        body: dataBody(contactCreate),
+        body: dataBody(contactCreate, [
+          {
+            name: 'Maria Silva',
+            email: 'maria.silva@example.com',
+            phone: '+5511987654321',
+            contact_type: 'pessoa',
+            city: 'São Paulo',
+            state: 'SP',
+            country: 'BR',
+          },
+        ]),
         response: { 201: contact },
       },
     },
@@ -68,7 +78,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         tags,
         summary: 'Update a contact (partial)',
         params: idParams,
-        body: dataBody(contactUpdate),
+        body: dataBody(contactUpdate, [{ phone: '+5519912345678', city: 'Campinas' }]),
         response: { 200: contact },
       },
     },

@@ -48,7 +48,16 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         summary: 'Create a product (admin); name, sku and price are required, sku is unique',
-        body: dataBody(productInput),
+        body: dataBody(productInput, [
+          {
+            name: 'CRM Pro licence (annual)',
+            sku: 'CRM-PRO-12M',
+            price: 1200,
+            minPrice: 960,
+            unit: 'seat',
+            description: 'One user seat, billed yearly',
+          },
+        ]),
         response: { 201: product },
       },
     },
@@ -63,7 +72,7 @@ export const productRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         tags,
         summary: 'Update a product (admin); partial',
         params: idParams,
-        body: dataBody(productUpdate),
+        body: dataBody(productUpdate, [{ price: 1150, active: true }]),
         response: { 200: product },
       },
     },

@@ -41,7 +41,15 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
         summary: 'Create a quote (member); it gets the next number of the organization',
         description:
           'Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.',
-        body: dataBody(quoteInput),
+        body: dataBody(quoteInput, [
+          {
+            title: 'Acme Corp — 50 seats',
+            validUntil: '2026-12-31',
+            currency: 'BRL',
+            notes: 'Prices include onboarding.',
+            items: [{ product: 'k3v9q2m8x1c7d4f6h0j5n2p8', quantity: 50, discount: 10 }],
+          },
+        ]),
         response: { 201: quote },
       },
     },
@@ -56,7 +64,7 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
         tags,
         summary: 'Update a quote (member); partial, `items` replaces all lines (draft quotes only)',
         params: idParams,
-        body: dataBody(quoteUpdate),
+        body: dataBody(quoteUpdate, [{ status: 'sent' }]),
         response: { 200: quote },
       },
     },

@@ -54,7 +54,20 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         description:
           'Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored ' +
           'shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.',
-        body: previewInput,
+        body: previewInput.meta({
+          examples: [
+            {
+              rules: {
+                condition: 'AND',
+                rules: [
+                  { field: 'city', operator: 'equal', value: 'São Paulo' },
+                  { field: 'email', operator: 'is_not_empty' },
+                ],
+              },
+              pagination: { page: 1, pageSize: 25 },
+            },
+          ],
+        }),
         response: { 200: previewResult(contact) },
       },
     },
@@ -68,7 +81,19 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         summary: 'Create a segment (member)',
-        body: dataBody(segmentInput),
+        body: dataBody(segmentInput, [
+          {
+            name: 'São Paulo leads with e-mail',
+            description: 'People in São Paulo we can e-mail',
+            filters: {
+              logic: 'AND',
+              conditions: [
+                { field: 'city', op: 'eq', value: 'São Paulo' },
+                { field: 'email', op: 'notEmpty' },
+              ],
+            },
+          },
+        ]),
         response: { 201: segment },
       },
     },
@@ -92,7 +117,7 @@ export const segmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         tags,
         summary: 'Update a segment; only the keys sent change (member)',
         params: idParams,
-        body: dataBody(segmentUpdate),
+        body: dataBody(segmentUpdate, [{ active: false }]),
         response: { 200: segment },
       },
     },

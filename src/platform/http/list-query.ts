@@ -39,7 +39,9 @@ export const listQueryShape = {
     .record(z.string(), z.unknown())
     .optional()
     .describe(
-      'Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`',
+      'Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. ' +
+        'Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends ' +
+        'deeper ones with a qs-style serializer (`qs.stringify(query)`)',
     ),
 };
 

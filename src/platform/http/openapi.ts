@@ -2,7 +2,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { errorEnvelope } from './errors.js';
+import { operationIdFor } from './operation-ids.js';
 
 const errorResponses = {
   400: 'Bad request or validation error',
@@ -13,6 +15,23 @@ const errorResponses = {
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'Unexpected error',
 };
+
+/**
+ * The query parameters of the list language (list-query.ts). They are objects on the wire in Strapi's bracket
+ * form, `pagination[page]=1&filters[name][$containsi]=x`: OpenAPI calls that `style: deepObject`. Without it a
+ * tool applies the default (form, exploded) and sends `?page=1&pageSize=25`, which the strict query refuses.
+ */
+const DEEP_OBJECT_PARAMETERS = new Set(['pagination', 'filters', 'populate', 'sort']);
+
+const securitySchemes = {
+  bearerAuth: { type: 'http', scheme: 'bearer' },
+  tenantId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-tenant-id',
+    description: 'Slug of the organization (tenant) the request acts in; required by every tenant route.',
+  },
+} as const;
 
 /** OpenAPI 3.1 from the routes' zod schemas, plus the bearer scheme and the tenant header. */
 export async function registerOpenApi(app: FastifyInstance) {
@@ -26,7 +45,7 @@ export async function registerOpenApi(app: FastifyInstance) {
           'Multi-tenant CRM REST interface. Tenant routes need `Authorization: Bearer <token>` and `x-tenant-id: <organization slug>`.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes },
     },
     transform: (input) => {
       const out = jsonSchemaTransform(input) as { schema: Record<string, any>; url: string };
@@ -34,23 +53,27 @@ export async function registerOpenApi(app: FastifyInstance) {
       const auth = config?.auth ?? 'tenant';
       const scopes = config?.scope ? [config.scope].flat() : [];
       const schema: Record<string, any> = { ...out.schema };
+      // zod leaves `examples` out of the input JSON schema of a schema with transforms (trim, lowercase…),
+      // taking them for output values; a body's examples are inputs (dataBody), so they are put back.
+      const body = (input.schema as { body?: unknown }).body;
+      const examples = body instanceof z.ZodType ? z.globalRegistry.get(body)?.examples : undefined;
+      if (examples && schema.body && !schema.body.examples) schema.body = { ...schema.body, examples };
+      const method = [input.route.method].flat()[0];
+      schema.operationId = schema.operationId ?? operationIdFor(method, out.url);
+      // Every operation gets a description (readers, generated doc comments): at least who may call it.
+      const described = (note: string) => (schema.description ? `${schema.description}\n\n${note}` : note);
       // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: the token scopes go there, and in
-      // `x-required-scopes` and the description for readers and generators that ignore them.
+      // `x-required-scopes` and the description for readers and generators that ignore them. The tenant is an
+      // apiKey scheme rather than a header parameter, so the docs page's Authorize sets it once and generated
+      // clients take it with the token instead of as an argument of every call.
       if (auth !== 'public') {
-        schema.security = [{ bearerAuth: scopes }];
+        schema.security = [auth === 'tenant' ? { bearerAuth: scopes, tenantId: [] } : { bearerAuth: scopes }];
         schema['x-required-scopes'] = scopes;
-        const note = `Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.`;
-        schema.description = schema.description ? `${schema.description}\n\n${note}` : note;
-      } else schema.security = [];
-      if (auth === 'tenant') {
-        schema.headers = {
-          type: 'object',
-          properties: {
-            ...(schema.headers?.properties ?? {}),
-            'x-tenant-id': { type: 'string', description: 'Slug of the organization (tenant)' },
-          },
-          required: [...(schema.headers?.required ?? []), 'x-tenant-id'],
-        };
+        const tenant = auth === 'tenant' ? ' Tenant: the `x-tenant-id` header (the tenantId scheme).' : '';
+        schema.description = described(`Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.${tenant}`);
+      } else {
+        schema.security = [];
+        schema.description = described('Public: no token needed.');
       }
       const response = { ...(schema.response ?? {}) };
       for (const [code, description] of Object.entries(errorResponses)) {
@@ -67,6 +90,12 @@ export async function registerOpenApi(app: FastifyInstance) {
       // $ref responses cannot carry siblings in 3.1 response objects: expand to content.
       for (const methods of Object.values<any>(obj.paths ?? {})) {
         for (const op of Object.values<any>(methods)) {
+          for (const param of op.parameters ?? []) {
+            if (param.in === 'query' && DEEP_OBJECT_PARAMETERS.has(param.name)) {
+              param.style = 'deepObject';
+              param.explode = true;
+            }
+          }
           for (const [code, res] of Object.entries<any>(op.responses ?? {})) {
             if (res?.$ref === '#/components/schemas/Error') {
               op.responses[code] = {
@@ -77,9 +106,36 @@ export async function registerOpenApi(app: FastifyInstance) {
           }
         }
       }
+      pruneUnusedSchemas(obj);
       return obj;
     },
   });
+}
+
+/**
+ * The zod provider emits an input and an output component for every registered schema; the half no route
+ * uses (`ContactRef` as input…) is noise for readers and generators (Redocly's no-unused-components).
+ */
+function pruneUnusedSchemas(doc: { components: { schemas?: Record<string, unknown> } }) {
+  const schemas = doc.components.schemas ?? {};
+  const prefix = '#/components/schemas/';
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) for (const item of node) visit(item);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith(prefix)) {
+          const name = value.slice(prefix.length);
+          if (!used.has(name)) {
+            used.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(value);
+      }
+    }
+  };
+  visit({ ...doc, components: { ...doc.components, schemas: {} } });
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 
 export async function registerDocsRoutes(app: FastifyInstance) {
