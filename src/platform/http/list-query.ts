@@ -548,6 +548,8 @@ function throwSort(path: (string | number)[], message: string): never {
 export function compilePopulate(model: QueryModel, raw: ListQueryInput['populate']): Set<string> {
   const allowed = model.populate ?? [];
   if (raw === undefined) return new Set(model.defaultPopulate ?? allowed);
+  // `populate=` (empty): no relation at all (Strapi's own default; here the default shows the spec's).
+  if (raw === '') return new Set();
   let names: string[];
   if (typeof raw === 'string') names = raw.split(',').map((s) => s.trim());
   else if (Array.isArray(raw)) names = raw;
