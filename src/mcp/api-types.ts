@@ -245,12 +245,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -270,11 +270,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['BoardTemplate'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -472,20 +475,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -524,11 +534,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Board'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -814,20 +827,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -873,11 +893,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Card'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
                 stats?: components['schemas']['CardStats'];
               };
@@ -1086,12 +1109,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -1116,11 +1139,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Comment'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -1540,20 +1566,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -1597,11 +1630,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['CardProduct'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
                 /** @description over every line of the card, not only this page */
                 totals: {
@@ -2030,7 +2066,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -2585,12 +2621,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -2613,11 +2649,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['FieldCondition'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -3198,12 +3237,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -3228,11 +3267,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['FieldDefinition'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -3914,12 +3956,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -3942,11 +3984,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Phase'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -4889,12 +4934,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -4917,11 +4962,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Tag'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -5738,20 +5786,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -5792,11 +5847,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Contact'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -6335,20 +6393,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -6390,11 +6455,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['ContactActivity'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -7301,20 +7369,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -7353,11 +7428,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Invitation'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -7860,20 +7938,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -7912,11 +7997,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Membership'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -8408,12 +8496,12 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
@@ -8435,11 +8523,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Notification'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -8637,20 +8728,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -8689,11 +8787,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Organization'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -8881,20 +8982,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -8933,11 +9041,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['PdfTemplate'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -9560,20 +9671,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -9612,11 +9730,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['ProductCategory'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -10098,20 +10219,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -10150,11 +10278,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Product'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -10663,20 +10794,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -10715,11 +10853,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Quote'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -11362,20 +11503,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -11414,11 +11562,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Segment'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -11914,20 +12065,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -11969,11 +12127,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Contact'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -12411,20 +12572,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -12463,11 +12631,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Task'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -13110,20 +13281,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -13162,11 +13340,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['Team'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -13650,20 +13831,27 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+          fields?:
+            | string
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not` */
           filters?: {
             [key: string]: unknown;
           };
-          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+          /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
           pagination?: {
-            /** @default 1 */
+            limit?: number;
             page?: number;
-            /** @default 25 */
             pageSize?: number;
+            start?: number;
             /** @enum {string} */
             withCount?: 'true' | 'false';
           };
-          /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+          /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
           populate?:
             | string
             | string[]
@@ -13705,11 +13893,14 @@ export interface paths {
             'application/json': {
               data: components['schemas']['TeamMember'][];
               meta: {
+                /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
                 pagination: {
-                  page: number;
-                  pageCount: number;
-                  pageSize: number;
-                  total: number;
+                  limit?: number;
+                  page?: number;
+                  pageCount?: number;
+                  pageSize?: number;
+                  start?: number;
+                  total?: number;
                 };
               };
             };
@@ -16603,11 +16794,14 @@ export interface components {
       /** @description the requested page of matching contacts */
       data: components['schemas']['Contact'][];
       meta: {
+        /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
         pagination: {
-          page: number;
-          pageCount: number;
-          pageSize: number;
-          total: number;
+          limit?: number;
+          page?: number;
+          pageCount?: number;
+          pageSize?: number;
+          start?: number;
+          total?: number;
         };
       };
     };
@@ -16617,11 +16811,14 @@ export interface components {
       /** @description the requested page of matching contacts */
       data: components['schemas']['ContactInput'][];
       meta: {
+        /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
         pagination: {
-          page: number;
-          pageCount: number;
-          pageSize: number;
-          total: number;
+          limit?: number;
+          page?: number;
+          pageCount?: number;
+          pageSize?: number;
+          start?: number;
+          total?: number;
         };
       };
     };
