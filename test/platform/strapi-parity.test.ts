@@ -186,6 +186,24 @@ describe('Strapi parity', () => {
     expect(poisoned.status).toBe(400);
   });
 
+  test('Strapi parameters without a counterpart here are a 400, never ignored', async () => {
+    const { t } = await tenantWithContacts();
+    const [first] = (await list(t, {})).body.data;
+    for (const url of [
+      '/api/contacts?locale=fr',
+      '/api/contacts?status=draft',
+      '/api/contacts?publicationState=live',
+      '/api/contacts?populate[owner][fields][0]=documentId',
+      '/api/contacts?sort=owner.name',
+      '/api/contacts?filters[name][$regex]=x',
+      `/api/contacts/${first.documentId}?fields[0]=name`,
+    ]) {
+      const r = await t.api.request({ method: 'GET', url });
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.name, url).toBe('ValidationError');
+    }
+  });
+
   test('tenancy: another organization neither sees nor counts the rows, whatever the form', async () => {
     const { t, prefix } = await tenantWithContacts();
     const other = await newTenant();

@@ -555,7 +555,20 @@ export function compilePopulate(model: QueryModel, raw: ListQueryInput['populate
   else if (Array.isArray(raw)) names = raw;
   else {
     const list = asList(raw);
-    names = list ? (list as string[]) : Object.keys(raw);
+    if (list) names = list as string[];
+    else {
+      // `populate[a]=true`; Strapi's nested options (`populate[a][fields]`, `[populate]`, `[filters]`…) are
+      // not honoured here (relations come in the spec's fixed shape), so they are a 400, not ignored.
+      for (const [name, value] of Object.entries(raw)) {
+        if (value !== true && value !== 'true')
+          throw new AppError('ValidationError', `Cannot populate ${name} with options`, {
+            errors: [
+              { path: ['populate', name], message: 'only populate[relation]=true', name: 'ValidationError' },
+            ],
+          });
+      }
+      names = Object.keys(raw);
+    }
   }
   if (names.includes('*')) return new Set(allowed);
   for (const n of names) {
