@@ -23,6 +23,7 @@ import type { AppDeps } from './platform/deps.js';
 import { registerHttpConventions } from './platform/http/conventions.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/errors.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
+import { acceptEmptyJsonBody, installProjection } from './platform/http/projection.js';
 import { refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { installRequestGuards, parseQueryString } from './platform/http/request-guards.js';
@@ -88,6 +89,8 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installRequestGuards(app);
+  acceptEmptyJsonBody(app);
+  installProjection(app);
   app.addHook('preValidation', refuseProtoQueryKeys);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -2838,11 +2838,14 @@ export interface components {
       /** @description the requested page of matching contacts */
       data: components['schemas']['Contact'][];
       meta: {
+        /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
         pagination: {
-          page: number;
-          pageCount: number;
-          pageSize: number;
-          total: number;
+          limit?: number;
+          page?: number;
+          pageCount?: number;
+          pageSize?: number;
+          start?: number;
+          total?: number;
         };
       };
     };
@@ -3109,12 +3112,12 @@ export interface operations {
   listBoardTemplates: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -3134,11 +3137,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['BoardTemplate'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -3298,20 +3304,27 @@ export interface operations {
   listBoards: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -3350,11 +3363,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Board'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -3655,20 +3671,27 @@ export interface operations {
   listCards: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -3714,11 +3737,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Card'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
               stats?: components['schemas']['CardStats'];
             };
@@ -3921,12 +3947,12 @@ export interface operations {
   listCardComments: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -3951,11 +3977,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Comment'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -4331,20 +4360,27 @@ export interface operations {
   listCardProducts: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -4388,11 +4424,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['CardProduct'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
               /** @description over every line of the card, not only this page */
               totals: {
@@ -4775,7 +4814,7 @@ export interface operations {
   getCard: {
     parameters: {
       query?: {
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -5280,12 +5319,12 @@ export interface operations {
   listFieldConditions: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -5308,11 +5347,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['FieldCondition'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -5846,12 +5888,12 @@ export interface operations {
   listFields: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -5876,11 +5918,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['FieldDefinition'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -6496,12 +6541,12 @@ export interface operations {
   listPhases: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -6524,11 +6569,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Phase'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -7373,12 +7421,12 @@ export interface operations {
   listTags: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -7401,11 +7449,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Tag'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -8158,20 +8209,27 @@ export interface operations {
   listContacts: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -8212,11 +8270,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Contact'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -8729,20 +8790,27 @@ export interface operations {
   listContactActivities: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -8784,11 +8852,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['ContactActivity'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -9560,20 +9631,27 @@ export interface operations {
   listInvitations: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -9612,11 +9690,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Invitation'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -10038,20 +10119,27 @@ export interface operations {
   listMemberships: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -10090,11 +10178,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Membership'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -10537,12 +10628,12 @@ export interface operations {
   listNotifications: {
     parameters: {
       query?: {
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
@@ -10564,11 +10655,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Notification'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -10728,20 +10822,27 @@ export interface operations {
   listOrganizations: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -10780,11 +10881,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Organization'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -10950,20 +11054,27 @@ export interface operations {
   listPdfTemplates: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -11002,11 +11113,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['PdfTemplate'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -11561,20 +11675,27 @@ export interface operations {
   listProductCategories: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -11613,11 +11734,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['ProductCategory'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -12052,20 +12176,27 @@ export interface operations {
   listProducts: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -12104,11 +12235,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Product'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -12590,20 +12724,27 @@ export interface operations {
   listQuotes: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -12642,11 +12783,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Quote'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -13245,20 +13389,27 @@ export interface operations {
   listSegments: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -13297,11 +13448,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Segment'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -13779,20 +13933,27 @@ export interface operations {
   listSegmentContacts: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -13834,11 +13995,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Contact'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -14220,20 +14384,27 @@ export interface operations {
   listTasks: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -14272,11 +14443,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Task'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -14878,20 +15052,27 @@ export interface operations {
   listTeams: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -14930,11 +15111,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['Team'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };
@@ -15371,20 +15555,27 @@ export interface operations {
   listTeamMembers: {
     parameters: {
       query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
         /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
         filters?: {
           [key: string]: unknown;
         };
-        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
-          /** @default 1 */
+          limit?: number;
           page?: number;
-          /** @default 25 */
           pageSize?: number;
+          start?: number;
           /** @enum {string} */
           withCount?: 'true' | 'false';
         };
-        /** @description relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true` */
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
         populate?:
           | string
           | string[]
@@ -15426,11 +15617,14 @@ export interface operations {
           'application/json': {
             data: components['schemas']['TeamMember'][];
             meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
               pagination: {
-                page: number;
-                pageCount: number;
-                pageSize: number;
-                total: number;
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
               };
             };
           };

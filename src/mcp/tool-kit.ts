@@ -54,11 +54,13 @@ export interface Tool {
 
 const listMeta = z
   .object({
+    // Optional in the REST schema (the offset form and withCount=false drop some); the tools always ask
+    // for pages with a count, so all four come back.
     pagination: z.object({
-      page: z.number().describe('Current page, from 1'),
-      pageSize: z.number().describe('Items per page'),
-      pageCount: z.number().describe('Number of pages'),
-      total: z.number().describe('Items matching the query'),
+      page: z.number().optional().describe('Current page, from 1'),
+      pageSize: z.number().optional().describe('Items per page'),
+      pageCount: z.number().optional().describe('Number of pages'),
+      total: z.number().optional().describe('Items matching the query'),
     }),
   })
   .loose();

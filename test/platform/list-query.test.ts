@@ -22,7 +22,8 @@ describe('list query language', () => {
       { page: 0 },
       { page: 'x' },
       { pageSize: 2.5 },
-      { start: 1 },
+      { page: 1, start: 1 },
+      { limit: -1 },
     ]) {
       const res = await query(t, { pagination: bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);

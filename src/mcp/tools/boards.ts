@@ -209,10 +209,10 @@ export const cardTools: Tool[] = [
     output: listOutput(card).extend({
       meta: z.looseObject({
         pagination: z.object({
-          page: z.number(),
-          pageSize: z.number(),
-          pageCount: z.number(),
-          total: z.number(),
+          page: z.number().optional(),
+          pageSize: z.number().optional(),
+          pageCount: z.number().optional(),
+          total: z.number().optional(),
         }),
         stats: z
           .object({ overdueCount: z.number(), valueSum: z.number(), phaseSlaBreachedCount: z.number() })

@@ -151,10 +151,10 @@ export const segmentTools: Tool[] = [
       data: z.array(contact).describe('The requested page of matching contacts'),
       meta: z.object({
         pagination: z.object({
-          page: z.number(),
-          pageSize: z.number(),
-          pageCount: z.number(),
-          total: z.number(),
+          page: z.number().optional(),
+          pageSize: z.number().optional(),
+          pageCount: z.number().optional(),
+          total: z.number().optional(),
         }),
       }),
     }),

@@ -2,7 +2,7 @@ import { and, asc, count, eq, getTableColumns, inArray, type SQL, sql } from 'dr
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Executor, preparedRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { cards } from '../cards/table.js';
 import { membershipModel } from '../organizations/repo.js';
 import {
@@ -98,7 +98,7 @@ export async function listBoards(tx: Tx, orgId: number, q: CompiledList, visibil
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(boards).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(boards).where(where));
   return { rows, total };
 }
 

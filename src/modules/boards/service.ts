@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { deleteBoardCounts } from '../cards/counts.js';
 import { removingFiles } from '../cards/files.js';
@@ -55,7 +55,7 @@ export async function listBoards(ctx: TenantContext, query: ListQueryInput) {
     // Non-admins list only the boards they own, are members or editors of (DESIGN.md §6).
     const visibility = hasRole(ctx, 'admin') ? undefined : repo.visibleTo(ctx.membershipId);
     const { rows, total } = await repo.listBoards(tx, ctx.orgId, q, visibility);
-    return paginated(await presentBoards(tx, ctx.orgId, rows), total, q.page, q.pageSize);
+    return listPage(await presentBoards(tx, ctx.orgId, rows), total, q);
   });
 }
 

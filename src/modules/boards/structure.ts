@@ -1,7 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
-import { paginated } from '../../platform/http/list-query.js';
+import { type PaginationInput, pageWindow, windowPage } from '../../platform/http/list-query.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { slugify } from '../organizations/service.js';
 import {
@@ -29,7 +29,7 @@ import type { ConditionAction, ConditionGroup, FieldOption, FieldType, StoredTra
 
 export type Path = (string | number)[];
 export interface PageQuery {
-  pagination?: { page?: number; pageSize?: number };
+  pagination?: PaginationInput;
 }
 
 // ---- shared rules (also used when a whole board is created)
@@ -131,9 +131,8 @@ export function resolveTransitions(
 }
 
 export function pageOf<T>(items: T[], query: PageQuery) {
-  const page = query.pagination?.page ?? 1;
-  const pageSize = query.pagination?.pageSize ?? 25;
-  return paginated(items.slice((page - 1) * pageSize, page * pageSize), items.length, page, pageSize);
+  const w = pageWindow(query.pagination);
+  return windowPage(items.slice(w.offset, w.offset + w.pageSize), items.length, w);
 }
 
 /** Read or configure access, then the structure, in one transaction; configure also locks the board. */

@@ -82,6 +82,8 @@ export function cardModelFor(structure: BoardStructure): QueryModel {
     },
     privateFields: ['id', 'organizationId', 'boardId', 'currentPhaseId', 'contactId', 'tracking'],
     populate: CARD_POPULATE,
+    // fieldData (the raw form) only on request; the rest is the spec's card shape.
+    defaultPopulate: CARD_POPULATE.filter((p) => p !== 'fieldData'),
   };
 }
 

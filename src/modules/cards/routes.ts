@@ -3,7 +3,12 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
-import { listQueryShape, paginatedSchema, paginationSchema } from '../../platform/http/list-query.js';
+import {
+  listQueryShape,
+  pageWindow,
+  paginatedSchema,
+  paginationSchema,
+} from '../../platform/http/list-query.js';
 import { firstFilePart } from '../../platform/http/multipart.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
@@ -161,8 +166,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
         req.tenant,
         req.params.boardId,
         req.params.cardId,
-        req.query.pagination?.page ?? 1,
-        req.query.pagination?.pageSize ?? 25,
+        pageWindow(req.query.pagination),
       ),
   );
 

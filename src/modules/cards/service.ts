@@ -8,7 +8,9 @@ import {
   compileListQuery,
   compilePopulate,
   type ListQueryInput,
-  paginated,
+  listPage,
+  type PageWindow,
+  windowPage,
 } from '../../platform/http/list-query.js';
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
@@ -193,8 +195,9 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
             statsOptions,
           );
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
-    const page = paginated(data, counted.total, list.page, list.pageSize);
-    return counted.stats ? { data, meta: { ...page.meta, stats: counted.stats } } : page;
+    const page = listPage(data, counted.total, list);
+    // Object.assign keeps the page object itself, and with it the fields/populate projection.
+    return counted.stats ? Object.assign(page, { meta: { ...page.meta, stats: counted.stats } }) : page;
   });
 }
 
@@ -755,18 +758,12 @@ async function checkMentions(tx: Tx, orgId: number, mentions: string[]) {
   return unique;
 }
 
-export async function listComments(
-  ctx: TenantContext,
-  boardId: string,
-  cardId: string,
-  page: number,
-  pageSize: number,
-) {
+export async function listComments(ctx: TenantContext, boardId: string, cardId: string, w: PageWindow) {
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
     const card = await loadCard(tx, ctx, scope, cardId);
-    const { rows, total } = await repo.listComments(tx, ctx.orgId, card.id, (page - 1) * pageSize, pageSize);
-    return paginated(await presentComments(tx, ctx.orgId, rows), total, page, pageSize);
+    const { rows, total } = await repo.listComments(tx, ctx.orgId, card.id, w.offset, w.pageSize);
+    return windowPage(await presentComments(tx, ctx.orgId, rows), total, w);
   });
 }
 

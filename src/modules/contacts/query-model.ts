@@ -43,6 +43,7 @@ export const contactModel: QueryModel = {
   custom: { customFields: compileCustomFields },
   privateFields: ['id', 'organizationId', 'searchText', 'search_text', 'ownerId', 'teamId'],
   populate: ['owner', 'team'],
+  selectable: ['customFields'],
 };
 
 /** The timeline list: filter by type or date; newest first by default. */

@@ -3,7 +3,7 @@ import { auditLog } from '../../platform/audit/table.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
-import type { CompiledList } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { ActivityType } from './schema.js';
 import { searchCondition } from './search.js';
 import { contactActivities, contacts } from './table.js';
@@ -115,7 +115,7 @@ export async function listContacts(tx: Tx, orgId: number, list: CompiledList, q:
     .orderBy(list.orderBy)
     .offset(list.offset)
     .limit(list.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(contacts).where(where);
+  const total = await countIf(list, () => tx.select({ total: count() }).from(contacts).where(where));
   return { rows, total };
 }
 
@@ -182,7 +182,7 @@ export async function listActivities(tx: Tx, orgId: number, contactId: number, l
     .orderBy(list.orderBy)
     .offset(list.offset)
     .limit(list.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(contactActivities).where(where);
+  const total = await countIf(list, () => tx.select({ total: count() }).from(contactActivities).where(where));
   return { rows, total };
 }
 

@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileFilterTree, compileListQuery, paginated } from '../../platform/http/list-query.js';
+import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
@@ -203,7 +203,7 @@ export async function listContacts(ctx: TenantContext, query: ContactListQuery) 
   const list = compileListQuery(contactModel, listQuery);
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q);
-    return paginated(await toContacts(tx, ctx.orgId, rows), total, list.page, list.pageSize);
+    return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
   });
 }
 
@@ -346,7 +346,7 @@ export async function listActivities(
     const contact = await repo.findContact(tx, ctx.orgId, documentId);
     if (!contact) notFound();
     const { rows, total } = await repo.listActivities(tx, ctx.orgId, contact.id, list);
-    return paginated(await toActivities(tx, ctx, rows), total, list.page, list.pageSize);
+    return listPage(await toActivities(tx, ctx, rows), total, list);
   });
 }
 

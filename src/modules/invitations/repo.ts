@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import type { Role } from '../../platform/tenancy/context.js';
 import { memberships } from '../organizations/table.js';
 import { users } from '../users/table.js';
@@ -110,7 +110,7 @@ export async function findInvitation(tx: Tx, orgId: number, documentId: string) 
 export async function listPendingInvitations(tx: Tx, orgId: number, q: CompiledList) {
   const where = and(eq(invitations.organizationId, orgId), eq(invitations.status, 'pending'), q.where);
   const rows = await selectInvitations(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(invitations).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(invitations).where(where));
   return { rows: rows as InvitationRow[], total };
 }
 

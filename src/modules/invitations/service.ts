@@ -5,7 +5,7 @@ import { randomToken, sha256 } from '../../platform/auth/tokens.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -90,7 +90,7 @@ export async function listInvitations(ctx: TenantContext, query: ListQueryInput)
   requireRole(ctx, 'admin');
   const q = compileListQuery(repo.invitationModel, query, 'createdAt:desc');
   const { rows, total } = await ctx.transaction((tx) => repo.listPendingInvitations(tx, ctx.orgId, q));
-  return paginated(rows.map(toInvitation), total, q.page, q.pageSize);
+  return listPage(rows.map(toInvitation), total, q);
 }
 
 export async function revokeInvitation(ctx: TenantContext, documentId: string) {

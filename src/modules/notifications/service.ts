@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../../platform/http/errors.js';
-import { paginated } from '../../platform/http/list-query.js';
+import { pageWindow, windowPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
@@ -21,15 +21,14 @@ function toNotification(r: repo.NotificationRow) {
 
 /** The caller's own notifications: nobody reads another member's, admins included. */
 export async function listNotifications(ctx: TenantContext, query: z.infer<typeof notificationQuery>) {
-  const page = query.pagination?.page ?? 1;
-  const pageSize = query.pagination?.pageSize ?? 25;
+  const w = pageWindow(query.pagination);
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listNotifications(tx, ctx.orgId, ctx.membershipId, {
       unread: query.unread === 'true',
-      offset: (page - 1) * pageSize,
-      limit: pageSize,
+      offset: w.offset,
+      limit: w.pageSize,
     });
-    return paginated(rows.map(toNotification), total, page, pageSize);
+    return windowPage(rows.map(toNotification), total, w);
   });
 }
 

@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import type { Role } from '../../platform/tenancy/context.js';
 import { users } from '../users/table.js';
 import { memberships, organizations } from './table.js';
@@ -149,7 +149,7 @@ export async function listMemberships(tx: Tx, orgId: number, q: CompiledList) {
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(memberships).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(memberships).where(where));
   return { rows: rows as MembershipRow[], total };
 }
 

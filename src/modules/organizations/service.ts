@@ -6,7 +6,13 @@ import type { Principal } from '../../platform/auth/plugin.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import {
+  compileListQuery,
+  type ListQueryInput,
+  listPage,
+  pageWindow,
+  windowPage,
+} from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type PendingIdempotencyKey, recordCommit } from '../../platform/idempotency/commit.js';
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -63,22 +69,15 @@ export async function createOrganizationForUser(
 }
 
 export async function listOrganizations({ db }: AppDeps, principal: Principal, query: ListQueryInput) {
-  const page = query.pagination?.page ?? 1;
-  const pageSize = query.pagination?.pageSize ?? 25;
-  if (query.filters || query.sort || query.populate) {
+  const w = pageWindow(query.pagination);
+  if (query.filters || query.sort || query.populate || query.fields) {
     throw new AppError('ValidationError', 'The organization list takes pagination only');
   }
-  const { rows, total } = await repo.listUserOrganizations(
-    db.system,
-    principal.userId,
-    (page - 1) * pageSize,
-    pageSize,
-  );
-  return paginated(
+  const { rows, total } = await repo.listUserOrganizations(db.system, principal.userId, w.offset, w.pageSize);
+  return windowPage(
     rows.map((r) => toOrganization(r, r.role as Role)),
     total,
-    page,
-    pageSize,
+    w,
   );
 }
 
@@ -100,7 +99,7 @@ function toOrganization(
 export async function listMemberships(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.membershipModel, query, 'createdAt:asc');
   const { rows, total } = await ctx.transaction((tx) => repo.listMemberships(tx, ctx.orgId, q));
-  return paginated(rows.map(toMembership), total, q.page, q.pageSize);
+  return listPage(rows.map(toMembership), total, q);
 }
 
 export async function getMembership(ctx: TenantContext, documentId: string) {

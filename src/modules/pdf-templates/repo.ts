@@ -1,7 +1,7 @@
 import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { PDF_TEMPLATE_KINDS, pdfTemplates } from './table.js';
 
 export const templateModel: QueryModel = {
@@ -58,7 +58,7 @@ export async function listTemplates(tx: Tx, orgId: number, q: CompiledList) {
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(pdfTemplates).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(pdfTemplates).where(where));
   return { rows, total };
 }
 

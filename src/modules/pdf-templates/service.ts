@@ -1,7 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { quoteRenderInput } from '../quotes/pdf.js';
@@ -36,7 +36,7 @@ export async function listTemplates(ctx: TenantContext, query: ListQueryInput) {
   checkAccess(ctx, false);
   const q = compileListQuery(repo.templateModel, query, 'name:asc');
   const { rows, total } = await ctx.transaction((tx) => repo.listTemplates(tx, ctx.orgId, q));
-  return paginated(rows.map(toTemplate), total, q.page, q.pageSize);
+  return listPage(rows.map(toTemplate), total, q);
 }
 
 export async function getTemplate(ctx: TenantContext, documentId: string) {

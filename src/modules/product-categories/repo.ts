@@ -1,7 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { products } from '../products/table.js';
 import type { CategoryInput } from './schema.js';
 import { productCategories } from './table.js';
@@ -43,7 +43,7 @@ export async function listCategories(tx: Tx, orgId: number, q: CompiledList) {
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(productCategories).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(productCategories).where(where));
   return { rows, total };
 }
 

@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
@@ -20,7 +20,7 @@ export function toCategory(row: repo.CategoryRow): Category {
 export async function listCategories(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.categoryModel, query, 'name:asc');
   const { rows, total } = await ctx.transaction((tx) => repo.listCategories(tx, ctx.orgId, q));
-  return paginated(rows.map(toCategory), total, q.page, q.pageSize);
+  return listPage(rows.map(toCategory), total, q);
 }
 
 export async function getCategory(ctx: TenantContext, documentId: string) {

@@ -1,7 +1,13 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, FieldDef, QueryModel, RelationDef } from '../../platform/http/list-query.js';
+import {
+  type CompiledList,
+  countIf,
+  type FieldDef,
+  type QueryModel,
+  type RelationDef,
+} from '../../platform/http/list-query.js';
 import { categoryModel } from '../product-categories/repo.js';
 import { productCategories } from '../product-categories/table.js';
 import { cardProducts, products } from './table.js';
@@ -122,7 +128,7 @@ export async function productDocumentIds(tx: Tx, orgId: number, ids: number[]) {
 export async function listProducts(tx: Tx, orgId: number, q: CompiledList) {
   const where = and(eq(products.organizationId, orgId), q.where);
   const rows = await selectProducts(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(products).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(products).where(where));
   return { rows, total };
 }
 
@@ -230,7 +236,7 @@ export async function findCardLine(tx: Tx, orgId: number, cardId: number, docume
 export async function listCardLines(tx: Tx, orgId: number, cardId: number, q: CompiledList) {
   const where = and(lineOfCard(orgId, cardId), q.where);
   const rows = await selectLines(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(cardProducts).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(cardProducts).where(where));
   return { rows, total };
 }
 

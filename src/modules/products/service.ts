@@ -1,7 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, loadBoardForWrite } from '../boards/access.js';
@@ -42,7 +42,7 @@ export function toProduct(row: repo.ProductRow): Product {
 export async function listProducts(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.productModel, query, 'name:asc');
   const { rows, total } = await ctx.transaction((tx) => repo.listProducts(tx, ctx.orgId, q));
-  return paginated(rows.map(toProduct), total, q.page, q.pageSize);
+  return listPage(rows.map(toProduct), total, q);
 }
 
 export async function getProduct(ctx: TenantContext, documentId: string) {
@@ -190,7 +190,7 @@ export async function listCardLines(
     const { card } = await openCard(tx, ctx, boardId, cardId, false);
     const { rows, total } = await repo.listCardLines(tx, ctx.orgId, card.id, q);
     const totals = await repo.cardLineTotals(tx, ctx.orgId, card.id);
-    const page = paginated(rows.map(toCardLine), total, q.page, q.pageSize);
+    const page = listPage(rows.map(toCardLine), total, q);
     return { data: page.data, meta: { ...page.meta, totals } };
   });
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { contactModel } from '../contacts/repo.js';
@@ -160,7 +160,7 @@ export async function findQuote(
 export async function listQuotes(tx: Tx, orgId: number, q: CompiledList) {
   const where = and(eq(quotes.organizationId, orgId), q.where);
   const rows = await selectQuotes(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(quotes).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(quotes).where(where));
   return { rows: rows as QuoteRow[], total };
 }
 

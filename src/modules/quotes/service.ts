@@ -1,7 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
@@ -22,7 +22,7 @@ export async function listQuotes(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.quoteModel, query, 'number:desc');
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listQuotes(tx, ctx.orgId, q);
-    return paginated(await presentQuotes(tx, ctx, rows), total, q.page, q.pageSize);
+    return listPage(await presentQuotes(tx, ctx, rows), total, q);
   });
 }
 

@@ -8,7 +8,14 @@ export async function contactPage(
   tx: Tx,
   orgId: number,
   predicate: SQL,
-  page: { where?: SQL; orderBy: SQL; offset: number; limit: number; populate: Set<string> },
+  page: {
+    where?: SQL;
+    orderBy: SQL;
+    offset: number;
+    limit: number;
+    populate: Set<string>;
+    withCount?: boolean;
+  },
 ) {
   const { rows, total } = await listContacts(
     tx,
@@ -20,6 +27,7 @@ export async function contactPage(
       pageSize: page.limit,
       page: 1,
       populate: page.populate,
+      withCount: page.withCount,
     },
     undefined,
   );

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
@@ -81,7 +81,7 @@ export async function listSegments(tx: Tx, orgId: number, q: CompiledList) {
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(segments).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(segments).where(where));
   return { rows, total };
 }
 

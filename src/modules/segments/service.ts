@@ -2,7 +2,13 @@ import type { SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import {
+  compileListQuery,
+  type ListQueryInput,
+  listPage,
+  metaFor,
+  pageWindow,
+} from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { contactModel } from '../contacts/query-model.js';
@@ -232,7 +238,7 @@ export async function listSegments(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.segmentModel, query);
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listSegments(tx, ctx.orgId, q);
-    return paginated(await presentSegments(tx, ctx.orgId, rows), total, q.page, q.pageSize);
+    return listPage(await presentSegments(tx, ctx.orgId, rows), total, q);
   });
 }
 
@@ -357,8 +363,9 @@ export async function segmentContacts(ctx: TenantContext, documentId: string, qu
       offset: q.offset,
       limit: q.pageSize,
       populate: q.populate,
+      withCount: q.withCount,
     });
-    return paginated(data, total, q.page, q.pageSize);
+    return listPage(data, total, q);
   });
 }
 
@@ -376,18 +383,20 @@ export async function previewSegment(ctx: TenantContext, body: PreviewInput) {
     excludedSegments: body.excludedSegments ?? [],
   };
   const paths = body.filters ? storedPaths([]) : specPaths;
-  const page = body.pagination?.page ?? 1;
-  const pageSize = body.pagination?.pageSize ?? 25;
+  // The preview's `count` is its point: it is computed whatever withCount says.
+  const w = { ...pageWindow(body.pagination), withCount: true };
   return ctx.transaction(async (tx) => {
     const { root, graph } = await resolveDefinition(tx, ctx.orgId, def, paths);
     const predicate = compileOrThrow(ctx.orgId, root, graph, ['requiredSegments']);
     const { data, total } = await contactPage(tx, ctx.orgId, predicate, {
       orderBy: compileListQuery(contactModel, {}).orderBy,
-      offset: (page - 1) * pageSize,
-      limit: pageSize,
+      offset: w.offset,
+      limit: w.pageSize,
       populate: new Set(),
+      withCount: true,
     });
-    return { count: total, ...paginated(data, total, page, pageSize) };
+    const count = total ?? 0;
+    return { count, data, meta: { pagination: metaFor(w, count) } };
   });
 }
 

@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList, QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { membershipModel } from '../organizations/repo.js';
@@ -119,7 +119,7 @@ export async function listTasks(tx: Tx, orgId: number, q: CompiledList, visibili
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(tasks).where(where);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(tasks).where(where));
   return { rows, total };
 }
 

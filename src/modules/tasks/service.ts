@@ -2,7 +2,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForWrite } from '../boards/access.js';
@@ -191,7 +191,7 @@ export async function listTasks(ctx: TenantContext, query: ListQueryInput) {
   const q = compileListQuery(repo.taskModel, query);
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listTasks(tx, ctx.orgId, q, visibility(ctx));
-    return paginated(await toTasks(tx, ctx.orgId, rows), total, q.page, q.pageSize);
+    return listPage(await toTasks(tx, ctx.orgId, rows), total, q);
   });
 }
 

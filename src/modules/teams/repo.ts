@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import type { CompiledList } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import { memberships } from '../organizations/table.js';
 import { users } from '../users/table.js';
 import { teamMembers, teams } from './table.js';
@@ -49,7 +49,7 @@ export async function listTeams(tx: Tx, orgId: number, list: CompiledList) {
     .orderBy(list.orderBy)
     .offset(list.offset)
     .limit(list.pageSize);
-  const [{ total }] = await tx.select({ total: count() }).from(teams).where(where);
+  const total = await countIf(list, () => tx.select({ total: count() }).from(teams).where(where));
   return { rows, total };
 }
 

@@ -1,7 +1,13 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
-import { compileListQuery, type ListQueryInput, paginated } from '../../platform/http/list-query.js';
+import {
+  compileListQuery,
+  type ListQueryInput,
+  listPage,
+  pageWindow,
+  windowPage,
+} from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { clearTeamFromContacts } from '../contacts/repo.js';
@@ -45,7 +51,7 @@ export async function listTeams(ctx: TenantContext, query: ListQueryInput) {
   const list = compileListQuery(teamModel, query, 'name:asc');
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listTeams(tx, ctx.orgId, list);
-    return paginated(rows.map(toTeam), total, list.page, list.pageSize);
+    return listPage(rows.map(toTeam), total, list);
   });
 }
 
@@ -87,22 +93,15 @@ export async function deleteTeam(ctx: TenantContext, documentId: string) {
 }
 
 export async function listMembers(ctx: TenantContext, documentId: string, query: ListQueryInput) {
-  if (query.filters || query.sort || query.populate)
+  if (query.filters || query.sort || query.populate || query.fields)
     throw validationError('Team members are listed in the order they were added', [
       { path: ['filters'], message: 'only pagination is supported here' },
     ]);
-  const page = query.pagination?.page ?? 1;
-  const pageSize = query.pagination?.pageSize ?? 25;
+  const w = pageWindow(query.pagination);
   return ctx.transaction(async (tx) => {
     const team = await loadTeam(tx, ctx.orgId, documentId);
-    const { rows, total } = await repo.listTeamMembers(
-      tx,
-      ctx.orgId,
-      team.id,
-      (page - 1) * pageSize,
-      pageSize,
-    );
-    return paginated(rows.map(toMember), total, page, pageSize);
+    const { rows, total } = await repo.listTeamMembers(tx, ctx.orgId, team.id, w.offset, w.pageSize);
+    return windowPage(rows.map(toMember), total, w);
   });
 }
 

@@ -11,13 +11,57 @@ import { hasOwnKey, ownEntry } from './own.js';
 
 const pageNumber = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
 
+/**
+ * Strapi v5's two pagination forms: by page (`page`, `pageSize`) or by offset (`start`, `limit`). Mixing them
+ * is a 400, as in Strapi. `limit` is capped like `pageSize` (Strapi's `limit=-1` "everything" is refused: a
+ * tenant's whole table in one response is what the cap exists to prevent).
+ */
 export const paginationSchema = z
   .strictObject({
-    page: pageNumber.min(1, 'page starts at 1').default(1),
-    pageSize: pageNumber.min(1, 'pageSize is at least 1').max(100, 'pageSize is at most 100').default(25),
+    page: pageNumber.min(1, 'page starts at 1').optional(),
+    pageSize: pageNumber.min(1, 'pageSize is at least 1').max(100, 'pageSize is at most 100').optional(),
+    start: pageNumber.min(0, 'start is at least 0').optional(),
+    limit: pageNumber.min(1, 'limit is at least 1').max(100, 'limit is at most 100').optional(),
     withCount: z.enum(['true', 'false']).optional(),
   })
-  .describe('`pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25)');
+  .superRefine((p, ctx) => {
+    if (
+      (p.page !== undefined || p.pageSize !== undefined) &&
+      (p.start !== undefined || p.limit !== undefined)
+    )
+      ctx.addIssue({
+        code: 'custom',
+        path: ['start'],
+        message: 'page/pageSize and start/limit cannot be used in the same query',
+      });
+  })
+  .describe(
+    '`pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form ' +
+      '`pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; ' +
+      '`pagination[withCount]=false` skips the total (meta without total/pageCount)',
+  );
+export type PaginationInput = z.infer<typeof paginationSchema>;
+
+/** The window a pagination input selects, in whichever form the caller used. */
+export interface PageWindow {
+  mode: 'page' | 'offset';
+  page: number;
+  pageSize: number;
+  offset: number;
+  withCount: boolean;
+}
+
+export function pageWindow(p: PaginationInput | undefined): PageWindow {
+  const withCount = p?.withCount !== 'false';
+  if (p && (p.start !== undefined || p.limit !== undefined)) {
+    const offset = p.start ?? 0;
+    const limit = p.limit ?? 25;
+    return { mode: 'offset', page: Math.floor(offset / limit) + 1, pageSize: limit, offset, withCount };
+  }
+  const page = p?.page ?? 1;
+  const pageSize = p?.pageSize ?? 25;
+  return { mode: 'page', page, pageSize, offset: (page - 1) * pageSize, withCount };
+}
 
 /** One sort term: `attribute:asc`, or the Strapi object form `{ attribute: 'asc' }`. */
 const sortTerm = z.union([z.string(), z.record(z.string(), z.string())]);
@@ -34,7 +78,17 @@ export const listQueryShape = {
   populate: z
     .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())])
     .optional()
-    .describe('relations to include: `populate=*`, `populate[0]=tags` or `populate[tags]=true`'),
+    .describe(
+      'relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; ' +
+        'without it, the relations the spec shows (see docs/strapi-compatibility.md)',
+    ),
+  fields: z
+    .union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])
+    .optional()
+    .describe(
+      'attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; ' +
+        'populated relations still appear)',
+    ),
   filters: z
     .record(z.string(), z.unknown())
     .optional()
@@ -78,16 +132,33 @@ export interface QueryModel {
   privateFields?: string[];
   /** Fields with their own compiler (e.g. dynamic card fields). */
   custom?: Record<string, (node: unknown, alias: string, path: string[]) => SQL>;
+  /** Relations `populate` may name; each is a top-level key of the representation. */
   populate?: readonly string[];
+  /**
+   * What is populated when the request names nothing: the representation the spec shows. Defaults to every
+   * name in `populate` (they were always returned before `populate` narrowed them).
+   */
+  defaultPopulate?: readonly string[];
+  /** Representation keys `fields` may name besides `fields` (e.g. customFields), never private ones. */
+  selectable?: readonly string[];
 }
 
 export interface CompiledList {
   page: number;
+  /** Rows to return: pageSize, or limit in the offset form. */
   pageSize: number;
   offset: number;
   where: SQL;
   orderBy: SQL;
   populate: Set<string>;
+  /** Pagination form the caller used: decides the meta's shape. */
+  mode?: 'page' | 'offset';
+  /** `pagination[withCount]=false`: the total is neither computed nor returned. */
+  withCount?: boolean;
+  /** `fields` selection: the attributes to keep (undefined = all). */
+  fields?: string[];
+  /** The model's relation names: those not in `populate` are dropped from the representation. */
+  relations?: readonly string[];
 }
 
 const comparison = ['$eq', '$eqi', '$ne', '$nei', '$lt', '$lte', '$gt', '$gte'] as const;
@@ -119,16 +190,47 @@ export function compileListQuery(
   query: ListQueryInput,
   defaultSort = 'createdAt:desc',
 ): CompiledList {
-  const page = query.pagination?.page ?? 1;
-  const pageSize = query.pagination?.pageSize ?? 25;
+  const w = pageWindow(query.pagination);
   return {
-    page,
-    pageSize,
-    offset: (page - 1) * pageSize,
+    page: w.page,
+    pageSize: w.pageSize,
+    offset: w.offset,
+    mode: w.mode,
+    withCount: w.withCount,
     where: compileFilters(model, query.filters ?? {}),
     orderBy: compileSort(model, query.sort, defaultSort),
     populate: compilePopulate(model, query.populate),
+    fields: compileFields(model, query.fields),
+    relations: model.populate,
   };
+}
+
+/**
+ * `fields` (Strapi: select only some attributes). Names come from the model's fields (what the list filters
+ * and sorts on, which are the representation's own attribute names) and `selectable`; private or unknown
+ * names are a 400, never silently ignored. `*` means all.
+ */
+export function compileFields(model: QueryModel, raw: ListQueryInput['fields']): string[] | undefined {
+  if (raw === undefined) return undefined;
+  let names: unknown[];
+  if (typeof raw === 'string') names = raw.split(',').map((s) => s.trim());
+  else if (Array.isArray(raw)) names = raw;
+  else names = asList(raw) ?? [raw];
+  if (names.includes('*')) return undefined;
+  names.forEach((n, i) => {
+    const name = String(n);
+    const known =
+      typeof n === 'string' &&
+      (ownEntry(model.fields, name) !== undefined || model.selectable?.includes(name) === true) &&
+      !model.privateFields?.includes(name);
+    if (!known)
+      throw new AppError('ValidationError', `Invalid fields: cannot select ${name}`, {
+        errors: [
+          { path: ['fields', i], message: `unknown or private attribute ${name}`, name: 'ValidationError' },
+        ],
+      });
+  });
+  return names as string[];
 }
 
 export function compileFilters(
@@ -447,13 +549,28 @@ function throwSort(path: (string | number)[], message: string): never {
 
 export function compilePopulate(model: QueryModel, raw: ListQueryInput['populate']): Set<string> {
   const allowed = model.populate ?? [];
-  if (raw === undefined) return new Set();
+  if (raw === undefined) return new Set(model.defaultPopulate ?? allowed);
+  // `populate=` (empty): no relation at all (Strapi's own default; here the default shows the spec's).
+  if (raw === '') return new Set();
   let names: string[];
   if (typeof raw === 'string') names = raw.split(',').map((s) => s.trim());
   else if (Array.isArray(raw)) names = raw;
   else {
     const list = asList(raw);
-    names = list ? (list as string[]) : Object.keys(raw);
+    if (list) names = list as string[];
+    else {
+      // `populate[a]=true`; Strapi's nested options (`populate[a][fields]`, `[populate]`, `[filters]`…) are
+      // not honoured here (relations come in the spec's fixed shape), so they are a 400, not ignored.
+      for (const [name, value] of Object.entries(raw)) {
+        if (value !== true && value !== 'true')
+          throw new AppError('ValidationError', `Cannot populate ${name} with options`, {
+            errors: [
+              { path: ['populate', name], message: 'only populate[relation]=true', name: 'ValidationError' },
+            ],
+          });
+      }
+      names = Object.keys(raw);
+    }
   }
   if (names.includes('*')) return new Set(allowed);
   for (const n of names) {
@@ -472,21 +589,108 @@ export function compilePopulate(model: QueryModel, raw: ListQueryInput['populate
   return new Set(names);
 }
 
+export interface PaginationMeta {
+  page?: number;
+  pageSize?: number;
+  pageCount?: number;
+  start?: number;
+  limit?: number;
+  total?: number;
+}
+
 export interface Paginated<T> {
   data: T[];
-  meta: { pagination: { page: number; pageSize: number; pageCount: number; total: number } };
+  meta: { pagination: PaginationMeta };
 }
 
 export function paginated<T>(data: T[], total: number, page: number, pageSize: number): Paginated<T> {
   return { data, meta: { pagination: { page, pageSize, pageCount: Math.ceil(total / pageSize), total } } };
 }
 
-export const paginationMeta = z.object({
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pageCount: z.number().int(),
-  total: z.number().int(),
-});
+/** A page of a list without a query model (pagination only), in the caller's pagination form. */
+export function windowPage<T>(data: T[], total: number, w: PageWindow): Paginated<T> {
+  return { data, meta: { pagination: metaFor(w, w.withCount ? total : undefined) } };
+}
+
+/** Strapi's meta.pagination for the form the caller used; without a count, no total or pageCount. */
+export function metaFor(w: Omit<PageWindow, 'withCount'>, total: number | undefined): PaginationMeta {
+  const counted = total === undefined ? {} : { total };
+  if (w.mode === 'offset') return { start: w.offset, limit: w.pageSize, ...counted };
+  return {
+    page: w.page,
+    pageSize: w.pageSize,
+    ...(total === undefined ? {} : { pageCount: Math.ceil(total / w.pageSize), total }),
+  };
+}
+
+/**
+ * The count query of a list, run only when the caller wants the total (`pagination[withCount]=false`
+ * skips it, as Strapi does: on a large table the count costs more than the page).
+ */
+export async function countIf(
+  list: Pick<CompiledList, 'withCount'>,
+  query: () => PromiseLike<{ total: number }[]>,
+): Promise<number | undefined> {
+  if (list.withCount === false) return undefined;
+  const [{ total }] = await query();
+  return total;
+}
+
+/** Where a list page keeps its `fields`/`populate` projection until serialization (see projection.ts). */
+export const PROJECTION = Symbol('projection');
+export interface Projection {
+  fields?: string[];
+  relations?: readonly string[];
+  populate: Set<string>;
+}
+
+/** One page of a compiled list: meta in the caller's pagination form, projection attached for the reply. */
+export function listPage<T>(data: T[], total: number | undefined, list: CompiledList): Paginated<T> {
+  const page: Paginated<T> = {
+    data,
+    meta: {
+      pagination: metaFor(
+        { mode: list.mode ?? 'page', page: list.page, pageSize: list.pageSize, offset: list.offset },
+        list.withCount === false ? undefined : total,
+      ),
+    },
+  };
+  const narrows = list.fields !== undefined || (list.relations ?? []).some((r) => !list.populate.has(r));
+  if (narrows)
+    Object.defineProperty(page, PROJECTION, {
+      value: { fields: list.fields, relations: list.relations, populate: list.populate } satisfies Projection,
+      enumerable: false,
+    });
+  return page;
+}
+
+/** Keeps what a projection selects of one item: chosen attributes, documentId/id, populated relations. */
+export function project(item: unknown, p: Projection): unknown {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    const isRelation = p.relations?.includes(key) ?? false;
+    const keep = isRelation
+      ? p.populate.has(key)
+      : key === 'documentId' || key === 'id' || p.fields === undefined || p.fields.includes(key);
+    if (keep) out[key] = value;
+  }
+  return out;
+}
+
+export const paginationMeta = z
+  .object({
+    page: z.number().int().optional(),
+    pageSize: z.number().int().optional(),
+    pageCount: z.number().int().optional(),
+    start: z.number().int().optional(),
+    limit: z.number().int().optional(),
+    total: z.number().int().optional(),
+  })
+  .describe(
+    'page form: page, pageSize, pageCount, total; offset form: start, limit, total; ' +
+      'total and pageCount are absent with pagination[withCount]=false',
+  );
 
 export function paginatedSchema<T extends z.ZodTypeAny>(item: T) {
   return z.object({ data: z.array(item), meta: z.object({ pagination: paginationMeta }) });
