@@ -48,20 +48,23 @@ export const maskCpf = (c: string) => `${c.slice(0, 3)}.${c.slice(3, 6)}.${c.sli
 export const maskCnpj = (c: string) =>
   `${c.slice(0, 2)}.${c.slice(2, 5)}.${c.slice(5, 8)}/${c.slice(8, 12)}-${c.slice(12)}`;
 
+// biome-ignore format: a list of names, kept compact
 const FIRST = [
   'Ana', 'Bruno', 'Camila', 'Diego', 'Eduarda', 'Felipe', 'Gabriela', 'Henrique', 'Isabela', 'João',
   'Larissa', 'Lucas', 'Mariana', 'Mateus', 'Natália', 'Otávio', 'Patrícia', 'Rafael', 'Sofia', 'Thiago',
   'Vitória', 'Gustavo', 'Beatriz', 'Pedro', 'Letícia', 'Rodrigo', 'Juliana', 'Marcelo',
-]; // biome-ignore format: a list of names
+];
+// biome-ignore format: a list of names, kept compact
 const LAST = [
   'Silva', 'Santos', 'Oliveira', 'Souza', 'Rodrigues', 'Ferreira', 'Alves', 'Pereira', 'Lima', 'Gomes',
   'Costa', 'Ribeiro', 'Martins', 'Carvalho', 'Almeida', 'Lopes', 'Barbosa', 'Rocha', 'Dias', 'Nascimento',
-]; // biome-ignore format: a list of names
+];
+// biome-ignore format: a list of names, kept compact
 const COMPANIES = [
   'Padaria Pão Dourado', 'Construtora Horizonte', 'Farmácia Bem Viver', 'Auto Peças Rota 116',
   'Clínica Sorriso Pleno', 'Transportadora Via Sul', 'Mercado Bom Preço', 'Escola Aprender Mais',
   'Hotel Mar Azul', 'Agro Campo Verde', 'Tecelagem Fio de Ouro', 'Studio Criativo Ipê',
-]; // biome-ignore format: a list of names
+];
 const SECTORS = [
   'Varejo',
   'Construção',
