@@ -240,11 +240,15 @@ export interface paths {
     };
     /**
      * The board template catalogue
-     * @description Token scope: `boards:read`.
+     * @description English templates (`sales-funnel`, …) and their pt-BR versions (`funil-de-vendas`, …) have their own ids; `locale` lists one language.
+     *
+     *     Token scope: `boards:read`.
      */
     get: {
       parameters: {
         query?: {
+          /** @description only the templates in this language */
+          locale?: 'en' | 'pt-BR';
           /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25) */
           pagination?: {
             /** @default 1 */
@@ -14807,6 +14811,11 @@ export interface components {
       description: string;
       icon: string | null;
       id: string;
+      /**
+       * @description language of the names, labels and options
+       * @enum {string}
+       */
+      locale: 'en' | 'pt-BR';
       name: string;
       phases: {
         allowedTransitions: {
@@ -14882,6 +14891,11 @@ export interface components {
       description: string;
       icon: string | null;
       id: string;
+      /**
+       * @description language of the names, labels and options
+       * @enum {string}
+       */
+      locale: 'en' | 'pt-BR';
       name: string;
       phases: {
         allowedTransitions: {
