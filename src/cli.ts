@@ -25,7 +25,7 @@ const usage = `Usage: crm <command>
   worker                               run background jobs (with CRM_WORKERS=external on the API processes)
   jobs                                 background jobs per queue and state, and the latest failures
   migrate                              apply database migrations
-  seed-demo                            create the demo organization, user and token
+  seed-demo                            create the demo organization, user and token, and fill it
   org create SLUG --name NAME          create an organization (with --owner EMAIL)
   org plan SLUG PLAN                   set the plan (${PLANS.join(', ')})
   user create --email E --password P [--username U]
@@ -50,13 +50,12 @@ async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): P
   }
 }
 
-function printDemo(
-  url: string,
-  creds: Awaited<ReturnType<typeof ensureDemo>>['credentials'],
-  created: boolean,
-) {
+function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemo>>) {
+  const { credentials: creds, created, board } = demo;
   if (!creds) {
-    console.log(`Demo organization "demo" exists (credentials file not found in the data dir).`);
+    console.log(
+      `Demo organization "demo" exists (credentials file not found in the data dir); its board: ${board.name} (${board.documentId}).`,
+    );
     return;
   }
   console.log(`
@@ -67,8 +66,9 @@ ${created ? 'Created the demo organization.' : 'Demo organization:'}
   Login:        ${creds.email} / ${creds.password}
   API token:    ${creds.token}
 
-Try it:
+Try it (the members, then the cards of the board "${board.name}"):
   curl -s -H 'Authorization: Bearer ${creds.token}' -H 'x-tenant-id: ${creds.organization}' ${url}/api/memberships
+  curl -s -H 'Authorization: Bearer ${creds.token}' -H 'x-tenant-id: ${creds.organization}' ${url}/api/boards/${board.documentId}/cards
 `);
 }
 
@@ -104,8 +104,7 @@ async function serve(config: Config, demo: boolean) {
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
     const { jobs, mailer } = s.background;
-    const { created, credentials } = await ensureDemo({ config, db: s.db, signer, jobs, mailer });
-    printDemo(s.url, credentials, created);
+    printDemo(s.url, await ensureDemo({ config, db: s.db, signer, jobs, mailer }));
   });
   if (stopping) {
     await server.close();
@@ -217,8 +216,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'seed-demo':
       await withDeps(config, async (deps) => {
-        const { created, credentials } = await ensureDemo(deps);
-        printDemo(`http://${config.HOST}:${config.PORT}`, credentials, created);
+        printDemo(`http://${config.HOST}:${config.PORT}`, await ensureDemo(deps));
       });
       return 0;
     case 'org': {

@@ -52,7 +52,9 @@ export interface paths {
     };
     /**
      * The board template catalogue
-     * @description Token scope: `boards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     * @description English templates (`sales-funnel`, …) and their pt-BR versions (`funil-de-vendas`, …) have their own ids; `locale` lists one language.
+     *
+     *     Token scope: `boards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['listBoardTemplates'];
     put?: never;
@@ -1774,6 +1776,11 @@ export interface components {
       description: string;
       icon: string | null;
       id: string;
+      /**
+       * @description language of the names, labels and options
+       * @enum {string}
+       */
+      locale: 'en' | 'pt-BR';
       name: string;
       phases: {
         allowedTransitions: {
@@ -3112,6 +3119,8 @@ export interface operations {
   listBoardTemplates: {
     parameters: {
       query?: {
+        /** @description only the templates in this language */
+        locale?: 'en' | 'pt-BR';
         /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
         pagination?: {
           limit?: number;

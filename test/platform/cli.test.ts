@@ -116,7 +116,7 @@ describe('crm CLI', () => {
     const dupUser = await crm(['user', 'create', '--email', owner, '--password', 'pw-long-enough'], env);
     expect(dupUser.code).toBe(1);
     expect(dupUser.stderr).toContain('already taken');
-  }, 600_000);
+  }, 900_000); // a dozen process starts, one of them seeding the demo, on a possibly busy machine
 
   test('first start: demo organization, printed curl works as printed, lock refuses a second process, SIGTERM closes cleanly', async () => {
     // The first start is about the embedded database: no DATABASE_URL.
@@ -125,13 +125,19 @@ describe('crm CLI', () => {
     const out = await first.ready;
     expect(out).toContain('Created the demo organization');
     expect(out).toMatch(/Login: +\S+@example\.com \/ \S+/);
-    const curl = out
+    const [curl, cardsCurl] = out
       .split('\n')
-      .find((l) => l.trim().startsWith('curl '))!
-      .trim();
+      .filter((l) => l.trim().startsWith('curl '))
+      .map((l) => l.trim());
     const { stdout } = await run('sh', ['-c', curl]);
     const body = JSON.parse(stdout);
     expect(body.data[0]).toMatchObject({ role: 'owner' });
+    expect(body.data).toHaveLength(4); // the owner and the three demo members
+    // The second curl lists the cards of the seeded pt-BR funnel (src/demo/seed.ts): 6 phases × 60 cards.
+    const cards = JSON.parse((await run('sh', ['-c', cardsCurl])).stdout);
+    expect(cards.meta.pagination.total).toBe(360);
+    expect(cards.data[0]).toMatchObject({ title: expect.any(String), value: expect.any(Number) });
+    expect(cards.meta.stats.overdueCount).toBeGreaterThan(0);
 
     const base = curl.match(/(http:\/\/\S+)\/api/)![1];
     const health = await fetch(`${base}/api/health`);
@@ -172,6 +178,8 @@ describe('crm CLI', () => {
     const out2 = await again.ready;
     expect(out2).toContain('Demo organization:');
     expect(out2).toContain(curl.match(/crm_pat_\w+/)![0]);
+    // The same board, not a second one (the port differs: PORT=0).
+    expect(out2).toContain(cardsCurl.match(/\/api\/boards\/\w+\/cards/)![0]);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 600_000);

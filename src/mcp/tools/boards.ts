@@ -115,13 +115,19 @@ export const boardTools: Tool[] = [
     name: 'list_templates',
     title: 'List board templates',
     description:
-      'Lists the read-only catalogue of board templates (sales pipeline, support, …) with their phases and tags. Template ids are slugs, not documentIds.',
-    input: { page: paging.page, pageSize: paging.pageSize },
+      'Lists the read-only catalogue of board templates (sales pipeline, support, …) with their phases and tags. Template ids are slugs, not documentIds. English templates and their pt-BR versions (e.g. funil-de-vendas) have their own ids; locale lists one language.',
+    input: {
+      page: paging.page,
+      pageSize: paging.pageSize,
+      locale: z.enum(['en', 'pt-BR']).optional().describe('only the templates in this language'),
+    },
     output: listOutput(template),
     run: (args, { api, apiUrl }) =>
       unwrap(
         api.GET('/api/board-templates', {
-          params: { query: { pagination: { page: args.page, pageSize: args.pageSize } } },
+          params: {
+            query: { pagination: { page: args.page, pageSize: args.pageSize }, locale: args.locale },
+          },
         }),
         apiUrl,
       ),

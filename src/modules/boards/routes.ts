@@ -28,6 +28,7 @@ import {
   phaseCreateInput,
   phaseUpdateInput,
   publicForm,
+  TEMPLATE_LOCALES,
   tag,
   tagInput,
   tagUpdateInput,
@@ -130,7 +131,11 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       schema: {
         tags,
         summary: 'The board template catalogue',
-        querystring: pageQuery,
+        description:
+          'English templates (`sales-funnel`, …) and their pt-BR versions (`funil-de-vendas`, …) have their own ids; `locale` lists one language.',
+        querystring: pageQuery.extend({
+          locale: z.enum(TEMPLATE_LOCALES).optional().describe('only the templates in this language'),
+        }),
         response: { 200: paginatedSchema(boardTemplate) },
       },
     },

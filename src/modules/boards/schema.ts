@@ -303,9 +303,13 @@ const templateField = z.object({
   defaultValue: z.string().nullable(),
   options: z.array(option),
 });
+/** Languages of the template catalogue: each template is written in one (its names, labels and options). */
+export const TEMPLATE_LOCALES = ['en', 'pt-BR'] as const;
+
 export const boardTemplate = z
   .object({
     id: z.string(),
+    locale: z.enum(TEMPLATE_LOCALES).describe('language of the names, labels and options'),
     name: z.string(),
     description: z.string(),
     boardType: z.enum(BOARD_TYPES),

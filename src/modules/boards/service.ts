@@ -312,7 +312,11 @@ export async function deleteBoard(ctx: TenantContext, config: Config, documentId
   );
 }
 
-export const listTemplates = (query: PageQuery) => pageOf([...BOARD_TEMPLATES], query);
+export const listTemplates = (query: PageQuery & { locale?: BoardTemplate['locale'] }) =>
+  pageOf(
+    BOARD_TEMPLATES.filter((t) => query.locale === undefined || t.locale === query.locale),
+    query,
+  );
 
 export function getTemplate(id: string) {
   const t = findTemplate(id);

@@ -1,61 +1,12 @@
-import type { z } from 'zod';
-import type { boardTemplate } from './schema.js';
-import { DEFAULT_TASK_STATUSES, type FieldOption, type FieldType } from './table.js';
+import { DEFAULT_TASK_STATUSES } from './table.js';
+import { type BoardTemplate, field, phases } from './template-parts.js';
+import { BOARD_TEMPLATES_PT_BR } from './templates-pt-br.js';
 
-/** The read-only catalogue of board templates (GET /board-templates, POST /boards { template }). */
-export type BoardTemplate = z.infer<typeof boardTemplate>;
-type TemplateField = BoardTemplate['phases'][number]['fields'][number];
-type TemplatePhase = BoardTemplate['phases'][number];
-
-function field(
-  label: string,
-  slug: string,
-  type: FieldType,
-  extra: {
-    required?: boolean;
-    placeholder?: string;
-    helpText?: string;
-    defaultValue?: string;
-    options?: FieldOption[];
-  } = {},
-): TemplateField {
-  return {
-    label,
-    slug,
-    type,
-    required: extra.required ?? false,
-    placeholder: extra.placeholder ?? null,
-    helpText: extra.helpText ?? null,
-    defaultValue: extra.defaultValue ?? null,
-    options: extra.options ?? [],
-  };
-}
-
-function phases(
-  list: {
-    name: string;
-    slug: string;
-    description?: string;
-    sla?: number;
-    blocked?: string[];
-    isPublic?: boolean;
-    fields?: TemplateField[];
-  }[],
-): TemplatePhase[] {
-  return list.map((p, order) => ({
-    name: p.name,
-    slug: p.slug,
-    order,
-    isPublic: order === 0 || (p.isPublic ?? false),
-    description: p.description ?? null,
-    maxTimeInPhaseHours: p.sla ?? null,
-    allowedTransitions: (p.blocked ?? []).map((target) => ({ phase: target, allowed: false })),
-    fields: p.fields ?? [],
-  }));
-}
+export type { BoardTemplate } from './template-parts.js';
 
 const salesFunnel: BoardTemplate = {
   id: 'sales-funnel',
+  locale: 'en',
   name: 'Sales funnel',
   description: 'Qualify leads, send proposals and negotiate until the deal is won or lost.',
   boardType: 'kanban',
@@ -148,6 +99,7 @@ const salesFunnel: BoardTemplate = {
 
 const recruiting: BoardTemplate = {
   id: 'recruiting',
+  locale: 'en',
   name: 'Recruiting',
   description: 'Take applications through screening and interviews to an offer.',
   boardType: 'kanban',
@@ -213,6 +165,7 @@ const recruiting: BoardTemplate = {
 
 const customerSupport: BoardTemplate = {
   id: 'customer-support',
+  locale: 'en',
   name: 'Customer support',
   description: 'Triage, work and resolve customer requests within their SLA.',
   boardType: 'hybrid',
@@ -281,6 +234,7 @@ const customerSupport: BoardTemplate = {
 
 const onboarding: BoardTemplate = {
   id: 'onboarding',
+  locale: 'en',
   name: 'Customer onboarding',
   description: 'Bring new customers from kickoff to go-live.',
   boardType: 'kanban',
@@ -337,11 +291,13 @@ const onboarding: BoardTemplate = {
   ],
 };
 
+/** English first, then the pt-BR versions (same phases and fields, own ids: templates-pt-br.ts). */
 export const BOARD_TEMPLATES: readonly BoardTemplate[] = [
   salesFunnel,
   recruiting,
   customerSupport,
   onboarding,
+  ...BOARD_TEMPLATES_PT_BR,
 ];
 
 export function findTemplate(id: string): BoardTemplate | undefined {

@@ -420,6 +420,22 @@ export async function createCard(ctx: TenantContext, boardId: string, input: Car
   });
 }
 
+/**
+ * Several cards of one board in one transaction, each under every rule of createCard; the board is opened
+ * once and the cards are not presented (the demo seed writes hundreds: src/demo/seed.ts).
+ */
+export async function createCards(ctx: TenantContext, boardId: string, inputs: CardCreateInput[]) {
+  return ctx.transaction(async (tx) => {
+    const scope = await openBoard(tx, ctx, boardId, true);
+    const created: { documentId: string; title: string }[] = [];
+    for (const input of inputs) {
+      const row = await createCardIn(tx, actorOf(ctx), scope.structure, input, { source: 'api' });
+      created.push({ documentId: row.documentId, title: row.title });
+    }
+    return created;
+  });
+}
+
 export async function updateCard(ctx: TenantContext, boardId: string, id: string, input: CardUpdateInput) {
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, true);

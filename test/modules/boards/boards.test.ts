@@ -440,30 +440,70 @@ describe('board templates', () => {
     expect((await t.api.get('/board-templates', { 'pagination[pageSize]': '1' })).body.data).toHaveLength(1);
   });
 
-  test.each(['sales-funnel', 'recruiting', 'customer-support', 'onboarding'])(
-    'builds a board from %s',
-    async (id) => {
-      const tpl = (await t.api.get(`/board-templates/${id}`)).body;
-      const res = await t.api.post('/boards', { data: { name: `From ${id}`, template: id } });
-      expect(res.status).toBe(201);
-      const b = res.body;
-      expect(b.template).toBe(id);
-      expect(b.boardType).toBe(tpl.boardType);
-      expect(b.phases.map((p: any) => p.slug)).toEqual(tpl.phases.map((p: any) => p.slug));
-      expect(b.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required]))).toEqual(
-        tpl.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required])),
+  test('pt-BR versions: own ids, same shape as the English ones, BRL; `locale` lists one language', async () => {
+    const pairs = [
+      ['sales-funnel', 'funil-de-vendas'],
+      ['recruiting', 'recrutamento'],
+      ['customer-support', 'atendimento-ao-cliente'],
+      ['onboarding', 'implantacao-de-clientes'],
+    ];
+    for (const [en, pt] of pairs) {
+      const a = (await t.api.get(`/board-templates/${en}`)).body;
+      const b = (await t.api.get(`/board-templates/${pt}`)).body;
+      expect([a.locale, b.locale]).toEqual(['en', 'pt-BR']);
+      expect(b.boardSettings.currency).toBe('BRL');
+      expect(b.name).not.toBe(a.name);
+      // The same phases with the same SLAs; the pt-BR funnel adds a CPF/CNPJ and a payment-terms field.
+      const sla = (x: any) => x.phases.map((p: any) => p.maxTimeInPhaseHours);
+      expect(sla(b)).toEqual(sla(a));
+      a.phases.forEach((p: any, i: number) => {
+        const types = b.phases[i].fields.map((f: any) => f.type);
+        for (const f of p.fields) expect(types, `${pt} ${i} ${f.type}`).toContain(f.type);
+      });
+      expect(b.phases.map((p: any) => p.allowedTransitions.length)).toEqual(
+        a.phases.map((p: any) => p.allowedTransitions.length),
       );
-      expect(b.tags.map((x: any) => x.slug).sort()).toEqual(tpl.tags.map((x: any) => x.slug).sort());
-      const bySlug = new Map(b.phases.map((p: any) => [p.slug, p.documentId]));
-      expect(b.boardSettings.wonPhase).toBe(
-        tpl.boardSettings.wonPhase ? bySlug.get(tpl.boardSettings.wonPhase) : null,
-      );
-      expect(b.boardSettings.lostPhase).toBe(
-        tpl.boardSettings.lostPhase ? bySlug.get(tpl.boardSettings.lostPhase) : null,
-      );
-      expect(b.boardSettings.showValue).toBe(tpl.boardSettings.showValue);
-    },
-  );
+    }
+    const pt = await t.api.get('/board-templates', { locale: 'pt-BR' });
+    expect(pt.body.data.map((x: any) => x.id)).toEqual(pairs.map((p) => p[1]));
+    expect(pt.body.meta.pagination.total).toBe(4);
+    const en = await t.api.get('/board-templates', { locale: 'en' });
+    expect(en.body.data.map((x: any) => x.id)).toEqual(pairs.map((p) => p[0]));
+    const bad = await t.api.get('/board-templates', { locale: 'fr' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.name).toBe('ValidationError');
+  });
+
+  test.each([
+    'sales-funnel',
+    'recruiting',
+    'customer-support',
+    'onboarding',
+    'funil-de-vendas',
+    'recrutamento',
+    'atendimento-ao-cliente',
+    'implantacao-de-clientes',
+  ])('builds a board from %s', async (id) => {
+    const tpl = (await t.api.get(`/board-templates/${id}`)).body;
+    const res = await t.api.post('/boards', { data: { name: `From ${id}`, template: id } });
+    expect(res.status).toBe(201);
+    const b = res.body;
+    expect(b.template).toBe(id);
+    expect(b.boardType).toBe(tpl.boardType);
+    expect(b.phases.map((p: any) => p.slug)).toEqual(tpl.phases.map((p: any) => p.slug));
+    expect(b.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required]))).toEqual(
+      tpl.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required])),
+    );
+    expect(b.tags.map((x: any) => x.slug).sort()).toEqual(tpl.tags.map((x: any) => x.slug).sort());
+    const bySlug = new Map(b.phases.map((p: any) => [p.slug, p.documentId]));
+    expect(b.boardSettings.wonPhase).toBe(
+      tpl.boardSettings.wonPhase ? bySlug.get(tpl.boardSettings.wonPhase) : null,
+    );
+    expect(b.boardSettings.lostPhase).toBe(
+      tpl.boardSettings.lostPhase ? bySlug.get(tpl.boardSettings.lostPhase) : null,
+    );
+    expect(b.boardSettings.showValue).toBe(tpl.boardSettings.showValue);
+  });
 
   test('body keys override the template', async () => {
     const res = await t.api.post('/boards', {
