@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { type Config, loadConfig, PLANS, type Plan } from './config.js';
 import { ensureDemo } from './modules/organizations/demo.js';
 import { findOrganizationBySlug, setOrganizationPlan } from './modules/organizations/repo.js';
+import { organizationInput } from './modules/organizations/schema.js';
 import { addMember, createOrganization } from './modules/organizations/service.js';
 import { findUserByEmail } from './modules/users/repo.js';
 import { expirations } from './modules/users/schema.js';
@@ -223,11 +224,17 @@ export async function main(argv: string[]): Promise<number> {
       if (sub === 'create') {
         const slug = need(rest[0], 'SLUG');
         const ownerEmail = values.owner;
+        // The same schema as POST /organizations: a slug the API would refuse is refused here too.
+        const input = organizationInput.safeParse({ name: values.name ?? slug, slug });
+        if (!input.success) {
+          const why = input.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+          throw new UsageError(`invalid organization (${why})`);
+        }
         await withDeps(config, async (deps) => {
           const owner = ownerEmail ? await findUserByEmail(deps.db.system, ownerEmail) : undefined;
           if (ownerEmail && !owner) throw new UsageError(`no user with email ${ownerEmail}`);
           if (!owner) throw new UsageError('an organization needs an owner: --owner EMAIL');
-          const { org } = await createOrganization(deps, owner.id, { name: values.name ?? slug, slug });
+          const { org } = await createOrganization(deps, owner.id, input.data);
           console.log(`Created organization ${org.slug} (${org.plan}), owner ${ownerEmail}.`);
         });
         return 0;

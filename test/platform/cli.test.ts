@@ -204,6 +204,14 @@ describe('crm CLI', () => {
     300_000,
   );
 
+  test('org create validates the slug as the API does, before opening the database', async () => {
+    const res = await crm(['org', 'create', 'Bad Slug!', '--owner', 'nobody@example.test'], {
+      CRM_DATA_DIR: tempDir(),
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('invalid organization (slug: lowercase letters, digits and dashes)');
+  });
+
   test('CRM_PROCESSES > 1 on the embedded database is a clear usage error', async () => {
     const res = await crm(['serve'], {
       CRM_PROCESSES: '2',
