@@ -74,7 +74,13 @@ function get(t: Tenant, url: string, query: Record<string, unknown>): Promise<Re
 function expect400(res: Res, what: string) {
   expect(res.status, `${what} → ${res.status} ${JSON.stringify(res.body)}`).toBe(400);
   expect(res.body.data, what).toBeNull();
-  expect(res.body.error, what).toMatchObject({ status: 400, name: 'ValidationError' });
+  expect(res.body.error.status, what).toBe(400);
+  // A validation error names the key; a query nested past the parser's depth limit (10) is refused before that.
+  if (res.body.error.name !== 'ValidationError')
+    expect(res.body.error, what).toMatchObject({
+      name: 'BadRequestError',
+      message: expect.stringMatching(/depth/i),
+    });
   expect(typeof res.body.error.message, what).toBe('string');
 }
 
