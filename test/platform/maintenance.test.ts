@@ -172,8 +172,12 @@ describe('database maintenance (docs/postgresql.md)', () => {
       const rounds = 12;
       const perRound = 250;
       let written = 0;
-      const sizes: { before: number; after: number; dead: number | null }[] = [];
+      const sizes: { before: number; after: number; dead: number | null; held: boolean }[] = [];
       for (let r = 0; r < rounds; r++) {
+        const [{ at: roundStart }] = await queryRows<{ at: string }>(
+          db.system,
+          sql`select clock_timestamp()::text as at`,
+        );
         // One statement per card write, as the service does: each fires the statement triggers once.
         await db.tenantTransaction(x.org, async (tx) => {
           for (let i = 0; i < perRound; i++) {
@@ -208,17 +212,27 @@ describe('database maintenance (docs/postgresql.md)', () => {
         const report = await runMaintenance(db, { vacuum: true });
         expect(report?.vacuumed).toContain('card_count_deltas');
         const after = await deltaTable();
-        sizes.push({ before, after: after.pages, dead: after.tuples?.dead ?? null });
+        // A transaction of another test file open since before this round holds back what any VACUUM may remove.
+        const [{ held }] = await queryRows<{ held: boolean }>(
+          db.system,
+          sql`select exists(select 1 from pg_stat_activity where pid <> pg_backend_pid() and backend_xmin is not null
+                and xact_start < ${roundStart}::timestamptz) as held`,
+        );
+        sizes.push({ before, after: after.pages, dead: after.tuples?.dead ?? null, held });
         await expectCountsEqualCards(x.org, x.board);
       }
       expect(written).toBeGreaterThanOrEqual(3000);
       // Without the VACUUM the heap grows with every delta ever written (measured: 3 pages a round, 31 after
       // the 12 rounds, and on: pruning frees the dead rows' space in a page, but without VACUUM no free-space map
       // points inserts back to it); with it, one round's worth at most (measured: 3 before, 0 after each run).
-      const most = Math.max(...sizes.map((s) => s.after));
-      expect(most, JSON.stringify(sizes)).toBeLessThanOrEqual(12);
-      // Dead tuples: those of concurrent test files' transactions still running may survive one VACUUM.
-      for (const s of sizes) if (s.dead !== null) expect(s.dead, JSON.stringify(sizes)).toBeLessThan(500);
+      // Rounds during which another file's transaction held the horizon prove nothing either way (no VACUUM could
+      // remove those rows); the others must stay small. Pages never shrink back, so they are judged only on a clean run.
+      const clean = sizes.filter((s) => !s.held);
+      if (clean.length === sizes.length) {
+        const most = Math.max(...sizes.map((s) => s.after));
+        expect(most, JSON.stringify(sizes)).toBeLessThanOrEqual(12);
+      }
+      for (const s of clean) if (s.dead !== null) expect(s.dead, JSON.stringify(sizes)).toBeLessThan(500);
       expect(setting.autovacuum).toMatch(/^(on|off)$/);
     },
     180_000,

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { foldAllCounts } from '../../modules/cards/counts.js';
 import { pruneIdempotencyKeys } from '../idempotency/plugin.js';
 import { type Database, type Db, queryRows } from './client.js';
+import { MIGRATION_LOCK } from './migrate.js';
 
 /**
  * The service's own bookkeeping, independent of the operator's vacuum settings (docs/postgresql.md). Every
@@ -128,13 +129,21 @@ export async function runMaintenance(
     return runSteps(database.system, (text) => database.system.execute(sql.raw(text)), opts);
   const client = await database.pool.connect();
   try {
-    const { rows } = await client.query('select pg_try_advisory_lock($1) as ok', [MAINTENANCE_LOCK]);
-    if (!rows[0].ok) return null;
+    // Another process migrating (its policy DDL locks every tenant table in one transaction) would deadlock with
+    // the fold: skip this run while a migration holds its lock, and make a migration wait for a running one.
+    const free = await client.query('select pg_try_advisory_lock_shared($1) as ok', [MIGRATION_LOCK]);
+    if (!free.rows[0].ok) return null;
     try {
-      const db = drizzleNodePg(client) as unknown as Db;
-      return await runSteps(db, (text) => client.query(text), opts);
+      const { rows } = await client.query('select pg_try_advisory_lock($1) as ok', [MAINTENANCE_LOCK]);
+      if (!rows[0].ok) return null;
+      try {
+        const db = drizzleNodePg(client) as unknown as Db;
+        return await runSteps(db, (text) => client.query(text), opts);
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
+      }
     } finally {
-      await client.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
+      await client.query('select pg_advisory_unlock_shared($1)', [MIGRATION_LOCK]);
     }
   } finally {
     client.release();

@@ -24,7 +24,8 @@ export async function migrateDatabase(database: Database): Promise<void> {
   }
 }
 
-const MIGRATION_LOCK = 727_001;
+/** Held exclusively while migrating; the maintenance holds it shared, so the two never interleave. */
+export const MIGRATION_LOCK = 727_001;
 
 async function migrateUnlocked(database: Database): Promise<void> {
   for (const ext of SEARCH_EXTENSIONS)
