@@ -81,6 +81,10 @@ export function cardModelFor(structure: BoardStructure): QueryModel {
       fields: (node, alias, path) => compileFieldsMap(structure, node, alias, path),
     },
     privateFields: ['id', 'organizationId', 'boardId', 'currentPhaseId', 'contactId', 'tracking'],
+    unknownFieldHint: (name) =>
+      structure.fieldsBySlug.has(name)
+        ? `${name} is a field of this board: filter it as filters[fields][${name}][$eq]=… (or filters[fieldData][field]=${name}&filters[fieldData][val]=…)`
+        : undefined,
     populate: CARD_POPULATE,
     // fieldData (the raw form) only on request; the rest is the spec's card shape.
     defaultPopulate: CARD_POPULATE.filter((p) => p !== 'fieldData'),
