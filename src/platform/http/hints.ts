@@ -89,8 +89,8 @@ function unwrap(schema: AnyZod): AnyZod {
   return s;
 }
 
-/** The object keys of the schema at `path`, or undefined when that is no object. */
-function objectKeysAt(schema: AnyZod, path: (string | number)[]): string[] | undefined {
+/** The (unwrapped) schema at `path` of a value, or undefined when the schema does not reach it. */
+function schemaAt(schema: AnyZod, path: (string | number)[]): AnyZod | undefined {
   let s = unwrap(schema);
   for (const seg of path) {
     const d = defOf(s);
@@ -100,9 +100,21 @@ function objectKeysAt(schema: AnyZod, path: (string | number)[]): string[] | und
     else if (d.type === 'record' && d.valueType) s = unwrap(d.valueType);
     else return undefined;
   }
-  const d = defOf(s);
-  return d.type === 'object' && d.shape ? Object.keys(d.shape) : undefined;
+  return s;
 }
+
+/** The object keys of the schema at `path`, or undefined when that is no object. */
+function objectKeysAt(schema: AnyZod, path: (string | number)[]): string[] | undefined {
+  const s = schemaAt(schema, path);
+  const d = s && defOf(s);
+  return d?.type === 'object' && d.shape ? Object.keys(d.shape) : undefined;
+}
+
+/** The zod type name of the schema at `path` ('object', 'record', …), or undefined. */
+const typeAt = (schema: AnyZod, path: (string | number)[]) => {
+  const s = schemaAt(schema, path);
+  return s && defOf(s).type;
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -140,8 +152,10 @@ export function bodyHint(schema: AnyZod | undefined, body: unknown, issues: RawI
     if (!known) continue;
     for (const name of issue.unknownKeys ?? []) {
       const meant = closestName(name, known);
+      const home = known.find((k) => objectKeysAt(schema, [...issue.path, k])?.includes(name));
       if (meant) hints.push(`"${name}" is written "${meant}"`);
-      else if (known.includes('fields'))
+      else if (home) hints.push(`"${name}" goes under "${home}": {"${home}": {"${name}": …}}`);
+      else if (known.includes('fields') && typeAt(schema, [...issue.path, 'fields']) === 'record')
         hints.push(
           `if "${name}" is a field of the board, send it under "fields": {"fields": {"${name}": …}}`,
         );
