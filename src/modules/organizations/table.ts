@@ -11,6 +11,8 @@ export const organizations = pgTable(
     name: text('name').notNull(),
     slug: text('slug').notNull(),
     plan: text('plan').notNull(),
+    /** IANA time zone the organization's calendar runs in: task recurrence (docs/tasks.md). */
+    timeZone: text('time_zone').notNull().default('America/Sao_Paulo'),
     ...timestamps(),
   },
   (t) => [
