@@ -41,6 +41,13 @@ describe('phone numbers on cards and contacts', () => {
     );
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body.fields.tel).toBe('+551187654321');
+    // Filters read the value the same way: any written form finds the stored E.164.
+    for (const q of ['(11) 8765-4321', '+551187654321', '11 8765 4321']) {
+      const found = await t.api.get(`/boards/${boardId}/cards`, { 'filters[fields][tel][$eq]': q });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      for (const c of found.body.data) expect(c.fields.tel).toBe('+551187654321');
+      expect(found.body.data.length).toBeGreaterThan(0);
+    }
   });
 
   test('an invalid phone is a 400 ValidationError naming the field and the expected form, on both', async () => {
