@@ -8432,7 +8432,7 @@ export interface operations {
             name: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -8647,7 +8647,7 @@ export interface operations {
             name?: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -14795,6 +14795,7 @@ export interface operations {
              */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
             /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
              * @default none
              * @enum {string}
              */
@@ -15006,7 +15007,10 @@ export interface operations {
             name?: string;
             /** @enum {string} */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
-            /** @enum {string} */
+            /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
+             * @enum {string}
+             */
             recurrence?: 'none' | 'daily' | 'weekly' | 'monthly';
             recurrenceInterval?: number;
             /** @description one of the card's board `taskStatuses` (without a card: pending, in-progress, completed, cancelled) */
