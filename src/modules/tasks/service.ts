@@ -13,7 +13,7 @@ import {
   membershipRefsByIds,
   organizationTimeZone,
 } from '../organizations/repo.js';
-import { DEFAULT_TIME_ZONE } from '../organizations/schema.js';
+import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
 import { reminderQueue } from './jobs.js';
 import { occurrenceDue, type Recurrence } from './recurrence.js';
 import * as repo from './repo.js';
