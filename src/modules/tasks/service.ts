@@ -158,7 +158,7 @@ async function syncReminder(deps: Deps, tx: Tx, orgId: number, row: repo.TaskRow
  * The due date of the occurrence after `done`: computed from the series' first due date and the occurrence
  * number in the organization's time zone (./recurrence.ts), so monthly series keep their day of month and all
  * series their local time. When the first task is gone or no longer describes the series (its rule or interval
- * was changed since), the completed task starts the count again.
+ * was changed on a later occurrence), there is no anchor: one step after the completed task's due date.
  */
 async function nextDueDate(tx: Tx, orgId: number, done: repo.TaskRow & { dueDate: Date }) {
   const timeZone = (await organizationTimeZone(tx, orgId)) ?? DEFAULT_TIME_ZONE;
