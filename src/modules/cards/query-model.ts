@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../../platform/http/list-query.js';
 import { hasOwnKey } from '../../platform/http/own.js';
+import { normalizePhone } from '../../platform/phones.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { contactModel } from '../contacts/repo.js';
 import { membershipModel } from '../organizations/repo.js';
@@ -174,6 +175,12 @@ function containsValue(field: FieldStructure, alias: string, raw: unknown, path:
   if (field.type === 'multiselect') return doc([s]);
   if (field.type === 'file') return doc([{ documentId: s }]);
   if (field.type === 'card_link') return sql`(${doc(s)} or ${doc([s])})`;
+  if (field.type === 'phone') {
+    // Phones are stored in E.164 (src/platform/phones.ts): `(11) 8765-4321` finds +551187654321; values
+    // written before the rule (kept as sent) still match as written.
+    const phone = normalizePhone(s);
+    if (phone.ok && phone.phone !== s) return sql`(${doc(phone.phone)} or ${doc(s)})`;
+  }
   return doc(s);
 }
 
