@@ -15,7 +15,7 @@ const usage = `Usage: crm <command>
   jobs                                 background jobs per queue and state, and the latest failures
   migrate                              apply database migrations
   seed-demo                            create the demo organization, user and token, and fill it
-  org create SLUG --name NAME          create an organization (with --owner EMAIL)
+  org create SLUG --name NAME          create an organization (with --owner EMAIL [--time-zone America/Sao_Paulo])
   org plan SLUG PLAN                   set the plan (${PLANS.join(', ')})
   user create --email E --password P [--username U]
   member add ORG EMAIL --role ROLE     add a registered user to an organization (owner, admin, member, viewer)
@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       username: { type: 'string' },
       role: { type: 'string' },
       expiration: { type: 'string' },
+      'time-zone': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -60,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     return -1; // keeps running
   }
   const { runAdmin } = await import('./cli/admin.js');
-  return runAdmin(cmd, config, { sub, rest, values });
+  return runAdmin(cmd, config, { sub, rest, values: { ...values, timeZone: values['time-zone'] } });
 }
 
 /** What a failure prints: a usage mistake with the usage, a refused operation with its details. */

@@ -15,7 +15,7 @@ export interface AdminArgs {
   rest: string[];
   /** The string options of the command line (--name, --owner, --email, --password, --username, --role, --expiration). */
   values: Partial<
-    Record<'name' | 'owner' | 'email' | 'password' | 'username' | 'role' | 'expiration', string>
+    Record<'name' | 'owner' | 'email' | 'password' | 'username' | 'role' | 'expiration' | 'timeZone', string>
   >;
 }
 
@@ -56,7 +56,11 @@ export async function runAdmin(
         const slug = need(rest[0], 'SLUG');
         const ownerEmail = values.owner;
         // The same schema as POST /organizations: a slug the API would refuse is refused here too.
-        const input = organizationInput.safeParse({ name: values.name ?? slug, slug });
+        const input = organizationInput.safeParse({
+          name: values.name ?? slug,
+          slug,
+          timeZone: values.timeZone,
+        });
         if (!input.success) {
           const why = input.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
           throw new UsageError(`invalid organization (${why})`);

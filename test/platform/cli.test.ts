@@ -210,6 +210,14 @@ describe('crm CLI', () => {
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('invalid organization (slug: lowercase letters, digits and dashes)');
+    const zone = await crm(
+      ['org', 'create', 'good-slug', '--owner', 'x@example.test', '--time-zone', 'Mars/Olympus'],
+      {
+        CRM_DATA_DIR: tempDir(),
+      },
+    );
+    expect(zone.code).toBe(2);
+    expect(zone.stderr).toContain('invalid organization (timeZone:');
   });
 
   test('CRM_PROCESSES > 1 on the embedded database is a clear usage error', async () => {
