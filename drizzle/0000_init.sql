@@ -403,6 +403,23 @@ CREATE TABLE "quotes" (
 	CONSTRAINT "quotes_status_check" CHECK (status in ('draft', 'sent', 'accepted', 'rejected', 'expired'))
 );
 --> statement-breakpoint
+CREATE TABLE "saved_filters" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "saved_filters_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"resource" text NOT NULL,
+	"board_id" bigint,
+	"query" jsonb NOT NULL,
+	"visibility" text NOT NULL,
+	"owner_membership_id" bigint NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "saved_filters_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "saved_filters_resource_check" CHECK (resource in ('cards', 'contacts', 'tasks')),
+	CONSTRAINT "saved_filters_visibility_check" CHECK (visibility in ('private', 'organization'))
+);
+--> statement-breakpoint
 CREATE TABLE "segment_links" (
 	"organization_id" bigint NOT NULL,
 	"segment_id" bigint NOT NULL,
@@ -558,6 +575,7 @@ ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREI
 ALTER TABLE "card_products" ADD CONSTRAINT "card_products_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "products" ADD CONSTRAINT "products_category_fk" FOREIGN KEY ("organization_id","category_id") REFERENCES "public"."product_categories"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quote_items" ADD CONSTRAINT "quote_items_quote_fk" FOREIGN KEY ("organization_id","quote_id") REFERENCES "public"."quotes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "saved_filters" ADD CONSTRAINT "saved_filters_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_segment_fk" FOREIGN KEY ("organization_id","segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_linked_fk" FOREIGN KEY ("organization_id","linked_segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_task_fk" FOREIGN KEY ("organization_id","task_id") REFERENCES "public"."tasks"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -637,6 +655,8 @@ CREATE UNIQUE INDEX "quotes_org_number_key" ON "quotes" USING btree ("organizati
 CREATE INDEX "quotes_org_card_idx" ON "quotes" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "quotes_org_contact_idx" ON "quotes" USING btree ("organization_id","contact_id");--> statement-breakpoint
 CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "saved_filters_org_document_id_key" ON "saved_filters" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "saved_filters_org_resource_idx" ON "saved_filters" USING btree ("organization_id","resource","name");--> statement-breakpoint
 CREATE INDEX "segment_links_org_linked_idx" ON "segment_links" USING btree ("organization_id","linked_segment_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_document_id_key" ON "segments" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_name_key" ON "segments" USING btree ("organization_id","name");--> statement-breakpoint

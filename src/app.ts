@@ -12,6 +12,7 @@ import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
 import { productCategoryRoutes } from './modules/product-categories/routes.js';
 import { productRoutes } from './modules/products/routes.js';
 import { quoteRoutes } from './modules/quotes/routes.js';
+import { savedFilterRoutes } from './modules/saved-filters/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
@@ -63,6 +64,7 @@ const areas = [
   segmentRoutes,
   contactRoutes,
   teamRoutes,
+  savedFilterRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

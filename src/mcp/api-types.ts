@@ -1299,6 +1299,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/saved-filters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the saved filters you can use
+     * @description Organization-wide filters and your own private ones; `resource` narrows to one list.
+     *
+     *     Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listSavedFilters'];
+    put?: never;
+    /**
+     * Save a list query under a name
+     * @description The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createSavedFilter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/saved-filters/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One saved filter
+     * @description Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getSavedFilter'];
+    /**
+     * Rename a saved filter, change its query or visibility
+     * @description A private filter by its author; an organization-wide one by admins.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateSavedFilter'];
+    post?: never;
+    /**
+     * Delete a saved filter
+     * @description A private filter by its author; an organization-wide one by admins.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteSavedFilter'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/segments': {
     parameters: {
       query?: never;
@@ -2734,6 +2794,30 @@ export interface components {
       unit: string | null;
       unitPrice: number;
     };
+    SavedFilter: {
+      board: {
+        documentId: string;
+        name: string;
+      } | null;
+      createdAt: string;
+      documentId: string;
+      name: string;
+      /** @description the author's membership */
+      owner: {
+        documentId: string;
+      } | null;
+      query: {
+        filters?: {
+          [key: string]: unknown;
+        };
+        sort?: unknown;
+      };
+      /** @enum {string} */
+      resource: 'cards' | 'contacts' | 'tasks';
+      updatedAt: string;
+      /** @enum {string} */
+      visibility: 'private' | 'organization';
+    };
     Segment: {
       active: boolean;
       /** @description contacts matching now (computed on every read) */
@@ -3733,6 +3817,8 @@ export interface operations {
           | {
               [key: string]: unknown;
             };
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string
@@ -8273,6 +8359,8 @@ export interface operations {
             };
         /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
         q?: string;
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string
@@ -13621,6 +13709,610 @@ export interface operations {
       };
     };
   };
+  listSavedFilters: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description only the filters of this list */
+        resource?: 'cards' | 'contacts' | 'tasks';
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['SavedFilter'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Propostas acima de 10 mil",
+         *         "resource": "cards",
+         *         "board": "q8sf3qb2ch3wqzje8lu0xuxu",
+         *         "query": {
+         *           "filters": {
+         *             "currentPhase": {
+         *               "slug": {
+         *                 "$eq": "proposta"
+         *               }
+         *             },
+         *             "value": {
+         *               "$gte": 10000
+         *             }
+         *           },
+         *           "sort": "value:desc"
+         *         },
+         *         "visibility": "organization"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description board documentId: required for cards (its fields decide what the query may name), else null */
+            board?: string | null;
+            name: string;
+            /** @description `{ filters, sort }` exactly as the list route takes them in its query string */
+            query: {
+              /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+              filters?: {
+                [key: string]: unknown;
+              };
+              /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+              sort?:
+                | string
+                | (
+                    | string
+                    | {
+                        [key: string]: string;
+                      }
+                  )[]
+                | {
+                    [key: string]:
+                      | string
+                      | {
+                          [key: string]: string;
+                        };
+                  };
+            };
+            /**
+             * @description the list it filters
+             * @enum {string}
+             */
+            resource: 'cards' | 'contacts' | 'tasks';
+            /**
+             * @description default private
+             * @enum {string}
+             */
+            visibility?: 'private' | 'organization';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Leads de São Paulo",
+         *         "query": {
+         *           "filters": {
+         *             "city": {
+         *               "$eq": "São Paulo"
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description resource and board are fixed at creation */
+          data: {
+            name?: string;
+            /** @description `{ filters, sort }` exactly as the list route takes them in its query string */
+            query?: {
+              /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+              filters?: {
+                [key: string]: unknown;
+              };
+              /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+              sort?:
+                | string
+                | (
+                    | string
+                    | {
+                        [key: string]: string;
+                      }
+                  )[]
+                | {
+                    [key: string]:
+                      | string
+                      | {
+                          [key: string]: string;
+                        };
+                  };
+            };
+            /**
+             * @description private: only its author; organization: every member (made and changed by admins)
+             * @enum {string}
+             */
+            visibility?: 'private' | 'organization';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listSegments: {
     parameters: {
       query?: {
@@ -14646,6 +15338,8 @@ export interface operations {
           | {
               [key: string]: unknown;
             };
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string

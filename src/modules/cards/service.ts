@@ -28,6 +28,7 @@ import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
 import { countsOf, foldSometimes } from './counts.js';
@@ -164,9 +165,10 @@ async function presentCard(
 // ---- reading
 
 export async function listCards(ctx: TenantContext, boardId: string, query: CardListQuery) {
-  const { stats, statsTodayStart, ...listQuery } = query;
+  const { stats, statsTodayStart, savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
+    const listQuery = await withSavedFilter(tx, ctx, 'cards', savedFilter, requested, scope.access.board.id);
     const pinned = pinnedPhase(scope.structure, listQuery.filters);
     const compiled = compileListQuery(cardModelFor(scope.structure), listQuery);
     // A pinned phase is also said as `current_phase_id = <id>`: the planner then walks that phase's own

@@ -7,6 +7,7 @@ import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
 import { activityModel, contactModel } from './query-model.js';
 import * as repo from './repo.js';
@@ -199,9 +200,12 @@ export async function recordContactActivity(
 }
 
 export async function listContacts(ctx: TenantContext, query: ContactListQuery) {
-  const { q, ...listQuery } = query;
-  const list = compileListQuery(contactModel, listQuery);
+  const { q, savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
+    const list = compileListQuery(
+      contactModel,
+      await withSavedFilter(tx, ctx, 'contacts', savedFilter, requested),
+    );
     const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q);
     return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
   });

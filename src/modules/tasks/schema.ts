@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { listQueryShape } from '../../platform/http/list-query.js';
 import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
+import { savedFilterParam } from '../saved-filters/schema.js';
 import { TASK_PRIORITIES, TASK_RECURRENCES, TASK_TYPES } from './table.js';
 
 const documentId = z.string().trim().min(1).max(64);
@@ -76,3 +78,5 @@ export const task = z
   })
   .meta({ id: 'Task' });
 export type Task = z.infer<typeof task>;
+
+export const taskListQuery = z.strictObject({ ...listQueryShape, savedFilter: savedFilterParam });

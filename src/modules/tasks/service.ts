@@ -14,6 +14,7 @@ import {
   organizationTimeZone,
 } from '../organizations/repo.js';
 import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { reminderQueue } from './jobs.js';
 import { occurrenceDue, type Recurrence } from './recurrence.js';
 import * as repo from './repo.js';
@@ -205,9 +206,13 @@ async function createNextOccurrence(deps: Deps, tx: Tx, ctx: TenantContext, done
   await syncReminder(deps, tx, ctx.orgId, next);
 }
 
-export async function listTasks(ctx: TenantContext, query: ListQueryInput) {
-  const q = compileListQuery(repo.taskModel, query);
+export async function listTasks(ctx: TenantContext, query: ListQueryInput & { savedFilter?: string }) {
+  const { savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
+    const q = compileListQuery(
+      repo.taskModel,
+      await withSavedFilter(tx, ctx, 'tasks', savedFilter, requested),
+    );
     const { rows, total } = await repo.listTasks(tx, ctx.orgId, q, visibility(ctx));
     return listPage(await toTasks(tx, ctx.orgId, rows), total, q);
   });
