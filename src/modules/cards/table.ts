@@ -93,8 +93,17 @@ export const cards = pgTable(
       t.value,
       t.currentPhaseEnteredAt,
     ),
-    // `title $containsi` (ILIKE, texticlike marked LEAKPROOF by migrate.ts so RLS lets it use the index).
-    index('cards_title_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
+    // `$contains`/`$containsi` (LIKE/ILIKE, marked LEAKPROOF by migrate.ts so RLS lets them use the index) on
+    // the card's searchable text: the count is a bitmap scan of this index; the page an ordered walk of the
+    // created index that stops when full, or this index plus a top-N sort when the match is rare (the
+    // planner's choice, docs/performance.md). One multicolumn GIN: a condition on any column uses it.
+    index('cards_text_trgm_idx').using(
+      'gin',
+      t.organizationId,
+      t.boardId,
+      t.title.op('gin_trgm_ops'),
+      t.description.op('gin_trgm_ops'),
+    ),
     index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
     // The SLA part of a phase's stats: cards that entered the phase within its SLA (a short recent range).
     index('cards_org_board_phase_entered_idx').on(
