@@ -151,6 +151,38 @@ CREATE TABLE "card_files" (
 	CONSTRAINT "card_files_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_report_deltas" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_report_deltas_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_deltas_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_rollups" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_rollups_organization_id_board_id_day_kind_key_pk" PRIMARY KEY("organization_id","board_id","day","kind","key")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_tombstones" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"day" date NOT NULL,
+	"value" numeric(14, 2) NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "card_tags" (
 	"organization_id" bigint NOT NULL,
 	"card_id" bigint NOT NULL,
@@ -583,6 +615,8 @@ CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree
 CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "card_files_org_card_created_idx" ON "card_files" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
+CREATE INDEX "card_report_deltas_org_board_idx" ON "card_report_deltas" USING btree ("organization_id","board_id","day");--> statement-breakpoint
+CREATE INDEX "card_report_tombstones_org_card_idx" ON "card_report_tombstones" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint

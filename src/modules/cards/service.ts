@@ -47,6 +47,7 @@ import {
 import { removingFiles } from './files.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
+import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
 import type { Tracking } from './table.js';
 
@@ -907,6 +908,8 @@ export async function boardReport(
     };
     const { wonPhaseId, lostPhaseId } = structure.settings;
     const rows = await repo.boardReport(tx, s, wonPhaseId, lostPhaseId);
+    const pending = rows.find((r) => r.kind === 'pending');
+    if (pending && pending.count > REPORT_COMPACT_AFTER) await compactReport(tx, ctx.orgId, s.boardId);
     const of = (kind: repo.ReportRow['kind']) => rows.filter((r) => r.kind === kind);
     const one = (kind: repo.ReportRow['kind']) => of(kind)[0];
     const byPhase = of('phase').map((r) => ({ phaseId: r.key, count: r.count, value: r.value }));
