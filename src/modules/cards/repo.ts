@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
@@ -48,6 +48,55 @@ export async function insertCard(tx: Tx, orgId: number, boardId: number, values:
     .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
     .returning();
   return row;
+}
+
+const cardColumns = Object.entries(getTableColumns(cards));
+
+/**
+ * A new card with its assignees, tags and history comment in ONE statement (data-modifying CTEs; one round trip
+ * instead of four). The card row comes back as jsonb, mapped to the drizzle row by the columns' own decoders.
+ */
+export async function insertCardWithLinks(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  values: CardValues,
+  links: { assigneeIds: number[]; tagIds: number[]; history: CommentValues },
+): Promise<CardRow> {
+  const insert = tx
+    .insert(cards)
+    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .returning()
+    .getSQL();
+  const h = links.history;
+  const ids = (xs: number[]) => sql`${`{${xs.map((x) => Math.trunc(x)).join(',')}}`}::bigint[]`;
+  const [{ row }] = await queryRows<{ row: Record<string, unknown> }>(
+    tx,
+    sql`with c as (${insert}),
+      a as (
+        insert into card_assignees (organization_id, card_id, membership_id)
+        select c.organization_id, c.id, m from c, unnest(${ids(links.assigneeIds)}) m on conflict do nothing
+      ),
+      t as (
+        insert into card_tags (organization_id, card_id, tag_id)
+        select c.organization_id, c.id, x from c, unnest(${ids(links.tagIds)}) x on conflict do nothing
+      ),
+      h as (
+        insert into comments (organization_id, document_id, card_id, content, content_format, type, activity_type,
+          mentions, author_membership_id, metadata)
+        select c.organization_id, ${newDocumentId()}, c.id, ${h.content}, ${h.contentFormat ?? 'plain'},
+          ${h.type ?? 'user'}, ${h.activityType ?? null}, array(select jsonb_array_elements_text(${JSON.stringify(h.mentions ?? [])}::jsonb)),
+          ${h.authorMembershipId ?? null}::bigint, ${JSON.stringify(h.metadata ?? {})}::jsonb
+        from c
+      )
+      select to_jsonb(c) as row from c`,
+  );
+  const out: Record<string, unknown> = {};
+  for (const [key, col] of cardColumns) {
+    const v = row[col.name];
+    out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
+  }
+  return out as CardRow;
 }
 
 export async function updateCard(tx: Tx, orgId: number, id: number, values: Partial<CardValues>) {

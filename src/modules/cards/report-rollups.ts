@@ -21,7 +21,7 @@ const DAY = (col: string) => `(${col} AT TIME ZONE 'UTC')::date`;
 const DELTA_COLUMNS = 'organization_id, board_id, kind, key, day, card_count, value_sum';
 
 /** Deltas of a change set `ch(organization_id, card_id, key, s)` of one link table (s = +1 added, -1 removed). */
-function linkDeltas(table: string, keyCol: string, kind: 'a' | 't') {
+function linkDeltas(table: string, kind: 'a' | 't') {
   const total = kind.toUpperCase();
   return `
     c AS (
@@ -58,11 +58,11 @@ BEGIN
   IF TG_OP = 'TRUNCATE' THEN
     RETURN NULL;
   ELSIF TG_OP = 'INSERT' THEN
-    WITH ch AS (${cols('new_links', 1)}), ${linkDeltas(table, keyCol, kind)}
+    WITH ch AS (${cols('new_links', 1)}), ${linkDeltas(table, kind)}
   ELSIF TG_OP = 'DELETE' THEN
-    WITH ch AS (${cols('old_links', -1)}), ${linkDeltas(table, keyCol, kind)}
+    WITH ch AS (${cols('old_links', -1)}), ${linkDeltas(table, kind)}
   ELSE
-    WITH ch AS (${cols('new_links', 1)} UNION ALL ${cols('old_links', -1)}), ${linkDeltas(table, keyCol, kind)}
+    WITH ch AS (${cols('new_links', 1)} UNION ALL ${cols('old_links', -1)}), ${linkDeltas(table, kind)}
   END IF;
   RETURN NULL;
 END $fn$`;

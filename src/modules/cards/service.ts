@@ -342,35 +342,42 @@ async function createCardIn(
 
   const now = new Date();
   const phaseDue = input.dueDate ? undefined : dueFromPhase(structure, phase, now);
-  const row = await repo.insertCard(tx, orgId, structure.board.id, {
-    title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
-    description: input.description ?? null,
-    value: input.value ?? 0,
-    dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
-    dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
-    currentPhaseId: phase?.id ?? null,
-    currentPhaseEnteredAt: now,
-    contactId,
-    creationSource: opts.source,
-    tracking: opts.tracking ?? {},
-    fields: values,
-  });
+  // The card, its assignees, tags and history comment: one statement (the counts and report rollups follow
+  // from the tables' statement triggers).
+  const row = await repo.insertCardWithLinks(
+    tx,
+    orgId,
+    structure.board.id,
+    {
+      title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
+      description: input.description ?? null,
+      value: input.value ?? 0,
+      dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
+      dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
+      currentPhaseId: phase?.id ?? null,
+      currentPhaseEnteredAt: now,
+      contactId,
+      creationSource: opts.source,
+      tracking: opts.tracking ?? {},
+      fields: values,
+    },
+    {
+      assigneeIds,
+      tagIds,
+      history: system(
+        0,
+        actor,
+        'card_created',
+        `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
+        {
+          phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
+          creationSource: opts.source,
+        },
+      ),
+    },
+  );
   await foldSometimes(tx, orgId, structure.board.id);
   await repo.attachFiles(tx, orgId, row.id, merged.attach);
-  await repo.addAssignees(tx, orgId, row.id, assigneeIds);
-  await repo.addTags(tx, orgId, row.id, tagIds);
-  await repo.insertComments(tx, orgId, [
-    system(
-      row.id,
-      actor,
-      'card_created',
-      `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
-      {
-        phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
-        creationSource: opts.source,
-      },
-    ),
-  ]);
   if (contactId !== null && actor.ctx)
     await recordContactActivity(
       tx,
