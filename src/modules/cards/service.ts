@@ -13,7 +13,7 @@ import {
   windowPage,
 } from '../../platform/http/list-query.js';
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
-import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { iso, isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
   assembleStructure,
@@ -104,11 +104,17 @@ async function presentCards(
   rows: repo.CardRow[],
   withFieldData: boolean,
 ): Promise<Card[]> {
-  const relations = await repo.relationsByCard(
-    tx,
-    orgId,
-    rows.map((r) => r.id),
-  );
+  const known = rows.map((r) => justCreated.get(r));
+  const relations = known.every((k) => k !== undefined)
+    ? {
+        assignees: new Map<number, MembershipRef[]>(),
+        tagIds: new Map(rows.map((r, i) => [r.id, known[i]!.tagIds])),
+      }
+    : await repo.relationsByCard(
+        tx,
+        orgId,
+        rows.map((r) => r.id),
+      );
   const contacts = await contactRefsByIds(
     tx,
     orgId,
@@ -150,6 +156,12 @@ async function presentCards(
     };
   });
 }
+
+/**
+ * Cards this request just created without assignees: their relations are known (their tags, ascending, as
+ * relationsByCard orders them), so the response needs no read-back.
+ */
+const justCreated = new WeakMap<repo.CardRow, { tagIds: number[] }>();
 
 async function presentCard(
   tx: Tx,
@@ -376,6 +388,7 @@ async function createCardIn(
       ),
     },
   );
+  if (assigneeIds.length === 0) justCreated.set(row, { tagIds: [...new Set(tagIds)].sort((a, b) => a - b) });
   await foldSometimes(tx, orgId, structure.board.id);
   await repo.attachFiles(tx, orgId, row.id, merged.attach);
   if (contactId !== null && actor.ctx)

@@ -217,4 +217,30 @@ describe('board report rollups', () => {
     );
     expect(Number(left[0].n)).toBe(0);
   });
+
+  test('the one-statement create answers the card as a read of it does (tags, assignees, history)', async () => {
+    const t = await newTenant();
+    const res = await t.api.post('/boards', {
+      data: {
+        name: 'Create',
+        phases: [{ name: 'Open', slug: 'open' }],
+        tags: ['a', 'b', 'c'].map((slug) => ({ name: slug.toUpperCase(), slug })),
+      },
+    });
+    const boardDoc = res.body.documentId as string;
+    for (const data of [
+      { title: 'no links' },
+      { title: 'tags', tags: ['c', 'a', 'c'] },
+      { title: 'both', tags: ['b'], assignees: [t.membershipId, t.membershipId] },
+    ]) {
+      const created = await t.api.post(`/boards/${boardDoc}/cards`, { data });
+      expect(created.status).toBe(201);
+      const read = await t.api.get(`/boards/${boardDoc}/cards/${created.body.documentId}`);
+      expect(created.body).toEqual(read.body);
+      const history = await t.api.get(`/boards/${boardDoc}/cards/${created.body.documentId}/comments`);
+      expect(history.body.data.map((c: { activityType: string }) => c.activityType)).toContain(
+        'card_created',
+      );
+    }
+  });
 });
