@@ -71,8 +71,16 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
 /** The board's structure around a board row already read (loadBoardStructure would read the board again). */
 async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
   const rows = await boardsRepo.listStructure(tx, orgId, [board.id]);
-  return assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  const structure = assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  boardConditions.set(structure, rows.conditions);
+  return structure;
 }
+
+/** The field conditions read with a structure (same statement), so card writes need no read of their own. */
+const boardConditions = new WeakMap<BoardStructure, boardsRepo.ConditionRow[]>();
+
+const conditionsOf = async (tx: Tx, orgId: number, structure: BoardStructure) =>
+  boardConditions.get(structure) ?? boardsRepo.listConditions(tx, orgId, structure.board.id);
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
 
@@ -328,7 +336,7 @@ async function createCardIn(
 ) {
   const errors: FieldError[] = [];
   const orgId = actor.orgId;
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const phase = input.currentPhase ? findPhase(structure, input.currentPhase) : structure.entryPhase;
   if (input.currentPhase && !phase)
     errors.push(unknownPhase(['currentPhase'], input.currentPhase, structure));
@@ -491,7 +499,7 @@ async function applyUpdate(
 ): Promise<repo.CardRow> {
   const orgId = actor.orgId;
   const errors: FieldError[] = [];
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const current = row.fields as StoredFields;
   const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors, {
     cardId: row.id,
