@@ -151,6 +151,38 @@ CREATE TABLE "card_files" (
 	CONSTRAINT "card_files_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_report_deltas" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_report_deltas_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_deltas_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_rollups" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_rollups_organization_id_board_id_day_kind_key_pk" PRIMARY KEY("organization_id","board_id","day","kind","key")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_tombstones" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"day" date NOT NULL,
+	"value" numeric(14, 2) NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "card_tags" (
 	"organization_id" bigint NOT NULL,
 	"card_id" bigint NOT NULL,
@@ -602,11 +634,13 @@ CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree
 CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "card_files_org_card_created_idx" ON "card_files" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
+CREATE INDEX "card_report_deltas_org_board_idx" ON "card_report_deltas" USING btree ("organization_id","board_id","day");--> statement-breakpoint
+CREATE INDEX "card_report_tombstones_org_card_idx" ON "card_report_tombstones" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "cards_org_board_phase_created_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST,"due_date","value","current_phase_entered_at");--> statement-breakpoint
-CREATE INDEX "cards_title_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "cards_text_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops,"description" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "cards_org_board_due_idx" ON "cards" USING btree ("organization_id","board_id","due_date");--> statement-breakpoint
 CREATE INDEX "cards_org_board_phase_entered_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","current_phase_entered_at");--> statement-breakpoint
 CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","contact_id");--> statement-breakpoint
@@ -621,8 +655,9 @@ CREATE UNIQUE INDEX "contacts_org_cnpj_key" ON "contacts" USING btree ("organiza
 CREATE INDEX "contacts_org_email_idx" ON "contacts" USING btree ("organization_id","email");--> statement-breakpoint
 CREATE INDEX "contacts_org_owner_idx" ON "contacts" USING btree ("organization_id","owner_id");--> statement-breakpoint
 CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id","team_id");--> statement-breakpoint
-CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at");--> statement-breakpoint
-CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
+CREATE INDEX "contacts_text_trgm_idx" ON "contacts" USING gin ("organization_id","name" gin_trgm_ops,"email" gin_trgm_ops,"phone" gin_trgm_ops,"city" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_document_id_key" ON "invitations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_pending_email_key" ON "invitations" USING btree ("organization_id","email") WHERE status = 'pending';--> statement-breakpoint
@@ -646,7 +681,7 @@ CREATE INDEX "card_products_org_product_idx" ON "card_products" USING btree ("or
 CREATE UNIQUE INDEX "products_org_document_id_key" ON "products" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "products_org_sku_key" ON "products" USING btree ("organization_id",lower("sku"));--> statement-breakpoint
 CREATE INDEX "products_org_category_idx" ON "products" USING btree ("organization_id","category_id");--> statement-breakpoint
-CREATE INDEX "products_org_name_idx" ON "products" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "products_org_name_idx" ON "products" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
 CREATE UNIQUE INDEX "quote_items_org_document_id_key" ON "quote_items" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "quote_items_org_quote_idx" ON "quote_items" USING btree ("organization_id","quote_id","position");--> statement-breakpoint
 CREATE INDEX "quote_items_org_product_idx" ON "quote_items" USING btree ("organization_id","product_id");--> statement-breakpoint
@@ -654,7 +689,8 @@ CREATE UNIQUE INDEX "quotes_org_document_id_key" ON "quotes" USING btree ("organ
 CREATE UNIQUE INDEX "quotes_org_number_key" ON "quotes" USING btree ("organization_id","number");--> statement-breakpoint
 CREATE INDEX "quotes_org_card_idx" ON "quotes" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "quotes_org_contact_idx" ON "quotes" USING btree ("organization_id","contact_id");--> statement-breakpoint
-CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "quotes_org_number_idx" ON "quotes" USING btree ("organization_id","number" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "saved_filters_org_document_id_key" ON "saved_filters" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "saved_filters_org_resource_idx" ON "saved_filters" USING btree ("organization_id","resource","name");--> statement-breakpoint
 CREATE INDEX "segment_links_org_linked_idx" ON "segment_links" USING btree ("organization_id","linked_segment_id");--> statement-breakpoint
@@ -665,7 +701,7 @@ CREATE UNIQUE INDEX "tasks_org_document_id_key" ON "tasks" USING btree ("organiz
 CREATE UNIQUE INDEX "tasks_org_recurrence_occurrence_key" ON "tasks" USING btree ("organization_id","recurrence_parent_id","occurrence_number");--> statement-breakpoint
 CREATE INDEX "tasks_org_due_idx" ON "tasks" USING btree ("organization_id","due_date");--> statement-breakpoint
 CREATE INDEX "tasks_org_card_idx" ON "tasks" USING btree ("organization_id","card_id");--> statement-breakpoint
-CREATE INDEX "tasks_org_created_idx" ON "tasks" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "tasks_org_created_idx" ON "tasks" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_document_id_key" ON "team_members" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USING btree ("organization_id","team_id","membership_id");--> statement-breakpoint
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint

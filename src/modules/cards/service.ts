@@ -13,7 +13,7 @@ import {
   windowPage,
 } from '../../platform/http/list-query.js';
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
-import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { iso, isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
   assembleStructure,
@@ -48,6 +48,7 @@ import {
 import { removingFiles } from './files.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
+import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
 import type { Tracking } from './table.js';
 
@@ -71,8 +72,16 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
 /** The board's structure around a board row already read (loadBoardStructure would read the board again). */
 async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
   const rows = await boardsRepo.listStructure(tx, orgId, [board.id]);
-  return assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  const structure = assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  boardConditions.set(structure, rows.conditions);
+  return structure;
 }
+
+/** The field conditions read with a structure (same statement), so card writes need no read of their own. */
+const boardConditions = new WeakMap<BoardStructure, boardsRepo.ConditionRow[]>();
+
+const conditionsOf = async (tx: Tx, orgId: number, structure: BoardStructure) =>
+  boardConditions.get(structure) ?? boardsRepo.listConditions(tx, orgId, structure.board.id);
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
 
@@ -104,11 +113,17 @@ async function presentCards(
   rows: repo.CardRow[],
   withFieldData: boolean,
 ): Promise<Card[]> {
-  const relations = await repo.relationsByCard(
-    tx,
-    orgId,
-    rows.map((r) => r.id),
-  );
+  const known = rows.map((r) => justCreated.get(r));
+  const relations = known.every((k) => k !== undefined)
+    ? {
+        assignees: new Map<number, MembershipRef[]>(),
+        tagIds: new Map(rows.map((r, i) => [r.id, known[i]!.tagIds])),
+      }
+    : await repo.relationsByCard(
+        tx,
+        orgId,
+        rows.map((r) => r.id),
+      );
   const contacts = await contactRefsByIds(
     tx,
     orgId,
@@ -150,6 +165,12 @@ async function presentCards(
     };
   });
 }
+
+/**
+ * Cards this request just created without assignees: their relations are known (their tags, ascending, as
+ * relationsByCard orders them), so the response needs no read-back.
+ */
+const justCreated = new WeakMap<repo.CardRow, { tagIds: number[] }>();
 
 async function presentCard(
   tx: Tx,
@@ -317,7 +338,7 @@ async function createCardIn(
 ) {
   const errors: FieldError[] = [];
   const orgId = actor.orgId;
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const phase = input.currentPhase ? findPhase(structure, input.currentPhase) : structure.entryPhase;
   if (input.currentPhase && !phase)
     errors.push(unknownPhase(['currentPhase'], input.currentPhase, structure));
@@ -343,35 +364,43 @@ async function createCardIn(
 
   const now = new Date();
   const phaseDue = input.dueDate ? undefined : dueFromPhase(structure, phase, now);
-  const row = await repo.insertCard(tx, orgId, structure.board.id, {
-    title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
-    description: input.description ?? null,
-    value: input.value ?? 0,
-    dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
-    dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
-    currentPhaseId: phase?.id ?? null,
-    currentPhaseEnteredAt: now,
-    contactId,
-    creationSource: opts.source,
-    tracking: opts.tracking ?? {},
-    fields: values,
-  });
+  // The card, its assignees, tags and history comment: one statement (the counts and report rollups follow
+  // from the tables' statement triggers).
+  const row = await repo.insertCardWithLinks(
+    tx,
+    orgId,
+    structure.board.id,
+    {
+      title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
+      description: input.description ?? null,
+      value: input.value ?? 0,
+      dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
+      dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
+      currentPhaseId: phase?.id ?? null,
+      currentPhaseEnteredAt: now,
+      contactId,
+      creationSource: opts.source,
+      tracking: opts.tracking ?? {},
+      fields: values,
+    },
+    {
+      assigneeIds,
+      tagIds,
+      history: system(
+        0,
+        actor,
+        'card_created',
+        `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
+        {
+          phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
+          creationSource: opts.source,
+        },
+      ),
+    },
+  );
+  if (assigneeIds.length === 0) justCreated.set(row, { tagIds: [...new Set(tagIds)].sort((a, b) => a - b) });
   await foldSometimes(tx, orgId, structure.board.id);
   await repo.attachFiles(tx, orgId, row.id, merged.attach);
-  await repo.addAssignees(tx, orgId, row.id, assigneeIds);
-  await repo.addTags(tx, orgId, row.id, tagIds);
-  await repo.insertComments(tx, orgId, [
-    system(
-      row.id,
-      actor,
-      'card_created',
-      `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
-      {
-        phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
-        creationSource: opts.source,
-      },
-    ),
-  ]);
   if (contactId !== null && actor.ctx)
     await recordContactActivity(
       tx,
@@ -472,7 +501,7 @@ async function applyUpdate(
 ): Promise<repo.CardRow> {
   const orgId = actor.orgId;
   const errors: FieldError[] = [];
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const current = row.fields as StoredFields;
   const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors, {
     cardId: row.id,
@@ -909,6 +938,8 @@ export async function boardReport(
     };
     const { wonPhaseId, lostPhaseId } = structure.settings;
     const rows = await repo.boardReport(tx, s, wonPhaseId, lostPhaseId);
+    const pending = rows.find((r) => r.kind === 'pending');
+    if (pending && pending.count > REPORT_COMPACT_AFTER) await compactReport(tx, ctx.orgId, s.boardId);
     const of = (kind: repo.ReportRow['kind']) => rows.filter((r) => r.kind === kind);
     const one = (kind: repo.ReportRow['kind']) => of(kind)[0];
     const byPhase = of('phase').map((r) => ({ phaseId: r.key, count: r.count, value: r.value }));

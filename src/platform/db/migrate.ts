@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
+import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
 
@@ -44,6 +45,7 @@ async function migrateUnlocked(database: Database): Promise<void> {
   else await migrateNodePg(database.system as any, { migrationsFolder });
   // Triggers the schema generator cannot express (idempotent, like the policies below).
   for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of REPORT_ROLLUP_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
   for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
