@@ -89,7 +89,14 @@ function schemaFingerprint(): string {
         .join('\n'),
     )
     .update(
-      [SEARCH_EXTENSIONS, LEAKPROOF_SQL, CARD_COUNTS_SQL, TENANT_POLICY_SQL, IDEMPOTENCY_COMMIT_SQL]
+      [
+        SEARCH_EXTENSIONS,
+        LEAKPROOF_SQL,
+        CARD_COUNTS_SQL,
+        REPORT_ROLLUP_SQL,
+        TENANT_POLICY_SQL,
+        IDEMPOTENCY_COMMIT_SQL,
+      ]
         .flat()
         .join('\n'),
     )
