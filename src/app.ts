@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { distributionRoutes } from './modules/distribution/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
@@ -65,6 +66,7 @@ const areas = [
   contactRoutes,
   teamRoutes,
   savedFilterRoutes,
+  distributionRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

@@ -27,6 +27,7 @@ import {
 import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
+import { nextAssignee } from '../distribution/assign.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { withSavedFilter } from '../saved-filters/service.js';
 import { cardVisibility, requireCardEdit } from './access.js';
@@ -361,6 +362,11 @@ async function createCardIn(
   const assigneeIds = input.assignees ? await resolveAssignees(tx, orgId, input.assignees, errors) : [];
   const contactId = input.contact ? await resolveContact(tx, orgId, input.contact, errors) : null;
   if (errors.length) throw validationError(summarise(errors), errors);
+  // A card created unassigned goes to the board's distribution queue, if it has one (docs/distribution.md).
+  if (assigneeIds.length === 0) {
+    const queued = await nextAssignee(tx, orgId, structure.board.id);
+    if (queued !== undefined) assigneeIds.push(queued);
+  }
 
   const now = new Date();
   const phaseDue = input.dueDate ? undefined : dueFromPhase(structure, phase, now);
