@@ -66,7 +66,12 @@ export function parseAllowlist(value: string | undefined): Set<string> {
   return new Set(
     (value ?? '')
       .split(',')
-      .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ''),
+      )
       .filter(Boolean),
   );
 }
@@ -84,7 +89,11 @@ export interface SafeFetchOptions {
 export type SafeFetch = typeof globalThis.fetch;
 
 /** A fetch that refuses non-public targets (see above); same signature as the global fetch. */
-export function createSafeFetch({ allowlist, timeoutMs = 15_000, maxRedirects = 5 }: SafeFetchOptions): SafeFetch {
+export function createSafeFetch({
+  allowlist,
+  timeoutMs = 15_000,
+  maxRedirects = 5,
+}: SafeFetchOptions): SafeFetch {
   const guardedLookup = (
     hostname: string,
     options: object,

@@ -27,7 +27,9 @@ function secretBoxOf(key: Buffer): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(context));
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+      return ['v1', iv, cipher.getAuthTag(), data]
+        .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+        .join('.');
     },
     decrypt(sealed, context) {
       const [version, iv, tag, data] = sealed.split('.');
@@ -35,7 +37,9 @@ function secretBoxOf(key: Buffer): SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
     },
   };
 }

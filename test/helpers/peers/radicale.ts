@@ -14,7 +14,11 @@ export interface Radicale {
   /** A fresh user with one calendar (`/<user>/calendar/`), made with MKCALENDAR as a client would. */
   addUser(): Promise<{ username: string; password: string; calendarUrl: string }>;
   /** Stores a raw iCalendar object in a user's calendar (events made by someone else's client). */
-  putObject(user: { username: string; password: string; calendarUrl: string }, name: string, ics: string): Promise<void>;
+  putObject(
+    user: { username: string; password: string; calendarUrl: string },
+    name: string,
+    ics: string,
+  ): Promise<void>;
   stop(): Promise<void>;
 }
 

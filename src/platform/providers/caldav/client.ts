@@ -52,7 +52,8 @@ function wrap(err: unknown): CalDavError {
   return new CalDavError(`${message}${detail}`);
 }
 
-const headersOf = (c: CalDavCredentials) => getBasicAuthHeaders({ username: c.username, password: c.password });
+const headersOf = (c: CalDavCredentials) =>
+  getBasicAuthHeaders({ username: c.username, password: c.password });
 
 /** Fails with the server's status when credentials or the URL are wrong (tsdav itself does not always). */
 async function probe(fetch: SafeFetch, c: CalDavCredentials, url: string) {
@@ -64,7 +65,8 @@ async function probe(fetch: SafeFetch, c: CalDavCredentials, url: string) {
   await res.body?.cancel();
   if (res.status === 401 || res.status === 403)
     throw new CalDavError(`the CalDAV server refused the username or password (${res.status})`, res.status);
-  if (res.status >= 400) throw new CalDavError(`the CalDAV server answered ${res.status} at ${url}`, res.status);
+  if (res.status >= 400)
+    throw new CalDavError(`the CalDAV server answered ${res.status} at ${url}`, res.status);
 }
 
 export interface DiscoveredCalendar {
@@ -87,7 +89,8 @@ export async function discoverCalendar(fetch: SafeFetch, c: CalDavCredentials): 
     const calendars = await fetchCalendars({ account, headers, fetch });
     const events = calendars.filter((cal) => !cal.components || cal.components.includes('VEVENT'));
     const wanted = new URL(c.url).href.replace(/\/?$/, '/');
-    const chosen = events.find((cal) => new URL(cal.url, c.url).href.replace(/\/?$/, '/') === wanted) ?? events[0];
+    const chosen =
+      events.find((cal) => new URL(cal.url, c.url).href.replace(/\/?$/, '/') === wanted) ?? events[0];
     if (!chosen) throw new CalDavError('the CalDAV account has no calendar that holds events');
     const name = chosen.displayName;
     return {
@@ -134,7 +137,10 @@ export const objectUrlFor = (calendarUrl: string, uid: string) =>
 async function checked(res: Response, what: string) {
   if (res.ok) return res.headers.get('etag') ?? undefined;
   const text = (await res.text().catch(() => '')).slice(0, 200);
-  throw new CalDavError(`${what} failed: the CalDAV server answered ${res.status}${text ? ` (${text})` : ''}`, res.status);
+  throw new CalDavError(
+    `${what} failed: the CalDAV server answered ${res.status}${text ? ` (${text})` : ''}`,
+    res.status,
+  );
 }
 
 /** Creates (If-None-Match: *) or replaces the object; returns its new ETag when the server gives one. */
@@ -168,7 +174,11 @@ export async function putObject(
 /** Removes the object; one already gone (404/410) counts as removed. */
 export async function deleteObject(fetch: SafeFetch, t: CalDavTarget, url: string): Promise<void> {
   try {
-    const res = await deleteCalendarObject({ calendarObject: { url, data: '' }, headers: headersOf(t), fetch });
+    const res = await deleteCalendarObject({
+      calendarObject: { url, data: '' },
+      headers: headersOf(t),
+      fetch,
+    });
     if (res.status === 404 || res.status === 410) return;
     await checked(res, 'removing the event');
   } catch (err) {

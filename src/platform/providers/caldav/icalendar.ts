@@ -29,7 +29,12 @@ function registerTimezones(root: ICAL.Component) {
   }
 }
 
-function occurrenceOf(event: ICAL.Event, start: ICAL.Time, end: ICAL.Time, recurrenceId: string | null): Occurrence {
+function occurrenceOf(
+  event: ICAL.Event,
+  start: ICAL.Time,
+  end: ICAL.Time,
+  recurrenceId: string | null,
+): Occurrence {
   const status = String(event.component.getFirstPropertyValue('status') ?? '').toUpperCase();
   const transp = String(event.component.getFirstPropertyValue('transp') ?? '').toUpperCase();
   const allDay = start.isDate;
@@ -67,7 +72,9 @@ export function occurrencesIn(ics: string, from: Date, to: Date): Occurrence[] {
   for (const master of masters) {
     const event = new ICAL.Event(master, {
       strictExceptions: true,
-      exceptions: overrides.filter((o) => o.getFirstPropertyValue('uid') === master.getFirstPropertyValue('uid')),
+      exceptions: overrides.filter(
+        (o) => o.getFirstPropertyValue('uid') === master.getFirstPropertyValue('uid'),
+      ),
     });
     if (!event.isRecurring()) {
       const o = occurrenceOf(event, event.startDate, endOf(event.startDate, event.endDate), null);
@@ -81,7 +88,12 @@ export function occurrencesIn(ics: string, from: Date, to: Date): Occurrence[] {
       const details = event.getOccurrenceDetails(next);
       const recurrenceId = details.recurrenceId.toJSDate().toISOString();
       covered.add(`${event.uid}|${recurrenceId}`);
-      const o = occurrenceOf(details.item, details.startDate, endOf(details.startDate, details.endDate), recurrenceId);
+      const o = occurrenceOf(
+        details.item,
+        details.startDate,
+        endOf(details.startDate, details.endDate),
+        recurrenceId,
+      );
       if (overlaps(o)) out.push(o);
     }
   }
