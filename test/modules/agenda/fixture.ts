@@ -74,7 +74,7 @@ export async function deliverMailTo(email: string, smtp: TestSmtp) {
 
 /** The text/calendar part of a raw message, unfolded (RFC 5545 §3.1). */
 export function calendarPart(raw: string): string {
-  const m = /Content-Type: text\/calendar[^]*?\r?\n\r?\n([^]*?)\r?\n--/i.exec(raw);
+  const m = /Content-Type: text\/calendar[\s\S]*?\r?\n\r?\n([\s\S]*?)\r?\n--/i.exec(raw);
   if (!m) throw new Error(`no text/calendar part in:\n${raw.slice(0, 2000)}`);
   let body = m[1];
   if (/Content-Transfer-Encoding: base64/i.test(raw.slice(m.index, m.index + 300)))
