@@ -57,7 +57,8 @@ export async function deliverMailTo(email: string, smtp: TestSmtp) {
   const { db } = await getApp();
   const jobs = await queryRows<{ data: MailMessage }>(
     db.system,
-    sql`delete from pgboss.job where name = 'mail-send' and data->>'to' = ${email} returning data`,
+    sql`with taken as (delete from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
+          returning data, created_on, id) select data from taken order by created_on, id`,
   );
   const mailer = createMailer({
     SMTP_URL: smtp.url,
