@@ -3137,13 +3137,13 @@ export type $defs = Record<string, never>;
 export interface operations {
   listAgendaEvents: {
     parameters: {
-      query: {
-        /** @description window end (ISO 8601), after start, at most 62 days later */
-        end: string;
+      query?: {
+        /** @description window end (ISO 8601), after start, at most 62 days later; default start + 7 days */
+        end?: string;
         /** @description comma list of calendar, campaigns, tasks, cards (default: all; calendar only when connected) */
         sources?: string;
-        /** @description window start (ISO 8601) */
-        start: string;
+        /** @description window start (ISO 8601); default now */
+        start?: string;
       };
       header?: never;
       path?: never;

@@ -89,10 +89,7 @@ export const agendaTools: Tool[] = [
       unwrap(
         api.GET('/api/agenda/events', {
           params: {
-            query: defined({ start: args.start, end: args.end, sources: args.sources?.join(',') }) as {
-              start: string;
-              end: string;
-            },
+            query: defined({ start: args.start, end: args.end, sources: args.sources?.join(',') }),
           },
         }),
         apiUrl,

@@ -65,10 +65,12 @@ const day = (d: Date) => isoRequired(d);
 export async function listAgenda(
   deps: Deps,
   ctx: TenantContext,
-  query: { start: string; end: string; sources?: string },
+  query: { start?: string; end?: string; sources?: string },
 ) {
   requireFeature(ctx, 'agenda');
-  const { start, end } = checkWindow(query.start, query.end);
+  const startIso = query.start ?? new Date().toISOString();
+  const endIso = query.end ?? new Date(new Date(startIso).getTime() + 7 * 86_400_000).toISOString();
+  const { start, end } = checkWindow(startIso, endIso);
   const { sources, explicit } = parseSources(query.sources);
   const items: AgendaItem[] = [];
   const sourceErrors: { source: AgendaSource; message: string }[] = [];

@@ -45,8 +45,10 @@ export const AGENDA_SOURCES = ['calendar', 'campaigns', 'tasks', 'cards'] as con
 export type AgendaSource = (typeof AGENDA_SOURCES)[number];
 
 export const agendaQuery = z.strictObject({
-  start: dateTime.describe('window start (ISO 8601)'),
-  end: dateTime.describe('window end (ISO 8601), after start, at most 62 days later'),
+  start: dateTime.optional().describe('window start (ISO 8601); default now'),
+  end: dateTime
+    .optional()
+    .describe('window end (ISO 8601), after start, at most 62 days later; default start + 7 days'),
   sources: z
     .string()
     .max(100)
