@@ -98,16 +98,12 @@ function uniqueAttendees(list: { email: string; name?: string | null }[]): Atten
 }
 
 /** The caller's connection and organizer identity; 422 without a connected calendar. */
-async function organizerOf(deps: Deps, tx: Tx, ctx: TenantContext) {
+async function organizerOf(tx: Tx, ctx: TenantContext) {
   const conn = await repo.findConnectionOf(tx, ctx.orgId, ctx.membershipId);
   if (!conn) throw noCalendar();
   const me = (await membershipRefsByIds(tx, ctx.orgId, [ctx.membershipId])).get(ctx.membershipId);
   if (!me) throw new AppError('ForbiddenError', 'Your membership is gone');
-  return {
-    conn,
-    organizer: { email: me.user.email, name: me.user.username },
-    target: await targetOf(deps, conn),
-  };
+  return { conn, organizer: { email: me.user.email, name: me.user.username } };
 }
 
 function eventOf(
@@ -239,10 +235,12 @@ export async function createMeeting(
   const start = new Date(input.start);
   const end = new Date(input.end);
   checkTimes(start, end);
-  const { card, organizer, target, conn } = await ctx.transaction(async (tx) => ({
+  const { card, organizer, conn } = await ctx.transaction(async (tx) => ({
     ...(await openCard(tx, ctx, boardId, cardId)),
-    ...(await organizerOf(deps, tx, ctx)),
+    ...(await organizerOf(tx, ctx)),
   }));
+  // The password is opened outside any transaction, so no transaction result ever carries it.
+  const target = await targetOf(deps, conn);
   const uid = `${randomUUID()}@crm`;
   const values = {
     documentId: repo.newMeetingDocumentId(),
@@ -285,15 +283,15 @@ export async function createMeeting(
 }
 
 /** The meeting for a change by its organizer (403 for others: it lives in the organizer's calendar). */
-async function forChange(deps: Deps, tx: Tx, ctx: TenantContext, documentId: string) {
+async function forChange(tx: Tx, ctx: TenantContext, documentId: string) {
   const row = await visibleMeeting(tx, ctx, documentId);
   if (row.organizerMembershipId !== ctx.membershipId)
     throw new AppError(
       'ForbiddenError',
       "Only the meeting's organizer can change or cancel it: the event lives in their calendar",
     );
-  const { organizer, target } = await organizerOf(deps, tx, ctx);
-  return { row, organizer, target };
+  const { organizer, conn } = await organizerOf(tx, ctx);
+  return { row, organizer, conn };
 }
 
 function sameTarget(row: repo.MeetingRow, target: CalDavTarget) {
@@ -308,7 +306,8 @@ export async function updateMeeting(
 ) {
   requireFeature(ctx, 'agenda');
   requireRole(ctx, 'member');
-  const { row, organizer, target } = await ctx.transaction((tx) => forChange(deps, tx, ctx, documentId));
+  const { row, organizer, conn } = await ctx.transaction((tx) => forChange(tx, ctx, documentId));
+  const target = await targetOf(deps, conn);
   if (row.status === 'cancelled')
     throw new AppError('UnprocessableEntityError', 'The meeting is cancelled: schedule a new one instead', {
       status: row.status,
@@ -375,7 +374,8 @@ export async function updateMeeting(
 export async function cancelMeeting(deps: Deps, ctx: TenantContext, documentId: string) {
   requireFeature(ctx, 'agenda');
   requireRole(ctx, 'member');
-  const { row, organizer, target } = await ctx.transaction((tx) => forChange(deps, tx, ctx, documentId));
+  const { row, organizer, conn } = await ctx.transaction((tx) => forChange(tx, ctx, documentId));
+  const target = await targetOf(deps, conn);
   if (row.status === 'cancelled')
     return ctx.transaction(async (tx) => (await present(tx, ctx.orgId, [row]))[0]);
   if (sameTarget(row, target))

@@ -178,6 +178,14 @@ describe.skipIf(!!missing)(`meetings on a card${missing ? ` (${missing})` : ''}`
     await connectCalendar(t.api, world.radicale);
     expect((await t.api.post(url, { data: { ...body, end: body.start } })).status).toBe(400);
     expect((await t.api.post(url, { data: { ...body, attendees: [{ email: 'nope' }] } })).status).toBe(400);
+
+    // A retried create with the same Idempotency-Key replays the first answer: one meeting, one event.
+    const key = { 'idempotency-key': `meeting-${Math.random()}` };
+    const first = await t.api.post(url, { data: body }, key);
+    const again = await t.api.post(url, { data: body }, key);
+    expect(first.status).toBe(201);
+    expect(again.body.documentId).toBe(first.body.documentId);
+    expect((await t.api.get(url)).body.data).toHaveLength(1);
   });
 
   test('other organizations see nothing; only the organizer changes a meeting; card visibility applies', async () => {
