@@ -12,6 +12,7 @@ import {
   read,
   type Service,
   startService,
+  type Transport,
   write,
 } from './harness.js';
 
@@ -50,106 +51,109 @@ const day = (d: number, h = 0) => {
   return t.toISOString();
 };
 
-describe.skipIf(!!missing)(`agenda tools over stdio${missing ? ` (${missing})` : ''}`, () => {
-  let org: Org;
-  let client: Client;
-  let close: () => Promise<void>;
-  let boardId: string;
-  let cardId: string;
+describe.skipIf(!!missing).each<Transport>(['stdio', 'http'])(
+  `agenda tools over %s${missing ? ` (${missing})` : ''}`,
+  (transport) => {
+    let org: Org;
+    let client: Client;
+    let close: () => Promise<void>;
+    let boardId: string;
+    let cardId: string;
 
-  beforeAll(async () => {
-    org = await newOrg(service);
-    ({ client, close } = await connect('stdio', mcpEnv(service, org)));
-    const board = await org.call('POST', '/boards', { data: { name: 'Deals' } });
-    boardId = board.body.documentId;
-    const card = await org.call('POST', `/boards/${boardId}/cards`, { data: { title: 'Acme' } });
-    cardId = card.body.documentId;
-  });
-  afterAll(async () => {
-    await close?.();
-  });
-
-  it('without a calendar: scheduling is a 422 tool error; the agenda tool tells the model about sourceErrors', async () => {
-    const { tools } = await client.listTools();
-    const agenda = tools.find((t) => t.name === 'crm.list_agenda_events');
-    expect(agenda?.description).toMatch(/meta\.partial/);
-    expect(agenda?.description).toMatch(/meta\.sourceErrors/);
-    expect(agenda?.annotations?.readOnlyHint).toBe(true);
-    for (const name of ['crm.schedule_card_meeting', 'crm.update_card_meeting', 'crm.cancel_card_meeting'])
-      expect(tools.find((t) => t.name === name)?.annotations?.readOnlyHint, name).toBe(false);
-    await fails(
-      client,
-      'crm.schedule_card_meeting',
-      { boardId, cardId, title: 'x', start: day(2, 10), end: day(2, 11) },
-      422,
-      'UnprocessableEntityError',
-    );
-  });
-
-  it('find slots, schedule (confirmed), list, update, cancel — with human confirmation on each change', async () => {
-    const user = await radicale.addUser();
-    const conn = await org.call('POST', '/calendar-connections', {
-      data: { url: radicale.url, username: user.username, password: user.password },
+    beforeAll(async () => {
+      org = await newOrg(service);
+      ({ client, close } = await connect(transport, mcpEnv(service, org)));
+      const board = await org.call('POST', '/boards', { data: { name: 'Deals' } });
+      boardId = board.body.documentId;
+      const card = await org.call('POST', `/boards/${boardId}/cards`, { data: { title: 'Acme' } });
+      cardId = card.body.documentId;
     });
-    expect(conn.status).toBe(201);
-
-    const slots = await read(client, 'crm.find_meeting_slots', {
-      boardId,
-      cardId,
-      start: day(1),
-      end: day(8),
-      durationMinutes: 45,
-      timeZone: 'America/Sao_Paulo',
+    afterAll(async () => {
+      await close?.();
     });
-    expect(slots.slots.length).toBeGreaterThan(0);
-    const slot = slots.slots[0];
 
-    // The first call only previews: nothing reaches the calendar before the person confirms.
-    const preview = await call(client, 'crm.schedule_card_meeting', {
-      boardId,
-      cardId,
-      title: 'Kick-off',
-      start: slot.start,
-      end: slot.end,
-      attendees: [{ email: 'guest@example.com', name: 'Guest' }],
+    it('without a calendar: scheduling is a 422 tool error; the agenda tool tells the model about sourceErrors', async () => {
+      const { tools } = await client.listTools();
+      const agenda = tools.find((t) => t.name === 'crm.list_agenda_events');
+      expect(agenda?.description).toMatch(/meta\.partial/);
+      expect(agenda?.description).toMatch(/meta\.sourceErrors/);
+      expect(agenda?.annotations?.readOnlyHint).toBe(true);
+      for (const name of ['crm.schedule_card_meeting', 'crm.update_card_meeting', 'crm.cancel_card_meeting'])
+        expect(tools.find((t) => t.name === name)?.annotations?.readOnlyHint, name).toBe(false);
+      await fails(
+        client,
+        'crm.schedule_card_meeting',
+        { boardId, cardId, title: 'x', start: day(2, 10), end: day(2, 11) },
+        422,
+        'UnprocessableEntityError',
+      );
     });
-    expect(preview.structuredContent?.status).toBe('confirmation_required');
-    expect(preview.structuredContent?.preview.summary).toMatch(/guest@example\.com/);
-    expect((await read(client, 'crm.list_card_meetings', { boardId, cardId })).data).toEqual([]);
 
-    const meeting = await write(client, 'crm.schedule_card_meeting', {
-      boardId,
-      cardId,
-      title: 'Kick-off',
-      start: slot.start,
-      end: slot.end,
-      attendees: [{ email: 'guest@example.com', name: 'Guest' }],
-    });
-    expect(meeting).toMatchObject({ title: 'Kick-off', status: 'scheduled', sequence: 0 });
+    it('find slots, schedule (confirmed), list, update, cancel — with human confirmation on each change', async () => {
+      const user = await radicale.addUser();
+      const conn = await org.call('POST', '/calendar-connections', {
+        data: { url: radicale.url, username: user.username, password: user.password },
+      });
+      expect(conn.status).toBe(201);
 
-    const agenda = await read(client, 'crm.list_agenda_events', { start: day(0), end: day(9) });
-    expect(agenda.meta.partial).toBe(false);
-    expect(agenda.data.find((e: any) => e.link?.documentId === meeting.documentId)).toMatchObject({
-      source: 'calendar',
-      title: 'Kick-off',
-    });
-    const onlyTasks = await read(client, 'crm.list_agenda_events', {
-      start: day(0),
-      end: day(9),
-      sources: ['tasks'],
-    });
-    expect(onlyTasks.data).toEqual([]);
+      const slots = await read(client, 'crm.find_meeting_slots', {
+        boardId,
+        cardId,
+        start: day(1),
+        end: day(8),
+        durationMinutes: 45,
+        timeZone: 'America/Sao_Paulo',
+      });
+      expect(slots.slots.length).toBeGreaterThan(0);
+      const slot = slots.slots[0];
 
-    const updated = await write(client, 'crm.update_card_meeting', {
-      meetingId: meeting.documentId,
-      location: 'Room 2',
-    });
-    expect(updated).toMatchObject({ location: 'Room 2', sequence: 1 });
-    const cancelled = await write(client, 'crm.cancel_card_meeting', { meetingId: meeting.documentId });
-    expect(cancelled).toMatchObject({ status: 'cancelled', sequence: 2 });
-    const listed = await read(client, 'crm.list_card_meetings', { boardId, cardId });
-    expect(listed.data.map((m: any) => m.status)).toEqual(['cancelled']);
+      // The first call only previews: nothing reaches the calendar before the person confirms.
+      const preview = await call(client, 'crm.schedule_card_meeting', {
+        boardId,
+        cardId,
+        title: 'Kick-off',
+        start: slot.start,
+        end: slot.end,
+        attendees: [{ email: 'guest@example.com', name: 'Guest' }],
+      });
+      expect(preview.structuredContent?.status).toBe('confirmation_required');
+      expect(preview.structuredContent?.preview.summary).toMatch(/guest@example\.com/);
+      expect((await read(client, 'crm.list_card_meetings', { boardId, cardId })).data).toEqual([]);
 
-    await fails(client, 'crm.list_agenda_events', { start: day(0), end: day(70) }, 400);
-  });
-});
+      const meeting = await write(client, 'crm.schedule_card_meeting', {
+        boardId,
+        cardId,
+        title: 'Kick-off',
+        start: slot.start,
+        end: slot.end,
+        attendees: [{ email: 'guest@example.com', name: 'Guest' }],
+      });
+      expect(meeting).toMatchObject({ title: 'Kick-off', status: 'scheduled', sequence: 0 });
+
+      const agenda = await read(client, 'crm.list_agenda_events', { start: day(0), end: day(9) });
+      expect(agenda.meta.partial).toBe(false);
+      expect(agenda.data.find((e: any) => e.link?.documentId === meeting.documentId)).toMatchObject({
+        source: 'calendar',
+        title: 'Kick-off',
+      });
+      const onlyTasks = await read(client, 'crm.list_agenda_events', {
+        start: day(0),
+        end: day(9),
+        sources: ['tasks'],
+      });
+      expect(onlyTasks.data).toEqual([]);
+
+      const updated = await write(client, 'crm.update_card_meeting', {
+        meetingId: meeting.documentId,
+        location: 'Room 2',
+      });
+      expect(updated).toMatchObject({ location: 'Room 2', sequence: 1 });
+      const cancelled = await write(client, 'crm.cancel_card_meeting', { meetingId: meeting.documentId });
+      expect(cancelled).toMatchObject({ status: 'cancelled', sequence: 2 });
+      const listed = await read(client, 'crm.list_card_meetings', { boardId, cardId });
+      expect(listed.data.map((m: any) => m.status)).toEqual(['cancelled']);
+
+      await fails(client, 'crm.list_agenda_events', { start: day(0), end: day(70) }, 400);
+    });
+  },
+);
