@@ -95,3 +95,20 @@ describe('outbound safety', () => {
     expect(cause).toBeInstanceOf(OutboundBlockedError);
   });
 });
+
+test('a response larger than the cap fails while read, whatever its headers say', async () => {
+  const big = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('x'.repeat(64 * 1024));
+  });
+  await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(big.address() as { port: number }).port}/`;
+    const small = createSafeFetch({ allowlist: parseAllowlist('127.0.0.1'), maxResponseBytes: 1024 });
+    await expect(small(url).then((r) => r.text())).rejects.toThrow(/larger than 1024 bytes/);
+    const roomy = createSafeFetch({ allowlist: parseAllowlist('127.0.0.1') });
+    expect((await (await roomy(url)).text()).length).toBe(64 * 1024);
+  } finally {
+    await new Promise((resolve) => big.close(resolve));
+  }
+});

@@ -84,6 +84,38 @@ export interface SafeFetchOptions {
   /** Per request, including redirects. */
   timeoutMs?: number;
   maxRedirects?: number;
+  /** A response body larger than this fails while being read (a hostile server cannot exhaust memory). */
+  maxResponseBytes?: number;
+}
+
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the response is larger than ${limit} bytes: refused`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/** The response with its body counted as it streams: past `limit` bytes the read fails. */
+function capped(res: Response, limit: number): Response {
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    res.body?.cancel().catch(() => {});
+    throw new ResponseTooLargeError(limit);
+  }
+  if (!res.body) return res;
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) controller.error(new ResponseTooLargeError(limit));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(res.body.pipeThrough(counter), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 export type SafeFetch = typeof globalThis.fetch;
@@ -93,6 +125,7 @@ export function createSafeFetch({
   allowlist,
   timeoutMs = 15_000,
   maxRedirects = 5,
+  maxResponseBytes = 10 * 1024 * 1024,
 }: SafeFetchOptions): SafeFetch {
   const guardedLookup = (
     hostname: string,
@@ -140,9 +173,9 @@ export function createSafeFetch({
       const location = res.headers.get('location');
       // A caller that follows redirects itself (CalDAV discovery reads the Location) gets the 3xx; its next
       // request comes back through here and is checked again.
-      if (init.redirect === 'manual') return res as unknown as Response;
+      if (init.redirect === 'manual') return capped(res as unknown as Response, maxResponseBytes);
       if (res.status < 300 || res.status >= 400 || res.status === 304 || !location)
-        return res as unknown as Response;
+        return capped(res as unknown as Response, maxResponseBytes);
       if (hop >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects`);
       await res.body?.cancel();
       const next = new URL(location, url);
