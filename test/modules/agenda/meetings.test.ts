@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { setOrganizationPlan } from '../../../src/modules/organizations/repo.js';
 import { addMember, apiClient, newTenant } from '../../helpers/app.js';
 import { radicaleMissing } from '../../helpers/peers/radicale.js';
 import { startSmtp, type TestSmtp } from '../../helpers/smtp.js';
@@ -227,5 +228,31 @@ describe.skipIf(!!missing)(`meetings on a card${missing ? ` (${missing})` : ''}`
     });
     expect((await memberApi.get(`/calendar-meetings/${id}`)).status).toBe(404);
     expect((await memberApi.get(`/boards/${boardId}/cards/${cardId}/calendar-meetings`)).status).toBe(404);
+  });
+
+  test('a viewer cannot schedule; a plan without the agenda feature gets 403 naming it', async () => {
+    const t = await newTenant(world.app);
+    const { boardId, cardId } = await boardAndCard(t.api);
+    const viewer = await addMember(t, 'viewer');
+    const viewerApi = apiClient(world.app, {
+      authorization: `Bearer ${viewer.user.jwt}`,
+      'x-tenant-id': t.slug,
+    });
+    await connectCalendar(viewerApi, world.radicale);
+    const body = { title: 'x', start: inDays(2, 10).toISOString(), end: inDays(2, 11).toISOString() };
+    const refused = await viewerApi.post(`/boards/${boardId}/cards/${cardId}/calendar-meetings`, {
+      data: body,
+    });
+    expect(refused.status).toBe(403);
+
+    await setOrganizationPlan(world.db.system, t.slug, 'free');
+    for (const res of [
+      await t.api.get('/agenda/events'),
+      await t.api.get('/calendar-connections'),
+      await t.api.get(`/boards/${boardId}/cards/${cardId}/calendar-meetings`),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.details).toMatchObject({ feature: 'agenda', plan: 'free' });
+    }
   });
 });
