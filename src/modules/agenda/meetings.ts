@@ -3,7 +3,6 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { enqueueMail } from '../../platform/mail/mailer.js';
 import {
   type CalDavTarget,
   deleteObject,
@@ -18,6 +17,7 @@ import * as cardsRepo from '../cards/repo.js';
 import { membershipRefsByIds } from '../organizations/repo.js';
 import { findSlots } from './agenda.js';
 import { calDavFailure, type Deps, noCalendar, outboundFetch, targetOf } from './connections.js';
+import { historyComment, sendItip, when } from './notices.js';
 import * as repo from './repo.js';
 import type { AvailabilityInput, Meeting, MeetingInput, MeetingUpdate } from './schema.js';
 import type { Attendee } from './table.js';
@@ -125,73 +125,6 @@ function eventOf(
   };
 }
 
-const when = (e: MeetingEvent) => `${e.start.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
-
-/** iTIP by e-mail (RFC 6047): one message per attendee, the .ics inline (text/calendar; method=…) and attached. */
-async function sendItip(
-  deps: Deps,
-  tx: Tx,
-  event: MeetingEvent,
-  method: 'REQUEST' | 'CANCEL',
-  to: Attendee[],
-  update = false,
-) {
-  const content = meetingIcs(event, method);
-  const verb = method === 'CANCEL' ? 'Cancelled' : update ? 'Updated invitation' : 'Invitation';
-  for (const a of to) {
-    const lines = [
-      method === 'CANCEL'
-        ? `${event.organizer.name ?? event.organizer.email} cancelled "${event.title}" (${when(event)}).`
-        : `${event.organizer.name ?? event.organizer.email} invites you to "${event.title}".`,
-      '',
-      `When: ${when(event)} – ${event.end.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
-      ...(event.location ? [`Where: ${event.location}`] : []),
-      ...(event.description ? ['', event.description] : []),
-      '',
-      `Organizer: ${event.organizer.email}`,
-    ];
-    await enqueueMail(
-      deps.jobs,
-      {
-        to: a.email,
-        subject: `${verb}: ${event.title} @ ${when(event)}`,
-        text: lines.join('\n'),
-        replyTo: event.organizer.email,
-        icalEvent: { method, filename: method === 'CANCEL' ? 'cancel.ics' : 'invite.ics', content },
-      },
-      { tx },
-    );
-  }
-}
-
-function comment(
-  cardId: number,
-  ctx: TenantContext,
-  activityType: string,
-  content: string,
-  meeting: repo.MeetingRow,
-) {
-  return {
-    cardId,
-    content,
-    contentFormat: 'plain' as const,
-    type: 'system' as const,
-    activityType,
-    mentions: [],
-    authorMembershipId: ctx.membershipId,
-    metadata: {
-      meeting: {
-        documentId: meeting.documentId,
-        title: meeting.title,
-        start: isoRequired(meeting.startsAt),
-        end: isoRequired(meeting.endsAt),
-        sequence: meeting.sequence,
-        status: meeting.status,
-      },
-    },
-  };
-}
-
 // ---- reads
 
 export async function listCardMeetings(ctx: TenantContext, boardId: string, cardId: string) {
@@ -269,7 +202,13 @@ export async function createMeeting(
     return await ctx.transaction(async (tx) => {
       const row = await repo.insertMeeting(tx, ctx.orgId, values);
       await cardsRepo.insertComments(tx, ctx.orgId, [
-        comment(card.id, ctx, 'meeting_scheduled', `Meeting scheduled: "${row.title}" (${when(event)})`, row),
+        historyComment(
+          card.id,
+          ctx,
+          'meeting_scheduled',
+          `Meeting scheduled: "${row.title}" (${when(event)})`,
+          row,
+        ),
       ]);
       await sendItip(deps, tx, event, 'REQUEST', row.attendees);
       await audit(tx, ctx, 'calendar_meeting.created', row.documentId, { card: card.documentId });
@@ -357,7 +296,7 @@ export async function updateMeeting(
     if (removed.length)
       await sendItip(deps, tx, { ...event, attendees: removed, cancelled: true }, 'CANCEL', removed);
     await cardsRepo.insertComments(tx, ctx.orgId, [
-      comment(
+      historyComment(
         row.cardId,
         ctx,
         'meeting_updated',
@@ -394,7 +333,7 @@ export async function cancelMeeting(deps: Deps, ctx: TenantContext, documentId: 
     const event = eventOf(saved, organizer);
     await sendItip(deps, tx, event, 'CANCEL', saved.attendees);
     await cardsRepo.insertComments(tx, ctx.orgId, [
-      comment(
+      historyComment(
         row.cardId,
         ctx,
         'meeting_cancelled',
