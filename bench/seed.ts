@@ -10,6 +10,7 @@
  */
 import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
+import { databaseOptions } from '../src/config.js';
 import * as boardsRepo from '../src/modules/boards/repo.js';
 import { compactCounts } from '../src/modules/cards/counts.js';
 import { parseCnpj, parseCpf } from '../src/modules/contacts/documents.js';
@@ -24,7 +25,6 @@ import { migrateDatabase } from '../src/platform/db/migrate.js';
 import type { AppDeps } from '../src/platform/deps.js';
 import { instanceSecret } from '../src/platform/secrets/secrets.js';
 import { makeTenantContext, type Role, type TenantContext } from '../src/platform/tenancy/context.js';
-import { databaseOptions } from '../src/server.js';
 import {
   backendName,
   benchConfig,

@@ -330,6 +330,7 @@ CREATE TABLE "organizations" (
 	"name" text NOT NULL,
 	"slug" text NOT NULL,
 	"plan" text NOT NULL,
+	"time_zone" text DEFAULT 'America/Sao_Paulo' NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

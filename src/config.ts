@@ -121,3 +121,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   return { ...parsed.data, ...overrides };
 }
+
+/** Where the database is: PostgreSQL when DATABASE_URL is set, else the embedded one in the data dir. */
+export function databaseOptions(config: Config) {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: `${config.CRM_DATA_DIR}/db`,
+    poolSize: config.DATABASE_POOL_SIZE,
+  };
+}

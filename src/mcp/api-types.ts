@@ -1179,6 +1179,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/organizations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One organization the user belongs to, with its settings (time zone)
+     * @description Token scope: `account:read`.
+     */
+    get: operations['getOrganization'];
+    /**
+     * Change the name or settings (time zone) of an organization (owner or admin)
+     * @description Token scope: `account:write`.
+     */
+    put: operations['updateOrganization'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/pdf-templates': {
     parameters: {
       query?: never;
@@ -2468,6 +2492,8 @@ export interface components {
        */
       role: 'owner' | 'admin' | 'member' | 'viewer';
       slug: string;
+      /** @description IANA time zone of the organization: recurring tasks keep their local time in it */
+      timeZone: string;
       updatedAt: string;
     };
     PdfLayout: {
@@ -9659,7 +9685,7 @@ export interface operations {
             name: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -9874,7 +9900,7 @@ export interface operations {
             name?: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -12230,10 +12256,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Acme Vendas",
+         *         "slug": "acme",
+         *         "timeZone": "America/Sao_Paulo"
+         *       }
+         *     }
+         */
         'application/json': {
           data: {
             name: string;
             slug?: string;
+            /** @description IANA time zone of the organization (default America/Sao_Paulo): recurring tasks keep their local time in it */
+            timeZone?: string;
           };
         };
       };
@@ -12241,6 +12278,195 @@ export interface operations {
     responses: {
       /** @description Default Response */
       201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "timeZone": "Europe/Lisbon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            name?: string;
+            /** @description IANA time zone of the organization (default America/Sao_Paulo): recurring tasks keep their local time in it */
+            timeZone?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
         headers: {
           [name: string]: unknown;
         };
@@ -15822,6 +16048,7 @@ export interface operations {
              */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
             /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
              * @default none
              * @enum {string}
              */
@@ -16033,7 +16260,10 @@ export interface operations {
             name?: string;
             /** @enum {string} */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
-            /** @enum {string} */
+            /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
+             * @enum {string}
+             */
             recurrence?: 'none' | 'daily' | 'weekly' | 'monthly';
             recurrenceInterval?: number;
             /** @description one of the card's board `taskStatuses` (without a card: pending, in-progress, completed, cancelled) */

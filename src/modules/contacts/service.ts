@@ -4,10 +4,10 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { normalizePhone } from '../../platform/phones.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
-import { normalizePhone } from './documents.js';
 import { activityModel, contactModel } from './query-model.js';
 import * as repo from './repo.js';
 import type {

@@ -25,7 +25,11 @@ const taskFields = {
   card: documentId.nullable().describe('documentId of the card the task belongs to; null unlinks'),
   assignees: z.array(documentId).max(50).describe('membership documentIds'),
   priority: z.enum(TASK_PRIORITIES),
-  recurrence: z.enum(TASK_RECURRENCES),
+  recurrence: z
+    .enum(TASK_RECURRENCES)
+    .describe(
+      "next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)",
+    ),
   recurrenceInterval: z.number().int().min(1).max(365),
 };
 
