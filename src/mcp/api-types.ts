@@ -194,7 +194,7 @@ export interface paths {
     put?: never;
     /**
      * Free slots in your calendar for a meeting on the card
-     * @description BETA: Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default UTC), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).
+     * @description BETA: Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default: the organization’s timeZone), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).
      *
      *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -4548,7 +4548,7 @@ export interface operations {
           start: string;
           /** @description spacing of slot starts (default 30) */
           stepMinutes?: number;
-          /** @description IANA time zone of the working hours (default UTC), e.g. Europe/Lisbon */
+          /** @description IANA time zone of the working hours, e.g. Europe/Lisbon (default: the organization's timeZone) */
           timeZone?: string;
           /** @description default 09:00–18:00, Monday to Friday, in timeZone */
           workingHours?: {

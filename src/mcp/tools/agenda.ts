@@ -114,7 +114,7 @@ export const agendaTools: Tool[] = [
     name: 'find_meeting_slots',
     title: 'Find free meeting slots',
     description:
-      "Finds free slots of durationMinutes in the user's connected calendar for a meeting about a card, inside working hours (default 09:00-18:00 Monday to Friday) in timeZone, between start and end (at most 62 days). Needs a connected calendar (422 otherwise). Offer the person a few slots, then crm.schedule_card_meeting.",
+      "Finds free slots of durationMinutes in the user's connected calendar for a meeting about a card, inside working hours (default 09:00-18:00 Monday to Friday) in timeZone (default: the organization's), between start and end (at most 62 days). Needs a connected calendar (422 otherwise). Offer the person a few slots, then crm.schedule_card_meeting.",
     input: {
       ...cardArgs,
       start: iso('Search from'),
@@ -123,7 +123,9 @@ export const agendaTools: Tool[] = [
       timeZone: z
         .string()
         .optional()
-        .describe('IANA time zone of the working hours, e.g. America/Sao_Paulo (default UTC)'),
+        .describe(
+          "IANA time zone of the working hours, e.g. America/Sao_Paulo (default: the organization's time zone)",
+        ),
       workingHours: z
         .object({
           start: z.string().optional().describe('HH:MM, default 09:00'),

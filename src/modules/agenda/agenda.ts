@@ -1,13 +1,16 @@
+import { DateTime } from 'luxon';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { queryObjects } from '../../platform/providers/caldav/client.js';
 import { type Occurrence, occurrencesIn } from '../../platform/providers/caldav/icalendar.js';
 import { requireFeature, type TenantContext } from '../../platform/tenancy/context.js';
 import { visibleCardsAcrossBoards } from '../cards/access.js';
+import { organizationTimeZone } from '../organizations/repo.js';
+import { canonicalTimeZone } from '../organizations/schema.js';
+import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
 import { calDavFailure, type Deps, noCalendar, outboundFetch, targetOf } from './connections.js';
 import * as repo from './repo.js';
 import { AGENDA_SOURCES, type AgendaItem, type AgendaSource, type AvailabilityInput } from './schema.js';
-import { isoWeekday, isTimeZone, localDateOf, nextDay, zonedInstant } from './time-zone.js';
 
 /** The agenda window: at most 62 days (spec, Limits), end after start. */
 export const MAX_WINDOW_DAYS = 62;
@@ -190,7 +193,8 @@ function mergeBusy(occurrences: Occurrence[]): Interval[] {
   return out;
 }
 
-const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+const clockOf = (hhmm: string) => ({ hour: Number(hhmm.slice(0, 2)), minute: Number(hhmm.slice(3, 5)) });
+const minutesOf = (hhmm: string) => clockOf(hhmm).hour * 60 + clockOf(hhmm).minute;
 
 /**
  * Free slots of `durationMinutes` in the caller's calendar: inside the window, inside working hours in the
@@ -198,9 +202,14 @@ const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.
  */
 export async function findSlots(deps: Deps, ctx: TenantContext, input: AvailabilityInput) {
   const { start, end } = checkWindow(input.start, input.end);
-  const timeZone = input.timeZone ?? 'UTC';
-  if (!isTimeZone(timeZone))
-    throw validationError(`Unknown time zone ${timeZone}: use an IANA name such as Europe/Lisbon`, [
+  // Default: the organization's time zone (the setting task recurrence also follows).
+  const asked =
+    input.timeZone ??
+    (await ctx.transaction((tx) => organizationTimeZone(tx, ctx.orgId))) ??
+    DEFAULT_TIME_ZONE;
+  const timeZone = canonicalTimeZone(asked);
+  if (!timeZone)
+    throw validationError(`Unknown time zone ${asked}: use an IANA name such as Europe/Lisbon`, [
       { path: ['timeZone'], message: 'unknown IANA time zone' },
     ]);
   const hours = {
@@ -226,14 +235,15 @@ export async function findSlots(deps: Deps, ctx: TenantContext, input: Availabil
   const limit = input.limit ?? 50;
   const from = Math.max(start.getTime(), Date.now());
   const slots: { start: string; end: string }[] = [];
+  // Local days with luxon: working hours keep their wall-clock time across DST changes.
   for (
-    let date = localDateOf(start.getTime(), timeZone);
-    zonedInstant(date, 0, timeZone) < end.getTime() && slots.length < limit;
-    date = nextDay(date)
+    let date = DateTime.fromJSDate(start, { zone: timeZone }).startOf('day');
+    date.toMillis() < end.getTime() && slots.length < limit;
+    date = date.plus({ days: 1 })
   ) {
-    if (!hours.days.includes(isoWeekday(date))) continue;
-    const dayStart = zonedInstant(date, minutesOf(hours.start), timeZone);
-    const dayEnd = zonedInstant(date, minutesOf(hours.end), timeZone);
+    if (!hours.days.includes(date.weekday)) continue;
+    const dayStart = date.set(clockOf(hours.start)).toMillis();
+    const dayEnd = date.set(clockOf(hours.end)).toMillis();
     for (let s = dayStart; s + duration <= dayEnd && slots.length < limit; s += step) {
       const e = s + duration;
       if (s < from || e > end.getTime()) continue;

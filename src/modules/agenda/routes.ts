@@ -103,7 +103,7 @@ export const agendaRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
         tags,
         summary: 'Free slots in your calendar for a meeting on the card',
         description: beta(
-          'Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default UTC), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).',
+          'Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default: the organization’s timeZone), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).',
         ),
         params: cardParams,
         body: availabilityInput.meta({

@@ -98,7 +98,9 @@ export const availabilityInput = z.strictObject({
     .string()
     .max(64)
     .optional()
-    .describe('IANA time zone of the working hours (default UTC), e.g. Europe/Lisbon'),
+    .describe(
+      "IANA time zone of the working hours, e.g. Europe/Lisbon (default: the organization's timeZone)",
+    ),
   workingHours: z
     .strictObject({
       start: clock.default('09:00'),

@@ -224,6 +224,16 @@ describe.skipIf(!!missing)(`availability${missing ? ` (${missing})` : ''}`, () =
     );
     expect(res.body.busy).toEqual([{ start: at(1).toISOString(), end: at(3).toISOString() }]);
 
+    // Without timeZone: the organization's (its default, America/Sao_Paulo, UTC−3 all year since 2019).
+    const orgZone = await t.api.post(url, {
+      start: at(0).toISOString(),
+      end: at(24).toISOString(),
+      durationMinutes: 60,
+      stepMinutes: 60,
+    });
+    expect(orgZone.body.timeZone).toBe('America/Sao_Paulo');
+    expect(orgZone.body.slots[0].start).toBe(at(12).toISOString());
+
     const bad = await t.api.post(url, {
       start: at(0).toISOString(),
       end: at(24).toISOString(),
