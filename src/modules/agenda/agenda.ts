@@ -41,11 +41,19 @@ function parseSources(value: string | undefined): { sources: AgendaSource[]; exp
   return { sources: [...new Set(asked)] as AgendaSource[], explicit: true };
 }
 
+/** How long the agenda waits for the calendar server in total (discovery of several requests included). */
+export const CALENDAR_DEADLINE_MS = 8_000;
+
 /** The caller's calendar instances overlapping the window, read with a time-range REPORT and expanded. */
 async function calendarOccurrences(deps: Deps, ctx: TenantContext, start: Date, end: Date) {
   const row = await ctx.transaction((tx) => repo.findConnectionOf(tx, ctx.orgId, ctx.membershipId));
   if (!row) return null;
-  const objects = await queryObjects(outboundFetch(deps), await targetOf(deps, row), start, end);
+  // One deadline for the whole source: a calendar server that hangs makes the agenda partial, not slow.
+  const signal = AbortSignal.timeout(CALENDAR_DEADLINE_MS);
+  const fetch = outboundFetch(deps);
+  const withDeadline = ((input: string | URL, init?: RequestInit) =>
+    fetch(input, { ...init, signal })) as typeof fetch;
+  const objects = await queryObjects(withDeadline, await targetOf(deps, row), start, end);
   return readOccurrences(objects, start, end);
 }
 

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { addMember, apiClient, newTenant } from '../../helpers/app.js';
 import { radicaleMissing, startRadicale } from '../../helpers/peers/radicale.js';
@@ -163,6 +164,49 @@ describe.skipIf(!!missing)(`GET /agenda/events${missing ? ` (${missing})` : ''}`
     expect(res.body.meta.partial).toBe(true);
     expect(res.body.meta.sourceErrors).toEqual([{ source: 'calendar', message: expect.any(String) }]);
     expect(res.body.data.map((e: any) => e.title)).toEqual(['Still here']);
+  });
+
+  test('a calendar server that stops answering makes the agenda partial within the deadline', async () => {
+    const t = await newTenant(world.app);
+    // A proxy in front of Radicale that answers while connecting, then hangs every request.
+    let hang = false;
+    const proxy = createServer(async (req, res) => {
+      if (hang) return;
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await fetch(`${world.radicale.url}${req.url}`, {
+        method: req.method,
+        headers: Object.fromEntries(
+          ['authorization', 'content-type', 'depth', 'if-match', 'if-none-match'].flatMap((h) =>
+            typeof req.headers[h] === 'string' ? [[h, req.headers[h] as string]] : [],
+          ),
+        ),
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+        redirect: 'manual',
+      });
+      const headers = Object.fromEntries(
+        [...upstream.headers].filter(
+          ([h]) => !['content-length', 'content-encoding', 'transfer-encoding'].includes(h),
+        ),
+      );
+      res.writeHead(upstream.status, headers);
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      await connectCalendar(t.api, { ...world.radicale, url });
+      hang = true;
+      const began = Date.now();
+      const res = await t.api.get('/agenda/events', window(inDays(0), inDays(5)));
+      expect(res.status).toBe(200);
+      expect(res.body.meta.partial).toBe(true);
+      expect(res.body.meta.sourceErrors[0].source).toBe('calendar');
+      expect(Date.now() - began).toBeLessThan(15_000);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   test("a user never sees another user's calendar events; another organization sees none of the tasks or cards", async () => {
