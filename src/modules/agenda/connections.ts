@@ -1,5 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, isUniqueViolation, validationError } from '../../platform/http/errors.js';
 import { isoRequired } from '../../platform/http/schemas.js';
@@ -99,7 +100,7 @@ export async function createConnection(deps: Deps, ctx: TenantContext, input: Co
     if (await repo.findConnectionOf(tx, ctx.orgId, ctx.membershipId)) throw alreadyConnected();
     const row = await repo
       .insertConnection(tx, ctx.orgId, {
-        documentId: repo.newMeetingDocumentId(),
+        documentId: newDocumentId(),
         membershipId: ctx.membershipId,
         provider: 'caldav',
         url: input.url,

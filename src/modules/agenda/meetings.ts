@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import {
@@ -176,7 +177,7 @@ export async function createMeeting(
   const target = await targetOf(deps, conn);
   const uid = `${randomUUID()}@crm`;
   const values = {
-    documentId: repo.newMeetingDocumentId(),
+    documentId: newDocumentId(),
     cardId: card.id,
     organizerMembershipId: ctx.membershipId,
     uid,

@@ -1,7 +1,5 @@
 import { and, asc, eq, gte, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
-import type { Tx } from '../../platform/db/client.js';
-import { queryRows } from '../../platform/db/client.js';
-import { newDocumentId } from '../../platform/db/ids.js';
+import { queryRows, type Tx } from '../../platform/db/client.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { visibleTo as tasksVisibleTo } from '../tasks/repo.js';
@@ -104,8 +102,6 @@ export async function cardsWithBoards(tx: Tx, orgId: number, cardIds: number[]) 
     .where(and(eq(cards.organizationId, orgId), sql`${cards.id} in ${cardIds}`));
   return new Map(rows.map((r) => [r.id, r]));
 }
-
-export const newMeetingDocumentId = newDocumentId;
 
 // ---- agenda sources (each bounded: the window is at most 62 days, and a page of the agenda is not a report)
 
