@@ -1,3 +1,44 @@
+CREATE TABLE "calendar_connections" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "calendar_connections_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"provider" text DEFAULT 'caldav' NOT NULL,
+	"url" text NOT NULL,
+	"username" text NOT NULL,
+	"password_sealed" text NOT NULL,
+	"calendar_url" text NOT NULL,
+	"display_name" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "calendar_connections_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "calendar_connections_provider_check" CHECK (provider in ('caldav'))
+);
+--> statement-breakpoint
+CREATE TABLE "calendar_meetings" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "calendar_meetings_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"card_id" bigint NOT NULL,
+	"organizer_membership_id" bigint,
+	"uid" text NOT NULL,
+	"object_url" text NOT NULL,
+	"etag" text,
+	"sequence" integer DEFAULT 0 NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"location" text,
+	"starts_at" timestamp with time zone NOT NULL,
+	"ends_at" timestamp with time zone NOT NULL,
+	"attendees" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"status" text DEFAULT 'scheduled' NOT NULL,
+	"cancelled_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "calendar_meetings_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "calendar_meetings_status_check" CHECK (status in ('scheduled', 'cancelled'))
+);
+--> statement-breakpoint
 CREATE TABLE "board_members" (
 	"organization_id" bigint NOT NULL,
 	"board_id" bigint NOT NULL,
@@ -613,6 +654,8 @@ CREATE TABLE "instance_secrets" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "calendar_connections" ADD CONSTRAINT "calendar_connections_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "calendar_meetings" ADD CONSTRAINT "calendar_meetings_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -647,6 +690,11 @@ ALTER TABLE "tasks" ADD CONSTRAINT "tasks_card_fk" FOREIGN KEY ("organization_id
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_connections_org_document_id_key" ON "calendar_connections" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_connections_org_membership_key" ON "calendar_connections" USING btree ("organization_id","membership_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_meetings_org_document_id_key" ON "calendar_meetings" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_meetings_org_uid_key" ON "calendar_meetings" USING btree ("organization_id","uid");--> statement-breakpoint
+CREATE INDEX "calendar_meetings_org_card_idx" ON "calendar_meetings" USING btree ("organization_id","card_id","starts_at");--> statement-breakpoint
 CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_slug_key" ON "boards" USING btree ("organization_id","slug");--> statement-breakpoint

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
+import { agendaRoutes } from './modules/agenda/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
@@ -67,6 +68,7 @@ const areas = [
   teamRoutes,
   savedFilterRoutes,
   distributionRoutes,
+  agendaRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

@@ -62,6 +62,17 @@ const envObject = z.object({
    */
   CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
   SMTP_URL: z.string().optional(),
+  /**
+   * Hosts (names or IP addresses, comma-separated) that outbound calls to user-given URLs may reach even though
+   * they are loopback or private (DESIGN.md §11): e.g. an intranet CalDAV server; tests set `127.0.0.1`.
+   */
+  CRM_OUTBOUND_ALLOWLIST: z.string().optional(),
+  /**
+   * Key of the AES-256-GCM encryption of stored credentials (calendar passwords, provider tokens): 32 bytes as
+   * base64 or hex. Unset: a key generated once and kept in the database (instance_secrets) — set it in
+   * production so that a copy of the database alone does not reveal the credentials.
+   */
+  CRM_ENCRYPTION_KEY: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
   CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce

@@ -3,6 +3,28 @@
  */
 
 export interface paths {
+  '/api/agenda/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your agenda: calendar events, scheduled campaigns, tasks and card due dates, merged
+     * @description BETA: Window `start`–`end` at most 62 days, end after start (400 otherwise). Calendar events come from your connected calendar (time-range REPORT, recurring events expanded in the window); tasks and cards are those you may see. When a source fails the others still answer: `meta.partial` is true and `meta.sourceErrors` says which and why — examine it before treating the list as complete.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listAgendaEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/local': {
     parameters: {
       query?: never;
@@ -127,6 +149,56 @@ export interface paths {
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['createCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/calendar-meetings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The card's meetings, cancelled ones included
+     * @description BETA: Meetings scheduled on the card, by start.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCardMeetings'];
+    put?: never;
+    /**
+     * Schedule a meeting on the card
+     * @description BETA: Writes the event to your connected calendar (CalDAV PUT) and e-mails each attendee an iTIP REQUEST invitation with an .ics; adds a system comment to the card. Changes your calendar and notifies people. No connected calendar → 422.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['scheduleCardMeeting'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/calendar-meetings/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Free slots in your calendar for a meeting on the card
+     * @description BETA: Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default: the organization’s timeZone), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['findMeetingSlots'];
     delete?: never;
     options?: never;
     head?: never;
@@ -617,6 +689,90 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's calendar connection (0 or 1)
+     * @description BETA: Lists your own CalDAV connection; nobody sees another person’s, admins included.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCalendarConnections'];
+    put?: never;
+    /**
+     * Connect your calendar (CalDAV)
+     * @description BETA: Runs CalDAV discovery (well-known URL, principal, calendar home) with the credentials before saving; the password is stored encrypted and never returned. One per user: 409 when you already have one. Wrong credentials → 422; an unreachable server → 502; a private or loopback address → 400.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createCalendarConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-connections/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Disconnect your calendar
+     * @description BETA: Removes the connection and its stored password; meetings already made stay.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteCalendarConnection'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-meetings/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One meeting
+     * @description BETA: `{id}` is the meeting documentId, not the card’s. Cancelled meetings stay readable.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getCalendarMeeting'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel a meeting
+     * @description BETA: Only its organizer. Removes the event from the calendar, e-mails every attendee an iTIP CANCEL and keeps the meeting readable with status `cancelled`; adds a system comment to the card.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['cancelCalendarMeeting'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a meeting (raises SEQUENCE, re-invites)
+     * @description BETA: Only its organizer. Updates the calendar event with SEQUENCE + 1 and sends every attendee an updated iTIP REQUEST (removed attendees get a CANCEL); adds a system comment to the card.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    patch: operations['updateCalendarMeeting'];
     trace?: never;
   };
   '/api/contacts': {
@@ -1820,6 +1976,21 @@ export interface components {
         slug: string;
       };
     };
+    AgendaItem: {
+      allDay: boolean;
+      end: string;
+      /** @description stable per item: `<source>:<id>` (calendar instances add their start) */
+      id: string;
+      link: {
+        documentId: string;
+        /** @enum {string} */
+        type: 'task' | 'card' | 'campaign' | 'meeting';
+      } | null;
+      /** @enum {string} */
+      source: 'calendar' | 'campaigns' | 'tasks' | 'cards';
+      start: string;
+      title: string;
+    };
     AllowedTransition: {
       allowed: boolean;
       phase: {
@@ -1985,6 +2156,50 @@ export interface components {
         slug: string;
       }[];
       taskStatuses: string[];
+    };
+    CalendarConnection: {
+      /** @description the calendar collection found by discovery */
+      calendarUrl: string;
+      createdAt: string;
+      displayName: string | null;
+      documentId: string;
+      /** @constant */
+      hasPassword: true;
+      membership: components['schemas']['MembershipRef'];
+      /** @constant */
+      provider: 'caldav';
+      updatedAt: string;
+      url: string;
+      username: string;
+    };
+    CalendarMeeting: {
+      attendees: {
+        email: string;
+        name: string | null;
+      }[];
+      board: {
+        documentId: string;
+      };
+      cancelledAt: string | null;
+      card: {
+        documentId: string;
+        title: string;
+      };
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      end: string;
+      location: string | null;
+      organizer: components['schemas']['MembershipRef'] | null;
+      /** @description iCalendar SEQUENCE: raised by each change */
+      sequence: number;
+      start: string;
+      /** @enum {string} */
+      status: 'scheduled' | 'cancelled';
+      title: string;
+      /** @description iCalendar UID */
+      uid: string;
+      updatedAt: string;
     };
     Card: {
       assignees: components['schemas']['MembershipRef'][];
@@ -3117,6 +3332,111 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  listAgendaEvents: {
+    parameters: {
+      query?: {
+        /** @description window end (ISO 8601), after start, at most 62 days later; default start + 7 days */
+        end?: string;
+        /** @description comma list of calendar, campaigns, tasks, cards (default: all; calendar only when connected) */
+        sources?: string;
+        /** @description window start (ISO 8601); default now */
+        start?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AgendaItem'][];
+            meta: {
+              end: string;
+              /** @description true when a source failed: read sourceErrors before trusting the list */
+              partial: boolean;
+              sourceErrors: {
+                message: string;
+                /** @enum {string} */
+                source: 'calendar' | 'campaigns' | 'tasks' | 'cards';
+              }[];
+              /** @description the sources asked */
+              sources: ('calendar' | 'campaigns' | 'tasks' | 'cards')[];
+              start: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   login: {
     parameters: {
       query?: never;
@@ -4085,6 +4405,364 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Card'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCardMeetings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CalendarMeeting'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  scheduleCardMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "title": "Proposal review",
+         *         "start": "2026-12-02T14:00:00Z",
+         *         "end": "2026-12-02T14:30:00Z",
+         *         "attendees": [
+         *           {
+         *             "email": "maria@example.com",
+         *             "name": "Maria"
+         *           }
+         *         ],
+         *         "location": "https://meet.example.com/abc"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /**
+             * @description each gets an iTIP REQUEST invitation (.ics) by e-mail
+             * @default []
+             */
+            attendees?: {
+              /** Format: email */
+              email: string;
+              name?: string | null;
+            }[];
+            description?: string | null;
+            /** Format: date-time */
+            end: string;
+            location?: string | null;
+            /** Format: date-time */
+            start: string;
+            title: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  findMeetingSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "start": "2026-12-01T00:00:00Z",
+         *       "end": "2026-12-05T00:00:00Z",
+         *       "durationMinutes": 30,
+         *       "timeZone": "Europe/Lisbon"
+         *     }
+         */
+        'application/json': {
+          durationMinutes: number;
+          /** Format: date-time */
+          end: string;
+          /** @description most slots returned (default 50) */
+          limit?: number;
+          /** Format: date-time */
+          start: string;
+          /** @description spacing of slot starts (default 30) */
+          stepMinutes?: number;
+          /** @description IANA time zone of the working hours, e.g. Europe/Lisbon (default: the organization's timeZone) */
+          timeZone?: string;
+          /** @description default 09:00–18:00, Monday to Friday, in timeZone */
+          workingHours?: {
+            /**
+             * @description ISO weekdays: 1 = Monday … 7 = Sunday
+             * @default [
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            days?: number[];
+            /** @default 18:00 */
+            end?: string;
+            /** @default 09:00 */
+            start?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description busy times found in the window */
+            busy: {
+              end: string;
+              start: string;
+            }[];
+            slots: {
+              end: string;
+              start: string;
+            }[];
+            timeZone: string;
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -8347,6 +9025,581 @@ export interface operations {
             deleted: true;
             documentId: string;
           };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCalendarConnections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CalendarConnection'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createCalendarConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "provider": "caldav",
+         *         "url": "https://caldav.fastmail.com/",
+         *         "username": "ana@example.com",
+         *         "password": "app-password"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description write-only: an app password; stored encrypted, never returned */
+            password: string;
+            /**
+             * @description only caldav for now
+             * @default caldav
+             * @enum {string}
+             */
+            provider?: 'caldav';
+            /**
+             * Format: uri
+             * @description CalDAV server or calendar URL (e.g. https://caldav.fastmail.com/, https://cloud.example.com/remote.php/dav)
+             */
+            url: string;
+            username: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarConnection'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteCalendarConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "start": "2026-12-02T15:00:00Z",
+         *         "end": "2026-12-02T15:30:00Z"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description each gets an iTIP REQUEST invitation (.ics) by e-mail */
+            attendees?: {
+              /** Format: email */
+              email: string;
+              name?: string | null;
+            }[];
+            description?: string | null;
+            /** Format: date-time */
+            end?: string;
+            location?: string | null;
+            /** Format: date-time */
+            start?: string;
+            title?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
         };
       };
       /** @description Bad request or validation error */

@@ -38,6 +38,12 @@ export const TOOL_NAMES = [
   'crm.create_product_category',
   'crm.update_product_category',
   'crm.delete_product_category',
+  'crm.list_agenda_events',
+  'crm.list_card_meetings',
+  'crm.find_meeting_slots',
+  'crm.schedule_card_meeting',
+  'crm.update_card_meeting',
+  'crm.cancel_card_meeting',
 ];
 
 /** Tools that only read: no confirmation, readOnlyHint. */
@@ -62,4 +68,7 @@ export const READ_TOOLS = new Set([
   'crm.get_product',
   'crm.list_product_categories',
   'crm.get_product_category',
+  'crm.list_agenda_events',
+  'crm.list_card_meetings',
+  'crm.find_meeting_slots',
 ]);

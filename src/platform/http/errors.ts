@@ -22,6 +22,8 @@ export const errorStatus = {
   TooManyRequestsError: 429,
   RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
+  /** An outside system (CalDAV server, provider API) failed a synchronous call: details.provider names it. */
+  BadGatewayError: 502,
   ServiceUnavailableError: 503,
 } as const;
 

@@ -51,6 +51,11 @@ const overrides: Record<string, string> = {
   'GET /teams/{id}/members': 'listTeamMembers',
   'POST /teams/{id}/members': 'addTeamMember',
   'GET /teams/{id}/members/{membershipId}': 'getTeamMember',
+  'GET /agenda/events': 'listAgendaEvents',
+  'POST /boards/{boardId}/cards/{cardId}/calendar-meetings/availability': 'findMeetingSlots',
+  'GET /boards/{boardId}/cards/{cardId}/calendar-meetings': 'listCardMeetings',
+  'POST /boards/{boardId}/cards/{cardId}/calendar-meetings': 'scheduleCardMeeting',
+  'DELETE /calendar-meetings/{id}': 'cancelCalendarMeeting',
   'DELETE /teams/{id}/members/{membershipId}': 'removeTeamMember',
 };
 
