@@ -19,6 +19,7 @@ import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { userRoutes } from './modules/users/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
 import type { Database } from './platform/db/client.js';
@@ -68,6 +69,7 @@ const areas = [
   teamRoutes,
   savedFilterRoutes,
   distributionRoutes,
+  webhookRoutes,
   agendaRoutes,
 ];
 

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
+import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
 import { createJobs, type Jobs } from './platform/jobs/jobs.js';
 import { createMailer, type Mailer, registerMailWorker } from './platform/mail/mailer.js';
@@ -17,6 +18,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerMailWorker(deps.jobs, deps.mailer);
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
+  await registerWebhookWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

@@ -33,6 +33,7 @@ import { withSavedFilter } from '../saved-filters/service.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
 import { countsOf, foldSometimes } from './counts.js';
+import { cardChanged, cardCreated, cardDeleted } from './events.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -405,6 +406,7 @@ async function createCardIn(
     },
   );
   if (assigneeIds.length === 0) justCreated.set(row, { tagIds: [...new Set(tagIds)].sort((a, b) => a - b) });
+  await cardCreated(tx, orgId, structure, row);
   await foldSometimes(tx, orgId, structure.board.id);
   await repo.attachFiles(tx, orgId, row.id, merged.attach);
   if (contactId !== null && actor.ctx)
@@ -582,10 +584,12 @@ async function applyUpdate(
     );
   }
   let moved: PhaseStructure | undefined;
+  let movedFrom: PhaseStructure | undefined;
   if (target && target.id !== row.currentPhaseId) {
     Object.assign(values, checkMove(structure, rules, row, merged.next, target));
     moved = target;
     const from = row.currentPhaseId === null ? undefined : structure.phasesById.get(row.currentPhaseId);
+    movedFrom = from;
     note('phase_changed', `Moved from ${from?.name ?? '(no phase)'} to ${target.name}`, {
       from: from ? { documentId: from.documentId, name: from.name } : null,
       to: { documentId: target.documentId, name: target.name },
@@ -598,6 +602,15 @@ async function applyUpdate(
   const updated = history.length ? await repo.updateCard(tx, orgId, row.id, values) : row;
   if (history.length) await foldSometimes(tx, orgId, row.boardId);
   await repo.insertComments(tx, orgId, history);
+  if (history.length)
+    await cardChanged(
+      tx,
+      orgId,
+      structure,
+      updated,
+      history.map((h) => h.activityType ?? 'updated'),
+      moved ? { from: movedFrom, to: moved } : undefined,
+    );
   if (moved && updated.contactId !== null && actor.ctx)
     await recordOutcome(tx, actor.ctx, structure, updated, moved);
   return updated;
@@ -736,6 +749,7 @@ export async function deleteCard(ctx: TenantContext, config: Config, boardId: st
       await requireCardEdit(tx, ctx, scope.access, row.id);
       doomed.push(...(await repo.deleteCardFiles(tx, ctx.orgId, row.id)));
       await repo.deleteCard(tx, ctx.orgId, row.id);
+      await cardDeleted(tx, ctx.orgId, scope.structure, row);
       await foldSometimes(tx, ctx.orgId, row.boardId);
       await audit(tx, ctx, 'card.deleted', row.documentId, {
         title: row.title,

@@ -1,6 +1,7 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
@@ -242,7 +243,9 @@ export async function createContact(ctx: TenantContext, input: ContactCreate) {
       },
       ...(await ownerTeamEntries(tx, ctx, row.id, { ownerId: null, teamId: null }, row)),
     ]);
-    return toContact(tx, ctx.orgId, row);
+    const contact = await toContact(tx, ctx.orgId, row);
+    await recordEvent(tx, ctx.orgId, 'contact.created', `contact:${row.documentId}`, { contact });
+    return contact;
   });
 }
 
@@ -266,6 +269,15 @@ export async function updateContact(ctx: TenantContext, documentId: string, inpu
     if (changed.length === 0) return toContact(tx, ctx.orgId, row);
     if (changed.includes('ownerId')) values.ownedAt = values.ownerId ? new Date() : null;
     const updated = await repo.updateContact(tx, ctx.orgId, row.id, values).catch(uniqueTaxIds);
+    await recordEvent(tx, ctx.orgId, 'contact.updated', `contact:${row.documentId}`, {
+      contact: {
+        documentId: updated.documentId,
+        name: updated.name,
+        email: updated.email,
+        phone: updated.phone,
+      },
+      changes: changed.map(apiName),
+    });
     const fields = changed.filter((k) => k !== 'ownerId' && k !== 'teamId').map(apiName);
     await repo.insertActivities(tx, ctx.orgId, [
       ...(fields.length

@@ -1,6 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
@@ -324,7 +325,9 @@ async function applyChange(
   if (dueChanged || CLOSED.has(row.taskStatus) !== CLOSED.has(current.taskStatus))
     row = await syncReminder(deps, tx, ctx.orgId, row);
   if (completing) await createNextOccurrence(deps, tx, ctx, row);
-  return toTask(tx, ctx.orgId, row);
+  const task = await toTask(tx, ctx.orgId, row);
+  if (completing) await recordEvent(tx, ctx.orgId, 'task.completed', `task:${row.documentId}`, { task });
+  return task;
 }
 
 export async function deleteTask(deps: Deps, ctx: TenantContext, documentId: string) {
