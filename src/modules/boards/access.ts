@@ -28,7 +28,15 @@ export async function loadBoardForRead(
   ctx: TenantContext,
   boardDocumentId: string,
 ): Promise<BoardAccess> {
-  const board = await repo.findBoard(tx, ctx.orgId, boardDocumentId);
+  return accessTo(tx, ctx, await repo.findBoard(tx, ctx.orgId, boardDocumentId));
+}
+
+/** loadBoardForRead's checks on a board row already read (undefined: not found). */
+export async function accessTo(
+  tx: Tx,
+  ctx: TenantContext,
+  board: repo.BoardRow | undefined,
+): Promise<BoardAccess> {
   if (!board) throw notFound();
   const isAdmin = hasRole(ctx, 'admin');
   const isOwner = board.ownerMembershipId === ctx.membershipId;
@@ -54,7 +62,11 @@ export async function loadBoardForWrite(
   ctx: TenantContext,
   boardDocumentId: string,
 ): Promise<BoardAccess> {
-  const access = await loadBoardForRead(tx, ctx, boardDocumentId);
+  return requireWrite(ctx, await loadBoardForRead(tx, ctx, boardDocumentId));
+}
+
+/** loadBoardForWrite's check on an access already established. */
+export function requireWrite(ctx: TenantContext, access: BoardAccess): BoardAccess {
   if (!access.canWrite) {
     throw new AppError(
       'ForbiddenError',

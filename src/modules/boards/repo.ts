@@ -356,6 +356,43 @@ export async function listStructure(tx: Executor, orgId: number, boardIds: numbe
 }
 
 /**
+ * A board (by documentId) and its structure rows in ONE statement: what every card request reads first (one round
+ * trip instead of two). Undefined when there is no such board in the organization.
+ */
+export async function findBoardWithStructure(
+  tx: Executor,
+  orgId: number,
+  documentId: string,
+): Promise<{ board: BoardRow; rows: StructureRows } | undefined> {
+  const [row] = await preparedRows<
+    { board: Record<string, unknown> | null } & Record<keyof StructureRows, Record<string, unknown>[]>
+  >(
+    tx,
+    sql`with b as (select * from boards where organization_id = ${orgId} and document_id = ${documentId})
+    select
+      (select to_jsonb(b) from b) as board,
+      (select coalesce(json_agg(p order by p.board_id, p."order", p.id), '[]') from phases p
+        where p.organization_id = ${orgId} and p.board_id = (select id from b)) as phases,
+      (select coalesce(json_agg(f order by f."order", f.id), '[]') from field_definitions f
+        where f.organization_id = ${orgId} and f.board_id = (select id from b)) as fields,
+      (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
+        where t.organization_id = ${orgId} and t.board_id = (select id from b)) as tags,
+      (select coalesce(json_agg(c order by c.board_id, c."order", c.id), '[]') from field_conditions c
+        where c.organization_id = ${orgId} and c.board_id = (select id from b)) as conditions`,
+  );
+  if (!row?.board) return undefined;
+  return {
+    board: rowsFromJson(boards, [row.board])[0],
+    rows: {
+      phases: rowsFromJson(phases, row.phases),
+      fields: rowsFromJson(fieldDefinitions, row.fields),
+      tags: rowsFromJson(tags, row.tags),
+      conditions: rowsFromJson(fieldConditions, row.conditions),
+    },
+  };
+}
+
+/**
  * Rows of `table` from `json_agg` objects: snake_case keys become the column properties; timestamps (ISO
  * strings in JSON) become Dates as Drizzle maps them. Ids and integers are JSON numbers already (bigint
  * fits in 2^53) and jsonb comes parsed, so those are kept as they are.

@@ -68,7 +68,7 @@ BEGIN
 END $fn$`;
 }
 
-/** The rows a set of cards contributes (s = +1 / -1), per kind, with their links as they are now. */
+/** The phase rows a set of cards contributes (s = +1 / -1): its board, phase (0 = none), created day and value. */
 const cardRows = (rows: string, s: number) => `
       SELECT organization_id, board_id, 'p' AS kind, coalesce(current_phase_id, 0) AS key, ${DAY('created_at')} AS day,
              ${s} AS n, ${s} * value AS v FROM ${rows}`;

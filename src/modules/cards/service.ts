@@ -16,13 +16,13 @@ import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import { iso, isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
+  accessTo,
   assembleStructure,
   type BoardAccess,
   type BoardStructure,
-  loadBoardForRead,
-  loadBoardForWrite,
   type PhaseStructure,
   publicBoardTransaction,
+  requireWrite,
 } from '../boards/access.js';
 import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
@@ -65,8 +65,13 @@ interface BoardScope {
 }
 
 async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boolean): Promise<BoardScope> {
-  const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
-  const structure = await structureOf(tx, ctx.orgId, access.board);
+  // The board and its structure in one statement, then the same checks as loadBoardForRead / ForWrite.
+  const found = await boardsRepo.findBoardWithStructure(tx, ctx.orgId, boardId);
+  const read = await accessTo(tx, ctx, found?.board);
+  const access = write ? requireWrite(ctx, read) : read;
+  const { rows } = found!;
+  const structure = assembleStructure(access.board, rows.phases, rows.fields, rows.tags);
+  boardConditions.set(structure, rows.conditions);
   const visibility = cardVisibility(ctx, access);
   return { access, structure, visibility, assigneeOnly: visibility ? ctx.membershipId : null };
 }

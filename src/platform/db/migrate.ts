@@ -160,14 +160,24 @@ BEGIN
   END IF;
   GRANT USAGE ON SCHEMA public TO crm_app;
   GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO crm_app;
+  -- Only what is missing: ALTER TABLE takes a table lock, and every process start runs this while requests
+  -- (and their triggers, which write other tenant tables) may be running — a lock taken for nothing could
+  -- deadlock with them.
   FOR t IN
-    SELECT c.table_name FROM information_schema.columns c
+    SELECT c.table_name, pc.relrowsecurity AS rls, pc.relforcerowsecurity AS forced,
+           (has_table_privilege('crm_app', pc.oid, 'SELECT') AND has_table_privilege('crm_app', pc.oid, 'INSERT')
+            AND has_table_privilege('crm_app', pc.oid, 'UPDATE') AND has_table_privilege('crm_app', pc.oid, 'DELETE'))
+             AS granted
+    FROM information_schema.columns c
     JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
+    JOIN pg_class pc ON pc.oid = format('public.%I', c.table_name)::regclass
     WHERE c.table_schema = 'public' AND c.column_name = 'organization_id' AND tb.table_type = 'BASE TABLE'
   LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t.table_name);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t.table_name);
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO crm_app', t.table_name);
+    IF NOT t.rls THEN EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t.table_name); END IF;
+    IF NOT t.forced THEN EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t.table_name); END IF;
+    IF NOT t.granted THEN
+      EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO crm_app', t.table_name);
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'public' AND tablename = t.table_name AND policyname = 'tenant_isolation') THEN
       EXECUTE format(
         'CREATE POLICY tenant_isolation ON %I USING (organization_id = nullif(current_setting(''app.organization_id'', true), '''')::bigint) WITH CHECK (organization_id = nullif(current_setting(''app.organization_id'', true), '''')::bigint)',

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { expect, test } from 'vitest';
-import { listStructure } from '../../../src/modules/boards/repo.js';
+import { findBoard, findBoardWithStructure, listStructure } from '../../../src/modules/boards/repo.js';
 import { fieldConditions, fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
 import { assigneeIdsByCard, relationsByCard, tagIdsByCard } from '../../../src/modules/cards/repo.js';
 import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
@@ -50,6 +50,14 @@ test('listStructure and relationsByCard return the rows of the per-table queries
         sql`select id from boards where organization_id = ${orgId} order by id`,
       )
     ).map((r) => r.id);
+    // The card requests' one-statement read: the same board row and structure rows as the separate reads.
+    for (const documentId of [a.boardId, b.boardId]) {
+      const both = await findBoardWithStructure(tx, orgId, documentId);
+      const board = await findBoard(tx, orgId, documentId);
+      expect(both?.board).toStrictEqual(board);
+      expect(both?.rows).toStrictEqual(await listStructure(tx, orgId, [board!.id]));
+    }
+    expect(await findBoardWithStructure(tx, orgId, 'no-such-board')).toBeUndefined();
     for (const ids of [boardIds, [boardIds[0]], [boardIds[1]], []]) {
       const got = await listStructure(tx, orgId, ids);
       const of = ids.length ? ids : [0];
