@@ -62,6 +62,34 @@ const envObject = z.object({
    */
   CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
   SMTP_URL: z.string().optional(),
+  /** WhatsApp Cloud API base (Graph-style `/{version}/{phone-number-id}/messages`); tests point it at a local peer. */
+  CRM_WHATSAPP_API_URL: z.string().url().default('https://graph.facebook.com'),
+  CRM_WHATSAPP_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/)
+    .default('v21.0'),
+  /** SMS provider base speaking the Twilio Messages API shape. */
+  CRM_SMS_API_URL: z.string().url().default('https://api.twilio.com'),
+  /** Timeout of each provider request (WhatsApp, SMS, SMTP), in milliseconds. */
+  CRM_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Hosts (names or IP addresses, comma list) that outbound requests to user-given URLs may reach even when
+   * they resolve to loopback, private, link-local or metadata addresses (tests set `127.0.0.1`).
+   */
+  CRM_OUTBOUND_ALLOWLIST: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /**
+   * AES-256-GCM key for secrets at rest (channel credentials): 32 bytes as base64 or hex, or any passphrase
+   * (hashed). Unset: generated once into `<CRM_DATA_DIR>/encryption.key`; set it when several hosts share a database.
+   */
+  CRM_ENCRYPTION_KEY: z.string().min(16).optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
   CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce

@@ -21,6 +21,7 @@ export const errorStatus = {
   TooManyRequestsError: 429,
   RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
+  BadGatewayError: 502,
   ServiceUnavailableError: 503,
 } as const;
 
