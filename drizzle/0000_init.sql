@@ -200,6 +200,26 @@ CREATE TABLE "comments" (
 	CONSTRAINT "comments_type_check" CHECK (type in ('user', 'system'))
 );
 --> statement-breakpoint
+CREATE TABLE "board_chat_channels" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"channel_id" bigint NOT NULL,
+	CONSTRAINT "board_chat_channels_organization_id_board_id_channel_id_pk" PRIMARY KEY("organization_id","board_id","channel_id")
+);
+--> statement-breakpoint
+CREATE TABLE "chat_channels" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "chat_channels_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"type" text NOT NULL,
+	"settings" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"credentials" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "chat_channels_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "contact_activities" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "contact_activities_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -551,6 +571,8 @@ ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_card_fk" FOREIGN KEY ("organiz
 ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_tag_fk" FOREIGN KEY ("organization_id","tag_id") REFERENCES "public"."tags"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "cards" ADD CONSTRAINT "cards_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notifications" ADD CONSTRAINT "notifications_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -594,6 +616,10 @@ CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","
 CREATE INDEX "cards_fields_gin_idx" ON "cards" USING gin ("organization_id","board_id","fields" jsonb_path_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "comments_org_document_id_key" ON "comments" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "comments_org_card_idx" ON "comments" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
+CREATE INDEX "board_chat_channels_org_channel_idx" ON "board_chat_channels" USING btree ("organization_id","channel_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_channels_org_document_id_key" ON "chat_channels" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_channels_org_name_key" ON "chat_channels" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "chat_channels_org_type_idx" ON "chat_channels" USING btree ("organization_id","type");--> statement-breakpoint
 CREATE UNIQUE INDEX "contact_activities_org_document_id_key" ON "contact_activities" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "contact_activities_org_contact_idx" ON "contact_activities" USING btree ("organization_id","contact_id","performed_at","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("organization_id","document_id");--> statement-breakpoint
