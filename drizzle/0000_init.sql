@@ -261,6 +261,33 @@ CREATE TABLE "contacts" (
 	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "email_assets" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "email_assets_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"filename" text NOT NULL,
+	"mime_type" text NOT NULL,
+	"size" integer NOT NULL,
+	"sha256" text NOT NULL,
+	"content" "bytea" NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "email_assets_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "email_templates" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "email_templates_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"subject" text NOT NULL,
+	"html" text NOT NULL,
+	"text" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "email_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "invitations" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "invitations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -499,6 +526,23 @@ CREATE TABLE "teams" (
 	CONSTRAINT "teams_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "whatsapp_templates" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "whatsapp_templates_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"channel_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	"language" text NOT NULL,
+	"category" text NOT NULL,
+	"status" text NOT NULL,
+	"components" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"external_id" text,
+	"synced_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "whatsapp_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "api_tokens" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "api_tokens_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"document_id" text NOT NULL,
@@ -586,6 +630,7 @@ ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_membership_fk" FOREI
 ALTER TABLE "tasks" ADD CONSTRAINT "tasks_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "whatsapp_templates" ADD CONSTRAINT "whatsapp_templates_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -631,6 +676,10 @@ CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id
 CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "email_templates_org_name_key" ON "email_templates" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_document_id_key" ON "invitations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_pending_email_key" ON "invitations" USING btree ("organization_id","email") WHERE status = 'pending';--> statement-breakpoint
 CREATE INDEX "invitations_token_hash_idx" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
@@ -676,6 +725,9 @@ CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USI
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_document_id_key" ON "teams" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name_key" ON "teams" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "whatsapp_templates_org_document_id_key" ON "whatsapp_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "whatsapp_templates_org_channel_name_language_key" ON "whatsapp_templates" USING btree ("organization_id","channel_id","name","language");--> statement-breakpoint
+CREATE INDEX "whatsapp_templates_org_channel_idx" ON "whatsapp_templates" USING btree ("organization_id","channel_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_token_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_document_id_key" ON "api_tokens" USING btree ("document_id");--> statement-breakpoint
 CREATE INDEX "api_tokens_user_id_idx" ON "api_tokens" USING btree ("user_id");--> statement-breakpoint

@@ -5,6 +5,7 @@ import { boardRoutes } from './modules/boards/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
@@ -16,6 +17,7 @@ import { quoteRoutes } from './modules/quotes/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
+import { templateRoutes } from './modules/templates/routes.js';
 import { userRoutes } from './modules/users/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
@@ -65,6 +67,8 @@ const areas = [
   contactRoutes,
   teamRoutes,
   channelRoutes,
+  templateRoutes,
+  emailTemplateRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {
