@@ -108,6 +108,64 @@ CREATE TABLE "tags" (
 	CONSTRAINT "tags_color_check" CHECK (color is null or color ~ '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$')
 );
 --> statement-breakpoint
+CREATE TABLE "campaign_recipients" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "campaign_recipients_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"campaign_id" bigint NOT NULL,
+	"contact_id" bigint NOT NULL,
+	"address" text NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"skip_reason" text,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone,
+	"claimed_at" timestamp with time zone,
+	"provider_message_id" text,
+	"error" text,
+	"sent_at" timestamp with time zone,
+	"delivered_at" timestamp with time zone,
+	"opened_at" timestamp with time zone,
+	"clicked_at" timestamp with time zone,
+	"bounced_at" timestamp with time zone,
+	"complained_at" timestamp with time zone,
+	CONSTRAINT "campaign_recipients_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "campaigns" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "campaigns_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text,
+	"channel_id" bigint NOT NULL,
+	"segment_id" bigint,
+	"email_template_id" bigint,
+	"whatsapp_template_id" bigint,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"variables" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"message_config" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"scheduled_at" timestamp with time zone,
+	"started_at" timestamp with time zone,
+	"completed_at" timestamp with time zone,
+	"heartbeat_at" timestamp with time zone,
+	"error" text,
+	"created_by" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "campaigns_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "suppressions" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "suppressions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"address" text NOT NULL,
+	"reason" text NOT NULL,
+	"campaign_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "suppressions_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "suppressions_address_check" CHECK (address = lower(address))
+);
+--> statement-breakpoint
 CREATE TABLE "card_assignees" (
 	"organization_id" bigint NOT NULL,
 	"card_id" bigint NOT NULL,
@@ -215,6 +273,7 @@ CREATE TABLE "chat_channels" (
 	"type" text NOT NULL,
 	"settings" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"credentials" text,
+	"send_window_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "chat_channels_organization_id_id_pk" PRIMARY KEY("organization_id","id")
@@ -607,6 +666,9 @@ ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_board_fk" FORE
 ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_phase_fk" FOREIGN KEY ("organization_id","phase_id") REFERENCES "public"."phases"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "phases" ADD CONSTRAINT "phases_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tags" ADD CONSTRAINT "tags_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaign_recipients" ADD CONSTRAINT "campaign_recipients_campaign_fk" FOREIGN KEY ("organization_id","campaign_id") REFERENCES "public"."campaigns"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_email_template_fk" FOREIGN KEY ("organization_id","email_template_id") REFERENCES "public"."email_templates"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_files" ADD CONSTRAINT "card_files_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -646,6 +708,16 @@ CREATE UNIQUE INDEX "phases_org_board_slug_key" ON "phases" USING btree ("organi
 CREATE INDEX "phases_org_board_order_idx" ON "phases" USING btree ("organization_id","board_id","order");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_document_id_key" ON "tags" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_board_slug_key" ON "tags" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE UNIQUE INDEX "campaign_recipients_org_campaign_contact_key" ON "campaign_recipients" USING btree ("organization_id","campaign_id","contact_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "campaign_recipients_org_campaign_address_key" ON "campaign_recipients" USING btree ("organization_id","campaign_id","address");--> statement-breakpoint
+CREATE INDEX "campaign_recipients_org_campaign_status_idx" ON "campaign_recipients" USING btree ("organization_id","campaign_id","status","id");--> statement-breakpoint
+CREATE INDEX "campaign_recipients_org_message_idx" ON "campaign_recipients" USING btree ("organization_id","provider_message_id") WHERE provider_message_id is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "campaigns_org_document_id_key" ON "campaigns" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "campaigns_org_status_idx" ON "campaigns" USING btree ("organization_id","status");--> statement-breakpoint
+CREATE INDEX "campaigns_org_channel_idx" ON "campaigns" USING btree ("organization_id","channel_id");--> statement-breakpoint
+CREATE INDEX "campaigns_status_heartbeat_idx" ON "campaigns" USING btree ("status","heartbeat_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "suppressions_org_document_id_key" ON "suppressions" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "suppressions_org_address_key" ON "suppressions" USING btree ("organization_id","address");--> statement-breakpoint
 CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree ("organization_id","membership_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint

@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { boardRoutes } from './modules/boards/routes.js';
+import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
+import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
@@ -69,6 +71,8 @@ const areas = [
   channelRoutes,
   templateRoutes,
   emailTemplateRoutes,
+  campaignRoutes,
+  campaignPublicRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import type { Database } from './platform/db/client.js';
@@ -17,6 +18,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerMailWorker(deps.jobs, deps.mailer);
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
+  await registerCampaignWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

@@ -6,6 +6,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
@@ -24,6 +25,11 @@ export const chatChannels = pgTable(
     type: text('type', { enum: ['whatsapp', 'email', 'sms'] }).notNull(),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     credentials: text('credentials'),
+    /**
+     * The channel's send clock for campaign throttling, shared by every worker process: a dispatcher books
+     * `n / ratePerSecond` seconds from here (one UPDATE) and sends its batch when its slot starts.
+     */
+    sendWindowAt: timestamp('send_window_at', { withTimezone: true, mode: 'date' }),
     ...timestamps(),
   },
   (t) => [

@@ -99,7 +99,14 @@ export async function deleteTemplate(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await findTemplateOr404(tx, ctx.orgId, documentId);
-    await repo.deleteTemplate(tx, ctx.orgId, row.id);
+    await repo.deleteTemplate(tx, ctx.orgId, row.id).catch((err) => {
+      const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+      if (code === '23503')
+        throw new AppError('UnprocessableEntityError', 'Campaigns use this template: delete them first', {
+          template: documentId,
+        });
+      throw err;
+    });
     await audit(tx, ctx, 'email_template.deleted', documentId, { name: row.name });
     return { documentId, deleted: true as const };
   });

@@ -10,6 +10,11 @@ export class ProviderError extends Error {
     /** 4xx answers other than 408/429 will fail the same way again: retrying is pointless. */
     readonly permanent: boolean,
     readonly code?: string | number,
+    /**
+     * The request may have reached the provider (a timeout after sending it): whether the message went out is
+     * unknown, so an at-most-once sender must not repeat it.
+     */
+    readonly outcomeUnknown = false,
   ) {
     super(message);
   }
@@ -55,6 +60,8 @@ export async function providerRequest<T>(
       timeout ? `no answer within ${init.timeoutMs} ms` : `unreachable (${(err as Error).message})`,
       0,
       false,
+      undefined,
+      timeout,
     );
   }
   const text = await res.text();

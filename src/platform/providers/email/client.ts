@@ -96,10 +96,13 @@ async function transportFor(config: EmailConfig, channelUrl: string | undefined)
 function smtpFailure(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   if (err instanceof OutboundBlockedError) return new ProviderError('email', err.message, 0, true);
-  const e = err as { responseCode?: number; code?: string; message?: string };
+  const e = err as { responseCode?: number; code?: string; message?: string; command?: string };
   const code = e.responseCode ?? 0;
-  // 5xx SMTP replies are permanent (bad mailbox, policy); 4xx and network trouble are worth a retry.
-  return new ProviderError('email', e.message ?? 'SMTP failure', code, code >= 500, e.code);
+  // 5xx SMTP replies are permanent (bad mailbox, policy); 4xx and connection failures are worth a retry. A
+  // socket that dies or times out once the message data went out leaves its fate unknown.
+  const connectPhase = e.code === 'ECONNECTION' || e.code === 'EDNS' || e.command === 'CONN';
+  const unknown = code === 0 && !connectPhase && (e.code === 'ETIMEDOUT' || e.code === 'ESOCKET');
+  return new ProviderError('email', e.message ?? 'SMTP failure', code, code >= 500, e.code, unknown);
 }
 
 export function emailProvider(config: EmailConfig, channelSmtpUrl?: string): EmailProvider {
