@@ -210,7 +210,13 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
   return out;
 }
 
-async function loadSendContext(deps: WorkerDeps, tx: Tx, orgId: number, campaign: repo.CampaignRow) {
+async function loadSendContext(
+  deps: WorkerDeps,
+  tx: Tx,
+  orgId: number,
+  campaign: repo.CampaignRow,
+  signer: TrackingSigner,
+) {
   const channel = (await channelsRepo.findChannelById(tx, orgId, campaign.channelId))!;
   const org = await findOrganizationById(tx, orgId);
   const baseUrl = publicBaseUrl(deps.config);
@@ -227,7 +233,7 @@ async function loadSendContext(deps: WorkerDeps, tx: Tx, orgId: number, campaign
         ? (await waRepo.templatesByIds(tx, orgId, [campaign.whatsappTemplateId]))[0]
         : undefined,
       organizationName: org?.name ?? '',
-      signer: await trackingSigner(deps.db),
+      signer,
       baseUrl,
       host: new URL(baseUrl).hostname || 'crm.localhost',
     } satisfies SendContext,
@@ -251,12 +257,14 @@ export async function dispatchCampaign(deps: WorkerDeps, job: CampaignJob) {
   const { orgId, campaignId } = job;
   const lease = leaseSeconds(deps.config.CRM_PROVIDER_TIMEOUT_MS);
   const until = Date.now() + SLICE_MS;
+  // Before any transaction: on PGlite the one connection is busy inside it (the secret is read outside).
+  const signer = await trackingSigner(deps.db);
   while (Date.now() < until) {
     const step = await deps.db.tenantTransaction(orgId, async (tx) => {
       const campaign = await repo.campaignById(tx, orgId, campaignId);
       if (!campaign || campaign.status !== 'processing') return { stop: true as const };
       await repo.failInterrupted(tx, orgId, campaignId, lease);
-      const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign);
+      const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer);
       const rate = channelRate(channel);
       const batch = await repo.claimBatch(tx, orgId, campaignId, Math.max(1, Math.min(MAX_BATCH, rate)));
       await repo.updateCampaign(tx, orgId, campaignId, { heartbeatAt: new Date() });

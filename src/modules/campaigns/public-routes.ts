@@ -126,7 +126,7 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
         security: [],
         params: tokenParams,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        body: z.record(z.string(), z.string()).optional(),
+        body: z.record(z.string(), z.string()).nullish(),
         produces: ['text/html'],
         response: { 200: z.string(), 404: z.string() },
       },
