@@ -16,6 +16,8 @@ declare module 'fastify' {
   }
 }
 
+const unknownLink = () => new AppError('NotFoundError', 'This unsubscribe link is not valid');
+
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head><body style="font-family:sans-serif;max-width:32rem;margin:3rem auto">${body}</body></html>`;
 
@@ -95,21 +97,18 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
         security: [],
         params: tokenParams,
         produces: ['text/html'],
-        response: { 200: z.string(), 404: z.string() },
+        response: { 200: z.string() },
       },
     },
     async (req, reply) => {
-      const ok = await pub.checkUnsubscribe(deps.db, req.params.token);
+      if (!(await pub.checkUnsubscribe(deps.db, req.params.token))) throw unknownLink();
       return reply
-        .code(ok ? 200 : 404)
         .type('text/html; charset=utf-8')
         .send(
-          ok
-            ? page(
-                'Unsubscribe',
-                `<h1>Unsubscribe</h1><p>Stop receiving these messages?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
-              )
-            : page('Unknown link', '<h1>This unsubscribe link is not valid.</h1>'),
+          page(
+            'Unsubscribe',
+            `<h1>Unsubscribe</h1><p>Stop receiving these messages?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+          ),
         );
     },
   );
@@ -128,19 +127,14 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: z.record(z.string(), z.string()).nullish(),
         produces: ['text/html'],
-        response: { 200: z.string(), 404: z.string() },
+        response: { 200: z.string() },
       },
     },
     async (req, reply) => {
-      const ok = await pub.unsubscribe(deps.db, req.params.token);
+      if (!(await pub.unsubscribe(deps.db, req.params.token))) throw unknownLink();
       return reply
-        .code(ok ? 200 : 404)
         .type('text/html; charset=utf-8')
-        .send(
-          ok
-            ? page('Unsubscribed', '<h1>You are unsubscribed.</h1>')
-            : page('Unknown link', '<h1>This unsubscribe link is not valid.</h1>'),
-        );
+        .send(page('Unsubscribed', '<h1>You are unsubscribed.</h1>'));
     },
   );
 
