@@ -262,7 +262,7 @@ export async function dispatchCampaign(deps: WorkerDeps, job: CampaignJob) {
   while (Date.now() < until) {
     const step = await deps.db.tenantTransaction(orgId, async (tx) => {
       const campaign = await repo.campaignById(tx, orgId, campaignId);
-      if (!campaign || campaign.status !== 'processing') return { stop: true as const };
+      if (campaign?.status !== 'processing') return { stop: true as const };
       await repo.failInterrupted(tx, orgId, campaignId, lease);
       const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer);
       const rate = channelRate(channel);
@@ -319,8 +319,7 @@ export async function registerCampaignWorkers(deps: WorkerDeps) {
     await deps.db.tenantTransaction(orgId, async (tx) => {
       const c = await repo.campaignById(tx, orgId, campaignId, true);
       // Paused, cancelled, rescheduled later or already started: nothing to do.
-      if (!c || c.status !== 'scheduled' || !c.scheduledAt || c.scheduledAt.getTime() > Date.now() + 1000)
-        return;
+      if (c?.status !== 'scheduled' || !c.scheduledAt || c.scheduledAt.getTime() > Date.now() + 1000) return;
       await startInTx(deps, tx, orgId, c);
     });
   });
