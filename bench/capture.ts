@@ -141,6 +141,9 @@ export interface ReplayPlan {
   )[][];
 }
 
+/** An INSERT, also inside a data-modifying CTE (`with c as (insert into …)`). */
+const isInsert = (text: string) => /\binsert\s+into\b/i.test(text);
+
 export function planReplay(statements: Statement[], requestText: string): ReplayPlan {
   const seen = new Set<string>();
   for (const m of requestText.matchAll(/[a-z0-9]{24}/g)) seen.add(m[0]);
@@ -149,7 +152,7 @@ export function planReplay(statements: Statement[], requestText: string): Replay
     const out = st.values.map((v) => {
       const key = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
       if (key !== null && returned.has(key)) return { kind: 'returned' as const, ...returned.get(key)! };
-      if (typeof v === 'string' && docIdPattern.test(v) && !seen.has(v) && /^\s*insert/i.test(st.text))
+      if (typeof v === 'string' && docIdPattern.test(v) && !seen.has(v) && isInsert(st.text))
         return { kind: 'fresh' as const, key: v };
       return { kind: 'same' as const };
     });
@@ -157,8 +160,12 @@ export function planReplay(statements: Statement[], requestText: string): Replay
     for (const row of st.rows)
       for (const [col, v] of Object.entries(row)) {
         if (typeof v === 'string' && docIdPattern.test(v)) seen.add(v);
-        if (/^\s*insert/i.test(st.text) && col === 'id' && (typeof v === 'number' || typeof v === 'string'))
+        if (isInsert(st.text) && col === 'id' && (typeof v === 'number' || typeof v === 'string'))
           returned.set(String(v), { stmt: i, column: col });
+        // A row returned as one jsonb column (the card create's `select to_jsonb(c) as row`).
+        const inner = v && typeof v === 'object' ? (v as { id?: unknown }).id : undefined;
+        if (isInsert(st.text) && (typeof inner === 'number' || typeof inner === 'string'))
+          returned.set(String(inner), { stmt: i, column: `${col}.id` });
       }
     return out;
   });
@@ -181,7 +188,11 @@ async function runRange(plan: ReplayPlan, from: number, to: number, exec: Exec, 
         if (!state.fresh.has(s.key)) state.fresh.set(s.key, freshDocumentId());
         return state.fresh.get(s.key);
       }
-      if (s.kind === 'returned') return state.results[s.stmt]?.[0]?.[s.column] ?? v;
+      if (s.kind === 'returned') {
+        const [col, key] = s.column.split('.');
+        const got = state.results[s.stmt]?.[0]?.[col];
+        return (key ? (got as Record<string, unknown> | undefined)?.[key] : got) ?? v;
+      }
       return v;
     });
     state.results[i] = await exec(st.text, values, st.name);

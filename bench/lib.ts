@@ -1,9 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
+import { databaseOptions, loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/platform/db/client.js';
-import { databaseOptions } from '../src/server.js';
 
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const rootDir = join(benchDir, '..');

@@ -111,6 +111,15 @@ function endpoints(meta: SeedMeta): Endpoint[] {
       }),
     },
     {
+      name: 'cards-title',
+      label: `card list $containsi title=${meta.titleQuery} (+ stats)`,
+      read: true,
+      request: () => ({
+        method: 'GET',
+        path: q(`/api/boards/${b}/cards?filters[title][$containsi]=${meta.titleQuery}`),
+      }),
+    },
+    {
       name: 'cards-create',
       label: 'card create',
       read: false,
@@ -154,6 +163,12 @@ function endpoints(meta: SeedMeta): Endpoint[] {
       label: `contact search q=${meta.contactQuery}`,
       read: true,
       request: () => ({ method: 'GET', path: `/api/contacts?q=${encodeURIComponent(meta.contactQuery)}` }),
+    },
+    {
+      name: 'contacts-name',
+      label: 'contact list $containsi name=silva',
+      read: true,
+      request: () => ({ method: 'GET', path: q('/api/contacts?filters[name][$containsi]=silva') }),
     },
     {
       name: 'segment-count',
@@ -447,13 +462,37 @@ function processCpuMs(pid: number | undefined): number | undefined {
 
 const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d));
 
-function table(rows: Row[], eps: Endpoint[]): string {
+/**
+ * The plan of an endpoint in a few words: the top node of its most expensive SELECT and the first scan under it
+ * (e.g. `Limit → Index Scan using cards_org_board_created_idx`), from the captured EXPLAIN ANALYZE.
+ */
+function topNodes(captured: Map<string, Captured>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, c] of captured) {
+    const timed = c.explains.map((x) => ({
+      x,
+      t: Number(/actual time=[\d.]+\.\.([\d.]+)/.exec(x.plan)?.[1] ?? 0),
+    }));
+    const worst = timed.sort((a, b) => b.t - a.t)[0];
+    if (!worst) continue;
+    const lines = worst.x.plan.split('\n');
+    const node = (l: string) => l.replace(/^[\s>-]*/, '').replace(/\s*\(.*$/, '');
+    const scan = lines.find((l) => /Scan/.test(l) && !/^\s*(Buffers|Index Cond|Filter|Recheck)/.test(l));
+    out.set(
+      name,
+      `${node(lines[0])}${scan && scan !== lines[0] ? ` → ${node(scan)}` : ''} (${worst.t.toFixed(1)} ms)`,
+    );
+  }
+  return out;
+}
+
+function table(rows: Row[], eps: Endpoint[], plans: Map<string, string> = new Map()): string {
   const floor = new Map(
     rows.filter((r) => r.endpoint === 'health').map((r) => [r.connections, r.service?.rps]),
   );
   const lines = [
-    '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | Service CPU ms/req | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Endpoint | Conns | Service req/s | p50 ms | p99 ms | Errors | Service CPU ms/req | ÷ health | Raw req/s | Raw p50 ms | Raw p99 ms | Service ÷ raw | Plan (slowest statement) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   // Medians of several runs: each req/s followed by the runs' range.
   const range = (m: Measure | undefined) =>
@@ -468,7 +507,7 @@ function table(rows: Row[], eps: Endpoint[]): string {
     lines.push(
       `| ${label} | ${r.connections} | ${fmt(s?.rps, s && s.rps < 10 ? 1 : 0)}${range(s)} | ${fmt(s?.p50, 1)} | ${fmt(s?.p99, 1)} | ${s?.errors ?? '–'} | ${fmt(s?.cpuMs, 2)} | ` +
         `${s && h ? `${((100 * s.rps) / h).toFixed(1)}%` : '–'} | ${fmt(raw?.rps, raw && raw.rps < 10 ? 1 : 0)}${range(raw)} | ${fmt(raw?.p50, 1)} | ${fmt(raw?.p99, 1)} | ` +
-        `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} |`,
+        `${s && raw ? `${((100 * s.rps) / raw.rps).toFixed(0)}%` : '–'} | ${plans.get(r.endpoint) ?? '–'} |`,
     );
   }
   return lines.join('\n');
@@ -510,6 +549,22 @@ async function removeCreatedCards(meta: SeedMeta) {
   }
 }
 
+/**
+ * VACUUM ANALYZE before measuring (PostgreSQL): the bench server runs with autovacuum off, and the previous run's
+ * creates, moves and deletes leave dead rows, pages not all-visible (index-only scans fetch the heap) and stale
+ * statistics; every run starts from the same state.
+ */
+async function vacuumAnalyze() {
+  const db = await openBenchDatabase(1);
+  const started = performance.now();
+  try {
+    await db.system.execute(sql.raw('vacuum analyze'));
+  } finally {
+    await db.close();
+  }
+  log(`vacuum analyze: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
 // ---- main
 
 async function main() {
@@ -531,6 +586,7 @@ async function main() {
         connections: c,
       })),
     );
+    if (backend === 'postgres') await vacuumAnalyze();
     if (withRaw || explainOnly || (run === 0 && withExplain)) {
       const db = await openBenchDatabase(maxConn);
       try {
@@ -566,10 +622,11 @@ async function main() {
     }
     await removeCreatedCards(meta);
     allRuns.push(rows);
-    console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps)}\n`);
+    console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps, topNodes(captured))}\n`);
   }
   const med = allRuns.length ? medianRows(allRuns) : [];
-  if (runs > 1) console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps)}\n`);
+  if (runs > 1)
+    console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps, topNodes(captured))}\n`);
 
   const file = join(resultsDir, `${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(

@@ -10,8 +10,10 @@
  */
 import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
+import { databaseOptions } from '../src/config.js';
 import * as boardsRepo from '../src/modules/boards/repo.js';
 import { compactCounts } from '../src/modules/cards/counts.js';
+import { compactReport } from '../src/modules/cards/report-rollups.js';
 import { parseCnpj, parseCpf } from '../src/modules/contacts/documents.js';
 import { findOrganizationBySlug } from '../src/modules/organizations/repo.js';
 import { addMember, createOrganization } from '../src/modules/organizations/service.js';
@@ -24,7 +26,6 @@ import { migrateDatabase } from '../src/platform/db/migrate.js';
 import type { AppDeps } from '../src/platform/deps.js';
 import { instanceSecret } from '../src/platform/secrets/secrets.js';
 import { makeTenantContext, type Role, type TenantContext } from '../src/platform/tenancy/context.js';
-import { databaseOptions } from '../src/server.js';
 import {
   backendName,
   benchConfig,
@@ -808,7 +809,7 @@ async function main() {
       sql`update boards set created_at = now() - interval '400 days' where organization_id in
         (select id from organizations where slug like 'bench-%')`,
     );
-    // Fold the card-count deltas the bulk inserts wrote (a reader would on its first list; cards/counts.ts).
+    // Fold the card-count and report deltas the bulk inserts wrote (a reader would on its first list / report).
     const seededBoards = await queryRows<{ org: number; board: number }>(
       db.system,
       sql`select organization_id::int as org, id::int as board from boards where organization_id in
@@ -818,9 +819,12 @@ async function main() {
       for (let pending = 1; pending > 0; ) {
         pending = await db.tenantTransaction(b.org, async (tx) => {
           await compactCounts(tx, b.org, b.board);
+          await compactReport(tx, b.org, b.board);
           const [r] = await queryRows<{ n: number }>(
             tx,
-            sql`select count(*)::int as n from card_count_deltas where organization_id = ${b.org} and board_id = ${b.board}`,
+            sql`select (select count(*) from card_count_deltas where organization_id = ${b.org} and board_id = ${b.board})
+                + (select count(*) from card_report_deltas where organization_id = ${b.org} and board_id = ${b.board})
+                as n`,
           );
           return r.n;
         });

@@ -11,11 +11,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { databaseOptions, loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { runMaintenance } from '../src/platform/db/maintenance.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
-import { databaseOptions } from '../src/server.js';
 import { newTenant } from '../test/helpers/app.js';
 import { mulberry32, parseFlags, pick, weighted } from './lib.js';
 

@@ -1,3 +1,44 @@
+CREATE TABLE "calendar_connections" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "calendar_connections_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"provider" text DEFAULT 'caldav' NOT NULL,
+	"url" text NOT NULL,
+	"username" text NOT NULL,
+	"password_sealed" text NOT NULL,
+	"calendar_url" text NOT NULL,
+	"display_name" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "calendar_connections_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "calendar_connections_provider_check" CHECK (provider in ('caldav'))
+);
+--> statement-breakpoint
+CREATE TABLE "calendar_meetings" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "calendar_meetings_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"card_id" bigint NOT NULL,
+	"organizer_membership_id" bigint,
+	"uid" text NOT NULL,
+	"object_url" text NOT NULL,
+	"etag" text,
+	"sequence" integer DEFAULT 0 NOT NULL,
+	"title" text NOT NULL,
+	"description" text,
+	"location" text,
+	"starts_at" timestamp with time zone NOT NULL,
+	"ends_at" timestamp with time zone NOT NULL,
+	"attendees" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"status" text DEFAULT 'scheduled' NOT NULL,
+	"cancelled_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "calendar_meetings_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "calendar_meetings_status_check" CHECK (status in ('scheduled', 'cancelled'))
+);
+--> statement-breakpoint
 CREATE TABLE "board_members" (
 	"organization_id" bigint NOT NULL,
 	"board_id" bigint NOT NULL,
@@ -209,6 +250,38 @@ CREATE TABLE "card_files" (
 	CONSTRAINT "card_files_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_report_deltas" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "card_report_deltas_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_deltas_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_rollups" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"key" bigint NOT NULL,
+	"day" date NOT NULL,
+	"card_count" bigint NOT NULL,
+	"value_sum" numeric(20, 2) NOT NULL,
+	CONSTRAINT "card_report_rollups_organization_id_board_id_day_kind_key_pk" PRIMARY KEY("organization_id","board_id","day","kind","key")
+);
+--> statement-breakpoint
+CREATE TABLE "card_report_tombstones" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"day" date NOT NULL,
+	"value" numeric(14, 2) NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "card_tags" (
 	"organization_id" bigint NOT NULL,
 	"card_id" bigint NOT NULL,
@@ -320,6 +393,34 @@ CREATE TABLE "contacts" (
 	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "distribution_queue_members" (
+	"organization_id" bigint NOT NULL,
+	"queue_id" bigint NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"weight" integer DEFAULT 1 NOT NULL,
+	"active" boolean DEFAULT true NOT NULL,
+	"current_weight" integer DEFAULT 0 NOT NULL,
+	"assigned_count" integer DEFAULT 0 NOT NULL,
+	"last_assigned_at" timestamp with time zone,
+	CONSTRAINT "distribution_queue_members_organization_id_queue_id_membership_id_pk" PRIMARY KEY("organization_id","queue_id","membership_id"),
+	CONSTRAINT "distribution_queue_members_weight_check" CHECK (weight between 1 and 100)
+);
+--> statement-breakpoint
+CREATE TABLE "distribution_queues" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "distribution_queues_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"strategy" text NOT NULL,
+	"active" boolean DEFAULT true NOT NULL,
+	"last_membership_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "distribution_queues_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "distribution_queues_strategy_check" CHECK (strategy in ('round_robin', 'weighted', 'least_open'))
+);
+--> statement-breakpoint
 CREATE TABLE "email_assets" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "email_assets_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -395,6 +496,7 @@ CREATE TABLE "organizations" (
 	"name" text NOT NULL,
 	"slug" text NOT NULL,
 	"plan" text NOT NULL,
+	"time_zone" text DEFAULT 'America/Sao_Paulo' NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
@@ -506,6 +608,23 @@ CREATE TABLE "quotes" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "quotes_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
 	CONSTRAINT "quotes_status_check" CHECK (status in ('draft', 'sent', 'accepted', 'rejected', 'expired'))
+);
+--> statement-breakpoint
+CREATE TABLE "saved_filters" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "saved_filters_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"resource" text NOT NULL,
+	"board_id" bigint,
+	"query" jsonb NOT NULL,
+	"visibility" text NOT NULL,
+	"owner_membership_id" bigint NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "saved_filters_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "saved_filters_resource_check" CHECK (resource in ('cards', 'contacts', 'tasks')),
+	CONSTRAINT "saved_filters_visibility_check" CHECK (visibility in ('private', 'organization'))
 );
 --> statement-breakpoint
 CREATE TABLE "segment_links" (
@@ -627,6 +746,39 @@ CREATE TABLE "users" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "webhook_deliveries" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "webhook_deliveries_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"subscription_id" bigint NOT NULL,
+	"event_id" text NOT NULL,
+	"event_type" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_status_code" integer,
+	"last_error" text,
+	"delivered_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "webhook_deliveries_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "webhook_deliveries_status_check" CHECK (status in ('pending', 'delivered', 'failed'))
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_subscriptions" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "webhook_subscriptions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"url" text NOT NULL,
+	"events" text[] NOT NULL,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"secret_sealed" text NOT NULL,
+	"consecutive_failures" integer DEFAULT 0 NOT NULL,
+	"disabled_reason" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "webhook_subscriptions_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "audit_log" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "audit_log_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -636,6 +788,18 @@ CREATE TABLE "audit_log" (
 	"data" jsonb,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "audit_log_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "domain_events" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "domain_events_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"event_id" text NOT NULL,
+	"type" text NOT NULL,
+	"subject" text NOT NULL,
+	"data" jsonb NOT NULL,
+	"dispatched" boolean DEFAULT false NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "domain_events_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
 CREATE TABLE "idempotency_keys" (
@@ -658,6 +822,8 @@ CREATE TABLE "instance_secrets" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "calendar_connections" ADD CONSTRAINT "calendar_connections_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "calendar_meetings" ADD CONSTRAINT "calendar_meetings_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -680,11 +846,15 @@ ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organizat
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notifications" ADD CONSTRAINT "notifications_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_products" ADD CONSTRAINT "card_products_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "products" ADD CONSTRAINT "products_category_fk" FOREIGN KEY ("organization_id","category_id") REFERENCES "public"."product_categories"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quote_items" ADD CONSTRAINT "quote_items_quote_fk" FOREIGN KEY ("organization_id","quote_id") REFERENCES "public"."quotes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "saved_filters" ADD CONSTRAINT "saved_filters_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_segment_fk" FOREIGN KEY ("organization_id","segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "segment_links" ADD CONSTRAINT "segment_links_linked_fk" FOREIGN KEY ("organization_id","linked_segment_id") REFERENCES "public"."segments"("organization_id","id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_task_fk" FOREIGN KEY ("organization_id","task_id") REFERENCES "public"."tasks"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -694,6 +864,12 @@ ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "whatsapp_templates" ADD CONSTRAINT "whatsapp_templates_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_subscription_fk" FOREIGN KEY ("organization_id","subscription_id") REFERENCES "public"."webhook_subscriptions"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_connections_org_document_id_key" ON "calendar_connections" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_connections_org_membership_key" ON "calendar_connections" USING btree ("organization_id","membership_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_meetings_org_document_id_key" ON "calendar_meetings" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calendar_meetings_org_uid_key" ON "calendar_meetings" USING btree ("organization_id","uid");--> statement-breakpoint
+CREATE INDEX "calendar_meetings_org_card_idx" ON "calendar_meetings" USING btree ("organization_id","card_id","starts_at");--> statement-breakpoint
 CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_slug_key" ON "boards" USING btree ("organization_id","slug");--> statement-breakpoint
@@ -722,11 +898,13 @@ CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree
 CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "card_files_org_card_created_idx" ON "card_files" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
+CREATE INDEX "card_report_deltas_org_board_idx" ON "card_report_deltas" USING btree ("organization_id","board_id","day");--> statement-breakpoint
+CREATE INDEX "card_report_tombstones_org_card_idx" ON "card_report_tombstones" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "cards_org_board_phase_created_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST,"due_date","value","current_phase_entered_at");--> statement-breakpoint
-CREATE INDEX "cards_title_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "cards_text_trgm_idx" ON "cards" USING gin ("organization_id","board_id","title" gin_trgm_ops,"description" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "cards_org_board_due_idx" ON "cards" USING btree ("organization_id","board_id","due_date");--> statement-breakpoint
 CREATE INDEX "cards_org_board_phase_entered_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","current_phase_entered_at");--> statement-breakpoint
 CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","contact_id");--> statement-breakpoint
@@ -745,9 +923,12 @@ CREATE UNIQUE INDEX "contacts_org_cnpj_key" ON "contacts" USING btree ("organiza
 CREATE INDEX "contacts_org_email_idx" ON "contacts" USING btree ("organization_id","email");--> statement-breakpoint
 CREATE INDEX "contacts_org_owner_idx" ON "contacts" USING btree ("organization_id","owner_id");--> statement-breakpoint
 CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id","team_id");--> statement-breakpoint
-CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at");--> statement-breakpoint
-CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
+CREATE INDEX "contacts_text_trgm_idx" ON "contacts" USING gin ("organization_id","name" gin_trgm_ops,"email" gin_trgm_ops,"phone" gin_trgm_ops,"city" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -774,7 +955,7 @@ CREATE INDEX "card_products_org_product_idx" ON "card_products" USING btree ("or
 CREATE UNIQUE INDEX "products_org_document_id_key" ON "products" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "products_org_sku_key" ON "products" USING btree ("organization_id",lower("sku"));--> statement-breakpoint
 CREATE INDEX "products_org_category_idx" ON "products" USING btree ("organization_id","category_id");--> statement-breakpoint
-CREATE INDEX "products_org_name_idx" ON "products" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "products_org_name_idx" ON "products" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
 CREATE UNIQUE INDEX "quote_items_org_document_id_key" ON "quote_items" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "quote_items_org_quote_idx" ON "quote_items" USING btree ("organization_id","quote_id","position");--> statement-breakpoint
 CREATE INDEX "quote_items_org_product_idx" ON "quote_items" USING btree ("organization_id","product_id");--> statement-breakpoint
@@ -782,7 +963,10 @@ CREATE UNIQUE INDEX "quotes_org_document_id_key" ON "quotes" USING btree ("organ
 CREATE UNIQUE INDEX "quotes_org_number_key" ON "quotes" USING btree ("organization_id","number");--> statement-breakpoint
 CREATE INDEX "quotes_org_card_idx" ON "quotes" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "quotes_org_contact_idx" ON "quotes" USING btree ("organization_id","contact_id");--> statement-breakpoint
-CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "quotes_org_created_idx" ON "quotes" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "quotes_org_number_idx" ON "quotes" USING btree ("organization_id","number" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE UNIQUE INDEX "saved_filters_org_document_id_key" ON "saved_filters" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "saved_filters_org_resource_idx" ON "saved_filters" USING btree ("organization_id","resource","name");--> statement-breakpoint
 CREATE INDEX "segment_links_org_linked_idx" ON "segment_links" USING btree ("organization_id","linked_segment_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_document_id_key" ON "segments" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "segments_org_name_key" ON "segments" USING btree ("organization_id","name");--> statement-breakpoint
@@ -791,7 +975,7 @@ CREATE UNIQUE INDEX "tasks_org_document_id_key" ON "tasks" USING btree ("organiz
 CREATE UNIQUE INDEX "tasks_org_recurrence_occurrence_key" ON "tasks" USING btree ("organization_id","recurrence_parent_id","occurrence_number");--> statement-breakpoint
 CREATE INDEX "tasks_org_due_idx" ON "tasks" USING btree ("organization_id","due_date");--> statement-breakpoint
 CREATE INDEX "tasks_org_card_idx" ON "tasks" USING btree ("organization_id","card_id");--> statement-breakpoint
-CREATE INDEX "tasks_org_created_idx" ON "tasks" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "tasks_org_created_idx" ON "tasks" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_document_id_key" ON "team_members" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USING btree ("organization_id","team_id","membership_id");--> statement-breakpoint
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
@@ -806,6 +990,10 @@ CREATE INDEX "api_tokens_user_id_idx" ON "api_tokens" USING btree ("user_id");--
 CREATE UNIQUE INDEX "users_document_id_key" ON "users" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_username_key" ON "users" USING btree ("username");--> statement-breakpoint
+CREATE UNIQUE INDEX "webhook_deliveries_org_subscription_event_key" ON "webhook_deliveries" USING btree ("organization_id","subscription_id","event_id");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_org_pending_idx" ON "webhook_deliveries" USING btree ("organization_id","subscription_id","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "webhook_subscriptions_org_document_id_key" ON "webhook_subscriptions" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "audit_log_org_created_idx" ON "audit_log" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE INDEX "domain_events_org_pending_idx" ON "domain_events" USING btree ("organization_id","id") WHERE not dispatched;--> statement-breakpoint
 CREATE INDEX "idempotency_keys_lease_idx" ON "idempotency_keys" USING btree ("lease_token") WHERE status_code is null;--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");

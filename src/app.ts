@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
+import { agendaRoutes } from './modules/agenda/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
@@ -16,11 +18,13 @@ import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
 import { productCategoryRoutes } from './modules/product-categories/routes.js';
 import { productRoutes } from './modules/products/routes.js';
 import { quoteRoutes } from './modules/quotes/routes.js';
+import { savedFilterRoutes } from './modules/saved-filters/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
 import { userRoutes } from './modules/users/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
 import { sessionSigner } from './platform/auth/tokens.js';
 import type { Database } from './platform/db/client.js';
@@ -73,6 +77,10 @@ const areas = [
   emailTemplateRoutes,
   campaignRoutes,
   campaignPublicRoutes,
+  savedFilterRoutes,
+  distributionRoutes,
+  webhookRoutes,
+  agendaRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

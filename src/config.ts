@@ -73,23 +73,16 @@ const envObject = z.object({
   /** Timeout of each provider request (WhatsApp, SMS, SMTP), in milliseconds. */
   CRM_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**
-   * Hosts (names or IP addresses, comma list) that outbound requests to user-given URLs may reach even when
-   * they resolve to loopback, private, link-local or metadata addresses (tests set `127.0.0.1`).
+   * Hosts (names or IP addresses, comma-separated) that outbound calls to user-given URLs may reach even though
+   * they are loopback or private (DESIGN.md §11): e.g. an intranet CalDAV server; tests set `127.0.0.1`.
    */
-  CRM_OUTBOUND_ALLOWLIST: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  CRM_OUTBOUND_ALLOWLIST: z.string().optional(),
   /**
-   * AES-256-GCM key for secrets at rest (channel credentials): 32 bytes as base64 or hex, or any passphrase
-   * (hashed). Unset: generated once into `<CRM_DATA_DIR>/encryption.key`; set it when several hosts share a database.
+   * Key of the AES-256-GCM encryption of stored credentials (calendar passwords, provider tokens): 32 bytes as
+   * base64 or hex. Unset: a key generated once and kept in the database (instance_secrets) — set it in
+   * production so that a copy of the database alone does not reveal the credentials.
    */
-  CRM_ENCRYPTION_KEY: z.string().min(16).optional(),
+  CRM_ENCRYPTION_KEY: z.string().optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
   CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce
@@ -137,4 +130,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`Invalid configuration:\n${lines}`);
   }
   return { ...parsed.data, ...overrides };
+}
+
+/** Where the database is: PostgreSQL when DATABASE_URL is set, else the embedded one in the data dir. */
+export function databaseOptions(config: Config) {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: `${config.CRM_DATA_DIR}/db`,
+    poolSize: config.DATABASE_POOL_SIZE,
+  };
 }

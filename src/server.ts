@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { type Config, publicBaseUrl } from './config.js';
+import { type Config, databaseOptions, publicBaseUrl } from './config.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
@@ -13,14 +13,6 @@ export interface RunningServer {
   background: WorkerDeps;
   url: string;
   close(): Promise<void>;
-}
-
-export function databaseOptions(config: Config) {
-  return {
-    databaseUrl: config.DATABASE_URL,
-    dataDir: `${config.CRM_DATA_DIR}/db`,
-    poolSize: config.DATABASE_POOL_SIZE,
-  };
 }
 
 /** Opens and migrates the database, builds the app and listens. */

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
+import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
 import { createJobs, type Jobs } from './platform/jobs/jobs.js';
 import { createMailer, type Mailer, registerMailWorker } from './platform/mail/mailer.js';
@@ -19,6 +20,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
   await registerCampaignWorkers(deps);
+  await registerWebhookWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

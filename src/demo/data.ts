@@ -4,21 +4,7 @@
  * Nothing here touches the database; seed.ts writes it through the services.
  */
 
-/** mulberry32: a small, fast, seeded PRNG (uniform in [0, 1)). Deterministic across Node versions. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
-  return { next, int, pick };
-}
-export type Prng = ReturnType<typeof prng>;
+import type { Prng } from '../platform/random.js';
 
 function checkDigit(values: number[], weights: number[]): number {
   const rest = values.reduce((acc, v, i) => acc + v * weights[i], 0) % 11;

@@ -24,6 +24,7 @@ import { findUserByEmail } from '../modules/users/repo.js';
 import { register } from '../modules/users/service.js';
 import type { Tx } from '../platform/db/client.js';
 import type { AppDeps } from '../platform/deps.js';
+import { prng } from '../platform/random.js';
 import { planFeatures, type Role, type TenantContext } from '../platform/tenancy/context.js';
 import {
   DEMO_CATEGORIES,
@@ -33,7 +34,6 @@ import {
   type DemoDeal,
   demoContacts,
   demoDeals,
-  prng,
 } from './data.js';
 
 /** The board the demo is about; its existence marks a seeded demo (the seed commits all or nothing). */

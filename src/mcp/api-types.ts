@@ -3,6 +3,28 @@
  */
 
 export interface paths {
+  '/api/agenda/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your agenda: calendar events, scheduled campaigns, tasks and card due dates, merged
+     * @description BETA: Window `start`–`end` at most 62 days, end after start (400 otherwise). Calendar events come from your connected calendar (time-range REPORT, recurring events expanded in the window); tasks and cards are those you may see. When a source fails the others still answer: `meta.partial` is true and `meta.sourceErrors` says which and why — examine it before treating the list as complete.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listAgendaEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/local': {
     parameters: {
       query?: never;
@@ -127,6 +149,56 @@ export interface paths {
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['createCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/calendar-meetings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The card's meetings, cancelled ones included
+     * @description BETA: Meetings scheduled on the card, by start.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCardMeetings'];
+    put?: never;
+    /**
+     * Schedule a meeting on the card
+     * @description BETA: Writes the event to your connected calendar (CalDAV PUT) and e-mails each attendee an iTIP REQUEST invitation with an .ics; adds a system comment to the card. Changes your calendar and notifies people. No connected calendar → 422.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['scheduleCardMeeting'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/{cardId}/calendar-meetings/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Free slots in your calendar for a meeting on the card
+     * @description BETA: Slots of `durationMinutes` inside working hours (default 09:00–18:00 Mon–Fri) in `timeZone` (default: the organization’s timeZone), within the window (at most 62 days), not overlapping your busy events. Needs a connected calendar (422 otherwise).
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['findMeetingSlots'];
     delete?: never;
     options?: never;
     head?: never;
@@ -645,6 +717,90 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's calendar connection (0 or 1)
+     * @description BETA: Lists your own CalDAV connection; nobody sees another person’s, admins included.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCalendarConnections'];
+    put?: never;
+    /**
+     * Connect your calendar (CalDAV)
+     * @description BETA: Runs CalDAV discovery (well-known URL, principal, calendar home) with the credentials before saving; the password is stored encrypted and never returned. One per user: 409 when you already have one. Wrong credentials → 422; an unreachable server → 502; a private or loopback address → 400.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createCalendarConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-connections/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Disconnect your calendar
+     * @description BETA: Removes the connection and its stored password; meetings already made stay.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteCalendarConnection'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/calendar-meetings/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One meeting
+     * @description BETA: `{id}` is the meeting documentId, not the card’s. Cancelled meetings stay readable.
+     *
+     *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getCalendarMeeting'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel a meeting
+     * @description BETA: Only its organizer. Removes the event from the calendar, e-mails every attendee an iTIP CANCEL and keeps the meeting readable with status `cancelled`; adds a system comment to the card.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['cancelCalendarMeeting'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a meeting (raises SEQUENCE, re-invites)
+     * @description BETA: Only its organizer. Updates the calendar event with SEQUENCE + 1 and sends every attendee an updated iTIP REQUEST (removed attendees get a CANCEL); adds a system comment to the card.
+     *
+     *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    patch: operations['updateCalendarMeeting'];
     trace?: never;
   };
   '/api/campaigns': {
@@ -1197,6 +1353,68 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/distribution-queues': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List distribution queues
+     * @description Each queue assigns the new unassigned cards of its board to its active members.
+     *
+     *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listDistributionQueues'];
+    put?: never;
+    /**
+     * Create a distribution queue for a board (admin)
+     * @description From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
+     *
+     *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createDistributionQueue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/distribution-queues/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One distribution queue
+     * @description With each member's weight, state, assigned count and last assignment.
+     *
+     *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getDistributionQueue'];
+    /**
+     * Change a distribution queue (admin)
+     * @description Name, strategy, active, members (the list is replaced; those who stay keep their turn).
+     *
+     *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateDistributionQueue'];
+    post?: never;
+    /**
+     * Delete a distribution queue (admin)
+     * @description New cards of its board stay unassigned again; cards already assigned keep their assignees.
+     *
+     *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteDistributionQueue'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/email-assets': {
     parameters: {
       query?: never;
@@ -1601,6 +1819,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/organizations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One organization the user belongs to, with its settings (time zone)
+     * @description Token scope: `account:read`.
+     */
+    get: operations['getOrganization'];
+    /**
+     * Change the name or settings (time zone) of an organization (owner or admin)
+     * @description Token scope: `account:write`.
+     */
+    put: operations['updateOrganization'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/pdf-templates': {
     parameters: {
       query?: never;
@@ -1848,6 +2090,66 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/saved-filters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the saved filters you can use
+     * @description Organization-wide filters and your own private ones; `resource` narrows to one list.
+     *
+     *     Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listSavedFilters'];
+    put?: never;
+    /**
+     * Save a list query under a name
+     * @description The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createSavedFilter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/saved-filters/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One saved filter
+     * @description Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getSavedFilter'];
+    /**
+     * Rename a saved filter, change its query or visibility
+     * @description A private filter by its author; an organization-wide one by admins.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateSavedFilter'];
+    post?: never;
+    /**
+     * Delete a saved filter
+     * @description A private filter by its author; an organization-wide one by admins.
+     *
+     *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteSavedFilter'];
     options?: never;
     head?: never;
     patch?: never;
@@ -2361,6 +2663,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/webhook-subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhook subscriptions
+     * @description Organization admins only.
+     *
+     *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listWebhookSubscriptions'];
+    put?: never;
+    /**
+     * Subscribe a URL to events (the secret is shown once)
+     * @description Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; retried with exponential backoff, in order per subscription; the subscription is disabled after repeated failures. Organization admins only.
+     *
+     *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createWebhookSubscription'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhook-subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One webhook subscription
+     * @description Organization admins only.
+     *
+     *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getWebhookSubscription'];
+    /**
+     * Change a webhook subscription, or enable it again
+     * @description `enabled: true` re-enables one disabled after repeated failures. Organization admins only.
+     *
+     *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateWebhookSubscription'];
+    post?: never;
+    /**
+     * Delete a webhook subscription and its delivery log
+     * @description Organization admins only.
+     *
+     *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteWebhookSubscription'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhook-subscriptions/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The delivery log of a subscription, newest first
+     * @description Each event's status, attempts, last HTTP status or error, and the body sent. Organization admins only.
+     *
+     *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks/email-events/{channelId}': {
     parameters: {
       query?: never;
@@ -2423,6 +2809,21 @@ export interface components {
         name: string;
         slug: string;
       };
+    };
+    AgendaItem: {
+      allDay: boolean;
+      end: string;
+      /** @description stable per item: `<source>:<id>` (calendar instances add their start) */
+      id: string;
+      link: {
+        documentId: string;
+        /** @enum {string} */
+        type: 'task' | 'card' | 'campaign' | 'meeting';
+      } | null;
+      /** @enum {string} */
+      source: 'calendar' | 'campaigns' | 'tasks' | 'cards';
+      start: string;
+      title: string;
     };
     AllowedTransition: {
       allowed: boolean;
@@ -2589,6 +2990,50 @@ export interface components {
         slug: string;
       }[];
       taskStatuses: string[];
+    };
+    CalendarConnection: {
+      /** @description the calendar collection found by discovery */
+      calendarUrl: string;
+      createdAt: string;
+      displayName: string | null;
+      documentId: string;
+      /** @constant */
+      hasPassword: true;
+      membership: components['schemas']['MembershipRef'];
+      /** @constant */
+      provider: 'caldav';
+      updatedAt: string;
+      url: string;
+      username: string;
+    };
+    CalendarMeeting: {
+      attendees: {
+        email: string;
+        name: string | null;
+      }[];
+      board: {
+        documentId: string;
+      };
+      cancelledAt: string | null;
+      card: {
+        documentId: string;
+        title: string;
+      };
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      end: string;
+      location: string | null;
+      organizer: components['schemas']['MembershipRef'] | null;
+      /** @description iCalendar SEQUENCE: raised by each change */
+      sequence: number;
+      start: string;
+      /** @enum {string} */
+      status: 'scheduled' | 'cancelled';
+      title: string;
+      /** @description iCalendar UID */
+      uid: string;
+      updatedAt: string;
     };
     Campaign: {
       /** @enum {string} */
@@ -2853,6 +3298,31 @@ export interface components {
       name: string;
       phone: string | null;
     };
+    DistributionQueue: {
+      active: boolean;
+      board: {
+        documentId: string;
+        name: string;
+      };
+      createdAt: string;
+      documentId: string;
+      /** @description conversations of an inbox: when the inbox area exists */
+      inbox: null;
+      members: {
+        active: boolean;
+        /** @description cards this queue has assigned to them */
+        assignedCount: number;
+        lastAssignedAt: string | null;
+        membership: {
+          documentId: string;
+        };
+        weight: number;
+      }[];
+      name: string;
+      /** @enum {string} */
+      strategy: 'round_robin' | 'weighted' | 'least_open';
+      updatedAt: string;
+    };
     EmailAsset: {
       createdAt: string;
       documentId: string;
@@ -3094,6 +3564,8 @@ export interface components {
        */
       role: 'owner' | 'admin' | 'member' | 'viewer';
       slug: string;
+      /** @description IANA time zone of the organization: recurring tasks keep their local time in it */
+      timeZone: string;
       updatedAt: string;
     };
     PdfLayout: {
@@ -3549,6 +4021,30 @@ export interface components {
       unit: string | null;
       unitPrice: number;
     };
+    SavedFilter: {
+      board: {
+        documentId: string;
+        name: string;
+      } | null;
+      createdAt: string;
+      documentId: string;
+      name: string;
+      /** @description the author's membership */
+      owner: {
+        documentId: string;
+      } | null;
+      query: {
+        filters?: {
+          [key: string]: unknown;
+        };
+        sort?: unknown;
+      };
+      /** @enum {string} */
+      resource: 'cards' | 'contacts' | 'tasks';
+      updatedAt: string;
+      /** @enum {string} */
+      visibility: 'private' | 'organization';
+    };
     Segment: {
       active: boolean;
       /** @description contacts matching now (computed on every read) */
@@ -3761,6 +4257,45 @@ export interface components {
       email: string;
       username: string;
     };
+    WebhookDelivery: {
+      attempts: number;
+      createdAt: string;
+      deliveredAt: string | null;
+      /** @description the webhook-id header */
+      eventId: string;
+      eventType: string;
+      id: number;
+      lastError: string | null;
+      lastStatusCode: number | null;
+      /** @description when pending: the next attempt */
+      nextAttemptAt: string | null;
+      /** @description the body sent: { type, timestamp, data } */
+      payload: unknown;
+      /** @enum {string} */
+      status: 'pending' | 'delivered' | 'failed';
+    };
+    WebhookSubscription: {
+      consecutiveFailures: number;
+      createdAt: string;
+      disabledReason: string | null;
+      documentId: string;
+      enabled: boolean;
+      events: string[];
+      updatedAt: string;
+      url: string;
+    };
+    WebhookSubscriptionCreated: {
+      consecutiveFailures: number;
+      createdAt: string;
+      disabledReason: string | null;
+      documentId: string;
+      enabled: boolean;
+      events: string[];
+      /** @description `whsec_…`: shown once; verify `webhook-signature` with it */
+      secret: string;
+      updatedAt: string;
+      url: string;
+    };
     WhatsAppTemplate: {
       category: string;
       components: {
@@ -3783,6 +4318,111 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  listAgendaEvents: {
+    parameters: {
+      query?: {
+        /** @description window end (ISO 8601), after start, at most 62 days later; default start + 7 days */
+        end?: string;
+        /** @description comma list of calendar, campaigns, tasks, cards (default: all; calendar only when connected) */
+        sources?: string;
+        /** @description window start (ISO 8601); default now */
+        start?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AgendaItem'][];
+            meta: {
+              end: string;
+              /** @description true when a source failed: read sourceErrors before trusting the list */
+              partial: boolean;
+              sourceErrors: {
+                message: string;
+                /** @enum {string} */
+                source: 'calendar' | 'campaigns' | 'tasks' | 'cards';
+              }[];
+              /** @description the sources asked */
+              sources: ('calendar' | 'campaigns' | 'tasks' | 'cards')[];
+              start: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   login: {
     parameters: {
       query?: never;
@@ -4570,6 +5210,8 @@ export interface operations {
           | {
               [key: string]: unknown;
             };
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string
@@ -4749,6 +5391,364 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Card'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCardMeetings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CalendarMeeting'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  scheduleCardMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "title": "Proposal review",
+         *         "start": "2026-12-02T14:00:00Z",
+         *         "end": "2026-12-02T14:30:00Z",
+         *         "attendees": [
+         *           {
+         *             "email": "maria@example.com",
+         *             "name": "Maria"
+         *           }
+         *         ],
+         *         "location": "https://meet.example.com/abc"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /**
+             * @description each gets an iTIP REQUEST invitation (.ics) by e-mail
+             * @default []
+             */
+            attendees?: {
+              /** Format: email */
+              email: string;
+              name?: string | null;
+            }[];
+            description?: string | null;
+            /** Format: date-time */
+            end: string;
+            location?: string | null;
+            /** Format: date-time */
+            start: string;
+            title: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  findMeetingSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description card documentId */
+        cardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "start": "2026-12-01T00:00:00Z",
+         *       "end": "2026-12-05T00:00:00Z",
+         *       "durationMinutes": 30,
+         *       "timeZone": "Europe/Lisbon"
+         *     }
+         */
+        'application/json': {
+          durationMinutes: number;
+          /** Format: date-time */
+          end: string;
+          /** @description most slots returned (default 50) */
+          limit?: number;
+          /** Format: date-time */
+          start: string;
+          /** @description spacing of slot starts (default 30) */
+          stepMinutes?: number;
+          /** @description IANA time zone of the working hours, e.g. Europe/Lisbon (default: the organization's timeZone) */
+          timeZone?: string;
+          /** @description default 09:00–18:00, Monday to Friday, in timeZone */
+          workingHours?: {
+            /**
+             * @description ISO weekdays: 1 = Monday … 7 = Sunday
+             * @default [
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            days?: number[];
+            /** @default 18:00 */
+            end?: string;
+            /** @default 09:00 */
+            start?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description busy times found in the window */
+            busy: {
+              end: string;
+              start: string;
+            }[];
+            slots: {
+              end: string;
+              start: string;
+            }[];
+            timeZone: string;
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -9270,6 +10270,581 @@ export interface operations {
       };
     };
   };
+  listCalendarConnections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CalendarConnection'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createCalendarConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "provider": "caldav",
+         *         "url": "https://caldav.fastmail.com/",
+         *         "username": "ana@example.com",
+         *         "password": "app-password"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description write-only: an app password; stored encrypted, never returned */
+            password: string;
+            /**
+             * @description only caldav for now
+             * @default caldav
+             * @enum {string}
+             */
+            provider?: 'caldav';
+            /**
+             * Format: uri
+             * @description CalDAV server or calendar URL (e.g. https://caldav.fastmail.com/, https://cloud.example.com/remote.php/dav)
+             */
+            url: string;
+            username: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarConnection'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteCalendarConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateCalendarMeeting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "start": "2026-12-02T15:00:00Z",
+         *         "end": "2026-12-02T15:30:00Z"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description each gets an iTIP REQUEST invitation (.ics) by e-mail */
+            attendees?: {
+              /** Format: email */
+              email: string;
+              name?: string | null;
+            }[];
+            description?: string | null;
+            /** Format: date-time */
+            end?: string;
+            location?: string | null;
+            /** Format: date-time */
+            start?: string;
+            title?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CalendarMeeting'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listCampaigns: {
     parameters: {
       query?: {
@@ -11639,6 +13214,8 @@ export interface operations {
             };
         /** @description search in name, email, phone, cpf and cnpj (every word must match; masks are ignored) */
         q?: string;
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string
@@ -11798,7 +13375,7 @@ export interface operations {
             name: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -12013,7 +13590,7 @@ export interface operations {
             name?: string;
             /** @description membership documentId */
             owner?: string | null;
-            /** @description E.164 when the country is BR or the number starts with + (docs/contacts.md) */
+            /** @description stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md) */
             phone?: string | null;
             postal_code?: string | null;
             state?: string | null;
@@ -12860,6 +14437,567 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ContactMergeResult'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listDistributionQueues: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['DistributionQueue'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createDistributionQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "SDRs",
+         *         "board": "q8sf3qb2ch3wqzje8lu0xuxu",
+         *         "strategy": "weighted",
+         *         "members": [
+         *           {
+         *             "membership": "k3m0v9x2c8b7n6z5a4s3d2f1",
+         *             "weight": 2
+         *           },
+         *           {
+         *             "membership": "p0o9i8u7y6t5r4e3w2q1a2s3",
+         *             "weight": 1
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description default true */
+            active?: boolean;
+            /** @description board documentId: its new unassigned cards are assigned (one queue per board) */
+            board: string;
+            members: {
+              /** @description inactive members keep their place but get no cards (default true) */
+              active?: boolean;
+              /** @description membership documentId */
+              membership: string;
+              /** @description weighted strategy: share of cards (default 1) */
+              weight?: number;
+            }[];
+            name: string;
+            /**
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @enum {string}
+             */
+            strategy: 'round_robin' | 'weighted' | 'least_open';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DistributionQueue'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDistributionQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DistributionQueue'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateDistributionQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "strategy": "round_robin",
+         *         "active": true
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description the board is fixed; members, when sent, replace the list (running turns are kept for those who stay) */
+          data: {
+            /** @description default true */
+            active?: boolean;
+            members?: {
+              /** @description inactive members keep their place but get no cards (default true) */
+              active?: boolean;
+              /** @description membership documentId */
+              membership: string;
+              /** @description weighted strategy: share of cards (default 1) */
+              weight?: number;
+            }[];
+            name?: string;
+            /**
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @enum {string}
+             */
+            strategy?: 'round_robin' | 'weighted' | 'least_open';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DistributionQueue'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteDistributionQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -15555,10 +17693,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Acme Vendas",
+         *         "slug": "acme",
+         *         "timeZone": "America/Sao_Paulo"
+         *       }
+         *     }
+         */
         'application/json': {
           data: {
             name: string;
             slug?: string;
+            /** @description IANA time zone of the organization (default America/Sao_Paulo): recurring tasks keep their local time in it */
+            timeZone?: string;
           };
         };
       };
@@ -15566,6 +17715,195 @@ export interface operations {
     responses: {
       /** @description Default Response */
       201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "timeZone": "Europe/Lisbon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            name?: string;
+            /** @description IANA time zone of the organization (default America/Sao_Paulo): recurring tasks keep their local time in it */
+            timeZone?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
         headers: {
           [name: string]: unknown;
         };
@@ -17973,6 +20311,610 @@ export interface operations {
       };
     };
   };
+  listSavedFilters: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description only the filters of this list */
+        resource?: 'cards' | 'contacts' | 'tasks';
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['SavedFilter'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Propostas acima de 10 mil",
+         *         "resource": "cards",
+         *         "board": "q8sf3qb2ch3wqzje8lu0xuxu",
+         *         "query": {
+         *           "filters": {
+         *             "currentPhase": {
+         *               "slug": {
+         *                 "$eq": "proposta"
+         *               }
+         *             },
+         *             "value": {
+         *               "$gte": 10000
+         *             }
+         *           },
+         *           "sort": "value:desc"
+         *         },
+         *         "visibility": "organization"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description board documentId: required for cards (its fields decide what the query may name), else null */
+            board?: string | null;
+            name: string;
+            /** @description `{ filters, sort }` exactly as the list route takes them in its query string */
+            query: {
+              /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+              filters?: {
+                [key: string]: unknown;
+              };
+              /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+              sort?:
+                | string
+                | (
+                    | string
+                    | {
+                        [key: string]: string;
+                      }
+                  )[]
+                | {
+                    [key: string]:
+                      | string
+                      | {
+                          [key: string]: string;
+                        };
+                  };
+            };
+            /**
+             * @description the list it filters
+             * @enum {string}
+             */
+            resource: 'cards' | 'contacts' | 'tasks';
+            /**
+             * @description default private
+             * @enum {string}
+             */
+            visibility?: 'private' | 'organization';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Leads de São Paulo",
+         *         "query": {
+         *           "filters": {
+         *             "city": {
+         *               "$eq": "São Paulo"
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description resource and board are fixed at creation */
+          data: {
+            name?: string;
+            /** @description `{ filters, sort }` exactly as the list route takes them in its query string */
+            query?: {
+              /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+              filters?: {
+                [key: string]: unknown;
+              };
+              /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+              sort?:
+                | string
+                | (
+                    | string
+                    | {
+                        [key: string]: string;
+                      }
+                  )[]
+                | {
+                    [key: string]:
+                      | string
+                      | {
+                          [key: string]: string;
+                        };
+                  };
+            };
+            /**
+             * @description private: only its author; organization: every member (made and changed by admins)
+             * @enum {string}
+             */
+            visibility?: 'private' | 'organization';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SavedFilter'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteSavedFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listSegments: {
     parameters: {
       query?: {
@@ -19333,6 +22275,8 @@ export interface operations {
           | {
               [key: string]: unknown;
             };
+        /** @description documentId of a saved filter of this list (GET /saved-filters): its filters are ANDed with `filters`; its sort applies when `sort` is absent */
+        savedFilter?: string;
         /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
         sort?:
           | string
@@ -19482,6 +22426,7 @@ export interface operations {
              */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
             /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
              * @default none
              * @enum {string}
              */
@@ -19693,7 +22638,10 @@ export interface operations {
             name?: string;
             /** @enum {string} */
             priority?: 'low' | 'medium' | 'high' | 'urgent';
-            /** @enum {string} */
+            /**
+             * @description next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)
+             * @enum {string}
+             */
             recurrence?: 'none' | 'daily' | 'weekly' | 'monthly';
             recurrenceInterval?: number;
             /** @description one of the card's board `taskStatuses` (without a card: pending, in-progress, completed, cancelled) */
@@ -21109,13 +24057,13 @@ export interface operations {
           'text/html': components['schemas']['Error'];
         };
       };
-      /** @description Default Response */
+      /** @description Not found */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/html': string;
+          'text/html': components['schemas']['Error'];
         };
       };
       /** @description Business rule failed */
@@ -21203,13 +24151,13 @@ export interface operations {
           'text/html': components['schemas']['Error'];
         };
       };
-      /** @description Default Response */
+      /** @description Not found */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/html': string;
+          'text/html': components['schemas']['Error'];
         };
       };
       /** @description Business rule failed */
@@ -21606,6 +24554,675 @@ export interface operations {
             /** @enum {boolean} */
             deleted: true;
             documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookSubscriptions: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['WebhookSubscription'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWebhookSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "url": "https://hooks.example.com/crm",
+         *         "events": [
+         *           "card.created",
+         *           "card.phase_changed",
+         *           "card.won"
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description default true */
+            enabled?: boolean;
+            /** @description event types to receive, or `*` for all */
+            events: (
+              | 'card.created'
+              | 'card.updated'
+              | 'card.phase_changed'
+              | 'card.won'
+              | 'card.lost'
+              | 'card.deleted'
+              | 'contact.created'
+              | 'contact.updated'
+              | 'task.completed'
+              | '*'
+            )[];
+            /**
+             * Format: uri
+             * @description the receiver; private, loopback, link-local and metadata addresses are refused when delivering
+             */
+            url: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSubscriptionCreated'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhookSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSubscription'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateWebhookSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "enabled": true
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description `enabled: true` re-enables a subscription disabled after repeated failures (pending deliveries resume) */
+          data: {
+            /** @description default true */
+            enabled?: boolean;
+            /** @description event types to receive, or `*` for all */
+            events?: (
+              | 'card.created'
+              | 'card.updated'
+              | 'card.phase_changed'
+              | 'card.won'
+              | 'card.lost'
+              | 'card.deleted'
+              | 'contact.created'
+              | 'contact.updated'
+              | 'task.completed'
+              | '*'
+            )[];
+            /**
+             * Format: uri
+             * @description the receiver; private, loopback, link-local and metadata addresses are refused when delivering
+             */
+            url?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSubscription'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWebhookSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listDeliveries: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        status?: 'pending' | 'delivered' | 'failed';
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['WebhookDelivery'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
           };
         };
       };

@@ -29,7 +29,7 @@ export async function startMessaging(
     CRM_WHATSAPP_API_URL: wa.url,
     CRM_SMS_API_URL: tw.url,
     SMTP_URL: smtp.url,
-    CRM_OUTBOUND_ALLOWLIST: ['127.0.0.1'] as unknown as Config['CRM_OUTBOUND_ALLOWLIST'],
+    CRM_OUTBOUND_ALLOWLIST: '127.0.0.1',
     CRM_PROVIDER_TIMEOUT_MS: 3000,
     CRM_JOBS_POLL_SECONDS: 0.5,
     PUBLIC_URL: 'http://crm.test',

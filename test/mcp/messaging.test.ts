@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
 import { setOrganizationPlan } from '../../src/modules/organizations/repo.js';
 import type { Database } from '../../src/platform/db/client.js';
 import { getApp, testConfig } from '../helpers/app.js';
@@ -22,7 +21,7 @@ beforeAll(async () => {
     CRM_DATA_DIR: 'memory://',
     CRM_WHATSAPP_API_URL: wa.url,
     SMTP_URL: smtp.url,
-    CRM_OUTBOUND_ALLOWLIST: ['127.0.0.1'] as unknown as Config['CRM_OUTBOUND_ALLOWLIST'],
+    CRM_OUTBOUND_ALLOWLIST: '127.0.0.1',
   });
   // The worker's shared database (also on PGlite), so the test can change an organization's plan.
   db = (await getApp()).db;

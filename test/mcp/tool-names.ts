@@ -54,6 +54,12 @@ export const TOOL_NAMES = [
   'crm.list_chat_channels',
   'crm.get_chat_channel_health',
   'crm.list_board_chat_channels',
+  'crm.list_agenda_events',
+  'crm.list_card_meetings',
+  'crm.find_meeting_slots',
+  'crm.schedule_card_meeting',
+  'crm.update_card_meeting',
+  'crm.cancel_card_meeting',
 ];
 
 /** Tools that only read: no confirmation, readOnlyHint. */
@@ -86,4 +92,7 @@ export const READ_TOOLS = new Set([
   'crm.list_chat_channels',
   'crm.get_chat_channel_health',
   'crm.list_board_chat_channels',
+  'crm.list_agenda_events',
+  'crm.list_card_meetings',
+  'crm.find_meeting_slots',
 ]);

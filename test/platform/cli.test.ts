@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,6 +210,14 @@ describe('crm CLI', () => {
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('invalid organization (slug: lowercase letters, digits and dashes)');
+    const zone = await crm(
+      ['org', 'create', 'good-slug', '--owner', 'x@example.test', '--time-zone', 'Mars/Olympus'],
+      {
+        CRM_DATA_DIR: tempDir(),
+      },
+    );
+    expect(zone.code).toBe(2);
+    expect(zone.stderr).toContain('invalid organization (timeZone:');
   });
 
   test('CRM_PROCESSES > 1 on the embedded database is a clear usage error', async () => {
@@ -221,5 +229,16 @@ describe('crm CLI', () => {
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('needs PostgreSQL');
+  });
+
+  test('the entry point loads only argument parsing and configuration; each verb imports its own code', () => {
+    const source = readFileSync(join(import.meta.dirname, '../../src/cli.ts'), 'utf8');
+    const staticImports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(staticImports.filter((m) => !m.startsWith('node:')).sort()).toEqual([
+      './cli/usage.js',
+      './config.js',
+    ]);
+    expect(source).toContain("await import('./cli/serve.js')");
+    expect(source).toContain("await import('./cli/admin.js')");
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
@@ -42,5 +42,13 @@ describe('README, architecture page and CI script', () => {
     ];
     expect(steps.every((i) => i >= 0)).toBe(true);
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
+  });
+
+  test('the contract ships in docs/spec and equals the team copy beside the checkout when there is one', () => {
+    const shipped = read('docs/spec/crm-service-interface.md');
+    expect(shipped).toMatch(/^# /);
+    expect(read('README.md')).toContain('](docs/spec/crm-service-interface.md)');
+    const team = join(root, '../shared/spec/crm-service-interface.md');
+    if (existsSync(team)) expect(shipped).toBe(readFileSync(team, 'utf8'));
   });
 });

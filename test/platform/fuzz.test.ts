@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { prng, type Prng as Rng } from '../../src/platform/random.js';
 import { getApp, newTenant } from '../helpers/app.js';
 import { type HttpMethod, openApiDocument } from '../helpers/openapi.js';
 
@@ -11,22 +12,6 @@ import { type HttpMethod, openApiDocument } from '../helpers/openapi.js';
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
-
-/** mulberry32: small, fast, seedable. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(list: readonly T[]): T => list[int(list.length)];
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
 
 interface Operation {
   method: HttpMethod;
@@ -80,7 +65,7 @@ const nested = (depth: number, leaf: unknown = 1): unknown => {
 };
 
 function hostileValue(rng: Rng, depth = 0): unknown {
-  switch (rng.int(24)) {
+  switch (rng.below(24)) {
     case 0:
       return 'a\u0000b';
     case 1:
@@ -141,14 +126,14 @@ function hostileValue(rng: Rng, depth = 0): unknown {
     case 21:
       return rng.pick(['a@b', 'not-an-email', 'x'.repeat(250) + '@example.com']);
     case 22:
-      return rng.int(1000);
+      return rng.below(1000);
     default:
-      return `s${rng.int(1e6)}`;
+      return `s${rng.below(1e6)}`;
   }
 }
 
 function hostileBody(rng: Rng, op: Operation): { payload?: string; contentType?: string } {
-  const roll = rng.int(20);
+  const roll = rng.below(20);
   if (roll === 0) return { payload: '{"data": ', contentType: 'application/json' };
   if (roll === 1) return { payload: '', contentType: 'application/json' };
   if (roll === 2) return { payload: 'a=1&b=2', contentType: 'application/x-www-form-urlencoded' };
@@ -205,7 +190,7 @@ const idValues = [
 
 function hostileQuery(rng: Rng, op: Operation): string {
   const parts: string[] = [];
-  const n = rng.int(4);
+  const n = rng.below(4);
   for (let i = 0; i < n; i++) {
     const known = op.query.length && rng.chance(0.6) ? rng.pick(op.query) : null;
     const key =

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import { queryRows } from '../../src/platform/db/client.js';
+import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { getApp, newTenant } from '../helpers/app.js';
 
 /** Tenant isolation enforced by the database itself (DESIGN.md §4), on whichever backend runs the suite. */
@@ -102,6 +103,22 @@ describe('row-level security', () => {
     for (const t of tables) {
       expect(t, t.relname).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true, policies: 1 });
     }
+  });
+
+  test('a start with nothing new skips the migration, yet a policy dropped by hand is put back', async () => {
+    const { db } = await getApp();
+    const [state] = await queryRows<{ fingerprint: string }>(
+      db.system,
+      sql`select fingerprint from crm_schema_state where id = 1`,
+    );
+    expect(state.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    await db.system.execute(sql`alter table tags no force row level security`);
+    await migrateDatabase(db);
+    const [tags] = await queryRows<{ forced: boolean }>(
+      db.system,
+      sql`select relforcerowsecurity as forced from pg_class where relname = 'tags'`,
+    );
+    expect(tags.forced).toBe(true);
   });
 
   test('organization_id leads the primary key and every index of tenant tables', async () => {

@@ -54,7 +54,9 @@ const fields = {
   recurrence: z
     .enum(RECURRENCES)
     .optional()
-    .describe('none (default), daily, weekly or monthly: completing the task creates the next occurrence'),
+    .describe(
+      "none (default), daily, weekly or monthly: completing the task creates the next occurrence, at the same local time in the organization's time zone; monthly keeps the day of month, clamped to the month's end (31 Jan → 28 Feb → 31 Mar)",
+    ),
   recurrenceInterval: z
     .number()
     .int()

@@ -325,6 +325,8 @@ export interface StructureRows {
   phases: PhaseRow[];
   fields: FieldRow[];
   tags: TagRow[];
+  /** The boards' field conditions, ordered like listConditions (per board): card writes need them. */
+  conditions: ConditionRow[];
 }
 
 /**
@@ -332,7 +334,7 @@ export interface StructureRows {
  * listFields and listTags order it, with the same values (a `json_agg` per table, mapped back to rows).
  */
 export async function listStructure(tx: Executor, orgId: number, boardIds: number[]): Promise<StructureRows> {
-  if (boardIds.length === 0) return { phases: [], fields: [], tags: [] };
+  if (boardIds.length === 0) return { phases: [], fields: [], tags: [], conditions: [] };
   const [row] = await preparedRows<Record<keyof StructureRows, Record<string, unknown>[]>>(
     tx,
     sql`select
@@ -341,12 +343,15 @@ export async function listStructure(tx: Executor, orgId: number, boardIds: numbe
       (select coalesce(json_agg(f order by f."order", f.id), '[]') from field_definitions f
         where f.organization_id = ${orgId} and f.board_id = any(${sql.param(boardIds)}::bigint[])) as fields,
       (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
-        where t.organization_id = ${orgId} and t.board_id = any(${sql.param(boardIds)}::bigint[])) as tags`,
+        where t.organization_id = ${orgId} and t.board_id = any(${sql.param(boardIds)}::bigint[])) as tags,
+      (select coalesce(json_agg(c order by c.board_id, c."order", c.id), '[]') from field_conditions c
+        where c.organization_id = ${orgId} and c.board_id = any(${sql.param(boardIds)}::bigint[])) as conditions`,
   );
   return {
     phases: rowsFromJson(phases, row.phases),
     fields: rowsFromJson(fieldDefinitions, row.fields),
     tags: rowsFromJson(tags, row.tags),
+    conditions: rowsFromJson(fieldConditions, row.conditions),
   };
 }
 

@@ -7,6 +7,7 @@ import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy
 import { deleteBoardCounts } from '../cards/counts.js';
 import { removingFiles } from '../cards/files.js';
 import { deleteBoardFiles } from '../cards/repo.js';
+import { deleteBoardRollups } from '../cards/report-rollups.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { slugify } from '../organizations/service.js';
 import {
@@ -306,6 +307,7 @@ export async function deleteBoard(ctx: TenantContext, config: Config, documentId
       doomed.push(...(await deleteBoardFiles(tx, ctx.orgId, board.id)));
       await repo.deleteBoard(tx, ctx.orgId, board.id);
       await deleteBoardCounts(tx, ctx.orgId, board.id);
+      await deleteBoardRollups(tx, ctx.orgId, board.id);
       await audit(tx, ctx, 'board.deleted', board.documentId, { name: board.name, slug: board.slug });
       return { documentId: board.documentId, deleted: true as const };
     }),

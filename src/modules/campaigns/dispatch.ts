@@ -5,7 +5,13 @@ import { queryRows } from '../../platform/db/client.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import type { WorkerDeps } from '../../workers.js';
-import { type ChannelProvider, channelProvider, channelRate } from '../channels/credentials.js';
+import {
+  type ChannelKit,
+  type ChannelProvider,
+  channelProvider,
+  channelRate,
+  lazyChannelKit,
+} from '../channels/credentials.js';
 import * as channelsRepo from '../channels/repo.js';
 import * as contactsRepo from '../contacts/repo.js';
 import { type RenderContext, renderEmail, renderString } from '../email-templates/render.js';
@@ -216,6 +222,7 @@ async function loadSendContext(
   orgId: number,
   campaign: repo.CampaignRow,
   signer: TrackingSigner,
+  kit: ChannelKit,
 ) {
   const channel = (await channelsRepo.findChannelById(tx, orgId, campaign.channelId))!;
   const org = await findOrganizationById(tx, orgId);
@@ -225,7 +232,7 @@ async function loadSendContext(
     ctx: {
       orgId,
       campaign,
-      provider: channelProvider(deps.config, channel),
+      provider: channelProvider(kit, channel),
       emailTemplate: campaign.emailTemplateId
         ? await emailRepo.findTemplateById(tx, orgId, campaign.emailTemplateId)
         : undefined,
@@ -253,7 +260,7 @@ async function finish(deps: WorkerDeps, orgId: number, campaignId: number) {
 }
 
 /** One dispatcher slice: claim, wait for the channel's slot, send, settle; until done, paused or the slice ends. */
-export async function dispatchCampaign(deps: WorkerDeps, job: CampaignJob) {
+export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: CampaignJob) {
   const { orgId, campaignId } = job;
   const lease = leaseSeconds(deps.config.CRM_PROVIDER_TIMEOUT_MS);
   const until = Date.now() + SLICE_MS;
@@ -264,7 +271,7 @@ export async function dispatchCampaign(deps: WorkerDeps, job: CampaignJob) {
       const campaign = await repo.campaignById(tx, orgId, campaignId);
       if (campaign?.status !== 'processing') return { stop: true as const };
       await repo.failInterrupted(tx, orgId, campaignId, lease);
-      const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer);
+      const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer, kit);
       const rate = channelRate(channel);
       const batch = await repo.claimBatch(tx, orgId, campaignId, Math.max(1, Math.min(MAX_BATCH, rate)));
       await repo.updateCampaign(tx, orgId, campaignId, { heartbeatAt: new Date() });
@@ -315,6 +322,7 @@ export async function dispatchCampaign(deps: WorkerDeps, job: CampaignJob) {
 }
 
 export async function registerCampaignWorkers(deps: WorkerDeps) {
+  const kit = lazyChannelKit(deps.config, deps.db);
   await deps.jobs.work<CampaignJob>(campaignStartQueue, async ({ orgId, campaignId }) => {
     await deps.db.tenantTransaction(orgId, async (tx) => {
       const c = await repo.campaignById(tx, orgId, campaignId, true);
@@ -323,7 +331,9 @@ export async function registerCampaignWorkers(deps: WorkerDeps) {
       await startInTx(deps, tx, orgId, c);
     });
   });
-  await deps.jobs.work<CampaignJob>(campaignDispatchQueue, (job) => dispatchCampaign(deps, job));
+  await deps.jobs.work<CampaignJob>(campaignDispatchQueue, async (job) =>
+    dispatchCampaign(deps, await kit(), job),
+  );
   // Restarts dispatchers that died (kill -9, lost job) and starts scheduled campaigns whose start job was lost.
   await deps.jobs.every(campaignWatchdogQueue, 10, async () => {
     const lease = leaseSeconds(deps.config.CRM_PROVIDER_TIMEOUT_MS);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
+import { lazyChannelKit } from '../channels/credentials.js';
 import * as pub from './public.js';
 import { emailEvents, eventsResult } from './schema.js';
 
@@ -27,6 +28,7 @@ const page = (title: string, body: string) =>
  * parses JSON itself and keeps the bytes; it also takes the form body of RFC 8058 one-click unsubscribes.
  */
 export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  const kit = lazyChannelKit(deps.config, deps.db);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     req.rawBody = body;
@@ -157,7 +159,7 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
     async (req) =>
       pub.emailEvents(
         deps.db,
-        deps.config,
+        await kit(),
         req.params.channelId,
         req.rawBody ?? Buffer.alloc(0),
         req.headers['x-crm-signature'],
@@ -188,7 +190,7 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
     async (req, reply) => {
       const challenge = await pub.whatsappHandshake(
         deps.db,
-        deps.config,
+        await kit(),
         req.params.channelId,
         req.query['hub.mode'],
         req.query['hub.verify_token'],
@@ -217,7 +219,7 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
     async (req) =>
       pub.whatsappEvents(
         deps.db,
-        deps.config,
+        await kit(),
         req.params.channelId,
         req.rawBody ?? Buffer.alloc(0),
         req.headers['x-hub-signature-256'],

@@ -1,9 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
-import { openCredentials } from '../channels/credentials.js';
+import { type ChannelKit, openCredentials } from '../channels/credentials.js';
 import * as channelsRepo from '../channels/repo.js';
 import { chatChannels } from '../channels/table.js';
 import * as repo from './repo.js';
@@ -84,14 +83,14 @@ const bareId = (id: string) => id.trim().replace(/^<|>$/g, '');
 /** POST /webhooks/email-events/{channelId}: HMAC-SHA256 of the raw body with the channel's webhook secret. */
 export async function emailEvents(
   db: Database,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   raw: Buffer,
   signature: string | undefined,
   events: EmailEvent[],
 ) {
   const channel = await channelForWebhook(db, channelId, 'email');
-  const creds = openCredentials<{ webhookSecret?: string }>(config, channel);
+  const creds = openCredentials<{ webhookSecret?: string }>(kit, channel);
   checkSignature(creds?.webhookSecret, raw, signature);
   const orgId = channel.organizationId;
   return db.tenantTransaction(orgId, async (tx) => {
@@ -121,14 +120,14 @@ export async function emailEvents(
 /** GET /webhooks/whatsapp/{channelId}: the hub.challenge handshake with the channel's verify token. */
 export async function whatsappHandshake(
   db: Database,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   mode: string | undefined,
   token: string | undefined,
   challenge: string | undefined,
 ) {
   const channel = await channelForWebhook(db, channelId, 'whatsapp');
-  const creds = openCredentials<{ verifyToken?: string }>(config, channel);
+  const creds = openCredentials<{ verifyToken?: string }>(kit, channel);
   const ok =
     mode === 'subscribe' &&
     token !== undefined &&
@@ -161,13 +160,13 @@ interface WhatsAppWebhook {
  */
 export async function whatsappEvents(
   db: Database,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   raw: Buffer,
   signature: string | undefined,
 ) {
   const channel = await channelForWebhook(db, channelId, 'whatsapp');
-  const creds = openCredentials<{ appSecret?: string }>(config, channel);
+  const creds = openCredentials<{ appSecret?: string }>(kit, channel);
   checkSignature(creds?.appSecret, raw, signature);
   let body: WhatsAppWebhook;
   try {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import type { StatsOptions } from './repo.js';
+import { compactReport } from './report-rollups.js';
 
 /**
  * Card counts per board, phase and UTC due day (tables in table.ts): the card list's total and stats without
@@ -216,7 +217,11 @@ export async function foldAllCounts(ex: Executor): Promise<number> {
  * written to but never listed in full does not pile them up either.
  */
 export async function foldSometimes(tx: Tx, orgId: number, boardId: number, random = Math.random) {
-  if (random() * COMPACT_AFTER < 1) await compactCounts(tx, orgId, boardId);
+  if (random() * COMPACT_AFTER < 1) {
+    await compactCounts(tx, orgId, boardId);
+    // The report's rollups (report-rollups.ts) pile up the same way.
+    await compactReport(tx, orgId, boardId);
+  }
 }
 
 const lockKey = (boardId: number) => sql`(${boardId}::bigint % 2147483647)::int`;

@@ -1,4 +1,5 @@
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
+import { normalizePhone } from '../../platform/phones.js';
 import type { FieldOption, FieldType } from '../boards/table.js';
 import { parseCnpj, parseCpf } from '../contacts/documents.js';
 
@@ -25,7 +26,6 @@ const emailPattern =
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 const dateTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 const timePattern = /^([01]\d|2[0-3]):([0-5]\d)(:([0-5]\d))?$/;
-const phonePattern = /^\+?[\d\s().-]+$/;
 
 /** Longest text each textual type keeps. */
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
@@ -110,11 +110,9 @@ const validators: Record<FieldType, (raw: unknown, field: FieldShape) => FieldCh
   },
   phone: (raw) => {
     if (typeof raw !== 'string') return fail('must be a string');
-    const v = raw.trim();
-    const digits = v.replace(/\D/g, '').length;
-    return phonePattern.test(v) && digits >= 7 && digits <= 15
-      ? ok(v)
-      : fail('must be a phone number of 7 to 15 digits (optionally +, spaces, dashes, dots, parentheses)');
+    // Same rule as contacts (src/platform/phones.ts): E.164, national numbers read as Brazilian.
+    const res = normalizePhone(raw);
+    return res.ok ? ok(res.phone) : fail(res.message);
   },
   number: (raw) => {
     const n = toNumber(raw);

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../../platform/http/list-query.js';
 import { hasOwnKey } from '../../platform/http/own.js';
+import { normalizePhone } from '../../platform/phones.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { contactModel } from '../contacts/repo.js';
 import { membershipModel } from '../organizations/repo.js';
@@ -81,6 +82,10 @@ export function cardModelFor(structure: BoardStructure): QueryModel {
       fields: (node, alias, path) => compileFieldsMap(structure, node, alias, path),
     },
     privateFields: ['id', 'organizationId', 'boardId', 'currentPhaseId', 'contactId', 'tracking'],
+    unknownFieldHint: (name) =>
+      structure.fieldsBySlug.has(name)
+        ? `${name} is a field of this board: filter it as filters[fields][${name}][$eq]=… (or filters[fieldData][field]=${name}&filters[fieldData][val]=…)`
+        : undefined,
     populate: CARD_POPULATE,
     // fieldData (the raw form) only on request; the rest is the spec's card shape.
     defaultPopulate: CARD_POPULATE.filter((p) => p !== 'fieldData'),
@@ -170,6 +175,12 @@ function containsValue(field: FieldStructure, alias: string, raw: unknown, path:
   if (field.type === 'multiselect') return doc([s]);
   if (field.type === 'file') return doc([{ documentId: s }]);
   if (field.type === 'card_link') return sql`(${doc(s)} or ${doc([s])})`;
+  if (field.type === 'phone') {
+    // Phones are stored in E.164 (src/platform/phones.ts): `(11) 8765-4321` finds +551187654321; values
+    // written before the rule (kept as sent) still match as written.
+    const phone = normalizePhone(s);
+    if (phone.ok && phone.phone !== s) return sql`(${doc(phone.phone)} or ${doc(s)})`;
+  }
   return doc(s);
 }
 

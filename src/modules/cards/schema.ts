@@ -4,6 +4,7 @@ import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { fieldOutputShape } from '../boards/schema.js';
 import { contactRef } from '../contacts/schema.js';
+import { savedFilterParam } from '../saved-filters/schema.js';
 import { CONTENT_FORMATS, CREATION_SOURCES, DUE_DATE_SOURCES, TRACKING_KEYS } from './table.js';
 
 const documentIdOrSlug = z.string().trim().min(1).max(100);
@@ -49,6 +50,7 @@ export const moveInput = z.strictObject({
 
 export const cardListQuery = z.strictObject({
   ...listQueryShape,
+  savedFilter: savedFilterParam,
   stats: z.enum(['true', 'false']).optional().describe('CardStats in meta.stats (default true)'),
   statsTodayStart: isoDateTime
     .optional()

@@ -13,7 +13,7 @@ import {
   windowPage,
 } from '../../platform/http/list-query.js';
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
-import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { iso, isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
   assembleStructure,
@@ -27,10 +27,13 @@ import {
 import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
+import { nextAssignee } from '../distribution/assign.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
 import { countsOf, foldSometimes } from './counts.js';
+import { cardChanged, cardCreated, cardDeleted } from './events.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -47,6 +50,7 @@ import {
 import { removingFiles } from './files.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
+import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
 import type { Tracking } from './table.js';
 
@@ -70,8 +74,16 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
 /** The board's structure around a board row already read (loadBoardStructure would read the board again). */
 async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
   const rows = await boardsRepo.listStructure(tx, orgId, [board.id]);
-  return assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  const structure = assembleStructure(board, rows.phases, rows.fields, rows.tags);
+  boardConditions.set(structure, rows.conditions);
+  return structure;
 }
+
+/** The field conditions read with a structure (same statement), so card writes need no read of their own. */
+const boardConditions = new WeakMap<BoardStructure, boardsRepo.ConditionRow[]>();
+
+const conditionsOf = async (tx: Tx, orgId: number, structure: BoardStructure) =>
+  boardConditions.get(structure) ?? boardsRepo.listConditions(tx, orgId, structure.board.id);
 
 const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
 
@@ -103,11 +115,17 @@ async function presentCards(
   rows: repo.CardRow[],
   withFieldData: boolean,
 ): Promise<Card[]> {
-  const relations = await repo.relationsByCard(
-    tx,
-    orgId,
-    rows.map((r) => r.id),
-  );
+  const known = rows.map((r) => justCreated.get(r));
+  const relations = known.every((k) => k !== undefined)
+    ? {
+        assignees: new Map<number, MembershipRef[]>(),
+        tagIds: new Map(rows.map((r, i) => [r.id, known[i]!.tagIds])),
+      }
+    : await repo.relationsByCard(
+        tx,
+        orgId,
+        rows.map((r) => r.id),
+      );
   const contacts = await contactRefsByIds(
     tx,
     orgId,
@@ -150,6 +168,12 @@ async function presentCards(
   });
 }
 
+/**
+ * Cards this request just created without assignees: their relations are known (their tags, ascending, as
+ * relationsByCard orders them), so the response needs no read-back.
+ */
+const justCreated = new WeakMap<repo.CardRow, { tagIds: number[] }>();
+
 async function presentCard(
   tx: Tx,
   orgId: number,
@@ -164,9 +188,10 @@ async function presentCard(
 // ---- reading
 
 export async function listCards(ctx: TenantContext, boardId: string, query: CardListQuery) {
-  const { stats, statsTodayStart, ...listQuery } = query;
+  const { stats, statsTodayStart, savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
+    const listQuery = await withSavedFilter(tx, ctx, 'cards', savedFilter, requested, scope.access.board.id);
     const pinned = pinnedPhase(scope.structure, listQuery.filters);
     const compiled = compileListQuery(cardModelFor(scope.structure), listQuery);
     // A pinned phase is also said as `current_phase_id = <id>`: the planner then walks that phase's own
@@ -315,7 +340,7 @@ async function createCardIn(
 ) {
   const errors: FieldError[] = [];
   const orgId = actor.orgId;
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const phase = input.currentPhase ? findPhase(structure, input.currentPhase) : structure.entryPhase;
   if (input.currentPhase && !phase)
     errors.push(unknownPhase(['currentPhase'], input.currentPhase, structure));
@@ -338,38 +363,52 @@ async function createCardIn(
   const assigneeIds = input.assignees ? await resolveAssignees(tx, orgId, input.assignees, errors) : [];
   const contactId = input.contact ? await resolveContact(tx, orgId, input.contact, errors) : null;
   if (errors.length) throw validationError(summarise(errors), errors);
+  // A card created unassigned goes to the board's distribution queue, if it has one (docs/distribution.md).
+  if (assigneeIds.length === 0) {
+    const queued = await nextAssignee(tx, orgId, structure.board.id);
+    if (queued !== undefined) assigneeIds.push(queued);
+  }
 
   const now = new Date();
   const phaseDue = input.dueDate ? undefined : dueFromPhase(structure, phase, now);
-  const row = await repo.insertCard(tx, orgId, structure.board.id, {
-    title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
-    description: input.description ?? null,
-    value: input.value ?? 0,
-    dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
-    dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
-    currentPhaseId: phase?.id ?? null,
-    currentPhaseEnteredAt: now,
-    contactId,
-    creationSource: opts.source,
-    tracking: opts.tracking ?? {},
-    fields: values,
-  });
+  // The card, its assignees, tags and history comment: one statement (the counts and report rollups follow
+  // from the tables' statement triggers).
+  const row = await repo.insertCardWithLinks(
+    tx,
+    orgId,
+    structure.board.id,
+    {
+      title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
+      description: input.description ?? null,
+      value: input.value ?? 0,
+      dueDate: input.dueDate ? new Date(input.dueDate) : (phaseDue ?? null),
+      dueDateSource: input.dueDate ? 'manual' : phaseDue ? 'phase' : null,
+      currentPhaseId: phase?.id ?? null,
+      currentPhaseEnteredAt: now,
+      contactId,
+      creationSource: opts.source,
+      tracking: opts.tracking ?? {},
+      fields: values,
+    },
+    {
+      assigneeIds,
+      tagIds,
+      history: system(
+        0,
+        actor,
+        'card_created',
+        `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
+        {
+          phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
+          creationSource: opts.source,
+        },
+      ),
+    },
+  );
+  if (assigneeIds.length === 0) justCreated.set(row, { tagIds: [...new Set(tagIds)].sort((a, b) => a - b) });
+  await cardCreated(tx, orgId, structure, row);
   await foldSometimes(tx, orgId, structure.board.id);
   await repo.attachFiles(tx, orgId, row.id, merged.attach);
-  await repo.addAssignees(tx, orgId, row.id, assigneeIds);
-  await repo.addTags(tx, orgId, row.id, tagIds);
-  await repo.insertComments(tx, orgId, [
-    system(
-      row.id,
-      actor,
-      'card_created',
-      `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
-      {
-        phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
-        creationSource: opts.source,
-      },
-    ),
-  ]);
   if (contactId !== null && actor.ctx)
     await recordContactActivity(
       tx,
@@ -470,7 +509,7 @@ async function applyUpdate(
 ): Promise<repo.CardRow> {
   const orgId = actor.orgId;
   const errors: FieldError[] = [];
-  const rules = await boardsRepo.listConditions(tx, orgId, structure.board.id);
+  const rules = await conditionsOf(tx, orgId, structure);
   const current = row.fields as StoredFields;
   const merged = await mergeFieldWrites(tx, orgId, structure, current, input.fields ?? {}, errors, {
     cardId: row.id,
@@ -545,10 +584,12 @@ async function applyUpdate(
     );
   }
   let moved: PhaseStructure | undefined;
+  let movedFrom: PhaseStructure | undefined;
   if (target && target.id !== row.currentPhaseId) {
     Object.assign(values, checkMove(structure, rules, row, merged.next, target));
     moved = target;
     const from = row.currentPhaseId === null ? undefined : structure.phasesById.get(row.currentPhaseId);
+    movedFrom = from;
     note('phase_changed', `Moved from ${from?.name ?? '(no phase)'} to ${target.name}`, {
       from: from ? { documentId: from.documentId, name: from.name } : null,
       to: { documentId: target.documentId, name: target.name },
@@ -561,6 +602,15 @@ async function applyUpdate(
   const updated = history.length ? await repo.updateCard(tx, orgId, row.id, values) : row;
   if (history.length) await foldSometimes(tx, orgId, row.boardId);
   await repo.insertComments(tx, orgId, history);
+  if (history.length)
+    await cardChanged(
+      tx,
+      orgId,
+      structure,
+      updated,
+      history.map((h) => h.activityType ?? 'updated'),
+      moved ? { from: movedFrom, to: moved } : undefined,
+    );
   if (moved && updated.contactId !== null && actor.ctx)
     await recordOutcome(tx, actor.ctx, structure, updated, moved);
   return updated;
@@ -699,6 +749,7 @@ export async function deleteCard(ctx: TenantContext, config: Config, boardId: st
       await requireCardEdit(tx, ctx, scope.access, row.id);
       doomed.push(...(await repo.deleteCardFiles(tx, ctx.orgId, row.id)));
       await repo.deleteCard(tx, ctx.orgId, row.id);
+      await cardDeleted(tx, ctx.orgId, scope.structure, row);
       await foldSometimes(tx, ctx.orgId, row.boardId);
       await audit(tx, ctx, 'card.deleted', row.documentId, {
         title: row.title,
@@ -907,6 +958,8 @@ export async function boardReport(
     };
     const { wonPhaseId, lostPhaseId } = structure.settings;
     const rows = await repo.boardReport(tx, s, wonPhaseId, lostPhaseId);
+    const pending = rows.find((r) => r.kind === 'pending');
+    if (pending && pending.count > REPORT_COMPACT_AFTER) await compactReport(tx, ctx.orgId, s.boardId);
     const of = (kind: repo.ReportRow['kind']) => rows.filter((r) => r.kind === kind);
     const one = (kind: repo.ReportRow['kind']) => of(kind)[0];
     const byPhase = of('phase').map((r) => ({ phaseId: r.key, count: r.count, value: r.value }));

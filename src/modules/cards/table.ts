@@ -93,8 +93,17 @@ export const cards = pgTable(
       t.value,
       t.currentPhaseEnteredAt,
     ),
-    // `title $containsi` (ILIKE, texticlike marked LEAKPROOF by migrate.ts so RLS lets it use the index).
-    index('cards_title_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
+    // `$contains`/`$containsi` (LIKE/ILIKE, marked LEAKPROOF by migrate.ts so RLS lets them use the index) on
+    // the card's searchable text: the count is a bitmap scan of this index; the page an ordered walk of the
+    // created index that stops when full, or this index plus a top-N sort when the match is rare (the
+    // planner's choice, docs/performance.md). One multicolumn GIN: a condition on any column uses it.
+    index('cards_text_trgm_idx').using(
+      'gin',
+      t.organizationId,
+      t.boardId,
+      t.title.op('gin_trgm_ops'),
+      t.description.op('gin_trgm_ops'),
+    ),
     index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
     // The SLA part of a phase's stats: cards that entered the phase within its SLA (a short recent range).
     index('cards_org_board_phase_entered_idx').on(
@@ -269,4 +278,61 @@ export const cardCountDeltas = pgTable(
     primaryKey({ columns: [t.organizationId, t.id] }),
     index('card_count_deltas_org_board_idx').on(t.organizationId, t.boardId, t.phaseId),
   ],
+);
+
+/**
+ * The board report's rollups (report-rollups.ts, docs/cards.md): card count and value sum per board, dimension
+ * and UTC created day. `kind`: `p` phase (key = phase id, 0 = none), `a` assignee (key = membership id), `A`
+ * cards with at least one assignee (key 0), `t` tag (key = tag id), `T` cards with at least one tag (key 0).
+ * Maintained like the card counts: statement triggers on `cards`, `card_assignees` and `card_tags` only INSERT
+ * grouped deltas; readers fold them. The true rollup is always `card_report_rollups + card_report_deltas`.
+ */
+const reportColumns = () => ({
+  boardId: bigint('board_id', { mode: 'number' }).notNull(),
+  kind: text('kind').notNull(),
+  key: bigint('key', { mode: 'number' }).notNull(),
+  day: date('day', { mode: 'string' }).notNull(),
+  cardCount: bigint('card_count', { mode: 'number' }).notNull(),
+  valueSum: numeric('value_sum', { precision: 20, scale: 2, mode: 'number' }).notNull(),
+});
+
+export const cardReportRollups = pgTable(
+  'card_report_rollups',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    ...reportColumns(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.boardId, t.day, t.kind, t.key] })],
+);
+
+export const cardReportDeltas = pgTable(
+  'card_report_deltas',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    ...reportColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index('card_report_deltas_org_board_idx').on(t.organizationId, t.boardId, t.day),
+  ],
+);
+
+/**
+ * Cards deleted by a statement, with what their links counted with (board, created day, value): a card's
+ * DELETE cascades to its assignee and tag rows, whose statement triggers fire after the cards' own, when the
+ * card row is gone; they read the card from here. Only read within the deleting statement; the maintenance
+ * removes rows older than an hour (report-rollups.ts).
+ */
+export const cardReportTombstones = pgTable(
+  'card_report_tombstones',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    cardId: bigint('card_id', { mode: 'number' }).notNull(),
+    boardId: bigint('board_id', { mode: 'number' }).notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    value: numeric('value', { precision: 14, scale: 2, mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('card_report_tombstones_org_card_idx').on(t.organizationId, t.cardId)],
 );

@@ -1,9 +1,10 @@
 import type { Config } from '../../config.js';
+import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { type EmailProvider, emailProvider } from '../../platform/providers/email/client.js';
 import { type SmsProvider, smsProvider } from '../../platform/providers/sms/client.js';
 import { type WhatsAppProvider, whatsappProvider } from '../../platform/providers/whatsapp/client.js';
-import { encryptionKey, openSecret, sealSecret } from '../../platform/secrets/encryption.js';
+import { type SecretBox, secretBox } from '../../platform/secrets/encryption.js';
 import type {
   EmailCredentialsInput,
   EmailSettings,
@@ -26,20 +27,44 @@ export interface ChannelSecretRow {
 const aad = (row: Pick<ChannelSecretRow, 'organizationId' | 'documentId'>) =>
   `org:${row.organizationId}:chat_channel:${row.documentId}`;
 
+/**
+ * The kit of a process, made on first use (not when routes register: generating the OpenAPI document builds
+ * the app without a database). Await it before opening a transaction.
+ */
+export function lazyChannelKit(config: Config, db: Database): () => Promise<ChannelKit> {
+  let kit: Promise<ChannelKit> | undefined;
+  return () => {
+    kit ??= secretBox(config, db).then((box) => ({ config, box }));
+    kit.catch(() => {
+      kit = undefined;
+    });
+    return kit;
+  };
+}
+
+/**
+ * What channel code needs to reach providers: the configuration and the process's secret box (obtained once,
+ * outside any transaction: on PGlite its first use reads the instance key over the one connection).
+ */
+export interface ChannelKit {
+  config: Config;
+  box: SecretBox;
+}
+
 export function sealCredentials(
-  config: Config,
+  kit: ChannelKit,
   row: Pick<ChannelSecretRow, 'organizationId' | 'documentId'>,
   value: Record<string, unknown>,
 ) {
-  return sealSecret(encryptionKey(config), aad(row), value);
+  return kit.box.encrypt(JSON.stringify(value), aad(row));
 }
 
 export function openCredentials<T = Record<string, unknown>>(
-  config: Config,
+  kit: ChannelKit,
   row: ChannelSecretRow,
 ): T | null {
   if (!row.credentials) return null;
-  return openSecret<T>(encryptionKey(config), aad(row), row.credentials);
+  return JSON.parse(kit.box.decrypt(row.credentials, aad(row))) as T;
 }
 
 const missing = (row: ChannelSecretRow) =>
@@ -62,8 +87,9 @@ export type ChannelProvider =
   | { type: 'sms'; settings: SmsSettings; credentials: SmsCredentialsInput; client: SmsProvider };
 
 /** The provider client of a channel, its secrets opened. */
-export function channelProvider(config: Config, row: ChannelSecretRow): ChannelProvider {
-  const creds = openCredentials<any>(config, row);
+export function channelProvider(kit: ChannelKit, row: ChannelSecretRow): ChannelProvider {
+  const { config } = kit;
+  const creds = openCredentials<any>(kit, row);
   switch (row.type) {
     case 'whatsapp': {
       if (!creds) throw missing(row);

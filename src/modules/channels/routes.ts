@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { lazyChannelKit } from './credentials.js';
 import {
   boardChannels,
   boardChannelsInput,
@@ -16,6 +17,7 @@ import * as service from './service.js';
 const tags = ['Channels'];
 
 export const channelRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  const kit = lazyChannelKit(deps.config, deps.db);
   app.get(
     '/chat-channels',
     {
@@ -77,7 +79,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await service.createChannel(req.tenant, deps.config, req.body.data)),
+      reply.code(201).send(await service.createChannel(req.tenant, await kit(), req.body.data)),
   );
 
   app.put(
@@ -94,7 +96,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         response: { 200: channel },
       },
     },
-    async (req) => service.updateChannel(req.tenant, deps.config, req.params.id, req.body.data),
+    async (req) => service.updateChannel(req.tenant, await kit(), req.params.id, req.body.data),
   );
 
   app.delete(
@@ -125,7 +127,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         response: { 200: channelHealth },
       },
     },
-    async (req) => service.channelHealth(req.tenant, deps.config, req.params.id),
+    async (req) => service.channelHealth(req.tenant, await kit(), req.params.id),
   );
 
   app.get(

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
@@ -15,7 +14,7 @@ import {
   type TenantContext,
 } from '../../platform/tenancy/context.js';
 import { loadBoardForConfigure, loadBoardForRead } from '../boards/access.js';
-import { channelProvider, openCredentials, sealCredentials } from './credentials.js';
+import { type ChannelKit, channelProvider, openCredentials, sealCredentials } from './credentials.js';
 import * as repo from './repo.js';
 import {
   type Channel,
@@ -111,7 +110,7 @@ function checkCredentials(type: ChannelType, value: Record<string, unknown>) {
   return parseFor(credentialsByType[type], value, 'credentials') as Record<string, unknown>;
 }
 
-export async function createChannel(ctx: TenantContext, config: Config, input: ChannelInput) {
+export async function createChannel(ctx: TenantContext, kit: ChannelKit, input: ChannelInput) {
   requireChannelsFeature(ctx);
   requireRole(ctx, 'admin');
   const settings = parseFor(settingsByType[input.type], input.settings, 'settings');
@@ -129,7 +128,7 @@ export async function createChannel(ctx: TenantContext, config: Config, input: C
   return ctx.transaction(async (tx) => {
     const documentId = newDocumentId();
     const sealed = credentials
-      ? sealCredentials(config, { organizationId: ctx.orgId, documentId }, credentials)
+      ? sealCredentials(kit, { organizationId: ctx.orgId, documentId }, credentials)
       : null;
     const row = await repo
       .insertChannel(tx, ctx.orgId, {
@@ -149,7 +148,7 @@ export async function createChannel(ctx: TenantContext, config: Config, input: C
 
 export async function updateChannel(
   ctx: TenantContext,
-  config: Config,
+  kit: ChannelKit,
   documentId: string,
   input: ChannelUpdate,
 ) {
@@ -163,9 +162,9 @@ export async function updateChannel(
     if (input.settings !== undefined)
       patch.settings = parseFor(settingsByType[row.type], { ...row.settings, ...input.settings }, 'settings');
     if (input.credentials !== undefined) {
-      const current = openCredentials(config, row) ?? {};
+      const current = openCredentials(kit, row) ?? {};
       const merged = checkCredentials(row.type, { ...current, ...input.credentials });
-      patch.credentials = sealCredentials(config, row, merged);
+      patch.credentials = sealCredentials(kit, row, merged);
     }
     await repo.updateChannel(tx, ctx.orgId, row.id, patch).catch(onUnique('name'));
     // Which keys changed, never their values.
@@ -196,14 +195,14 @@ export async function deleteChannel(ctx: TenantContext, documentId: string) {
 }
 
 /** A real provider call: the number's fields (WhatsApp), the account (SMS), EHLO (SMTP). */
-export async function channelHealth(ctx: TenantContext, config: Config, documentId: string) {
+export async function channelHealth(ctx: TenantContext, kit: ChannelKit, documentId: string) {
   requireChannelsFeature(ctx);
   const row = await ctx.transaction((tx) => findChannelOr404(tx, ctx, documentId));
   const started = performance.now();
   let message: string;
   let status: 'ok' | 'error' = 'ok';
   try {
-    const p = channelProvider(config, row);
+    const p = channelProvider(kit, row);
     if (p.type === 'whatsapp') {
       const h = await p.client.health();
       message = `WhatsApp number ${h.displayPhoneNumber ?? p.settings.phoneNumberId} reachable (quality ${h.qualityRating ?? 'unknown'})`;

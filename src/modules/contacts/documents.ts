@@ -33,40 +33,4 @@ export function parseCnpj(input: string): string | null {
   return d1 === values[12] && d2 === values[13] ? bare : null;
 }
 
-const BRAZIL = new Set(['br', 'bra', 'brasil', 'brazil']);
-
-export function isBrazil(country: string | null | undefined): boolean {
-  return !!country && BRAZIL.has(country.trim().toLowerCase());
-}
-
-export type PhoneResult = { ok: true; phone: string } | { ok: false; message: string };
-
-/**
- * E.164 when the country is known: a leading `+` (international form), or a Brazilian contact
- * (country BR/Brasil/Brazil) written nationally (DDD + number, optional trunk 0 / carrier code).
- * Otherwise the number is kept as sent (trimmed, inner whitespace collapsed).
- */
-export function normalizePhone(input: string, country: string | null | undefined): PhoneResult {
-  const raw = input.trim().replace(/\s+/g, ' ');
-  if (!/^[+\d\s().-]+$/.test(raw))
-    return { ok: false, message: 'a phone number has only digits, +, spaces, ()-.' };
-  let digits = raw.replace(/\D/g, '');
-  if (raw.startsWith('+') || raw.startsWith('00')) {
-    if (raw.startsWith('00')) digits = digits.slice(2);
-    if (digits.length < 8 || digits.length > 15 || digits.startsWith('0'))
-      return { ok: false, message: 'an international number has 8 to 15 digits after the country code +' };
-    return { ok: true, phone: `+${digits}` };
-  }
-  if (isBrazil(country)) {
-    if (/^0\d{2}\d{10,11}$/.test(digits))
-      digits = digits.slice(3); // 0 + carrier code + DDD + number
-    else if (/^0\d{10,11}$/.test(digits))
-      digits = digits.slice(1); // trunk 0 + DDD + number
-    else if (/^55\d{10,11}$/.test(digits)) digits = digits.slice(2);
-    if (!/^[1-9][1-9]\d{8,9}$/.test(digits))
-      return { ok: false, message: 'a Brazilian number is DDD + 8 or 9 digits, e.g. (11) 98765-4321' };
-    return { ok: true, phone: `+55${digits}` };
-  }
-  if (digits.length < 3) return { ok: false, message: 'a phone number needs at least 3 digits' };
-  return { ok: true, phone: raw };
-}
+// Phones: src/platform/phones.ts (libphonenumber-js), shared with contact import and phone-type card fields.

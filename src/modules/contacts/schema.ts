@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listQueryShape } from '../../platform/http/list-query.js';
 import { membershipRef } from '../../platform/http/schemas.js';
+import { savedFilterParam } from '../saved-filters/schema.js';
 import { parseCnpj, parseCpf } from './documents.js';
 import { CONTACT_TYPES } from './query-model.js';
 import { searchTerms } from './search.js';
@@ -74,7 +75,9 @@ const contactFields = {
     .transform((v) => (v ? v : v === undefined ? undefined : null))
     .pipe(z.email().nullish())
     .describe('stored trimmed and lowercased'),
-  phone: text(40).describe('E.164 when the country is BR or the number starts with + (docs/contacts.md)'),
+  phone: text(40).describe(
+    'stored in E.164: national numbers are read in the contact country (Brazil by default), e.g. (11) 98765-4321 → +5511987654321 (docs/contacts.md)',
+  ),
   contact_type: z.enum(CONTACT_TYPES),
   cpf: taxId('CPF', parseCpf),
   cnpj: taxId('CNPJ', parseCnpj),
@@ -139,6 +142,7 @@ export type Contact = z.infer<typeof contact>;
 
 export const contactListQuery = z.strictObject({
   ...listQueryShape,
+  savedFilter: savedFilterParam,
   q: z
     .string()
     .trim()

@@ -1,13 +1,15 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { normalizePhone } from '../../platform/phones.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
-import { normalizePhone } from './documents.js';
 import { activityModel, contactModel } from './query-model.js';
 import * as repo from './repo.js';
 import type {
@@ -199,9 +201,12 @@ export async function recordContactActivity(
 }
 
 export async function listContacts(ctx: TenantContext, query: ContactListQuery) {
-  const { q, ...listQuery } = query;
-  const list = compileListQuery(contactModel, listQuery);
+  const { q, savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
+    const list = compileListQuery(
+      contactModel,
+      await withSavedFilter(tx, ctx, 'contacts', savedFilter, requested),
+    );
     const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q);
     return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
   });
@@ -238,7 +243,9 @@ export async function createContact(ctx: TenantContext, input: ContactCreate) {
       },
       ...(await ownerTeamEntries(tx, ctx, row.id, { ownerId: null, teamId: null }, row)),
     ]);
-    return toContact(tx, ctx.orgId, row);
+    const contact = await toContact(tx, ctx.orgId, row);
+    await recordEvent(tx, ctx.orgId, 'contact.created', `contact:${row.documentId}`, { contact });
+    return contact;
   });
 }
 
@@ -262,6 +269,15 @@ export async function updateContact(ctx: TenantContext, documentId: string, inpu
     if (changed.length === 0) return toContact(tx, ctx.orgId, row);
     if (changed.includes('ownerId')) values.ownedAt = values.ownerId ? new Date() : null;
     const updated = await repo.updateContact(tx, ctx.orgId, row.id, values).catch(uniqueTaxIds);
+    await recordEvent(tx, ctx.orgId, 'contact.updated', `contact:${row.documentId}`, {
+      contact: {
+        documentId: updated.documentId,
+        name: updated.name,
+        email: updated.email,
+        phone: updated.phone,
+      },
+      changes: changed.map(apiName),
+    });
     const fields = changed.filter((k) => k !== 'ownerId' && k !== 'teamId').map(apiName);
     await repo.insertActivities(tx, ctx.orgId, [
       ...(fields.length

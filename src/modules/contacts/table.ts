@@ -50,8 +50,25 @@ export const contacts = pgTable(
     index('contacts_org_email_idx').on(t.organizationId, t.email),
     index('contacts_org_owner_idx').on(t.organizationId, t.ownerId),
     index('contacts_org_team_idx').on(t.organizationId, t.teamId),
-    index('contacts_org_created_idx').on(t.organizationId, t.createdAt),
-    index('contacts_org_name_idx').on(t.organizationId, t.name),
+    // The list's default order, exactly (`created_at DESC NULLS LAST, id DESC`: docs/performance.md): a page is an
+    // index walk that stops when full; scanned backwards it serves `createdAt:asc` (ASC NULLS FIRST, id ASC) too.
+    index('contacts_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
+    // `sort=name:asc` (ASC NULLS FIRST, id ASC) exactly; backwards, name:desc.
+    index('contacts_org_name_idx').on(t.organizationId, t.name.asc().nullsFirst(), t.id.asc()),
+    // `$contains`/`$containsi` on the searchable text columns (LIKE/ILIKE, LEAKPROOF: migrate.ts): the count a
+    // bitmap scan of this index, the page an ordered walk of the created index (docs/performance.md).
+    index('contacts_text_trgm_idx').using(
+      'gin',
+      t.organizationId,
+      t.name.op('gin_trgm_ops'),
+      t.email.op('gin_trgm_ops'),
+      t.phone.op('gin_trgm_ops'),
+      t.city.op('gin_trgm_ops'),
+    ),
     index('contacts_search_idx').using('gin', t.organizationId, t.searchText.op('gin_trgm_ops')),
   ],
 );

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
+import { lazyChannelKit } from '../channels/credentials.js';
 import {
   asset,
   assetInput,
@@ -22,6 +23,7 @@ import * as service from './service.js';
 const tags = ['E-mail templates'];
 
 export const emailTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  const kit = lazyChannelKit(deps.config, deps.db);
   app.get(
     '/email-templates',
     {
@@ -136,7 +138,7 @@ export const emailTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
       },
     },
     async (req, reply) =>
-      reply.code(202).send(await service.testSend(req.tenant, deps.config, req.params.id, req.body)),
+      reply.code(202).send(await service.testSend(req.tenant, await kit(), req.params.id, req.body)),
   );
 
   app.get(

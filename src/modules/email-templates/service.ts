@@ -8,7 +8,7 @@ import { isoRequired } from '../../platform/http/schemas.js';
 import { emailProvider } from '../../platform/providers/email/client.js';
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { channelProvider } from '../channels/credentials.js';
+import { type ChannelKit, channelProvider } from '../channels/credentials.js';
 import { findChannelOr404 } from '../channels/service.js';
 import * as contactsRepo from '../contacts/repo.js';
 import { findOrganizationById } from '../organizations/repo.js';
@@ -165,12 +165,13 @@ export async function previewTemplate(
 /** A real message to one address, ignoring the suppression list (spec tool rule 7); rate-limited by the route. */
 export async function testSend(
   ctx: TenantContext,
-  config: Config,
+  kit: ChannelKit,
   documentId: string,
   input: { to: string; channel?: string; contact?: string; variables?: Record<string, unknown> },
 ) {
   requireEmailFeatures(ctx);
   requireRole(ctx, 'admin');
+  const { config } = kit;
   const { message, channel } = await ctx.transaction(async (tx) => {
     const row = await findTemplateOr404(tx, ctx.orgId, documentId);
     const channel = input.channel ? await findChannelOr404(tx, ctx, input.channel) : undefined;
@@ -185,7 +186,7 @@ export async function testSend(
     await audit(tx, ctx, 'email_template.test_sent', documentId, { to: input.to });
     return { message, channel };
   });
-  const provider = channel ? channelProvider(config, channel) : undefined;
+  const provider = channel ? channelProvider(kit, channel) : undefined;
   const from =
     provider?.type === 'email'
       ? `"${provider.settings.fromName.replace(/"/g, '')}" <${provider.settings.fromAddress}>`

@@ -34,7 +34,10 @@ const userModel: QueryModel = {
   privateFields: ['password', 'passwordHash', 'resetPasswordToken', 'confirmationToken'],
 };
 
-export async function insertOrganization(tx: Executor, input: { name: string; slug: string; plan: string }) {
+export async function insertOrganization(
+  tx: Executor,
+  input: { name: string; slug: string; plan: string; timeZone?: string },
+) {
   const [row] = await tx
     .insert(organizations)
     .values({ ...input, documentId: newDocumentId() })
@@ -50,6 +53,7 @@ export async function listUserOrganizations(ex: Executor, userId: number, offset
       name: organizations.name,
       slug: organizations.slug,
       plan: organizations.plan,
+      timeZone: organizations.timeZone,
       createdAt: organizations.createdAt,
       updatedAt: organizations.updatedAt,
       role: memberships.role,
@@ -70,6 +74,42 @@ export async function listUserOrganizations(ex: Executor, userId: number, offset
 export async function findOrganizationById(ex: Executor, id: number) {
   const [row] = await ex.select().from(organizations).where(eq(organizations.id, id));
   return row;
+}
+
+/** An organization by documentId with the user's role in it; undefined when the user is not a member. */
+export async function findUserOrganization(ex: Executor, userId: number, documentId: string, lock = false) {
+  const q = ex
+    .select({ org: organizations, role: memberships.role })
+    .from(organizations)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.organizationId, organizations.id), eq(memberships.userId, userId)),
+    )
+    .where(eq(organizations.documentId, documentId));
+  const [row] = lock ? await q.for('update', { of: organizations }) : await q;
+  return row;
+}
+
+export async function updateOrganization(
+  ex: Executor,
+  id: number,
+  values: { name?: string; timeZone?: string },
+) {
+  const [row] = await ex
+    .update(organizations)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(organizations.id, id))
+    .returning();
+  return row;
+}
+
+/** The IANA time zone the organization's calendar runs in (task recurrence). */
+export async function organizationTimeZone(ex: Executor, id: number) {
+  const [row] = await ex
+    .select({ timeZone: organizations.timeZone })
+    .from(organizations)
+    .where(eq(organizations.id, id));
+  return row?.timeZone;
 }
 
 export async function findOrganizationBySlug(ex: Executor, slug: string) {

@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { membership, membershipUpdate, organization, organizationInput } from './schema.js';
+import {
+  membership,
+  membershipUpdate,
+  organization,
+  organizationInput,
+  organizationUpdate,
+} from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Organizations'];
@@ -29,7 +35,9 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         summary: 'Create an organization; the caller becomes its owner',
-        body: dataBody(organizationInput),
+        body: dataBody(organizationInput, [
+          { name: 'Acme Vendas', slug: 'acme', timeZone: 'America/Sao_Paulo' },
+        ]),
         response: { 201: organization },
       },
     },
@@ -37,6 +45,35 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       reply
         .code(201)
         .send(await service.createOrganizationForUser(deps, req.principal!, req.body.data, req.idempotency)),
+  );
+
+  app.get(
+    '/organizations/:id',
+    {
+      config: { scope: 'account:read', auth: 'user' },
+      schema: {
+        tags,
+        summary: 'One organization the user belongs to, with its settings (time zone)',
+        params: idParams,
+        response: { 200: organization },
+      },
+    },
+    async (req) => service.getOrganization(deps, req.principal!, req.params.id),
+  );
+
+  app.put(
+    '/organizations/:id',
+    {
+      config: { scope: 'account:write', auth: 'user' },
+      schema: {
+        tags,
+        summary: 'Change the name or settings (time zone) of an organization (owner or admin)',
+        params: idParams,
+        body: dataBody(organizationUpdate, [{ timeZone: 'Europe/Lisbon' }]),
+        response: { 200: organization },
+      },
+    },
+    async (req) => service.updateOrganization(deps, req.principal!, req.params.id, req.body.data),
   );
 
   app.get(

@@ -2,12 +2,49 @@ import { z } from 'zod';
 import { PLANS } from '../../config.js';
 import { userRef } from '../../platform/http/schemas.js';
 import { ROLES } from '../../platform/tenancy/context.js';
+import { DEFAULT_TIME_ZONE } from './table.js';
 
 export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** The canonical IANA name of a time zone the runtime knows (`america/sao_paulo` → `America/Sao_Paulo`), or null. */
+export function canonicalTimeZone(name: string): string | null {
+  // Area/Location names (and UTC) only: abbreviations such as EST are ambiguous and resolve to odd zones.
+  if (!/^(?:[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+|UTC)$/i.test(name) || name.length > 64) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const timeZone = z
+  .string()
+  .trim()
+  .transform((name, ctx) => {
+    const zone = canonicalTimeZone(name);
+    if (zone) return zone;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be an IANA time zone name, e.g. America/Sao_Paulo or Europe/Lisbon',
+    });
+    return z.NEVER;
+  })
+  .describe(
+    `IANA time zone of the organization (default ${DEFAULT_TIME_ZONE}): recurring tasks keep their local time in it`,
+  );
+
+const organizationName = z.string().trim().min(1).max(120);
+
 export const organizationInput = z.strictObject({
-  name: z.string().trim().min(1).max(120),
+  name: organizationName,
   slug: z.string().trim().toLowerCase().regex(slugPattern, 'lowercase letters, digits and dashes').optional(),
+  timeZone: timeZone.optional(),
+});
+
+/** The settings an owner or admin changes: PUT /organizations/{id}. */
+export const organizationUpdate = z.strictObject({
+  name: organizationName.optional(),
+  timeZone: timeZone.optional(),
 });
 
 export const organization = z
@@ -16,6 +53,9 @@ export const organization = z
     name: z.string(),
     slug: z.string(),
     plan: z.enum(PLANS),
+    timeZone: z
+      .string()
+      .describe('IANA time zone of the organization: recurring tasks keep their local time in it'),
     role: z.enum(ROLES).describe('the role of the authenticated user in it'),
     createdAt: z.string(),
     updatedAt: z.string(),

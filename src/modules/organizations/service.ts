@@ -18,7 +18,7 @@ import { type PendingIdempotencyKey, recordCommit } from '../../platform/idempot
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { findUserByEmail } from '../users/repo.js';
 import * as repo from './repo.js';
-import type { membershipInput, membershipUpdate, organizationInput } from './schema.js';
+import type { membershipInput, membershipUpdate, organizationInput, organizationUpdate } from './schema.js';
 
 export function slugify(name: string): string {
   const s = name
@@ -46,7 +46,12 @@ export async function createOrganization(
   const slug = input.slug ?? slugify(input.name);
   return db.system.transaction(async (tx) => {
     const org = await repo
-      .insertOrganization(tx, { name: input.name, slug, plan: input.plan ?? config.CRM_DEFAULT_PLAN })
+      .insertOrganization(tx, {
+        name: input.name,
+        slug,
+        plan: input.plan ?? config.CRM_DEFAULT_PLAN,
+        timeZone: input.timeZone,
+      })
       .catch(onUnique('slug', `The slug ${slug} is taken`));
     // The owner's membership is a tenant row: written under RLS, as every tenant write.
     await tx.execute(
@@ -81,8 +86,66 @@ export async function listOrganizations({ db }: AppDeps, principal: Principal, q
   );
 }
 
+const orgNotFound = () =>
+  new AppError('NotFoundError', 'Organization not found: GET /organizations lists the ones you belong to');
+
+/** One organization the user belongs to. */
+export async function getOrganization({ db }: AppDeps, principal: Principal, documentId: string) {
+  const found = await repo.findUserOrganization(db.system, principal.userId, documentId);
+  if (!found) throw orgNotFound();
+  return toOrganization(found.org, found.role as Role);
+}
+
+/**
+ * Changes the organization's name or settings (time zone): owners and admins, as member administration. Not a
+ * member: 404, as for an organization that does not exist. Audited in the organization's log.
+ */
+export async function updateOrganization(
+  { db }: AppDeps,
+  principal: Principal,
+  documentId: string,
+  input: z.infer<typeof organizationUpdate>,
+) {
+  return db.system.transaction(async (tx) => {
+    const found = await repo.findUserOrganization(tx, principal.userId, documentId, true);
+    if (!found) throw orgNotFound();
+    const role = found.role as Role;
+    if (role !== 'owner' && role !== 'admin')
+      throw new AppError('ForbiddenError', 'Only an owner or admin changes the organization', {
+        required: 'admin',
+      });
+    const changes = Object.fromEntries(
+      Object.entries(input).filter(([k, v]) => v !== undefined && v !== found.org[k as keyof typeof input]),
+    ) as z.infer<typeof organizationUpdate>;
+    if (!Object.keys(changes).length) return toOrganization(found.org, role);
+    const row = await repo.updateOrganization(tx, found.org.id, changes);
+    await tx.execute(
+      sql`select set_config('role', 'crm_app', true), set_config('app.organization_id', ${String(row.id)}, true)`,
+    );
+    await audit(
+      tx as Tx,
+      { orgId: row.id, userId: principal.userId },
+      'organization.updated',
+      row.documentId,
+      {
+        from: Object.fromEntries(Object.keys(changes).map((k) => [k, found.org[k as keyof typeof changes]])),
+        to: changes,
+      },
+    );
+    return toOrganization(row, role);
+  });
+}
+
 function toOrganization(
-  row: { documentId: string; name: string; slug: string; plan: string; createdAt: Date; updatedAt: Date },
+  row: {
+    documentId: string;
+    name: string;
+    slug: string;
+    plan: string;
+    timeZone: string;
+    createdAt: Date;
+    updatedAt: Date;
+  },
   role: Role,
 ) {
   return {
@@ -90,6 +153,7 @@ function toOrganization(
     name: row.name,
     slug: row.slug,
     plan: row.plan as Plan,
+    timeZone: row.timeZone,
     role,
     createdAt: isoRequired(row.createdAt),
     updatedAt: isoRequired(row.updatedAt),

@@ -2,6 +2,9 @@ import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-o
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
 import { users } from '../users/table.js';
 
+/** The time zone of organizations that do not choose one (docs/jobs-mail-tasks.md, Recurrence). */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
 /** The tenants themselves: global, looked up by slug from the `x-tenant-id` header. */
 export const organizations = pgTable(
   'organizations',
@@ -11,6 +14,8 @@ export const organizations = pgTable(
     name: text('name').notNull(),
     slug: text('slug').notNull(),
     plan: text('plan').notNull(),
+    /** IANA time zone the organization's calendar runs in: task recurrence (docs/tasks.md). */
+    timeZone: text('time_zone').notNull().default(DEFAULT_TIME_ZONE),
     ...timestamps(),
   },
   (t) => [

@@ -55,7 +55,18 @@ export const quotes = pgTable(
     uniqueIndex('quotes_org_number_key').on(t.organizationId, t.number),
     index('quotes_org_card_idx').on(t.organizationId, t.cardId),
     index('quotes_org_contact_idx').on(t.organizationId, t.contactId),
-    index('quotes_org_created_idx').on(t.organizationId, t.createdAt),
+    // `sort=createdAt:desc` exactly (`created_at DESC NULLS LAST, id DESC`); backwards, createdAt:asc.
+    index('quotes_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
+    // The list's default order `number DESC NULLS LAST, id DESC` exactly (the unique key has no id).
+    index('quotes_org_number_idx').on(
+      t.organizationId,
+      t.number.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
     check('quotes_status_check', sql.raw(`status in (${QUOTE_STATUSES.map((s) => `'${s}'`).join(', ')})`)),
   ],
 );

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
+import { paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { task, taskInput, taskStatusInput, taskUpdate } from './schema.js';
+import { task, taskInput, taskListQuery, taskStatusInput, taskUpdate } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Tasks'];
@@ -15,7 +15,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       schema: {
         tags,
         summary: 'List tasks (filters on taskStatus, type, priority, dueDate, card, assignees, …)',
-        querystring: listQuerySchema,
+        querystring: taskListQuery,
         response: { 200: paginatedSchema(task) },
       },
     },

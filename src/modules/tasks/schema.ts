@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { listQueryShape } from '../../platform/http/list-query.js';
 import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
+import { savedFilterParam } from '../saved-filters/schema.js';
 import { TASK_PRIORITIES, TASK_RECURRENCES, TASK_TYPES } from './table.js';
 
 const documentId = z.string().trim().min(1).max(64);
@@ -25,7 +27,11 @@ const taskFields = {
   card: documentId.nullable().describe('documentId of the card the task belongs to; null unlinks'),
   assignees: z.array(documentId).max(50).describe('membership documentIds'),
   priority: z.enum(TASK_PRIORITIES),
-  recurrence: z.enum(TASK_RECURRENCES),
+  recurrence: z
+    .enum(TASK_RECURRENCES)
+    .describe(
+      "next occurrences keep the local time in the organization's timeZone; monthly keeps the day of month, clamped to the month's last day (31 Jan → 28 Feb → 31 Mar)",
+    ),
   recurrenceInterval: z.number().int().min(1).max(365),
 };
 
@@ -72,3 +78,5 @@ export const task = z
   })
   .meta({ id: 'Task' });
 export type Task = z.infer<typeof task>;
+
+export const taskListQuery = z.strictObject({ ...listQueryShape, savedFilter: savedFilterParam });

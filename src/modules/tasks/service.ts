@@ -1,6 +1,7 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
@@ -8,8 +9,15 @@ import { requireRole, type TenantContext } from '../../platform/tenancy/context.
 import { loadBoardForWrite } from '../boards/access.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
 import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/access.js';
-import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import {
+  membershipIdsByDocumentIds,
+  membershipRefsByIds,
+  organizationTimeZone,
+} from '../organizations/repo.js';
+import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
+import { withSavedFilter } from '../saved-filters/service.js';
 import { reminderQueue } from './jobs.js';
+import { occurrenceDue, type Recurrence } from './recurrence.js';
 import * as repo from './repo.js';
 import type { Task, TaskInput, TaskUpdate } from './schema.js';
 
@@ -148,29 +156,41 @@ async function syncReminder(deps: Deps, tx: Tx, orgId: number, row: repo.TaskRow
   return repo.updateTask(tx, orgId, row.id, { reminderJobId });
 }
 
-export function nextDueDate(due: Date, recurrence: string, interval: number): Date {
-  const next = new Date(due);
-  if (recurrence === 'daily') next.setUTCDate(next.getUTCDate() + interval);
-  else if (recurrence === 'weekly') next.setUTCDate(next.getUTCDate() + 7 * interval);
-  else {
-    // Monthly keeps the day of month, clamped to the month's last day (31 Jan → 28/29 Feb).
-    const day = next.getUTCDate();
-    next.setUTCDate(1);
-    next.setUTCMonth(next.getUTCMonth() + interval);
-    const last = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
-    next.setUTCDate(Math.min(day, last));
-  }
-  return next;
+/**
+ * The due date of the occurrence after `done`: computed from the series' first due date and the occurrence
+ * number in the organization's time zone (./recurrence.ts), so monthly series keep their day of month and all
+ * series their local time. When the first task is gone or no longer describes the series (its rule or interval
+ * was changed on a later occurrence), there is no anchor: one step after the completed task's due date.
+ */
+async function nextDueDate(tx: Tx, orgId: number, done: repo.TaskRow & { dueDate: Date }) {
+  const timeZone = (await organizationTimeZone(tx, orgId)) ?? DEFAULT_TIME_ZONE;
+  const recurrence = done.recurrence as Recurrence;
+  const first =
+    done.recurrenceParentId == null ? done : await repo.findTaskById(tx, orgId, done.recurrenceParentId);
+  if (
+    first?.dueDate &&
+    first.recurrence === done.recurrence &&
+    first.recurrenceInterval === done.recurrenceInterval
+  )
+    return occurrenceDue(
+      first.dueDate,
+      recurrence,
+      done.recurrenceInterval,
+      done.occurrenceNumber + 1,
+      timeZone,
+    );
+  return occurrenceDue(done.dueDate, recurrence, done.recurrenceInterval, 2, timeZone);
 }
 
 /** The next occurrence of a completed recurring task: created once per series step (unique key). */
 async function createNextOccurrence(deps: Deps, tx: Tx, ctx: TenantContext, done: repo.TaskRow) {
   if (done.recurrence === 'none' || !done.dueDate) return;
+  const dueDate = await nextDueDate(tx, ctx.orgId, { ...done, dueDate: done.dueDate });
   const statuses = await statusesOfCard(tx, ctx.orgId, done.cardId);
   const next = await repo.insertOccurrence(tx, ctx.orgId, {
     name: done.name,
     description: done.description,
-    dueDate: nextDueDate(done.dueDate, done.recurrence, done.recurrenceInterval),
+    dueDate,
     type: done.type,
     taskStatus: statuses.find((s) => !CLOSED.has(s)) ?? statuses[0],
     cardId: done.cardId,
@@ -187,9 +207,13 @@ async function createNextOccurrence(deps: Deps, tx: Tx, ctx: TenantContext, done
   await syncReminder(deps, tx, ctx.orgId, next);
 }
 
-export async function listTasks(ctx: TenantContext, query: ListQueryInput) {
-  const q = compileListQuery(repo.taskModel, query);
+export async function listTasks(ctx: TenantContext, query: ListQueryInput & { savedFilter?: string }) {
+  const { savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
+    const q = compileListQuery(
+      repo.taskModel,
+      await withSavedFilter(tx, ctx, 'tasks', savedFilter, requested),
+    );
     const { rows, total } = await repo.listTasks(tx, ctx.orgId, q, visibility(ctx));
     return listPage(await toTasks(tx, ctx.orgId, rows), total, q);
   });
@@ -301,7 +325,9 @@ async function applyChange(
   if (dueChanged || CLOSED.has(row.taskStatus) !== CLOSED.has(current.taskStatus))
     row = await syncReminder(deps, tx, ctx.orgId, row);
   if (completing) await createNextOccurrence(deps, tx, ctx, row);
-  return toTask(tx, ctx.orgId, row);
+  const task = await toTask(tx, ctx.orgId, row);
+  if (completing) await recordEvent(tx, ctx.orgId, 'task.completed', `task:${row.documentId}`, { task });
+  return task;
 }
 
 export async function deleteTask(deps: Deps, ctx: TenantContext, documentId: string) {

@@ -53,7 +53,13 @@ export const tasks = pgTable(
     ),
     index('tasks_org_due_idx').on(t.organizationId, t.dueDate),
     index('tasks_org_card_idx').on(t.organizationId, t.cardId),
-    index('tasks_org_created_idx').on(t.organizationId, t.createdAt),
+    // The list's default order, exactly (`created_at DESC NULLS LAST, id DESC`: docs/performance.md): a page is an
+    // index walk that stops when full; scanned backwards it serves `createdAt:asc` (ASC NULLS FIRST, id ASC) too.
+    index('tasks_org_created_idx').on(
+      t.organizationId,
+      t.createdAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
     foreignKey({
       name: 'tasks_card_fk',
       columns: [t.organizationId, t.cardId],

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
+import { lazyChannelKit } from '../channels/credentials.js';
 import {
   channelParams,
   mediaHandle,
@@ -16,6 +17,7 @@ import * as service from './service.js';
 const tags = ['Channels'];
 
 export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  const kit = lazyChannelKit(deps.config, deps.db);
   app.get(
     '/chat-channels/:channelId/templates',
     {
@@ -59,7 +61,7 @@ export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (a
     async (req, reply) =>
       reply
         .code(201)
-        .send(await service.createTemplate(req.tenant, deps.config, req.params.channelId, req.body.data)),
+        .send(await service.createTemplate(req.tenant, await kit(), req.params.channelId, req.body.data)),
   );
 
   app.delete(
@@ -75,7 +77,7 @@ export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (a
         response: { 200: deleted },
       },
     },
-    async (req) => service.deleteTemplate(req.tenant, deps.config, req.params.channelId, req.params.id),
+    async (req) => service.deleteTemplate(req.tenant, await kit(), req.params.channelId, req.params.id),
   );
 
   app.post(
@@ -91,7 +93,7 @@ export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (a
         response: { 200: syncResult },
       },
     },
-    async (req) => service.syncTemplates(req.tenant, deps.config, req.params.channelId),
+    async (req) => service.syncTemplates(req.tenant, await kit(), req.params.channelId),
   );
 
   app.post(
@@ -111,6 +113,6 @@ export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (a
         response: { 200: mediaHandle },
       },
     },
-    async (req) => service.uploadMediaHandle(req.tenant, deps.config, req.params.channelId, req.body),
+    async (req) => service.uploadMediaHandle(req.tenant, await kit(), req.params.channelId, req.body),
   );
 };

@@ -1,4 +1,3 @@
-import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, onUnique } from '../../platform/http/errors.js';
@@ -7,7 +6,7 @@ import { iso } from '../../platform/http/schemas.js';
 import { ProviderError, toBadGateway } from '../../platform/providers/provider-error.js';
 import type { ProviderTemplate } from '../../platform/providers/whatsapp/client.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { channelProvider } from '../channels/credentials.js';
+import { type ChannelKit, channelProvider } from '../channels/credentials.js';
 import type { ChannelRow } from '../channels/repo.js';
 import { findChannelOr404, requireChannelsFeature } from '../channels/service.js';
 import * as repo from './repo.js';
@@ -51,8 +50,8 @@ async function openChannel(ctx: TenantContext, channelId: string, write: boolean
   return row;
 }
 
-function whatsapp(config: Config, row: ChannelRow) {
-  const p = channelProvider(config, row);
+function whatsapp(kit: ChannelKit, row: ChannelRow) {
+  const p = channelProvider(kit, row);
   if (p.type !== 'whatsapp') throw new Error('not a WhatsApp channel');
   return p;
 }
@@ -67,7 +66,7 @@ export async function listTemplates(ctx: TenantContext, channelId: string, query
 
 export async function createTemplate(
   ctx: TenantContext,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   input: WhatsAppTemplateInput,
 ) {
@@ -79,7 +78,7 @@ export async function createTemplate(
       errors: [{ path: ['name'], message: 'already taken in this language', name: 'ValidationError' }],
     });
   // The provider first: nothing is stored for a template it refused (502 with its message).
-  const created = await whatsapp(config, row).client.createTemplate(input).catch(toBadGateway);
+  const created = await whatsapp(kit, row).client.createTemplate(input).catch(toBadGateway);
   return ctx.transaction(async (tx) => {
     const t = await repo
       .insertTemplate(tx, ctx.orgId, row.id, {
@@ -96,7 +95,7 @@ export async function createTemplate(
 
 export async function deleteTemplate(
   ctx: TenantContext,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   documentId: string,
 ) {
@@ -104,7 +103,7 @@ export async function deleteTemplate(
   const t = await ctx.transaction((tx) => repo.findTemplate(tx, ctx.orgId, row.id, documentId));
   if (!t) throw notFound();
   // Already gone at the provider (404) is what we wanted; other failures keep the local row (502).
-  await whatsapp(config, row)
+  await whatsapp(kit, row)
     .client.deleteTemplate(t.name, t.externalId ?? undefined)
     .catch((err) => {
       if (err instanceof ProviderError && err.status === 404) return;
@@ -128,9 +127,9 @@ const values = (p: ProviderTemplate, now: Date) => ({
 });
 
 /** Pulls the provider's list: new ones are added, known ones refreshed, those gone there removed here. */
-export async function syncTemplates(ctx: TenantContext, config: Config, channelId: string) {
+export async function syncTemplates(ctx: TenantContext, kit: ChannelKit, channelId: string) {
   const row = await openChannel(ctx, channelId, true);
-  const remote = await whatsapp(config, row).client.listTemplates().catch(toBadGateway);
+  const remote = await whatsapp(kit, row).client.listTemplates().catch(toBadGateway);
   return ctx.transaction(async (tx: Tx) => {
     const before = new Set((await repo.allTemplates(tx, ctx.orgId, row.id)).map((t) => t.id));
     const now = new Date();
@@ -153,7 +152,7 @@ export async function syncTemplates(ctx: TenantContext, config: Config, channelI
 
 export async function uploadMediaHandle(
   ctx: TenantContext,
-  config: Config,
+  kit: ChannelKit,
   channelId: string,
   input: { filename: string; mimeType: keyof typeof MEDIA_TYPES; base64: string },
 ) {
@@ -182,7 +181,7 @@ export async function uploadMediaHandle(
         errors: [{ path: ['base64'], message: `${bytes.length} bytes decoded`, name: 'ValidationError' }],
       },
     );
-  const handle = await whatsapp(config, row)
+  const handle = await whatsapp(kit, row)
     .client.uploadMediaHandle({ filename: input.filename, mimeType: input.mimeType, bytes })
     .catch(toBadGateway);
   await ctx.transaction((tx) =>

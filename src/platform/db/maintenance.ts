@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { Config } from '../../config.js';
 import { foldAllCounts } from '../../modules/cards/counts.js';
+import { foldAllReports } from '../../modules/cards/report-rollups.js';
 import { pruneIdempotencyKeys } from '../idempotency/plugin.js';
 import { type Database, type Db, queryRows } from './client.js';
 import { MIGRATION_LOCK } from './migrate.js';
@@ -10,8 +11,8 @@ import { MIGRATION_LOCK } from './migrate.js';
  * The service's own bookkeeping, independent of the operator's vacuum settings (docs/postgresql.md). Every
  * CRM_DB_MAINTENANCE_SECONDS, in each process that runs the background workers:
  *
- * 1. folds every board's card-count deltas into `card_counts` (the deltas are insert-then-delete rows: each
- *    one becomes a dead tuple once folded);
+ * 1. folds every board's card-count deltas into `card_counts` and report deltas into `card_report_rollups`
+ *    (the deltas are insert-then-delete rows: each one becomes a dead tuple once folded);
  * 2. deletes expired idempotency keys;
  * 3. when nothing else vacuums (autovacuum or track_counts off on PostgreSQL; PGlite, which has no autovacuum
  *    daemon) VACUUMs the small tables that churn: the two above, `card_counts` and pg-boss's job tables.
@@ -26,6 +27,9 @@ import { MIGRATION_LOCK } from './migrate.js';
 export const BOOKKEEPING_TABLES = [
   'card_count_deltas',
   'card_counts',
+  'card_report_deltas',
+  'card_report_rollups',
+  'card_report_tombstones',
   'idempotency_keys',
   'pgboss.job',
   'pgboss.archive',
@@ -150,7 +154,8 @@ export async function runMaintenance(
   }
 
   async function runSteps(db: Db, exec: (text: string) => Promise<unknown>, o: { vacuum: boolean }) {
-    const folded = await foldAllCounts(db);
+    // The card counts' deltas and the board report's (report-rollups.ts), the same pattern.
+    const folded = (await foldAllCounts(db)) + (await foldAllReports(db));
     const idempotencyKeysDeleted = await pruneIdempotencyKeys(db);
     const vacuumed: string[] = [];
     if (o.vacuum) {

@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
+import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
 
@@ -28,6 +32,12 @@ export async function migrateDatabase(database: Database): Promise<void> {
 export const MIGRATION_LOCK = 727_001;
 
 async function migrateUnlocked(database: Database): Promise<void> {
+  // Nothing changed since the last run (same migrations, same policy and function DDL): every step below is
+  // idempotent and would only redo itself, so a start or an admin verb skips them (about a second on PGlite).
+  const fingerprint = schemaFingerprint();
+  await database.system.execute(sql.raw(STATE_TABLE_SQL));
+  const state = await database.system.execute(sql.raw(SKIP_CHECK_SQL.replace('$1', `'${fingerprint}'`)));
+  if ((state as { rows?: { skip: boolean }[] }).rows?.[0]?.skip) return;
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
   await database.system.execute(sql.raw(LEAKPROOF_SQL));
@@ -35,9 +45,63 @@ async function migrateUnlocked(database: Database): Promise<void> {
   else await migrateNodePg(database.system as any, { migrationsFolder });
   // Triggers the schema generator cannot express (idempotent, like the policies below).
   for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of REPORT_ROLLUP_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
   for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
+  await database.system.execute(
+    sql`insert into crm_schema_state (id, fingerprint) values (1, ${fingerprint})
+        on conflict (id) do update set fingerprint = excluded.fingerprint`,
+  );
+}
+
+/** One row: what the last completed migration run applied. No organization_id, so no tenant policy. */
+const STATE_TABLE_SQL =
+  'create table if not exists crm_schema_state (id int primary key, fingerprint text not null)';
+
+/**
+ * Skip only when the fingerprint matches and every tenant table still has RLS enabled, forced and its
+ * policy: a policy dropped by hand is put back at the next start, as before this shortcut existed.
+ */
+const SKIP_CHECK_SQL = `
+select coalesce((select fingerprint = $1 from crm_schema_state where id = 1), false)
+   and not exists (
+     select 1 from information_schema.columns c
+     join pg_class k on k.relname = c.table_name and k.relkind = 'r'
+     join pg_namespace n on n.oid = k.relnamespace and n.nspname = 'public'
+     where c.table_schema = 'public' and c.column_name = 'organization_id'
+       and (not k.relrowsecurity or not k.relforcerowsecurity
+            or not exists (select 1 from pg_policies p where p.schemaname = 'public' and p.tablename = c.table_name
+                           and p.policyname = 'tenant_isolation'))
+   ) as skip`;
+
+let cachedFingerprint: string | undefined;
+
+/** A hash of everything a migration run applies: the migration files and the DDL this module runs after them. */
+function schemaFingerprint(): string {
+  cachedFingerprint ??= createHash('sha256')
+    .update(readFileSync(join(migrationsFolder, 'meta/_journal.json')))
+    .update(
+      readdirSync(migrationsFolder)
+        .filter((f) => f.endsWith('.sql'))
+        .sort()
+        .map((f) => readFileSync(join(migrationsFolder, f), 'utf8'))
+        .join('\n'),
+    )
+    .update(
+      [
+        SEARCH_EXTENSIONS,
+        LEAKPROOF_SQL,
+        CARD_COUNTS_SQL,
+        REPORT_ROLLUP_SQL,
+        TENANT_POLICY_SQL,
+        IDEMPOTENCY_COMMIT_SQL,
+      ]
+        .flat()
+        .join('\n'),
+    )
+    .digest('hex');
+  return cachedFingerprint;
 }
 
 /**

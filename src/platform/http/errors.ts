@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { bodyHint, pathParamHint, type RawIssue, routeHint } from './hints.js';
 
 /** The closed set of error names and their statuses (spec, Errors). */
 export const errorStatus = {
@@ -21,6 +22,7 @@ export const errorStatus = {
   TooManyRequestsError: 429,
   RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
+  /** An outside system (CalDAV server, provider API) failed a synchronous call: details.provider names it. */
   BadGatewayError: 502,
   ServiceUnavailableError: 503,
 } as const;
@@ -74,7 +76,7 @@ export function sendError(reply: FastifyReply, err: AppError) {
 /** Maps everything thrown anywhere to the spec's envelope; 500s hide the message and log it. */
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = toAppError(error);
+    const mapped = withHint(toAppError(error, request), request);
     if (mapped.status >= 500)
       request.log.error(
         { err: error, reqId: request.id, route: request.routeOptions?.url },
@@ -82,12 +84,22 @@ export function installErrorHandling(app: FastifyInstance) {
       );
     return sendError(reply, mapped);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const hint = routeHint(request.method, path);
+    const message = `Route ${request.method} ${path} not found`;
+    return sendError(
       reply,
-      new AppError('NotFoundError', `Route ${request.method} ${request.url.split('?')[0]} not found`),
-    ),
-  );
+      new AppError('NotFoundError', hint ? `${message}: ${hint}` : message, hint ? { hint } : {}),
+    );
+  });
+}
+
+/** A 404 from a route whose path holds a slug where a documentId belongs says so (hints.ts). */
+function withHint(err: AppError, request: FastifyRequest): AppError {
+  if (err.errorName !== 'NotFoundError' || err.details.hint) return err;
+  const hint = pathParamHint(request.routeOptions?.url, request.params);
+  return hint ? new AppError(err.errorName, `${err.message}: ${hint}`, { ...err.details, hint }) : err;
 }
 
 /**
@@ -120,20 +132,32 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
   socket.destroy(err);
 }
 
-function toAppError(error: FastifyError): AppError {
+function toAppError(error: FastifyError, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request';
-    const errors = error.validation.map((v) => ({
-      path: relativeToData(where, [...instancePath(v.instancePath), ...extraPath(v.params)]),
+    const raw: (RawIssue & { message: string; full: string[] })[] = error.validation.map((v) => ({
+      path: instancePath(v.instancePath),
+      full: [...instancePath(v.instancePath), ...extraPath(v.params)],
+      unknownKeys: v.keyword === 'unrecognized_keys' ? extraPath(v.params) : undefined,
       message: v.message ?? 'Invalid value',
+    }));
+    const errors = raw.map((v) => ({
+      path: relativeToData(where, v.full),
+      message: v.message,
       name: 'ValidationError',
     }));
-    const msg =
+    const base =
       errors.length === 1
         ? `${errors[0].message} (${where}: ${errors[0].path.join('.')})`
         : `Invalid ${where}`;
-    return new AppError('ValidationError', msg, { errors });
+    const schema = request?.routeOptions?.schema?.body as Parameters<typeof bodyHint>[0];
+    const hint = where === 'body' ? bodyHint(schema, request?.body, raw) : undefined;
+    return new AppError(
+      'ValidationError',
+      hint ? `${base}: ${hint}` : base,
+      hint ? { errors, hint } : { errors },
+    );
   }
   const code = error.code;
   const status = error.statusCode ?? 500;

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AppError, type FieldError } from './errors.js';
+import { didYouMean } from './hints.js';
 import { hasOwnKey, ownEntry } from './own.js';
 
 /**
@@ -141,6 +142,19 @@ export interface QueryModel {
   defaultPopulate?: readonly string[];
   /** Representation keys `fields` may name besides `fields` (e.g. customFields), never private ones. */
   selectable?: readonly string[];
+  /** How to write a filter on a name the model does not know, when the model can tell (dynamic fields). */
+  unknownFieldHint?: (name: string) => string | undefined;
+}
+
+/** `unknown field x` plus how to write it: the model's own hint, else the closest public name. */
+function unknownField(model: QueryModel, name: string): string {
+  const known = [
+    ...Object.keys(model.fields),
+    ...Object.keys(model.relations ?? {}),
+    ...Object.keys(model.custom ?? {}),
+  ].filter((k) => !model.privateFields?.includes(k));
+  const hint = model.unknownFieldHint?.(name) ?? didYouMean(name, known);
+  return hint ? `unknown field ${name}: ${hint}` : `unknown field ${name}`;
 }
 
 export interface CompiledList {
@@ -328,7 +342,7 @@ function compileNode(
       counter.conditions++;
       parts.push(compileRelation(relation, value, alias, here, depth, counter));
     } else {
-      bad(here, `unknown field ${key}`);
+      bad(here, unknownField(model, key));
     }
   }
   return and(parts);
@@ -529,8 +543,13 @@ export function compileSort(model: QueryModel, raw: ListQueryInput['sort'], defa
     if (dir !== 'asc' && dir !== 'desc') throwSort(path, `sort direction of ${name} must be asc or desc`);
     // Own entries only: `sort=constructor` names Object.prototype's member, not a field.
     const def = ownEntry(model.fields, name);
-    if (!def || def.sortable === false || model.privateFields?.includes(name))
-      throwSort(path, `cannot sort on ${name}`);
+    if (!def || def.sortable === false || model.privateFields?.includes(name)) {
+      const sortable = Object.keys(model.fields).filter(
+        (k) => model.fields[k].sortable !== false && !model.privateFields?.includes(k),
+      );
+      const hint = didYouMean(name, sortable);
+      throwSort(path, hint ? `cannot sort on ${name}: ${hint}` : `cannot sort on ${name}`);
+    }
     parts.push(
       sql`${columnOf(def, alias)} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
     );

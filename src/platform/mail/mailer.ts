@@ -10,6 +10,12 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  replyTo?: string;
+  /**
+   * An iCalendar (iTIP, RFC 6047) part: nodemailer sends it as the text/calendar alternative with its METHOD
+   * and as an .ics attachment, so mail clients show accept/decline.
+   */
+  icalEvent?: { method: string; filename?: string; content: string };
   /** Stable id of the message (a retried job re-sends the same Message-ID, so receivers can dedupe). */
   messageId?: string;
 }

@@ -1,69 +1,62 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../../config.js';
+import type { Database } from '../db/client.js';
+import { instanceSecret } from './secrets.js';
 
 /**
- * Secrets at rest (channel credentials, provider tokens): AES-256-GCM with a random 96-bit IV per value. The
- * additional authenticated data binds a ciphertext to its owner (`org:<id>:channel:<documentId>`), so a value
- * copied into another organization's row fails to open instead of leaking there.
+ * Credentials at rest (calendar passwords, provider tokens): AES-256-GCM (DESIGN.md §8), stored as
+ * `v1.<iv>.<tag>.<ciphertext>` in base64url. The key is CRM_ENCRYPTION_KEY (32 bytes, base64 or hex), else an
+ * instance key generated once into the database. `context` (e.g. `calendar_connection:<org>:<id>`) is bound as
+ * associated data, so a ciphertext copied onto another row does not decrypt.
  */
-
-const keys = new Map<string, Buffer>();
-
-function keyFrom(raw: string): Buffer {
-  const trimmed = raw.trim();
-  if (/^[0-9a-f]{64}$/i.test(trimmed)) return Buffer.from(trimmed, 'hex');
-  const b64 = Buffer.from(trimmed, 'base64');
-  if (b64.length === 32 && /^[A-Za-z0-9+/_-]+=*$/.test(trimmed)) return b64;
-  return createHash('sha256').update(trimmed).digest();
+export interface SecretBox {
+  encrypt(plain: string, context: string): string;
+  decrypt(sealed: string, context: string): string;
 }
 
-/** CRM_ENCRYPTION_KEY, else a key generated once into the data dir (mode 0600; first process wins). */
-export function encryptionKey(config: Pick<Config, 'CRM_ENCRYPTION_KEY' | 'CRM_DATA_DIR'>): Buffer {
-  const cacheKey = config.CRM_ENCRYPTION_KEY
-    ? `env:${config.CRM_ENCRYPTION_KEY}`
-    : `dir:${config.CRM_DATA_DIR}`;
-  let key = keys.get(cacheKey);
-  if (!key) {
-    if (config.CRM_ENCRYPTION_KEY) key = keyFrom(config.CRM_ENCRYPTION_KEY);
-    else {
-      const file = join(config.CRM_DATA_DIR, 'encryption.key');
-      mkdirSync(config.CRM_DATA_DIR, { recursive: true });
-      try {
-        writeFileSync(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      key = keyFrom(readFileSync(file, 'utf8'));
-    }
-    keys.set(cacheKey, key);
-  }
+function parseKey(value: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) throw new Error('CRM_ENCRYPTION_KEY must be 32 bytes, as base64 or 64 hex digits');
   return key;
 }
 
-export function sealSecret(key: Buffer, aad: string, value: unknown): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(aad));
-  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return [
-    'v1',
-    iv.toString('base64url'),
-    cipher.getAuthTag().toString('base64url'),
-    body.toString('base64url'),
-  ].join(':');
+function secretBoxOf(key: Buffer): SecretBox {
+  return {
+    encrypt(plain, context) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(context));
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv, cipher.getAuthTag(), data]
+        .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+        .join('.');
+    },
+    decrypt(sealed, context) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAAD(Buffer.from(context));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
+    },
+  };
 }
 
-/** Throws when the value was sealed with another key or for another owner. */
-export function openSecret<T>(key: Buffer, aad: string, sealed: string): T {
-  const [version, iv, tag, body] = sealed.split(':');
-  if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('Not a sealed secret');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(aad));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  const text = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
-    'utf8',
-  );
-  return JSON.parse(text) as T;
+const boxes = new WeakMap<Database, Promise<SecretBox>>();
+
+/** The process's secret box for a database (the key is read or generated once). */
+export function secretBox(config: Pick<Config, 'CRM_ENCRYPTION_KEY'>, db: Database): Promise<SecretBox> {
+  let box = boxes.get(db);
+  if (!box) {
+    box = (async () => {
+      if (config.CRM_ENCRYPTION_KEY) return secretBoxOf(parseKey(config.CRM_ENCRYPTION_KEY));
+      // The generated secret is 48 random bytes; hashing gives the 32-byte key.
+      const seed = await instanceSecret(db, 'encryption-key');
+      return secretBoxOf(createHash('sha256').update(seed).digest());
+    })();
+    boxes.set(db, box);
+  }
+  return box;
 }

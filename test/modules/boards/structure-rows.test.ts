@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { expect, test } from 'vitest';
 import { listStructure } from '../../../src/modules/boards/repo.js';
-import { fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
+import { fieldConditions, fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
 import { assigneeIdsByCard, relationsByCard, tagIdsByCard } from '../../../src/modules/cards/repo.js';
 import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
 import { queryRows } from '../../../src/platform/db/client.js';
@@ -17,6 +17,23 @@ test('listStructure and relationsByCard return the rows of the per-table queries
   const a = await createPipeline(t.api);
   const b = await createPipeline(t.api);
   expect((await t.api.post(`/boards/${b.boardId}/tags`, { data: { name: 'Alpha' } })).status).toBe(201);
+  for (const [board, name] of [
+    [a.boardId, 'Second'],
+    [a.boardId, 'First'],
+    [b.boardId, 'Other board'],
+  ])
+    expect(
+      (
+        await t.api.post(`/boards/${board}/field-conditions`, {
+          data: {
+            name,
+            scope: 'board',
+            criteria: [{ expressions: [{ fieldSlug: 'size', operator: 'eq', value: 'small' }] }],
+            actionsWhenTrue: [{ type: 'hide', targetFieldSlugs: ['email'] }],
+          },
+        })
+      ).status,
+    ).toBe(201);
   for (let i = 0; i < 4; i++)
     await createCard(t.api, a.boardId, {
       tags: i % 2 ? ['hot', 'cold'] : [],
@@ -56,6 +73,13 @@ test('listStructure and relationsByCard return the rows of the per-table queries
           .from(tags)
           .where(and(eq(tags.organizationId, orgId), inArray(tags.boardId, of)))
           .orderBy(asc(tags.name), asc(tags.id)),
+      );
+      expect(got.conditions).toStrictEqual(
+        await tx
+          .select()
+          .from(fieldConditions)
+          .where(and(eq(fieldConditions.organizationId, orgId), inArray(fieldConditions.boardId, of)))
+          .orderBy(asc(fieldConditions.boardId), asc(fieldConditions.order), asc(fieldConditions.id)),
       );
       expect(got.phases).toHaveLength(4 * ids.length);
       expect(got.phases[0]?.createdAt ?? new Date()).toBeInstanceOf(Date);

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
+import { ROLLUP_OF_CARDS } from '../../../src/modules/cards/report-rollups.js';
 import { type Database, openDatabase, queryRows } from '../../../src/platform/db/client.js';
 import { migrateDatabase } from '../../../src/platform/db/migrate.js';
 import { newTenant, testConfig } from '../../helpers/app.js';
@@ -64,11 +65,14 @@ describe('card counts: migration and maintenance', () => {
       sql`insert into cards (organization_id, document_id, board_id, title, value, current_phase_id)
           select organization_id, 'untracked' || id, board_id, 'untracked', 100, current_phase_id from cards limit 1`,
     );
+    // As a database whose last migration run predates the counts: its schema fingerprint differs.
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-counts'`);
     await migrateDatabase(db);
     const list = await t.api.get(`/boards/${boardId}/cards`);
     expect(list.body.meta.pagination.total).toBe(4);
     expect(list.body.meta.stats.valueSum).toBe(0 + 1 + 2 + 100);
     // Running the migration again changes nothing (no second fill, no duplicate triggers).
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
     await migrateDatabase(db);
     expect((await t.api.get(`/boards/${boardId}/cards`)).body.meta).toEqual(list.body.meta);
     const [triggers] = await queryRows<{ n: number }>(
@@ -83,5 +87,61 @@ describe('card counts: migration and maintenance', () => {
     expect((await countRows()).deltas + (await countRows()).counts).toBeGreaterThan(0);
     await db.system.execute(sql`truncate cards cascade`);
     expect(await countRows()).toEqual({ counts: 0, deltas: 0, cards: 0 });
+  });
+});
+
+describe('report rollups: migration', () => {
+  test('created where missing, they are filled from the cards (and links) already there; TRUNCATE clears them', async () => {
+    const { boardId } = await boardWithCards(3);
+    await db.system.execute(sql`drop trigger card_report_insert on cards`);
+    await db.system.execute(sql`truncate card_report_rollups, card_report_deltas`);
+    // A card (with a tag) written while the cards' trigger was away.
+    await db.system.execute(
+      sql`insert into cards (organization_id, document_id, board_id, title, value, current_phase_id)
+          select organization_id, 'untracked-r' || id, board_id, 'untracked', 100, current_phase_id from cards
+          where board_id = (select id from boards where document_id = ${boardId}) limit 1`,
+    );
+    await db.system.execute(
+      sql`insert into tags (organization_id, document_id, board_id, name, slug)
+          select organization_id, 'tag-r' || id, board_id, 'T', 't' from cards where title = 'untracked'`,
+    );
+    await db.system.execute(
+      sql`insert into card_tags (organization_id, card_id, tag_id)
+          select c.organization_id, c.id, t.id from cards c join tags t on t.board_id = c.board_id and t.slug = 't'
+          where c.title = 'untracked'`,
+    );
+    // As a database whose last migration run predates the rollups: its schema fingerprint differs.
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-rollups'`);
+    await migrateDatabase(db);
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
+    await migrateDatabase(db); // idempotent: no second fill, no duplicate triggers
+    const stored = await queryRows<Record<string, unknown>>(
+      db.system,
+      sql`select board_id, kind, key, day, sum(card_count)::int as n, sum(value_sum)::float8 as v
+          from (select * from card_report_rollups union all
+                select organization_id, board_id, kind, key, day, card_count, value_sum from card_report_deltas) r
+          group by 1, 2, 3, 4 having sum(card_count) <> 0 order by 1, 2, 3, 4`,
+    );
+    const orgs = (await queryRows<{ id: number }>(db.system, sql`select id from organizations`)).map(
+      (r) => r.id,
+    );
+    const truth = await queryRows<Record<string, unknown>>(
+      db.system,
+      sql.raw(`select board_id, kind, key, day, sum(card_count)::int as n, sum(value_sum)::float8 as v from (
+          ${orgs.map((o) => ROLLUP_OF_CARDS(String(o))).join(' union all ')}) r group by 1, 2, 3, 4 order by 1, 2, 3, 4`),
+    );
+    expect(truth.length).toBeGreaterThan(0);
+    expect(stored).toEqual(truth);
+    const [triggers] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from pg_trigger where tgname like 'card_report_%'`,
+    );
+    expect(triggers.n).toBe(10);
+    await db.system.execute(sql`truncate cards cascade`);
+    const [left] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select ((select count(*) from card_report_rollups) + (select count(*) from card_report_deltas))::int as n`,
+    );
+    expect(left.n).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { COMPACT_AFTER, countsOf, foldSometimes } from '../../../src/modules/cards/counts.js';
 import type { Tx } from '../../../src/platform/db/client.js';
 import { queryRows } from '../../../src/platform/db/client.js';
+import { mulberry32 } from '../../../src/platform/random.js';
 import { type Api, getApp, newTenant } from '../../helpers/app.js';
 
 /** A board with no required fields: Open (entry) → Working (SLA 2 h) → Done. */
@@ -58,17 +59,6 @@ async function expectCountsMatchCards(api: Api, b: { id: string; phases: Record<
   }
 }
 
-/** Deterministic PRNG (mulberry32) so a failure replays. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const DAY = 86_400_000;
 
 async function pendingOf(tx: Tx, boardId: number) {
@@ -83,7 +73,7 @@ describe('card counts (list total and stats without reading the cards)', () => {
   test('equal the aggregate over the cards after random creates, edits, moves and deletes', async () => {
     const t = await newTenant();
     const b = await board(t.api);
-    const rnd = prng(7);
+    const rnd = mulberry32(7);
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
     const midnight = Math.floor(Date.now() / DAY) * DAY;
     const dueDates = [null, midnight - 10 * DAY, midnight - 1, midnight, midnight + 5 * DAY + 3_600_000].map(

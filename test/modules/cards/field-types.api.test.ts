@@ -78,7 +78,7 @@ describe('every field type through the API', () => {
       switch: { ok: ['false', false], bad: 'yes' },
       file: { ok: [file.documentId, [file]], bad: 'abcdefghijklmnopqrstuvwx' },
       url: { ok: ['https://example.com/x', 'https://example.com/x'], bad: 'javascript:alert(1)' },
-      phone: { ok: ['+55 11 98765-4321', '+55 11 98765-4321'], bad: '123' },
+      phone: { ok: ['(11) 8765-4321', '+551187654321'], bad: '123' },
       card_link: { ok: [cardId, cardId], bad: 'abcdefghijklmnopqrstuvwx' },
       hidden: { ok: ['campaign-7', 'campaign-7'], bad: 7 },
       statement: { ok: [undefined, undefined], bad: 'text' },

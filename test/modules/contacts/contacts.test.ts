@@ -218,7 +218,7 @@ describe('CPF and CNPJ', () => {
 });
 
 describe('phone normalisation', () => {
-  test('E.164 for Brazil and for international numbers; kept as sent otherwise', async () => {
+  test("E.164 in the contact's country (Brazil by default) and for international numbers", async () => {
     const t = await newTenant();
     const cases: [Record<string, string>, string][] = [
       [{ phone: '(11) 98765-4321', country: 'BR' }, '+5511987654321'],
@@ -229,7 +229,9 @@ describe('phone normalisation', () => {
       [{ phone: '+55 (11) 98765-4321' }, '+5511987654321'],
       [{ phone: '+1 415-555-0100', country: 'US' }, '+14155550100'],
       [{ phone: '00351 912 345 678' }, '+351912345678'],
-      [{ phone: ' 415  555 0100 ', country: 'US' }, '415 555 0100'],
+      [{ phone: ' 415  555 0100 ', country: 'US' }, '+14155550100'],
+      [{ phone: '(11) 8765-4321' }, '+551187654321'],
+      [{ phone: '912 345 678', country: 'Portugal' }, '+351912345678'],
     ];
     for (const [input, phone] of cases) {
       const res = await create(t, { name: 'P', ...input });

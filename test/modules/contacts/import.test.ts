@@ -86,6 +86,29 @@ describe('contact import', () => {
     });
   });
 
+  test('phones go through the same rule as POST /contacts: E.164 in the row country (Brazil by default)', async () => {
+    const t = await newTenant();
+    const csv = [
+      'name,telefone,country',
+      'Ana,(11) 8765-4321,',
+      'Rui,912 345 678,Portugal',
+      'Eva,+1 415 555 0100,',
+      'Bad,555-1234,',
+    ].join('\n');
+    const res = await postCsv(t, csv);
+    expect(res.body).toMatchObject({ rows: 4, created: 3, failed: 1 });
+    const direct = await t.api.post('/contacts', { data: { name: 'x', phone: '555-1234' } });
+    expect(res.body.errors).toEqual([
+      { row: 4, line: 5, field: 'phone', message: direct.body.error.details.errors[0].message },
+    ]);
+    const list = await t.api.get('/contacts', { sort: 'name:asc' });
+    expect(list.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone])).toEqual([
+      ['Ana', '+551187654321'],
+      ['Eva', '+14155550100'],
+      ['Rui', '+351912345678'],
+    ]);
+  });
+
   test('upsert by cpf, cnpj or email: existing contacts are updated, empty cells keep values', async () => {
     const t = await newTenant();
     const byCpf = await t.api.post('/contacts', {

@@ -5,13 +5,13 @@ import {
   demoContacts,
   makeCnpj,
   makeCpf,
-  prng,
 } from '../../../src/demo/data.js';
 import { DEMO_BOARD_SLUG, seedDemoData } from '../../../src/demo/seed.js';
 import { parseCnpj, parseCpf } from '../../../src/modules/contacts/documents.js';
 import { findOrganizationBySlug } from '../../../src/modules/organizations/repo.js';
 import { sessionSigner } from '../../../src/platform/auth/tokens.js';
 import type { AppDeps } from '../../../src/platform/deps.js';
+import { prng } from '../../../src/platform/random.js';
 import { instanceSecret } from '../../../src/platform/secrets/secrets.js';
 import { startJobs } from '../../../src/workers.js';
 import { getApp, newTenant, type Tenant } from '../../helpers/app.js';

@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../../config.js';
-import { OutboundBlockedError, resolvePublicHost } from '../../outbound/outbound.js';
+import { resolvePublicHost } from '../../outbound/resolve-host.js';
+import { OutboundBlockedError, parseAllowlist } from '../../outbound/safe-fetch.js';
 import { ProviderError } from '../provider-error.js';
 
 /**
@@ -50,7 +51,7 @@ async function openTransport(config: EmailConfig, channelUrl: string | undefined
   const expires = Date.now() + TTL_MS;
   if (channelUrl) {
     const url = new URL(channelUrl);
-    const address = await resolvePublicHost(url.hostname, config.CRM_OUTBOUND_ALLOWLIST);
+    const address = await resolvePublicHost(url.hostname, parseAllowlist(config.CRM_OUTBOUND_ALLOWLIST));
     const secure = url.protocol === 'smtps:';
     const transport = nodemailer.createTransport({
       host: address,

@@ -1,0 +1,51 @@
+import type { Tx } from '../../platform/db/client.js';
+import * as repo from './repo.js';
+
+/**
+ * The member a board's queue gives its next unassigned card to, or undefined (no active queue, nobody active).
+ * Runs in the card's transaction with the queue row locked, so concurrent creations take turns: the rotation
+ * and the counts never see a half-made choice.
+ */
+export async function nextAssignee(tx: Tx, orgId: number, boardId: number): Promise<number | undefined> {
+  const queue = await repo.lockActiveQueue(tx, orgId, boardId);
+  if (!queue) return undefined;
+  const list = await repo.candidates(tx, orgId, queue.id, boardId, queue.strategy === 'least_open');
+  if (list.length === 0) return undefined;
+  if (queue.strategy === 'weighted') {
+    const { chosen, weights } = smoothWeighted(list);
+    await repo.recordAssignment(tx, orgId, queue.id, chosen, weights);
+    return chosen;
+  }
+  const chosen =
+    queue.strategy === 'least_open' ? leastOpen(list) : roundRobin(list, queue.last_membership_id);
+  await repo.recordAssignment(tx, orgId, queue.id, chosen);
+  return chosen;
+}
+
+/** The first member after the last one served, in membership order (wrapping): joins and leaves keep the turn. */
+export function roundRobin(list: repo.Candidate[], last: number | null): number {
+  const after = last === null ? undefined : list.find((c) => c.membershipId > Number(last));
+  return (after ?? list[0]).membershipId;
+}
+
+/**
+ * Smooth weighted round robin (nginx): every member gains its weight, the highest running weight is served and
+ * loses the total. Over any window of sum(weights) cards each member gets exactly its weight, interleaved.
+ */
+export function smoothWeighted(list: repo.Candidate[]): { chosen: number; weights: Map<number, number> } {
+  const total = list.reduce((s, c) => s + c.weight, 0);
+  const weights = new Map(list.map((c) => [c.membershipId, c.currentWeight + c.weight]));
+  let chosen = list[0].membershipId;
+  for (const c of list)
+    if ((weights.get(c.membershipId) ?? 0) > (weights.get(chosen) ?? 0)) chosen = c.membershipId;
+  weights.set(chosen, (weights.get(chosen) ?? 0) - total);
+  return { chosen, weights };
+}
+
+/** The member with the fewest open cards on the board; ties go to whoever waited longest. */
+export function leastOpen(list: repo.Candidate[]): number {
+  const waited = (c: repo.Candidate) => c.lastAssignedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return [...list].sort(
+    (a, b) => a.open - b.open || waited(a) - waited(b) || a.membershipId - b.membershipId,
+  )[0].membershipId;
+}

@@ -1,0 +1,204 @@
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { boards } from '../boards/table.js';
+import { memberships } from '../organizations/table.js';
+import { distributionQueueMembers as members, distributionQueues as queues } from './table.js';
+
+export const queueModel: QueryModel = {
+  table: 'distribution_queues',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    strategy: { column: 'strategy', type: 'string' },
+    active: { column: 'active', type: 'boolean' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+};
+
+export type QueueRow = typeof queues.$inferSelect & { boardDocumentId: string; boardName: string };
+export type MemberRow = typeof members.$inferSelect & { membershipDocumentId: string };
+
+function selectQueues(tx: Tx, orgId: number) {
+  return tx
+    .select({ q: queues, boardDocumentId: boards.documentId, boardName: boards.name })
+    .from(queues)
+    .innerJoin(boards, and(eq(boards.organizationId, orgId), eq(boards.id, queues.boardId)));
+}
+const flatten = (r: {
+  q: typeof queues.$inferSelect;
+  boardDocumentId: string;
+  boardName: string;
+}): QueueRow => ({
+  ...r.q,
+  boardDocumentId: r.boardDocumentId,
+  boardName: r.boardName,
+});
+
+export async function findQueue(tx: Tx, orgId: number, documentId: string) {
+  const [row] = await selectQueues(tx, orgId).where(
+    and(eq(queues.organizationId, orgId), eq(queues.documentId, documentId)),
+  );
+  return row ? flatten(row) : undefined;
+}
+
+export async function listQueues(tx: Tx, orgId: number, q: CompiledList) {
+  const where = and(eq(queues.organizationId, orgId), q.where);
+  const rows = await selectQueues(tx, orgId)
+    .where(where)
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(queues).where(where));
+  return { rows: rows.map(flatten), total };
+}
+
+export async function membersOf(tx: Tx, orgId: number, queueIds: number[]) {
+  if (queueIds.length === 0) return [];
+  const rows = await tx
+    .select({ m: members, membershipDocumentId: memberships.documentId })
+    .from(members)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.organizationId, orgId), eq(memberships.id, members.membershipId)),
+    )
+    .where(and(eq(members.organizationId, orgId), inArray(members.queueId, queueIds)))
+    .orderBy(asc(members.membershipId));
+  return rows.map((r): MemberRow => ({ ...r.m, membershipDocumentId: r.membershipDocumentId }));
+}
+
+export interface QueueValues {
+  name: string;
+  boardId: number;
+  strategy: string;
+  active: boolean;
+}
+
+export async function insertQueue(tx: Tx, orgId: number, values: QueueValues) {
+  const [row] = await tx
+    .insert(queues)
+    .values({ organizationId: orgId, documentId: newDocumentId(), ...values })
+    .returning({ id: queues.id, documentId: queues.documentId });
+  return row;
+}
+
+export async function updateQueue(tx: Tx, orgId: number, id: number, values: Partial<QueueValues>) {
+  await tx
+    .update(queues)
+    .set({ ...values, updatedAt: sql`now()` })
+    .where(and(eq(queues.organizationId, orgId), eq(queues.id, id)));
+}
+
+export async function deleteQueue(tx: Tx, orgId: number, id: number) {
+  await tx.delete(queues).where(and(eq(queues.organizationId, orgId), eq(queues.id, id)));
+}
+
+export interface MemberValues {
+  membershipId: number;
+  weight: number;
+  active: boolean;
+}
+
+/** Replaces the member list; those who stay keep their running weight, count and last assignment. */
+export async function setMembers(tx: Tx, orgId: number, queueId: number, list: MemberValues[]) {
+  const keep = list.map((m) => m.membershipId);
+  await tx
+    .delete(members)
+    .where(
+      and(
+        eq(members.organizationId, orgId),
+        eq(members.queueId, queueId),
+        keep.length ? sql`${members.membershipId} not in ${keep}` : undefined,
+      ),
+    );
+  for (const m of list)
+    await tx
+      .insert(members)
+      .values({ organizationId: orgId, queueId, ...m })
+      .onConflictDoUpdate({
+        target: [members.organizationId, members.queueId, members.membershipId],
+        set: { weight: m.weight, active: m.active },
+      });
+}
+
+// ---- assignment
+
+/** The board's active queue, locked: assignments of one queue happen one at a time (the rotation holds). */
+export async function lockActiveQueue(tx: Tx, orgId: number, boardId: number) {
+  const [row] = await queryRows<{ id: number; strategy: string; last_membership_id: number | null }>(
+    tx,
+    sql`select id, strategy, last_membership_id from distribution_queues
+        where organization_id = ${orgId} and board_id = ${boardId} and active
+        for update`,
+  );
+  return row;
+}
+
+export interface Candidate {
+  membershipId: number;
+  weight: number;
+  currentWeight: number;
+  lastAssignedAt: Date | null;
+  /** least_open: the member's open cards on the board (not in its won or lost phase). */
+  open: number;
+}
+
+export async function candidates(tx: Tx, orgId: number, queueId: number, boardId: number, withOpen: boolean) {
+  const rows = await queryRows<{
+    membership_id: number;
+    weight: number;
+    current_weight: number;
+    last_assigned_at: Date | string | null;
+    open: number;
+  }>(
+    tx,
+    sql`select m.membership_id, m.weight, m.current_weight, m.last_assigned_at,
+          ${
+            withOpen
+              ? sql`(select count(*)::int from card_assignees ca
+                      join cards c on c.organization_id = ca.organization_id and c.id = ca.card_id
+                      join boards b on b.organization_id = c.organization_id and b.id = c.board_id
+                     where ca.organization_id = m.organization_id and ca.membership_id = m.membership_id
+                       and c.board_id = ${boardId}
+                       and c.current_phase_id is distinct from b.won_phase_id
+                       and c.current_phase_id is distinct from b.lost_phase_id)`
+              : sql`0`
+          } as open
+        from distribution_queue_members m
+        where m.organization_id = ${orgId} and m.queue_id = ${queueId} and m.active
+        order by m.membership_id`,
+  );
+  return rows.map(
+    (r): Candidate => ({
+      membershipId: Number(r.membership_id),
+      weight: r.weight,
+      currentWeight: r.current_weight,
+      lastAssignedAt: r.last_assigned_at ? new Date(r.last_assigned_at) : null,
+      open: r.open,
+    }),
+  );
+}
+
+export async function recordAssignment(
+  tx: Tx,
+  orgId: number,
+  queueId: number,
+  chosen: number,
+  weights?: Map<number, number>,
+) {
+  await tx.execute(
+    sql`update distribution_queues set last_membership_id = ${chosen}
+        where organization_id = ${orgId} and id = ${queueId}`,
+  );
+  await tx.execute(
+    sql`update distribution_queue_members set assigned_count = assigned_count + 1, last_assigned_at = now()
+        where organization_id = ${orgId} and queue_id = ${queueId} and membership_id = ${chosen}`,
+  );
+  for (const [membershipId, w] of weights ?? [])
+    await tx.execute(
+      sql`update distribution_queue_members set current_weight = ${w}
+          where organization_id = ${orgId} and queue_id = ${queueId} and membership_id = ${membershipId}`,
+    );
+}

@@ -1,0 +1,130 @@
+import { audit } from '../../platform/audit/audit.js';
+import type { Tx } from '../../platform/db/client.js';
+import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
+import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead } from '../boards/access.js';
+import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import * as repo from './repo.js';
+import type { DistributionQueue, QueueCreateInput, QueueUpdateInput } from './schema.js';
+
+const notFound = () => new AppError('NotFoundError', 'Distribution queue not found');
+
+function toQueue(row: repo.QueueRow, members: repo.MemberRow[]): DistributionQueue {
+  return {
+    documentId: row.documentId,
+    name: row.name,
+    board: { documentId: row.boardDocumentId, name: row.boardName },
+    inbox: null,
+    strategy: row.strategy as DistributionQueue['strategy'],
+    active: row.active,
+    members: members
+      .filter((m) => m.queueId === row.id)
+      .map((m) => ({
+        membership: { documentId: m.membershipDocumentId },
+        weight: m.weight,
+        active: m.active,
+        assignedCount: m.assignedCount,
+        lastAssignedAt: iso(m.lastAssignedAt),
+      })),
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}
+
+async function present(tx: Tx, orgId: number, documentId: string) {
+  const row = await repo.findQueue(tx, orgId, documentId);
+  if (!row) throw notFound();
+  return toQueue(row, await repo.membersOf(tx, orgId, [row.id]));
+}
+
+async function resolveMembers(tx: Tx, orgId: number, list: QueueCreateInput['members']) {
+  const refs = list.map((m) => m.membership);
+  const errors: FieldError[] = [];
+  refs.forEach((r, i) => {
+    if (refs.indexOf(r) !== i)
+      errors.push({
+        path: ['members', i, 'membership'],
+        message: `${r} is listed twice`,
+        name: 'ValidationError',
+      });
+  });
+  const { ids, missing } = await membershipIdsByDocumentIds(tx, orgId, [...new Set(refs)]);
+  for (const m of missing)
+    errors.push({
+      path: ['members', refs.indexOf(m), 'membership'],
+      message: `no member ${m} in this organization`,
+      name: 'ValidationError',
+    });
+  if (errors.length) throw validationError(errors[0].message, errors);
+  return list.map((m) => ({
+    membershipId: ids.get(m.membership) as number,
+    weight: m.weight ?? 1,
+    active: m.active ?? true,
+  }));
+}
+
+export async function listQueues(ctx: TenantContext, query: ListQueryInput) {
+  const q = compileListQuery(repo.queueModel, query, 'name:asc');
+  return ctx.transaction(async (tx) => {
+    const { rows, total } = await repo.listQueues(tx, ctx.orgId, q);
+    const members = await repo.membersOf(
+      tx,
+      ctx.orgId,
+      rows.map((r) => r.id),
+    );
+    return listPage(
+      rows.map((r) => toQueue(r, members)),
+      total,
+      q,
+    );
+  });
+}
+
+export async function getQueue(ctx: TenantContext, documentId: string) {
+  return ctx.transaction((tx) => present(tx, ctx.orgId, documentId));
+}
+
+export async function createQueue(ctx: TenantContext, input: QueueCreateInput) {
+  requireRole(ctx, 'admin');
+  return ctx.transaction(async (tx) => {
+    const { board } = await loadBoardForRead(tx, ctx, input.board);
+    const list = await resolveMembers(tx, ctx.orgId, input.members);
+    const row = await repo
+      .insertQueue(tx, ctx.orgId, {
+        name: input.name,
+        boardId: board.id,
+        strategy: input.strategy,
+        active: input.active ?? true,
+      })
+      .catch(onUnique('board', 'The board already has a distribution queue: change that one (PUT)'));
+    await repo.setMembers(tx, ctx.orgId, row.id, list);
+    await audit(tx, ctx, 'distribution_queue.created', row.documentId);
+    return present(tx, ctx.orgId, row.documentId);
+  });
+}
+
+export async function updateQueue(ctx: TenantContext, documentId: string, input: QueueUpdateInput) {
+  requireRole(ctx, 'admin');
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findQueue(tx, ctx.orgId, documentId);
+    if (!row) throw notFound();
+    const { members, ...values } = input;
+    if (members) await repo.setMembers(tx, ctx.orgId, row.id, await resolveMembers(tx, ctx.orgId, members));
+    await repo.updateQueue(tx, ctx.orgId, row.id, values);
+    await audit(tx, ctx, 'distribution_queue.updated', documentId);
+    return present(tx, ctx.orgId, documentId);
+  });
+}
+
+export async function deleteQueue(ctx: TenantContext, documentId: string) {
+  requireRole(ctx, 'admin');
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findQueue(tx, ctx.orgId, documentId);
+    if (!row) throw notFound();
+    await repo.deleteQueue(tx, ctx.orgId, row.id);
+    await audit(tx, ctx, 'distribution_queue.deleted', documentId);
+    return { documentId, deleted: true as const };
+  });
+}

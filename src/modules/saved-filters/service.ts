@@ -1,0 +1,174 @@
+import { audit } from '../../platform/audit/audit.js';
+import type { Tx } from '../../platform/db/client.js';
+import { AppError, type FieldError } from '../../platform/http/errors.js';
+import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
+import { isoRequired } from '../../platform/http/schemas.js';
+import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, loadBoardStructure } from '../boards/access.js';
+import { cardModelFor } from '../cards/query-model.js';
+import { contactModel } from '../contacts/query-model.js';
+import { taskModel } from '../tasks/repo.js';
+import * as repo from './repo.js';
+import type { SavedFilter, SavedFilterCreateInput, SavedFilterUpdateInput, SavedQuery } from './schema.js';
+import type { SAVED_FILTER_RESOURCES } from './table.js';
+
+type Resource = (typeof SAVED_FILTER_RESOURCES)[number];
+
+const notFound = () => new AppError('NotFoundError', 'Saved filter not found');
+
+function toSavedFilter(row: repo.SavedFilterRow): SavedFilter {
+  return {
+    documentId: row.documentId,
+    name: row.name,
+    resource: row.resource as Resource,
+    board:
+      row.boardDocumentId && row.boardName ? { documentId: row.boardDocumentId, name: row.boardName } : null,
+    query: row.query as SavedQuery,
+    visibility: row.visibility as SavedFilter['visibility'],
+    owner: row.ownerDocumentId ? { documentId: row.ownerDocumentId } : null,
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}
+
+/**
+ * Compiles the query against the list it filters, exactly as that list route would: an unknown field, a bad
+ * operator or a field the board does not have is the list's own 400, its paths under `query`.
+ */
+function validateQuery(model: Parameters<typeof compileListQuery>[0], query: SavedQuery) {
+  try {
+    compileListQuery(model, query);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.errorName !== 'ValidationError') throw err;
+    const errors = ((err.details.errors as FieldError[] | undefined) ?? []).map((e) => ({
+      ...e,
+      path: ['query', ...e.path],
+    }));
+    throw new AppError('ValidationError', err.message, { ...err.details, errors });
+  }
+}
+
+async function modelFor(tx: Tx, ctx: TenantContext, resource: Resource, boardId: number | null) {
+  if (resource === 'contacts') return contactModel;
+  if (resource === 'tasks') return taskModel;
+  // Cards: the board's fields decide what the query may name.
+  const board = await loadBoardStructure(tx, ctx.orgId, boardId as number);
+  return cardModelFor(board);
+}
+
+/** Organization filters are the admins'; a private one its author's. */
+function requireEditable(ctx: TenantContext, row: repo.SavedFilterRow) {
+  if (row.visibility === 'organization') requireRole(ctx, 'admin');
+  else if (row.ownerMembershipId !== ctx.membershipId) throw notFound();
+}
+
+export async function listSavedFilters(ctx: TenantContext, query: ListQueryInput & { resource?: Resource }) {
+  const { resource, ...listQuery } = query;
+  const q = compileListQuery(repo.savedFilterModel, listQuery, 'name:asc');
+  const { rows, total } = await ctx.transaction((tx) =>
+    repo.listVisible(tx, ctx.orgId, ctx.membershipId, q, resource),
+  );
+  return listPage(rows.map(toSavedFilter), total, q);
+}
+
+export async function getSavedFilter(ctx: TenantContext, documentId: string) {
+  const row = await ctx.transaction((tx) => repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId));
+  if (!row) throw notFound();
+  return toSavedFilter(row);
+}
+
+export async function createSavedFilter(ctx: TenantContext, input: SavedFilterCreateInput) {
+  const visibility = input.visibility ?? 'private';
+  requireRole(ctx, visibility === 'organization' ? 'admin' : 'member');
+  return ctx.transaction(async (tx) => {
+    let boardId: number | null = null;
+    if (input.resource === 'cards') {
+      if (!input.board)
+        throw new AppError('ValidationError', 'A cards filter names its board (data.board)', {
+          errors: [{ path: ['board'], message: 'required for resource cards', name: 'ValidationError' }],
+        });
+      boardId = (await loadBoardForRead(tx, ctx, input.board)).board.id;
+    } else if (input.board) {
+      throw new AppError('ValidationError', `A ${input.resource} filter has no board`, {
+        errors: [{ path: ['board'], message: 'only for resource cards', name: 'ValidationError' }],
+      });
+    }
+    validateQuery(await modelFor(tx, ctx, input.resource, boardId), input.query);
+    const documentId = await repo.insertSavedFilter(tx, ctx.orgId, {
+      name: input.name,
+      resource: input.resource,
+      boardId,
+      query: input.query,
+      visibility,
+      ownerMembershipId: ctx.membershipId,
+    });
+    await audit(tx, ctx, 'saved_filter.created', documentId);
+    return toSavedFilter(
+      (await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId)) as repo.SavedFilterRow,
+    );
+  });
+}
+
+export async function updateSavedFilter(
+  ctx: TenantContext,
+  documentId: string,
+  input: SavedFilterUpdateInput,
+) {
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
+    if (!row) throw notFound();
+    requireEditable(ctx, row);
+    if (input.visibility === 'organization') requireRole(ctx, 'admin');
+    if (input.query)
+      validateQuery(await modelFor(tx, ctx, row.resource as Resource, row.boardId), input.query);
+    await repo.updateSavedFilter(tx, ctx.orgId, row.id, input);
+    await audit(tx, ctx, 'saved_filter.updated', documentId);
+    return toSavedFilter(
+      (await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId)) as repo.SavedFilterRow,
+    );
+  });
+}
+
+export async function deleteSavedFilter(ctx: TenantContext, documentId: string) {
+  return ctx.transaction(async (tx) => {
+    const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
+    if (!row) throw notFound();
+    requireEditable(ctx, row);
+    await repo.deleteSavedFilter(tx, ctx.orgId, row.id);
+    await audit(tx, ctx, 'saved_filter.deleted', documentId);
+    return { documentId, deleted: true as const };
+  });
+}
+
+/**
+ * `?savedFilter=<documentId>` on a list: the saved filters ANDed with the request's, the saved sort when the
+ * request has none. A filter the caller cannot see, of another list or of another board is a 400 naming it.
+ */
+export async function withSavedFilter<Q extends ListQueryInput>(
+  tx: Tx,
+  ctx: TenantContext,
+  resource: Resource,
+  savedFilterId: string | undefined,
+  query: Q,
+  boardId?: number,
+): Promise<Q> {
+  if (!savedFilterId) return query;
+  const bad = (message: string): never => {
+    throw new AppError('ValidationError', `Invalid savedFilter: ${message}`, {
+      errors: [{ path: ['savedFilter'], message, name: 'ValidationError' }],
+    });
+  };
+  const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, savedFilterId);
+  if (!row)
+    return bad(`no saved filter ${savedFilterId} (GET /api/saved-filters?resource=${resource} lists yours)`);
+  if (row.resource !== resource)
+    return bad(`saved filter ${savedFilterId} filters ${row.resource}, not ${resource}`);
+  if (boardId !== undefined && row.boardId !== boardId)
+    return bad(`saved filter ${savedFilterId} belongs to another board (${row.boardDocumentId})`);
+  const saved = row.query as SavedQuery;
+  const filters =
+    saved.filters && query.filters
+      ? { $and: [saved.filters, query.filters] }
+      : (saved.filters ?? query.filters);
+  return { ...query, filters, sort: query.sort ?? saved.sort };
+}

@@ -1,0 +1,226 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { type Database, queryRows, type Tx } from '../../platform/db/client.js';
+import { domainEvents } from '../../platform/events/table.js';
+import type { QueueDef } from '../../platform/jobs/jobs.js';
+import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
+import { secretBox } from '../../platform/secrets/encryption.js';
+import type { WorkerDeps } from '../../workers.js';
+import { webhookHeaders } from './signing.js';
+import { webhookDeliveries as deliveries, webhookSubscriptions as subs } from './table.js';
+
+/** Attempts of one delivery before it is marked failed; the waits double from 5 s (5, 10, 20 … ≈ 21 min). */
+export const MAX_ATTEMPTS = 9;
+/** Failed attempts in a row after which a subscription is disabled (until enabled again). */
+export const DISABLE_AFTER = 15;
+const TIMEOUT_MS = 10_000;
+/** Deliveries per subscription per run, so one busy endpoint cannot hold the run. */
+const PER_RUN = 50;
+
+export const webhookQueue: QueueDef = { name: 'webhooks-dispatch', retryLimit: 0 };
+
+export const sealContext = (orgId: number, documentId: string) =>
+  `webhook_subscription:${orgId}:${documentId}`;
+
+/**
+ * Fans undispatched events out to the subscriptions that want them, in event order, and marks them dispatched:
+ * one transaction per organization, rows locked (SKIP LOCKED) so two dispatchers never take the same event.
+ */
+export async function dispatchEvents(db: Database): Promise<number> {
+  const orgs = await queryRows<{ organization_id: number }>(
+    db.system,
+    sql`select distinct organization_id from domain_events where not dispatched limit 200`,
+  );
+  let total = 0;
+  for (const { organization_id: orgId } of orgs)
+    total += await db.tenantTransaction(Number(orgId), async (tx) => {
+      const events = await queryRows<{
+        id: number;
+        event_id: string;
+        type: string;
+        data: unknown;
+        created_at: Date;
+      }>(
+        tx,
+        sql`select id, event_id, type, data, created_at from domain_events
+            where organization_id = ${orgId} and not dispatched order by id limit 500 for update skip locked`,
+      );
+      if (events.length === 0) return 0;
+      const wanted = await tx
+        .select({ id: subs.id, events: subs.events })
+        .from(subs)
+        .where(and(eq(subs.organizationId, Number(orgId)), eq(subs.enabled, true)));
+      const rows = events.flatMap((e) =>
+        wanted
+          .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
+          .map((s) => ({
+            organizationId: Number(orgId),
+            subscriptionId: s.id,
+            eventId: e.event_id,
+            eventType: e.type,
+            payload: { type: e.type, timestamp: new Date(e.created_at).toISOString(), data: e.data },
+          })),
+      );
+      if (rows.length) await tx.insert(deliveries).values(rows).onConflictDoNothing();
+      await tx
+        .update(domainEvents)
+        .set({ dispatched: true })
+        .where(
+          and(
+            eq(domainEvents.organizationId, Number(orgId)),
+            sql`${domainEvents.id} in ${events.map((e) => Number(e.id))}`,
+          ),
+        );
+      return events.length;
+    });
+  return total;
+}
+
+interface Due {
+  id: number;
+  eventId: string;
+  payload: unknown;
+  attempts: number;
+  nextAttemptAt: Date;
+}
+
+async function headOf(tx: Tx, orgId: number, subscriptionId: number): Promise<Due | undefined> {
+  const [row] = await tx
+    .select({
+      id: deliveries.id,
+      eventId: deliveries.eventId,
+      payload: deliveries.payload,
+      attempts: deliveries.attempts,
+      nextAttemptAt: deliveries.nextAttemptAt,
+    })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.organizationId, orgId),
+        eq(deliveries.subscriptionId, subscriptionId),
+        eq(deliveries.status, 'pending'),
+      ),
+    )
+    .orderBy(asc(deliveries.id))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Sends what is due, subscription by subscription (in parallel across subscriptions, in event order within
+ * one: a delivery waiting for its retry holds the later ones back, so a receiver sees each record's events in
+ * order). At least once: a crash between the POST and its record sends it again with the same webhook-id.
+ */
+export async function deliverDue(
+  deps: Pick<WorkerDeps, 'db' | 'config'>,
+  fetchImpl?: SafeFetch,
+): Promise<number> {
+  const { db } = deps;
+  const send =
+    fetchImpl ??
+    createSafeFetch({
+      allowlist: parseAllowlist(deps.config.CRM_OUTBOUND_ALLOWLIST),
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: 64 * 1024,
+    });
+  const heads = await queryRows<{ organization_id: number; subscription_id: number }>(
+    db.system,
+    sql`select distinct d.organization_id, d.subscription_id from webhook_deliveries d
+        join webhook_subscriptions s on s.organization_id = d.organization_id and s.id = d.subscription_id
+        where d.status = 'pending' and s.enabled limit 500`,
+  );
+  const box = await secretBox(deps.config, db);
+  const counts = await Promise.all(
+    heads.map(async ({ organization_id, subscription_id }) => {
+      const orgId = Number(organization_id);
+      const subscriptionId = Number(subscription_id);
+      let sent = 0;
+      for (let i = 0; i < PER_RUN; i++) {
+        const found = await db.tenantTransaction(orgId, async (tx) => {
+          const [sub] = await tx
+            .select()
+            .from(subs)
+            .where(and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId)));
+          const head = sub?.enabled ? await headOf(tx, orgId, subscriptionId) : undefined;
+          return head && head.nextAttemptAt.getTime() <= Date.now() ? { sub, head } : undefined;
+        });
+        if (!found) break;
+        const { sub, head } = found;
+        const secret = box.decrypt(sub.secretSealed, sealContext(orgId, sub.documentId));
+        const body = JSON.stringify(head.payload);
+        let status: number | null = null;
+        let error: string | null = null;
+        try {
+          const res = await send(sub.url, {
+            method: 'POST',
+            headers: webhookHeaders(secret, head.eventId, body),
+            body,
+          });
+          status = res.status;
+          await res.body?.cancel().catch(() => {});
+          if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
+        } catch (err) {
+          error = (err as Error).message.slice(0, 500);
+        }
+        await db.tenantTransaction(orgId, (tx) => record(tx, orgId, sub.id, head, status, error));
+        sent++;
+        if (error) break; // its retry waits: later deliveries of this subscription wait behind it
+      }
+      return sent;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+async function record(
+  tx: Tx,
+  orgId: number,
+  subscriptionId: number,
+  head: Due,
+  status: number | null,
+  error: string | null,
+) {
+  const attempts = head.attempts + 1;
+  const where = and(eq(deliveries.organizationId, orgId), eq(deliveries.id, head.id));
+  const subWhere = and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId));
+  if (!error) {
+    await tx
+      .update(deliveries)
+      .set({
+        status: 'delivered',
+        attempts,
+        lastStatusCode: status,
+        lastError: null,
+        deliveredAt: new Date(),
+      })
+      .where(where);
+    await tx.update(subs).set({ consecutiveFailures: 0 }).where(subWhere);
+    return;
+  }
+  const final = attempts >= MAX_ATTEMPTS;
+  await tx
+    .update(deliveries)
+    .set({
+      status: final ? 'failed' : 'pending',
+      attempts,
+      lastStatusCode: status,
+      lastError: error,
+      nextAttemptAt: new Date(Date.now() + 5_000 * 2 ** (attempts - 1)),
+    })
+    .where(where);
+  await tx
+    .update(subs)
+    .set({
+      consecutiveFailures: sql`${subs.consecutiveFailures} + 1`,
+      enabled: sql`${subs.consecutiveFailures} + 1 < ${DISABLE_AFTER}`,
+      disabledReason: sql`case when ${subs.consecutiveFailures} + 1 >= ${DISABLE_AFTER} then ${`${DISABLE_AFTER} failed attempts in a row; last: ${error}`} else ${subs.disabledReason} end`,
+    })
+    .where(subWhere);
+}
+
+/** The periodic run: about every second, in one worker process of the cluster at a time. */
+export async function registerWebhookWorkers(deps: WorkerDeps) {
+  await deps.jobs.every(webhookQueue, 1, async () => {
+    await dispatchEvents(deps.db);
+    await deliverDue(deps);
+  });
+}

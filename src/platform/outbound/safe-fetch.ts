@@ -1,0 +1,194 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/**
+ * The one way to call a user-given URL (calendars today; webhooks and automation requests later), per
+ * DESIGN.md §11: loopback, private, link-local, shared, multicast, reserved and metadata addresses are refused
+ * after DNS resolution — checked on the address the socket really connects to (no DNS rebinding window) and
+ * again on every redirect — unless the host is listed in `CRM_OUTBOUND_ALLOWLIST` (operator's comma list).
+ */
+
+const blocked = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, incl. the cloud metadata address 169.254.169.254
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96], // NAT64 reaches IPv4 space
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7], // unique local, incl. fd00:ec2::254 (metadata)
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(net, bits, 'ipv6');
+
+export class OutboundBlockedError extends Error {
+  constructor(
+    readonly host: string,
+    readonly address?: string,
+  ) {
+    super(
+      address
+        ? `${host} resolves to ${address}, a private, loopback, link-local or reserved address: refused`
+        : `${host} is a private, loopback, link-local or reserved address: refused`,
+    );
+    this.name = 'OutboundBlockedError';
+  }
+}
+
+/** Is this IP address one an outbound call may reach? IPv4-mapped IPv6 is judged as the IPv4 it maps. */
+export function isPublicAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return !blocked.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export function parseAllowlist(value: string | undefined): Set<string> {
+  return new Set(
+    (value ?? '')
+      .split(',')
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ''),
+      )
+      .filter(Boolean),
+  );
+}
+
+const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[|\]$/g, '');
+
+export interface SafeFetchOptions {
+  /** Hosts (names or IP addresses) exempt from the address check. */
+  allowlist: Set<string>;
+  /** Per request, including redirects. */
+  timeoutMs?: number;
+  maxRedirects?: number;
+  /** A response body larger than this fails while being read (a hostile server cannot exhaust memory). */
+  maxResponseBytes?: number;
+}
+
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the response is larger than ${limit} bytes: refused`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/** The response with its body counted as it streams: past `limit` bytes the read fails. */
+function capped(res: Response, limit: number): Response {
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    res.body?.cancel().catch(() => {});
+    throw new ResponseTooLargeError(limit);
+  }
+  if (!res.body) return res;
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) controller.error(new ResponseTooLargeError(limit));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(res.body.pipeThrough(counter), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+}
+
+export type SafeFetch = typeof globalThis.fetch;
+
+/** A fetch that refuses non-public targets (see above); same signature as the global fetch. */
+export function createSafeFetch({
+  allowlist,
+  timeoutMs = 15_000,
+  maxRedirects = 5,
+  maxResponseBytes = 10 * 1024 * 1024,
+}: SafeFetchOptions): SafeFetch {
+  const guardedLookup = (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      if (!allowlist.has(bareHost(hostname))) {
+        const bad = list.find((a) => !isPublicAddress(a.address) && !allowlist.has(a.address));
+        if (bad) return callback(new OutboundBlockedError(hostname, bad.address), []);
+      }
+      const all = (options as { all?: boolean }).all;
+      if (all) return callback(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup as never }, connectTimeout: timeoutMs });
+
+  /** IP literals skip DNS (and so the guarded lookup): judged here, before connecting. */
+  const checkUrl = (url: URL) => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new OutboundBlockedError(url.hostname || url.href);
+    const host = bareHost(url.hostname);
+    if (allowlist.has(host)) return;
+    if (isIP(host) && !isPublicAddress(host)) throw new OutboundBlockedError(host);
+    if (host === 'localhost' || host.endsWith('.localhost')) throw new OutboundBlockedError(host);
+  };
+
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    // Callers pass URLs (a Request's own body and headers would be dropped: refused rather than half-sent).
+    if (typeof input !== 'string' && !(input instanceof URL)) throw new TypeError('safe fetch takes a URL');
+    let url = new URL(String(input));
+    let requestInit = { ...init };
+    const signal = init.signal ?? AbortSignal.timeout(timeoutMs);
+    for (let hop = 0; ; hop++) {
+      checkUrl(url);
+      const res = await undiciFetch(url, {
+        ...(requestInit as object),
+        redirect: 'manual',
+        signal,
+        dispatcher,
+      } as never);
+      const location = res.headers.get('location');
+      // A caller that follows redirects itself (CalDAV discovery reads the Location) gets the 3xx; its next
+      // request comes back through here and is checked again.
+      if (init.redirect === 'manual') return capped(res as unknown as Response, maxResponseBytes);
+      if (res.status < 300 || res.status >= 400 || res.status === 304 || !location)
+        return capped(res as unknown as Response, maxResponseBytes);
+      if (hop >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects`);
+      await res.body?.cancel();
+      const next = new URL(location, url);
+      // Credentials never follow a redirect to another origin.
+      if (next.origin !== url.origin && requestInit.headers) {
+        const headers = new Headers(requestInit.headers);
+        headers.delete('authorization');
+        requestInit = { ...requestInit, headers };
+      }
+      // 303 (and 301/302 after a POST) become GETs without a body, as browsers do.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && requestInit.method === 'POST'))
+        requestInit = { ...requestInit, method: 'GET', body: undefined };
+      url = next;
+    }
+  }) as SafeFetch;
+}

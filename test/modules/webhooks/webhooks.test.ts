@@ -1,0 +1,190 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { deliverDue, dispatchEvents } from '../../../src/modules/webhooks/delivery.js';
+import { queryRows } from '../../../src/platform/db/client.js';
+import { addMember, getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
+import { createCard, createPipeline } from '../cards/factory.js';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A receiver on loopback: records what it gets; answers `status` (a function of the call number). */
+async function receiver(status: (n: number) => number = () => 204) {
+  const got: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      if (req.url === '/redirect') {
+        res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+        return;
+      }
+      res.writeHead(status(got.length)).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { got, url, close: () => new Promise((r) => server.close(r)) };
+}
+
+const allowLoopback = () => testConfig({ CRM_OUTBOUND_ALLOWLIST: '127.0.0.1' });
+
+async function run(config = allowLoopback()) {
+  const { db } = await getApp();
+  await dispatchEvents(db);
+  return deliverDue({ db, config });
+}
+
+describe('outbound webhooks', () => {
+  let t: Tenant;
+  let boardId: string;
+  const closers: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    t = await newTenant();
+    ({ boardId } = await createPipeline(t.api));
+  });
+  afterAll(async () => {
+    for (const c of closers) await c();
+  });
+
+  test('events of the same transaction, delivered in order with Standard Webhooks signatures', async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const created = await t.api.post('/webhook-subscriptions', {
+      data: { url: `${r.url}/hook`, events: ['card.created', 'card.phase_changed', 'card.updated'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    // The secret is shown once.
+    expect(
+      (await t.api.get(`/webhook-subscriptions/${created.body.documentId}`)).body.secret,
+    ).toBeUndefined();
+    const card = await createCard(t.api, boardId, { title: 'Deal' });
+    await t.api.put(`/boards/${boardId}/cards/${card.documentId}`, { data: { title: 'Deal 2' } });
+    const moved = await t.api.post(`/boards/${boardId}/cards/${card.documentId}/move`, {
+      phase: 'qualified',
+    });
+    expect(moved.status).toBe(200);
+    await run();
+    const wh = new Webhook(created.body.secret);
+    const events = r.got.map(
+      (g) => wh.verify(g.body, g.headers as Record<string, string>) as { type: string; data: any },
+    );
+    expect(events.map((e) => e.type)).toEqual(['card.created', 'card.updated', 'card.phase_changed']);
+    expect(events[2].data).toMatchObject({ from: { slug: 'lead' }, to: { slug: 'qualified' } });
+    expect(events[0].data.card).toMatchObject({ documentId: card.documentId, title: 'Deal' });
+    expect(events[1].data.changes).toContain('title_changed');
+    // Once: another run sends nothing more.
+    await run();
+    expect(r.got).toHaveLength(3);
+    const log = await t.api.get(`/webhook-subscriptions/${created.body.documentId}/deliveries`);
+    expect(log.body.data.map((d: { status: string }) => d.status)).toEqual([
+      'delivered',
+      'delivered',
+      'delivered',
+    ]);
+    // A tampered body does not verify.
+    expect(() => wh.verify(`${r.got[0].body} `, r.got[0].headers as Record<string, string>)).toThrow();
+    await t.api.delete(`/webhook-subscriptions/${created.body.documentId}`);
+  });
+
+  test('failures are retried with backoff, later events wait behind, repeated failure disables', async () => {
+    const r = await receiver((n) => (n === 1 ? 500 : 200));
+    closers.push(r.close);
+    const sub = await t.api.post('/webhook-subscriptions', { data: { url: r.url, events: ['*'] } });
+    await createCard(t.api, boardId, { title: 'A' });
+    await createCard(t.api, boardId, { title: 'B' });
+    await run();
+    expect(r.got).toHaveLength(1); // the first failed: B waits behind A
+    const { db } = await getApp();
+    let log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
+    const a = log.find((d: { payload: any }) => d.payload.data.card?.title === 'A');
+    expect(a).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' });
+    // Its retry time comes.
+    await db.system.execute(
+      sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`,
+    );
+    await run();
+    expect(r.got.map((g) => JSON.parse(g.body).data.card.title)).toEqual(['A', 'A', 'B']);
+    log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
+    expect(log.every((d: { status: string }) => d.status === 'delivered')).toBe(true);
+    // Repeated failure disables; enabling again resets the count.
+    await db.system.execute(
+      sql`update webhook_subscriptions set consecutive_failures = 14 where document_id = ${sub.body.documentId}`,
+    );
+    await r.close();
+    await createCard(t.api, boardId, { title: 'C' });
+    await run();
+    const after = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}`)).body;
+    expect(after.enabled).toBe(false);
+    expect(after.disabledReason).toContain('15 failed attempts');
+    const again = await t.api.put(`/webhook-subscriptions/${sub.body.documentId}`, {
+      data: { enabled: true },
+    });
+    expect(again.body).toMatchObject({ enabled: true, consecutiveFailures: 0, disabledReason: null });
+    await t.api.delete(`/webhook-subscriptions/${sub.body.documentId}`);
+  });
+
+  test('SSRF: loopback refused unless allow-listed; a redirect to the metadata address refused', async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const sub = await t.api.post('/webhook-subscriptions', {
+      data: { url: `${r.url}/hook`, events: ['card.created'] },
+    });
+    await createCard(t.api, boardId);
+    await run(testConfig({ CRM_OUTBOUND_ALLOWLIST: undefined }));
+    expect(r.got).toHaveLength(0);
+    let log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
+    expect(log[0].lastError).toMatch(/refused/);
+    await t.api.put(`/webhook-subscriptions/${sub.body.documentId}`, { data: { url: `${r.url}/redirect` } });
+    const { db } = await getApp();
+    await db.system.execute(
+      sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`,
+    );
+    await run();
+    expect(r.got).toHaveLength(1); // the receiver answered 307 to the metadata address, which was not followed
+    log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
+    expect(log[0]).toMatchObject({ status: 'pending' });
+    expect(log[0].lastError).toMatch(/169\.254\.169\.254.*refused/);
+    await t.api.delete(`/webhook-subscriptions/${sub.body.documentId}`);
+  });
+
+  test("admins only; another organization sees nothing and never receives this one's events", async () => {
+    const member = await addMember(t, 'member');
+    expect((await member.api.get('/webhook-subscriptions')).status).toBe(403);
+    expect(
+      (await member.api.post('/webhook-subscriptions', { data: { url: 'https://x.example', events: ['*'] } }))
+        .status,
+    ).toBe(403);
+    const r = await receiver();
+    closers.push(r.close);
+    const other = await newTenant(t.app);
+    const theirs = await other.api.post('/webhook-subscriptions', { data: { url: r.url, events: ['*'] } });
+    const mine = await t.api.post('/webhook-subscriptions', {
+      data: { url: 'https://x.example', events: ['*'] },
+    });
+    expect((await other.api.get(`/webhook-subscriptions/${mine.body.documentId}`)).status).toBe(404);
+    expect((await other.api.get(`/webhook-subscriptions/${mine.body.documentId}/deliveries`)).status).toBe(
+      404,
+    );
+    expect((await other.api.delete(`/webhook-subscriptions/${mine.body.documentId}`)).status).toBe(404);
+    await createCard(t.api, boardId, { title: 'private deal' });
+    await run();
+    expect(r.got.map((g) => g.body).join()).not.toContain('private deal');
+    const { db } = await getApp();
+    const pending = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from domain_events where not dispatched`,
+    );
+    expect(pending[0].n).toBe(0);
+    await other.api.delete(`/webhook-subscriptions/${theirs.body.documentId}`);
+    await t.api.delete(`/webhook-subscriptions/${mine.body.documentId}`);
+  });
+});
