@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
@@ -505,4 +505,21 @@ export async function failRecipient(tx: Tx, orgId: number, id: number, error: st
     .update(campaignRecipients)
     .set({ status: 'failed', error })
     .where(and(eq(campaignRecipients.organizationId, orgId), eq(campaignRecipients.id, id)));
+}
+
+/** Scheduled campaigns whose send time falls in [start, end), for the agenda (DESIGN.md §11, "Agenda"). */
+export async function scheduledCampaignsIn(tx: Tx, orgId: number, start: Date, end: Date, limit: number) {
+  return tx
+    .select({ documentId: campaigns.documentId, name: campaigns.name, scheduledAt: campaigns.scheduledAt })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.organizationId, orgId),
+        eq(campaigns.status, 'scheduled'),
+        gte(campaigns.scheduledAt, start),
+        lt(campaigns.scheduledAt, end),
+      ),
+    )
+    .orderBy(asc(campaigns.scheduledAt))
+    .limit(limit);
 }

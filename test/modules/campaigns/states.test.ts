@@ -94,6 +94,32 @@ describe('campaign state table', () => {
     expect((await act(t, campaign.documentId, 'resume')).body.campaignStatus).toBe('scheduled');
   });
 
+  test("a scheduled campaign is on the agenda at its date; another organization's agenda does not show it", async () => {
+    const t = await newTenant(env.app);
+    const at = future();
+    const { campaign } = await emailCampaign(t, { city: 'agd', contacts: 1, scheduledAt: at });
+    const window = {
+      start: new Date().toISOString(),
+      end: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+    };
+    const draft = await t.api.get('/agenda/events', window);
+    expect(draft.body.data.filter((e: { source: string }) => e.source === 'campaigns')).toEqual([]);
+    await act(t, campaign.documentId, 'trigger');
+    const res = await t.api.get('/agenda/events', window);
+    expect(res.status).toBe(200);
+    const items = res.body.data.filter((e: { source: string }) => e.source === 'campaigns');
+    expect(items).toEqual([
+      expect.objectContaining({
+        title: campaign.name,
+        start: at,
+        link: { type: 'campaign', documentId: campaign.documentId },
+      }),
+    ]);
+    const other = await newTenant(env.app);
+    const theirs = await other.api.get('/agenda/events', window);
+    expect(theirs.body.data.filter((e: { source: string }) => e.source === 'campaigns')).toEqual([]);
+  });
+
   test('paused before its date, resumed after it → processing', async () => {
     const t = await newTenant(env.app);
     const { campaign } = await emailCampaign(t, { city: 'late', contacts: 1, scheduledAt: future() });
