@@ -149,6 +149,64 @@ CREATE TABLE "tags" (
 	CONSTRAINT "tags_color_check" CHECK (color is null or color ~ '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$')
 );
 --> statement-breakpoint
+CREATE TABLE "campaign_recipients" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "campaign_recipients_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"campaign_id" bigint NOT NULL,
+	"contact_id" bigint NOT NULL,
+	"address" text NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"skip_reason" text,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone,
+	"claimed_at" timestamp with time zone,
+	"provider_message_id" text,
+	"error" text,
+	"sent_at" timestamp with time zone,
+	"delivered_at" timestamp with time zone,
+	"opened_at" timestamp with time zone,
+	"clicked_at" timestamp with time zone,
+	"bounced_at" timestamp with time zone,
+	"complained_at" timestamp with time zone,
+	CONSTRAINT "campaign_recipients_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "campaigns" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "campaigns_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"description" text,
+	"channel_id" bigint NOT NULL,
+	"segment_id" bigint,
+	"email_template_id" bigint,
+	"whatsapp_template_id" bigint,
+	"status" text DEFAULT 'draft' NOT NULL,
+	"variables" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"message_config" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"scheduled_at" timestamp with time zone,
+	"started_at" timestamp with time zone,
+	"completed_at" timestamp with time zone,
+	"heartbeat_at" timestamp with time zone,
+	"error" text,
+	"created_by" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "campaigns_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "suppressions" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "suppressions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"address" text NOT NULL,
+	"reason" text NOT NULL,
+	"campaign_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "suppressions_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "suppressions_address_check" CHECK (address = lower(address))
+);
+--> statement-breakpoint
 CREATE TABLE "card_assignees" (
 	"organization_id" bigint NOT NULL,
 	"card_id" bigint NOT NULL,
@@ -273,6 +331,27 @@ CREATE TABLE "comments" (
 	CONSTRAINT "comments_type_check" CHECK (type in ('user', 'system'))
 );
 --> statement-breakpoint
+CREATE TABLE "board_chat_channels" (
+	"organization_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"channel_id" bigint NOT NULL,
+	CONSTRAINT "board_chat_channels_organization_id_board_id_channel_id_pk" PRIMARY KEY("organization_id","board_id","channel_id")
+);
+--> statement-breakpoint
+CREATE TABLE "chat_channels" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "chat_channels_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"type" text NOT NULL,
+	"settings" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"credentials" text,
+	"send_window_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "chat_channels_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "contact_activities" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "contact_activities_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -340,6 +419,33 @@ CREATE TABLE "distribution_queues" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "distribution_queues_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
 	CONSTRAINT "distribution_queues_strategy_check" CHECK (strategy in ('round_robin', 'weighted', 'least_open'))
+);
+--> statement-breakpoint
+CREATE TABLE "email_assets" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "email_assets_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"filename" text NOT NULL,
+	"mime_type" text NOT NULL,
+	"size" integer NOT NULL,
+	"sha256" text NOT NULL,
+	"content" "bytea" NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "email_assets_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "email_templates" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "email_templates_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"subject" text NOT NULL,
+	"html" text NOT NULL,
+	"text" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "email_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
 CREATE TABLE "invitations" (
@@ -598,6 +704,23 @@ CREATE TABLE "teams" (
 	CONSTRAINT "teams_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "whatsapp_templates" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "whatsapp_templates_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"channel_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	"language" text NOT NULL,
+	"category" text NOT NULL,
+	"status" text NOT NULL,
+	"components" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"external_id" text,
+	"synced_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "whatsapp_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "api_tokens" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "api_tokens_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"document_id" text NOT NULL,
@@ -709,6 +832,9 @@ ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_board_fk" FORE
 ALTER TABLE "field_definitions" ADD CONSTRAINT "field_definitions_phase_fk" FOREIGN KEY ("organization_id","phase_id") REFERENCES "public"."phases"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "phases" ADD CONSTRAINT "phases_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tags" ADD CONSTRAINT "tags_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaign_recipients" ADD CONSTRAINT "campaign_recipients_campaign_fk" FOREIGN KEY ("organization_id","campaign_id") REFERENCES "public"."campaigns"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_email_template_fk" FOREIGN KEY ("organization_id","email_template_id") REFERENCES "public"."email_templates"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_assignees" ADD CONSTRAINT "card_assignees_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_files" ADD CONSTRAINT "card_files_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -717,6 +843,8 @@ ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_card_fk" FOREIGN KEY ("organiz
 ALTER TABLE "card_tags" ADD CONSTRAINT "card_tags_tag_fk" FOREIGN KEY ("organization_id","tag_id") REFERENCES "public"."tags"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "cards" ADD CONSTRAINT "cards_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -734,6 +862,7 @@ ALTER TABLE "task_assignees" ADD CONSTRAINT "task_assignees_membership_fk" FOREI
 ALTER TABLE "tasks" ADD CONSTRAINT "tasks_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_team_id_teams_organization_id_id_fk" FOREIGN KEY ("organization_id","team_id") REFERENCES "public"."teams"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_organization_id_membership_id_memberships_organization_id_id_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "whatsapp_templates" ADD CONSTRAINT "whatsapp_templates_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_subscription_fk" FOREIGN KEY ("organization_id","subscription_id") REFERENCES "public"."webhook_subscriptions"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "calendar_connections_org_document_id_key" ON "calendar_connections" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -755,6 +884,16 @@ CREATE UNIQUE INDEX "phases_org_board_slug_key" ON "phases" USING btree ("organi
 CREATE INDEX "phases_org_board_order_idx" ON "phases" USING btree ("organization_id","board_id","order");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_document_id_key" ON "tags" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_org_board_slug_key" ON "tags" USING btree ("organization_id","board_id","slug");--> statement-breakpoint
+CREATE UNIQUE INDEX "campaign_recipients_org_campaign_contact_key" ON "campaign_recipients" USING btree ("organization_id","campaign_id","contact_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "campaign_recipients_org_campaign_address_key" ON "campaign_recipients" USING btree ("organization_id","campaign_id","address");--> statement-breakpoint
+CREATE INDEX "campaign_recipients_org_campaign_status_idx" ON "campaign_recipients" USING btree ("organization_id","campaign_id","status","id");--> statement-breakpoint
+CREATE INDEX "campaign_recipients_org_message_idx" ON "campaign_recipients" USING btree ("organization_id","provider_message_id") WHERE provider_message_id is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "campaigns_org_document_id_key" ON "campaigns" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "campaigns_org_status_idx" ON "campaigns" USING btree ("organization_id","status");--> statement-breakpoint
+CREATE INDEX "campaigns_org_channel_idx" ON "campaigns" USING btree ("organization_id","channel_id");--> statement-breakpoint
+CREATE INDEX "campaigns_status_heartbeat_idx" ON "campaigns" USING btree ("status","heartbeat_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "suppressions_org_document_id_key" ON "suppressions" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "suppressions_org_address_key" ON "suppressions" USING btree ("organization_id","address");--> statement-breakpoint
 CREATE INDEX "card_assignees_org_membership_idx" ON "card_assignees" USING btree ("organization_id","membership_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_count_deltas_org_board_idx" ON "card_count_deltas" USING btree ("organization_id","board_id","phase_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "card_files_org_document_id_key" ON "card_files" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -772,6 +911,10 @@ CREATE INDEX "cards_org_contact_idx" ON "cards" USING btree ("organization_id","
 CREATE INDEX "cards_fields_gin_idx" ON "cards" USING gin ("organization_id","board_id","fields" jsonb_path_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "comments_org_document_id_key" ON "comments" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "comments_org_card_idx" ON "comments" USING btree ("organization_id","card_id","created_at");--> statement-breakpoint
+CREATE INDEX "board_chat_channels_org_channel_idx" ON "board_chat_channels" USING btree ("organization_id","channel_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_channels_org_document_id_key" ON "chat_channels" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_channels_org_name_key" ON "chat_channels" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE INDEX "chat_channels_org_type_idx" ON "chat_channels" USING btree ("organization_id","type");--> statement-breakpoint
 CREATE UNIQUE INDEX "contact_activities_org_document_id_key" ON "contact_activities" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "contact_activities_org_contact_idx" ON "contact_activities" USING btree ("organization_id","contact_id","performed_at","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("organization_id","document_id");--> statement-breakpoint
@@ -786,6 +929,10 @@ CREATE INDEX "contacts_text_trgm_idx" ON "contacts" USING gin ("organization_id"
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "email_templates_org_name_key" ON "email_templates" USING btree ("organization_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_document_id_key" ON "invitations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_pending_email_key" ON "invitations" USING btree ("organization_id","email") WHERE status = 'pending';--> statement-breakpoint
 CREATE INDEX "invitations_token_hash_idx" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
@@ -834,6 +981,9 @@ CREATE UNIQUE INDEX "team_members_org_team_membership_key" ON "team_members" USI
 CREATE INDEX "team_members_org_membership_idx" ON "team_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_document_id_key" ON "teams" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name_key" ON "teams" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "whatsapp_templates_org_document_id_key" ON "whatsapp_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "whatsapp_templates_org_channel_name_language_key" ON "whatsapp_templates" USING btree ("organization_id","channel_id","name","language");--> statement-breakpoint
+CREATE INDEX "whatsapp_templates_org_channel_idx" ON "whatsapp_templates" USING btree ("organization_id","channel_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_token_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_document_id_key" ON "api_tokens" USING btree ("document_id");--> statement-breakpoint
 CREATE INDEX "api_tokens_user_id_idx" ON "api_tokens" USING btree ("user_id");--> statement-breakpoint

@@ -3,9 +3,13 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { agendaRoutes } from './modules/agenda/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
+import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
+import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
+import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
+import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
@@ -18,6 +22,7 @@ import { savedFilterRoutes } from './modules/saved-filters/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { taskRoutes } from './modules/tasks/routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
+import { templateRoutes } from './modules/templates/routes.js';
 import { userRoutes } from './modules/users/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { authPlugin } from './platform/auth/plugin.js';
@@ -67,6 +72,11 @@ const areas = [
   segmentRoutes,
   contactRoutes,
   teamRoutes,
+  channelRoutes,
+  templateRoutes,
+  emailTemplateRoutes,
+  campaignRoutes,
+  campaignPublicRoutes,
   savedFilterRoutes,
   distributionRoutes,
   webhookRoutes,

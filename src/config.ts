@@ -62,6 +62,16 @@ const envObject = z.object({
    */
   CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
   SMTP_URL: z.string().optional(),
+  /** WhatsApp Cloud API base (Graph-style `/{version}/{phone-number-id}/messages`); tests point it at a local peer. */
+  CRM_WHATSAPP_API_URL: z.string().url().default('https://graph.facebook.com'),
+  CRM_WHATSAPP_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/)
+    .default('v21.0'),
+  /** SMS provider base speaking the Twilio Messages API shape. */
+  CRM_SMS_API_URL: z.string().url().default('https://api.twilio.com'),
+  /** Timeout of each provider request (WhatsApp, SMS, SMTP), in milliseconds. */
+  CRM_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**
    * Hosts (names or IP addresses, comma-separated) that outbound calls to user-given URLs may reach even though
    * they are loopback or private (DESIGN.md §11): e.g. an intranet CalDAV server; tests set `127.0.0.1`.

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
@@ -18,6 +19,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerMailWorker(deps.jobs, deps.mailer);
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
+  await registerCampaignWorkers(deps);
   await registerWebhookWorkers(deps);
 }
 

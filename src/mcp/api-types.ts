@@ -371,6 +371,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/boards/{boardId}/chat-channels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Chat channels linked to a board
+     * @description BETA: the channels whose conversations and campaigns belong to this board.
+     *
+     *     Token scope: `boards:read` + `channels:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listBoardChatChannels'];
+    /**
+     * Set the chat channels linked to a board (admin)
+     * @description BETA: replaces the list; an empty list unlinks every channel.
+     *
+     *     Token scope: `boards:write` + `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['setBoardChatChannels'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/boards/{boardId}/field-conditions': {
     parameters: {
       query?: never;
@@ -775,6 +803,378 @@ export interface paths {
     patch: operations['updateCalendarMeeting'];
     trace?: never;
   };
+  '/api/campaigns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List campaigns
+     * @description Filters and sort on name, campaignStatus, scheduledAt, startedAt, completedAt, createdAt.
+     *
+     *     Token scope: `campaigns:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCampaigns'];
+    put?: never;
+    /**
+     * Create a campaign (a draft)
+     * @description channel, segment and template are documentIds; the template must fit the channel (an e-mail template, or a WhatsApp template of that channel); SMS campaigns send messageConfig.text.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One campaign with its stats
+     * @description CampaignStats counts the fixed audience.
+     *
+     *     Token scope: `campaigns:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getCampaign'];
+    /**
+     * Update a campaign (draft or scheduled only); partial
+     * @description Other statuses are a 422 naming the status and the allowed actions.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateCampaign'];
+    post?: never;
+    /**
+     * Delete a campaign (not while processing or paused)
+     * @description Its recipient ledger goes with it; suppressions it caused stay.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteCampaign'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a campaign
+     * @description Cancel (draft, scheduled, processing or paused → cancelled); pending recipients are skipped. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['cancelCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause a campaign
+     * @description Pause sending (processing or scheduled → paused); messages in flight finish. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['pauseCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/recipients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A campaign's recipients: status, errors and engagement
+     * @description Where failed sends say why. Filters on status, address, sentAt.
+     *
+     *     Token scope: `campaigns:read` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCampaignRecipients'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume a campaign
+     * @description Resume (paused → processing, or scheduled when its date is still ahead). Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['resumeCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Campaign stats (spec shape)
+     * @description totalAudience, sent, failed, pending and readRate = opened ÷ sent (0 when nothing was sent).
+     *
+     *     Token scope: `campaigns:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getCampaignStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/campaigns/{id}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Trigger a campaign
+     * @description Start sending (draft → processing, or scheduled when scheduledAt is in the future). The audience is fixed at start from the segment. Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['triggerCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List chat channels
+     * @description BETA: WhatsApp, e-mail and SMS channels of the organization; credentials are never returned.
+     *
+     *     Token scope: `channels:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listChatChannels'];
+    put?: never;
+    /**
+     * Create a chat channel (admin)
+     * @description BETA: settings and credentials depend on type (whatsapp: phoneNumberId, businessAccountId / accessToken, appSecret, verifyToken; email: fromName, fromAddress, replyTo? / smtpUrl?, webhookSecret?; sms: from / accountSid, authToken). Credentials are encrypted and write-only. An e-mail channel answers its generated webhookSecret once.
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createChatChannel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{channelId}/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a channel's message templates
+     * @description BETA: WhatsApp templates as last synced (status APPROVED, PENDING, REJECTED, PAUSED or DISABLED); e-mail and SMS channels have none.
+     *
+     *     Token scope: `channels:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listChannelTemplates'];
+    put?: never;
+    /**
+     * Submit a WhatsApp template to the provider (admin)
+     * @description BETA: real side effect: the template is submitted for review at the provider and stored as PENDING (sync later for its status). A provider refusal is a 502 with its message.
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createWhatsappTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{channelId}/templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a WhatsApp template here and at the provider (admin)
+     * @description BETA: real side effect: the template is deleted at the provider (every language of its name, as the Cloud API does).
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteWhatsappTemplate'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{channelId}/templates/media-handle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a sample file for a template header; answers its media handle (admin)
+     * @description BETA: a resumable upload to the Meta app of the channel (settings.appId). Types: image/jpeg, image/png (≤ 5 MB), video/mp4, application/pdf (≤ 16 MB).
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['uploadWhatsappTemplateMediaHandle'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{channelId}/templates/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pull the provider's templates into the channel (admin)
+     * @description BETA: adds new templates, refreshes status and components, removes those deleted at the provider.
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['syncWhatsappTemplates'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One chat channel
+     * @description BETA: settings, hasCredentials and linked boards.
+     *
+     *     Token scope: `channels:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getChatChannel'];
+    /**
+     * Update a chat channel (admin); partial, settings and credentials merged
+     * @description BETA: the type cannot change. Credentials given are merged into the stored ones and re-encrypted.
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateChatChannel'];
+    post?: never;
+    /**
+     * Delete a chat channel (admin)
+     * @description BETA: refused (422) while campaigns use it; its templates and board links go with it.
+     *
+     *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteChatChannel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-channels/{id}/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check a channel against its provider
+     * @description BETA: makes a real provider call (WhatsApp phone number, SMS account, SMTP greeting) and reports its outcome and latency.
+     *
+     *     Token scope: `channels:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getChatChannelHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/contacts': {
     parameters: {
       query?: never;
@@ -1010,6 +1410,184 @@ export interface paths {
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     delete: operations['deleteDistributionQueue'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-assets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List e-mail images
+     * @description BETA: images uploaded for templates, with their public URLs.
+     *
+     *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listEmailAssets'];
+    put?: never;
+    /**
+     * Upload an image for e-mail templates (admin)
+     * @description BETA: PNG, JPEG, GIF or WebP (checked on the bytes), at most 2 MB; answers a stable public URL for the template HTML.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createEmailAsset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-assets/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an e-mail image (admin)
+     * @description BETA: its public URL stops working; messages already sent show a broken image.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteEmailAsset'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-assets/{id}/{filename}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An e-mail image (public: what sent messages show)
+     * @description BETA: no token; cached by mail clients.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['downloadEmailAsset'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List e-mail templates
+     * @description BETA: needs the email_marketing and campaigns features.
+     *
+     *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listEmailTemplates'];
+    put?: never;
+    /**
+     * Create an e-mail template (admin)
+     * @description BETA: variables {{contact.name}}, {{contact.email}}, {{contact.phone}}, {{organization.name}}, {{unsubscribeUrl}}, {{contact.customFields.KEY}}, {{variables.KEY}}; any other is a 400.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createEmailTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One e-mail template
+     * @description BETA: with the variables it uses.
+     *
+     *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getEmailTemplate'];
+    /**
+     * Update an e-mail template (admin); partial
+     * @description BETA: the same variable rules as create.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateEmailTemplate'];
+    post?: never;
+    /**
+     * Delete an e-mail template (admin)
+     * @description BETA: refused (422) while a campaign uses it.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteEmailTemplate'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/{id}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Render an e-mail template for a contact (or a sample contact)
+     * @description BETA: no message is sent.
+     *
+     *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['previewEmailTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/{id}/test-send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a real test message to one address (admin; rate-limited)
+     * @description BETA: real side effect: one e-mail, subject prefixed [TEST], sent at once through the channel given (or the service mail); the suppression list is ignored. 202 once the SMTP server accepted it; 502 when it refused.
+     *
+     *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['sendTestEmail'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1711,6 +2289,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/suppressions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The suppression list
+     * @description Addresses no campaign sends to: unsubscribes, hard bounces, complaints and manual entries.
+     *
+     *     Token scope: `campaigns:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listSuppressions'];
+    put?: never;
+    /**
+     * Suppress an address
+     * @description E-mail addresses are compared lower-cased, phone numbers as + and digits.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createSuppression'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/suppressions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove an address from the suppression list (admin)
+     * @description Only with the person’s renewed consent.
+     *
+     *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteSuppression'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/tasks': {
     parameters: {
       query?: never;
@@ -1883,6 +2511,78 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/track/click/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Click redirect of a campaign e-mail link (public)
+     * @description Redirects (302) to u when the token signs exactly that URL; otherwise 404 (never an open redirect).
+     *
+     *     Public: no token needed.
+     */
+    get: operations['trackEmailClick'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/track/open/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Open pixel of a campaign e-mail (public)
+     * @description Always answers a 1×1 GIF; a valid signed token records the first open.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['trackEmailOpen'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/unsubscribe/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Unsubscribe page (public)
+     * @description Shows a confirmation button; a GET never unsubscribes (mail scanners follow links). Mail clients use the RFC 8058 one-click POST.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['getUnsubscribePage'];
+    put?: never;
+    /**
+     * One-click unsubscribe (RFC 8058; public)
+     * @description Body List-Unsubscribe=One-Click (form-encoded) or empty. The address joins the suppression list of the organization that sent the message.
+     *
+     *     Public: no token needed.
+     */
+    post: operations['unsubscribe'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/users/generate-token': {
     parameters: {
       query?: never;
@@ -2041,6 +2741,56 @@ export interface paths {
     get: operations['listDeliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/email-events/{channelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * E-mail provider events for a channel (signed; public)
+     * @description Body [{ type: delivered|opened|clicked|bounced|complained, messageId, timestamp }], header X-CRM-Signature: sha256=<hex HMAC-SHA256 of the raw body with the channel webhookSecret>. Hard bounces and complaints join the suppression list.
+     *
+     *     Public: no token needed.
+     */
+    post: operations['receiveEmailEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/whatsapp/{channelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * WhatsApp webhook verification handshake (public)
+     * @description Answers hub.challenge when hub.mode is subscribe and hub.verify_token is the channel verify token; else 403.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['verifyWhatsappWebhook'];
+    put?: never;
+    /**
+     * WhatsApp Cloud API webhook (signed; public)
+     * @description Verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the channel app secret). Message statuses of campaign sends count as delivered (delivered), opened (read) or failed (failed).
+     *
+     *     Public: no token needed.
+     */
+    post: operations['receiveWhatsappWebhook'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2285,6 +3035,59 @@ export interface components {
       uid: string;
       updatedAt: string;
     };
+    Campaign: {
+      /** @enum {string} */
+      campaignStatus: 'draft' | 'scheduled' | 'processing' | 'paused' | 'completed' | 'failed' | 'cancelled';
+      /**
+       * @description The channel's type (spec enum)
+       * @enum {string}
+       */
+      channel: 'whatsapp' | 'email' | 'sms';
+      chatChannel: {
+        documentId: string;
+        name: string;
+        /** @enum {string} */
+        type: 'whatsapp' | 'email' | 'sms';
+      };
+      completedAt: string | null;
+      createdAt: string;
+      description: string | null;
+      documentId: string;
+      /** @description Why the campaign failed or could not start */
+      error: string | null;
+      messageConfig: {
+        [key: string]: unknown;
+      };
+      name: string;
+      scheduledAt: string | null;
+      segment: {
+        documentId: string;
+        name: string;
+      } | null;
+      startedAt: string | null;
+      stats: components['schemas']['CampaignStats'];
+      template: {
+        documentId: string;
+        /** @enum {string} */
+        kind: 'email' | 'whatsapp';
+        name: string;
+      } | null;
+      updatedAt: string;
+      variables: {
+        [key: string]: unknown;
+      };
+    };
+    CampaignStats: {
+      bounced: number;
+      clicked: number;
+      delivered: number;
+      failed: number;
+      opened: number;
+      pending: number;
+      sent: number;
+      skipped: number;
+      total: number;
+    };
     Card: {
       assignees: components['schemas']['MembershipRef'][];
       contact: components['schemas']['ContactRef'] | null;
@@ -2367,6 +3170,24 @@ export interface components {
     CategoryRef: {
       documentId: string;
       name: string;
+    };
+    ChatChannel: {
+      boards: {
+        documentId: string;
+        name: string;
+      }[];
+      createdAt: string;
+      documentId: string;
+      hasCredentials: boolean;
+      name: string;
+      settings: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      type: 'whatsapp' | 'email' | 'sms';
+      updatedAt: string;
+      /** @description E-mail channels, in the create answer only: the generated webhook signing key, shown once */
+      webhookSecret?: string;
     };
     Comment: {
       activityType: string | null;
@@ -2501,6 +3322,26 @@ export interface components {
       /** @enum {string} */
       strategy: 'round_robin' | 'weighted' | 'least_open';
       updatedAt: string;
+    };
+    EmailAsset: {
+      createdAt: string;
+      documentId: string;
+      filename: string;
+      mimeType: string;
+      size: number;
+      /** @description Stable public URL to use in template HTML */
+      url: string;
+    };
+    EmailTemplate: {
+      createdAt: string;
+      documentId: string;
+      html: string;
+      name: string;
+      subject: string;
+      text: string | null;
+      updatedAt: string;
+      /** @description Variables the template uses */
+      variables: string[];
     };
     /** @description Error envelope of every failed request */
     Error: {
@@ -3352,6 +4193,15 @@ export interface components {
         };
       };
     };
+    Suppression: {
+      address: string;
+      /** @description documentId of the campaign it came from */
+      campaign: string | null;
+      createdAt: string;
+      documentId: string;
+      /** @enum {string} */
+      reason: 'unsubscribed' | 'bounced' | 'complained' | 'manual';
+    };
     Tag: {
       color: string | null;
       documentId: string;
@@ -3445,6 +4295,19 @@ export interface components {
       secret: string;
       updatedAt: string;
       url: string;
+    };
+    WhatsAppTemplate: {
+      category: string;
+      components: {
+        [key: string]: unknown;
+      }[];
+      documentId: string;
+      externalId: string | null;
+      language: string;
+      name: string;
+      /** @enum {string} */
+      status: 'APPROVED' | 'PENDING' | 'REJECTED' | 'PAUSED' | 'DISABLED';
+      syncedAt: string | null;
     };
   };
   responses: never;
@@ -6258,6 +7121,198 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CardAggregate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listBoardChatChannels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        boardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatChannel'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  setBoardChatChannels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        boardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "channels": [
+         *           "k3v9x2m8q1w7e5r4t6y0u2i8"
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description documentIds of the channels linked to the board */
+            channels: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatChannel'][];
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -9790,6 +10845,2343 @@ export interface operations {
       };
     };
   };
+  listCampaigns: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Campaign'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Spring newsletter",
+         *         "channel": "k3v9x2m8q1w7e5r4t6y0u2i8",
+         *         "segment": "p0o9i8u7y6t5r4e3w2q1a2s3",
+         *         "template": "z1x2c3v4b5n6m7l8k9j0h1g2",
+         *         "variables": {
+         *           "season": "spring"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description documentId of the chat channel (its type decides the template kind) */
+            channel: string;
+            description?: string | null;
+            /** @description Free object; SMS campaigns need { text } (variables allowed) */
+            messageConfig?: {
+              [key: string]: unknown;
+            };
+            name: string;
+            /** @description When to start; trigger before it schedules */
+            scheduledAt?: string | null;
+            /** @description documentId of the segment whose contacts form the audience (fixed when sending starts) */
+            segment: string;
+            /** @description Required for e-mail and WhatsApp channels; SMS campaigns send messageConfig.text */
+            template?: string;
+            /** @description E-mail: values of {{variables.KEY}}. WhatsApp: body parameters by position, { "1": "{{contact.name}}", "2": "20%" } (values may use contact variables) */
+            variables?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Spring newsletter (final)",
+         *         "scheduledAt": "2030-03-20T09:00:00Z"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description documentId of the chat channel (its type decides the template kind) */
+            channel?: string;
+            description?: string | null;
+            /** @description Free object; SMS campaigns need { text } (variables allowed) */
+            messageConfig?: {
+              [key: string]: unknown;
+            };
+            name?: string;
+            /** @description When to start; trigger before it schedules */
+            scheduledAt?: string | null;
+            /** @description documentId of the segment whose contacts form the audience (fixed when sending starts) */
+            segment?: string;
+            /** @description Required for e-mail and WhatsApp channels; SMS campaigns send messageConfig.text */
+            template?: string;
+            /** @description E-mail: values of {{variables.KEY}}. WhatsApp: body parameters by position, { "1": "{{contact.name}}", "2": "20%" } (values may use contact variables) */
+            variables?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  pauseCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCampaignRecipients: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              address: string;
+              attempts: number;
+              bouncedAt: string | null;
+              clickedAt: string | null;
+              contact: {
+                documentId: string;
+                name: string;
+              } | null;
+              deliveredAt: string | null;
+              error: string | null;
+              messageId: string | null;
+              openedAt: string | null;
+              sentAt: string | null;
+              skipReason: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  resumeCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCampaignStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            campaignId: string;
+            stats: {
+              failed: number;
+              pending: number;
+              /** @description opened ÷ sent; 0 when nothing was sent */
+              readRate: number;
+              sent: number;
+              totalAudience: number;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  triggerCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Campaign'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listChatChannels: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatChannel'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createChatChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description Write-only secrets per type; never returned (responses say hasCredentials) */
+            credentials?: {
+              [key: string]: unknown;
+            };
+            name: string;
+            /** @description Per type: see the channels section of docs/messaging.md */
+            settings: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: 'whatsapp' | 'email' | 'sms';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatChannel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listChannelTemplates: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path: {
+        /** @description documentId of the channel */
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['WhatsAppTemplate'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWhatsappTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId of the channel */
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "spring_sale",
+         *         "language": "pt_BR",
+         *         "category": "MARKETING",
+         *         "components": [
+         *           {
+         *             "type": "BODY",
+         *             "text": "Olá {{1}}, 20% off até domingo!",
+         *             "example": {
+         *               "body_text": [
+         *                 [
+         *                   "Ana"
+         *                 ]
+         *               ]
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @enum {string} */
+            category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+            components: ({
+              /** @enum {string} */
+              type: 'HEADER' | 'BODY' | 'FOOTER' | 'BUTTONS';
+            } & {
+              [key: string]: unknown;
+            })[];
+            /** @description Language code, e.g. pt_BR */
+            language: string;
+            /** @description Template name at the provider */
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WhatsAppTemplate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWhatsappTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId of the channel */
+        channelId: string;
+        /** @description documentId of the template */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  uploadWhatsappTemplateMediaHandle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId of the channel */
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "filename": "banner.png",
+         *       "mimeType": "image/png",
+         *       "base64": "iVBORw0KGgo="
+         *     }
+         */
+        'application/json': {
+          /** @description The file, base64 encoded (images ≤ 5 MB, video and PDF ≤ 16 MB decoded) */
+          base64: string;
+          filename: string;
+          /** @enum {string} */
+          mimeType: 'image/jpeg' | 'image/png' | 'video/mp4' | 'application/pdf';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Pass as header_handle in a HEADER component example */
+            handle: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  syncWhatsappTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId of the channel */
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['WhatsAppTemplate'][];
+            meta: {
+              created: number;
+              deleted: number;
+              updated: number;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getChatChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatChannel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateChatChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "settings": {
+         *           "ratePerSecond": 5
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description Merged into the current credentials */
+            credentials?: {
+              [key: string]: unknown;
+            };
+            name?: string;
+            /** @description Merged into the current settings */
+            settings?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatChannel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteChatChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getChatChannelHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            checkedAt: string;
+            latencyMs: number;
+            message: string;
+            /** @enum {string} */
+            status: 'ok' | 'error';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listContacts: {
     parameters: {
       query?: {
@@ -11605,6 +14997,1192 @@ export interface operations {
             /** @enum {boolean} */
             deleted: true;
             documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEmailAssets: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['EmailAsset'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createEmailAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "filename": "logo.png",
+         *         "mimeType": "image/png",
+         *         "base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABh6FO1AAAAABJRU5ErkJggg=="
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description The image, base64 encoded (at most 2 MB decoded) */
+            base64: string;
+            filename: string;
+            /** @enum {string} */
+            mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmailAsset'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteEmailAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadEmailAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        filename: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The image */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': unknown;
+          'image/jpeg': unknown;
+          'image/png': unknown;
+          'image/webp': unknown;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEmailTemplates: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['EmailTemplate'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createEmailTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Spring newsletter",
+         *         "subject": "Hi {{contact.name}}, spring news from {{organization.name}}",
+         *         "html": "<p>Hello {{contact.name}},</p><p>Our spring offers…</p><p><a href=\"{{unsubscribeUrl}}\">Unsubscribe</a></p>"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description HTML body; variables are HTML-escaped when rendered */
+            html: string;
+            name: string;
+            /** @description May use variables, e.g. "Hi {{contact.name}}" */
+            subject: string;
+            /** @description Plain-text part; derived from the HTML when omitted */
+            text?: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmailTemplate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEmailTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmailTemplate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateEmailTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "subject": "Last days: {{contact.name}}"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description HTML body; variables are HTML-escaped when rendered */
+            html?: string;
+            name?: string;
+            /** @description May use variables, e.g. "Hi {{contact.name}}" */
+            subject?: string;
+            /** @description Plain-text part; derived from the HTML when omitted */
+            text?: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmailTemplate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteEmailTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  previewEmailTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description documentId of a contact to render for; a sample contact when omitted */
+          contact?: string;
+          /** @description Values of {{variables.KEY}} */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            html: string;
+            subject: string;
+            text: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sendTestEmail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "to": "me@example.com"
+         *     }
+         */
+        'application/json': {
+          /** @description documentId of an e-mail channel to send through (its sender and SMTP); default: the service's */
+          channel?: string;
+          /** @description documentId of a contact whose data fills the variables */
+          contact?: string;
+          /**
+           * Format: email
+           * @description The one recipient; the suppression list is ignored
+           */
+          to: string;
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            messageId: string;
+            subject: string;
+            to: string;
           };
         };
       };
@@ -17332,6 +21910,341 @@ export interface operations {
       };
     };
   };
+  listSuppressions: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Suppression'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createSuppression: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "address": "no-mail@example.com",
+         *         "reason": "manual"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description An e-mail address or a phone number (E.164) */
+            address: string;
+            /**
+             * @default manual
+             * @enum {string}
+             */
+            reason?: 'unsubscribed' | 'bounced' | 'complained' | 'manual';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Suppression'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteSuppression: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listTasks: {
     parameters: {
       query?: {
@@ -18927,6 +23840,355 @@ export interface operations {
       };
     };
   };
+  trackEmailClick: {
+    parameters: {
+      query: {
+        u: string;
+      };
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Redirect to the link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  trackEmailOpen: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A 1×1 transparent GIF */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': unknown;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getUnsubscribePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  unsubscribe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: string;
+        } | null;
+        'application/x-www-form-urlencoded': {
+          [key: string]: string;
+        } | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   createApiToken: {
     parameters: {
       query?: never;
@@ -19961,6 +25223,295 @@ export interface operations {
                 total?: number;
               };
             };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  receiveEmailEvents: {
+    parameters: {
+      query?: never;
+      header?: {
+        'x-crm-signature'?: string;
+      };
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description bounced only; soft bounces do not suppress
+           * @enum {string}
+           */
+          bounceType?: 'hard' | 'soft';
+          messageId: string;
+          timestamp?: string | number;
+          /** @enum {string} */
+          type: 'delivered' | 'opened' | 'clicked' | 'bounced' | 'complained';
+        }[];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            matched: number;
+            received: number;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  verifyWhatsappWebhook: {
+    parameters: {
+      query?: {
+        'hub.challenge'?: string;
+        'hub.mode'?: string;
+        'hub.verify_token'?: string;
+      };
+      header?: never;
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  receiveWhatsappWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        'x-hub-signature-256'?: string;
+      };
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            matched: number;
+            received: number;
           };
         };
       };

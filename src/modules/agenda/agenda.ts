@@ -4,6 +4,7 @@ import { isoRequired } from '../../platform/http/schemas.js';
 import { queryObjects } from '../../platform/providers/caldav/client.js';
 import { type Occurrence, occurrencesIn } from '../../platform/providers/caldav/icalendar.js';
 import { requireFeature, type TenantContext } from '../../platform/tenancy/context.js';
+import { scheduledCampaignsIn } from '../campaigns/repo.js';
 import { visibleCardsAcrossBoards } from '../cards/access.js';
 import { organizationTimeZone } from '../organizations/repo.js';
 import { canonicalTimeZone } from '../organizations/schema.js';
@@ -159,15 +160,17 @@ export async function listAgenda(
     }));
   });
   await run('campaigns', async () => {
-    const rows = await ctx.transaction((tx) => repo.scheduledCampaignsIn(tx, ctx.orgId, start, end));
+    const rows = await ctx.transaction((tx) =>
+      scheduledCampaignsIn(tx, ctx.orgId, start, end, repo.SOURCE_LIMIT),
+    );
     return rows.map((r) => ({
-      id: `campaign:${r.document_id}`,
+      id: `campaign:${r.documentId}`,
       source: 'campaigns' as const,
       title: r.name,
-      start: day(new Date(r.scheduled_at)),
-      end: day(new Date(r.scheduled_at)),
+      start: day(r.scheduledAt as Date),
+      end: day(r.scheduledAt as Date),
       allDay: false,
-      link: { type: 'campaign' as const, documentId: r.document_id },
+      link: { type: 'campaign' as const, documentId: r.documentId },
     }));
   });
 

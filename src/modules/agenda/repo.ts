@@ -152,23 +152,3 @@ export async function cardsDueIn(
     .orderBy(asc(cards.dueDate))
     .limit(SOURCE_LIMIT);
 }
-
-/**
- * Extension point for the campaigns area (not built yet): when a `campaigns` table exists, its scheduled
- * campaigns (DESIGN.md §11: status `scheduled`, `scheduled_at`) join the agenda; until then the source is
- * empty. The campaigns module should replace this query with a repository function of its own.
- */
-export async function scheduledCampaignsIn(tx: Tx, orgId: number, start: Date, end: Date) {
-  const [exists] = await queryRows<{ present: boolean }>(
-    tx,
-    sql`select to_regclass('public.campaigns') is not null as present`,
-  );
-  if (!exists?.present) return [];
-  return queryRows<{ document_id: string; name: string; scheduled_at: Date | string }>(
-    tx,
-    sql`select document_id, name, scheduled_at from campaigns
-        where organization_id = ${orgId} and status = 'scheduled'
-          and scheduled_at >= ${start.toISOString()} and scheduled_at < ${end.toISOString()}
-        order by scheduled_at limit ${SOURCE_LIMIT}`,
-  );
-}

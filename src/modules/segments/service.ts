@@ -345,6 +345,14 @@ async function storedPredicate(tx: Tx, orgId: number, documentId: string) {
   return compileOrThrow(orgId, storedRoot(graph, row.id), graph);
 }
 
+/**
+ * The stored segment's predicate over the `contacts` table (campaign audiences): 404 when the segment is not
+ * in this organization, 422 when its linked segments can no longer be compiled.
+ */
+export async function segmentAudiencePredicate(tx: Tx, orgId: number, documentId: string) {
+  return storedPredicate(tx, orgId, documentId);
+}
+
 export async function countSegment(ctx: TenantContext, documentId: string) {
   return ctx.transaction(async (tx) => {
     const predicate = await storedPredicate(tx, ctx.orgId, documentId);

@@ -1,0 +1,206 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../platform/db/client.js';
+import { AppError } from '../../platform/http/errors.js';
+import { type ChannelKit, openCredentials } from '../channels/credentials.js';
+import * as channelsRepo from '../channels/repo.js';
+import { chatChannels } from '../channels/table.js';
+import * as repo from './repo.js';
+import type { EmailEvent } from './schema.js';
+import { trackingSigner } from './tracking.js';
+
+/**
+ * The public, unauthenticated side of campaigns: tracking pixel, click redirect, one-click unsubscribe and the
+ * signed provider webhooks. Each finds its organization from a signed token or a channel, then works inside
+ * that organization's RLS transaction.
+ */
+
+export async function trackOpen(db: Database, token: string) {
+  const t = (await trackingSigner(db)).verify('open', token);
+  if (!t) return false;
+  await db.tenantTransaction(t.orgId, async (tx) => {
+    const r = await repo.recipientById(tx, t.orgId, t.recipientId);
+    if (r?.status === 'sent') await repo.markRecipient(tx, t.orgId, r.id, 'opened', new Date());
+  });
+  return true;
+}
+
+/** The target of a signed click; null when the token does not sign this URL (never an open redirect). */
+export async function trackClick(db: Database, token: string, url: string) {
+  const t = (await trackingSigner(db)).verify('click', token, url);
+  if (!t || !/^https?:\/\//i.test(url)) return null;
+  await db.tenantTransaction(t.orgId, async (tx) => {
+    const r = await repo.recipientById(tx, t.orgId, t.recipientId);
+    if (r?.status === 'sent') await repo.markRecipient(tx, t.orgId, r.id, 'clicked', new Date());
+  });
+  return url;
+}
+
+/** Whether the unsubscribe token is valid (the GET page shows a confirmation button, the POST acts). */
+export async function checkUnsubscribe(db: Database, token: string) {
+  return (await trackingSigner(db)).verify('unsubscribe', token) !== null;
+}
+
+/** RFC 8058 one-click: the address joins the organization's suppression list (idempotent). */
+export async function unsubscribe(db: Database, token: string) {
+  const t = (await trackingSigner(db)).verify('unsubscribe', token);
+  if (!t) return false;
+  await db.tenantTransaction(t.orgId, async (tx) => {
+    const r = await repo.recipientById(tx, t.orgId, t.recipientId);
+    if (r) await repo.addSuppression(tx, t.orgId, r.address, 'unsubscribed', r.campaignId);
+  });
+  return true;
+}
+
+const unknownChannel = () => new AppError('NotFoundError', 'Channel not found');
+
+async function channelForWebhook(db: Database, documentId: string, type: 'email' | 'whatsapp') {
+  const [row] = await db.system
+    .select({ organizationId: chatChannels.organizationId })
+    .from(chatChannels)
+    .where(eq(chatChannels.documentId, documentId));
+  if (!row) throw unknownChannel();
+  const channel = await db.tenantTransaction(row.organizationId, (tx) =>
+    channelsRepo.findChannel(tx, row.organizationId, documentId),
+  );
+  if (!channel || channel.type !== type) throw unknownChannel();
+  return channel;
+}
+
+function checkSignature(secret: string | undefined, raw: Buffer, header: string | undefined) {
+  const given = /^sha256=([0-9a-f]{64})$/i.exec(header ?? '')?.[1];
+  const expected = secret ? createHmac('sha256', secret).update(raw).digest('hex') : undefined;
+  if (
+    !given ||
+    !expected ||
+    !timingSafeEqual(Buffer.from(given.toLowerCase(), 'hex'), Buffer.from(expected, 'hex'))
+  )
+    throw new AppError('UnauthorizedError', 'Invalid or missing signature');
+}
+
+const bareId = (id: string) => id.trim().replace(/^<|>$/g, '');
+
+/** POST /webhooks/email-events/{channelId}: HMAC-SHA256 of the raw body with the channel's webhook secret. */
+export async function emailEvents(
+  db: Database,
+  kit: ChannelKit,
+  channelId: string,
+  raw: Buffer,
+  signature: string | undefined,
+  events: EmailEvent[],
+) {
+  const channel = await channelForWebhook(db, channelId, 'email');
+  const creds = openCredentials<{ webhookSecret?: string }>(kit, channel);
+  checkSignature(creds?.webhookSecret, raw, signature);
+  const orgId = channel.organizationId;
+  return db.tenantTransaction(orgId, async (tx) => {
+    const ids = [...new Set(events.flatMap((e) => [bareId(e.messageId), `<${bareId(e.messageId)}>`]))];
+    const recipients = await repo.recipientsByMessageIds(tx, orgId, channel.id, ids);
+    const byId = new Map(recipients.map((r) => [bareId(r.providerMessageId ?? ''), r]));
+    let matched = 0;
+    for (const e of events) {
+      const r = byId.get(bareId(e.messageId));
+      if (!r) continue;
+      matched++;
+      const at =
+        e.timestamp === undefined
+          ? new Date()
+          : new Date(typeof e.timestamp === 'number' ? e.timestamp * 1000 : e.timestamp);
+      const when = Number.isNaN(at.getTime()) ? new Date() : at;
+      await repo.markRecipient(tx, orgId, r.id, e.type, when);
+      if (e.type === 'complained')
+        await repo.addSuppression(tx, orgId, r.address, 'complained', r.campaignId);
+      if (e.type === 'bounced' && e.bounceType !== 'soft')
+        await repo.addSuppression(tx, orgId, r.address, 'bounced', r.campaignId);
+    }
+    return { received: events.length, matched };
+  });
+}
+
+/** GET /webhooks/whatsapp/{channelId}: the hub.challenge handshake with the channel's verify token. */
+export async function whatsappHandshake(
+  db: Database,
+  kit: ChannelKit,
+  channelId: string,
+  mode: string | undefined,
+  token: string | undefined,
+  challenge: string | undefined,
+) {
+  const channel = await channelForWebhook(db, channelId, 'whatsapp');
+  const creds = openCredentials<{ verifyToken?: string }>(kit, channel);
+  const ok =
+    mode === 'subscribe' &&
+    token !== undefined &&
+    creds?.verifyToken !== undefined &&
+    token.length === creds.verifyToken.length &&
+    timingSafeEqual(Buffer.from(token), Buffer.from(creds.verifyToken));
+  if (!ok || challenge === undefined) throw new AppError('ForbiddenError', 'Verification failed');
+  return challenge;
+}
+
+interface WhatsAppWebhook {
+  entry?: {
+    changes?: {
+      value?: {
+        statuses?: {
+          id?: string;
+          status?: string;
+          timestamp?: string;
+          errors?: { title?: string; message?: string; code?: number }[];
+        }[];
+      };
+    }[];
+  }[];
+}
+
+/**
+ * POST /webhooks/whatsapp/{channelId}: verified by X-Hub-Signature-256 (the app secret) over the raw body.
+ * Status updates of campaign messages count as delivered (delivered), opened (read) or failed (failed);
+ * inbound messages belong to the inbox and are ignored here.
+ */
+export async function whatsappEvents(
+  db: Database,
+  kit: ChannelKit,
+  channelId: string,
+  raw: Buffer,
+  signature: string | undefined,
+) {
+  const channel = await channelForWebhook(db, channelId, 'whatsapp');
+  const creds = openCredentials<{ appSecret?: string }>(kit, channel);
+  checkSignature(creds?.appSecret, raw, signature);
+  let body: WhatsAppWebhook;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('BadRequestError', 'Malformed JSON in request body');
+  }
+  const statuses = (body.entry ?? []).flatMap((e) =>
+    (e.changes ?? []).flatMap((c) => c.value?.statuses ?? []),
+  );
+  const orgId = channel.organizationId;
+  return db.tenantTransaction(orgId, async (tx) => {
+    const ids = statuses.map((s) => s.id).filter((x): x is string => typeof x === 'string');
+    const recipients = await repo.recipientsByMessageIds(tx, orgId, channel.id, ids);
+    const byId = new Map(recipients.map((r) => [r.providerMessageId, r]));
+    let matched = 0;
+    for (const s of statuses) {
+      const r = s.id ? byId.get(s.id) : undefined;
+      if (!r) continue;
+      matched++;
+      const at = s.timestamp ? new Date(Number(s.timestamp) * 1000) : new Date();
+      const when = Number.isNaN(at.getTime()) ? new Date() : at;
+      if (s.status === 'delivered') await repo.markRecipient(tx, orgId, r.id, 'delivered', when);
+      else if (s.status === 'read') await repo.markRecipient(tx, orgId, r.id, 'opened', when);
+      else if (s.status === 'failed') {
+        const e = s.errors?.[0];
+        await repo.failRecipient(
+          tx,
+          orgId,
+          r.id,
+          `whatsapp provider: ${e?.title ?? e?.message ?? 'failed'}${e?.code ? ` (${e.code})` : ''}`,
+        );
+      }
+    }
+    return { received: statuses.length, matched };
+  });
+}

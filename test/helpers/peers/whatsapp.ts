@@ -1,0 +1,220 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeServer, startJsonServer } from './http.js';
+
+/**
+ * A local WhatsApp Cloud API: messages, message templates, resumable uploads and the phone number's fields,
+ * Graph-style paths under any `/{version}`, Bearer token checked, Graph error bodies. It also builds the
+ * status webhooks Meta would send, signed with `X-Hub-Signature-256` (HMAC-SHA256 of the raw body, app secret).
+ */
+
+export interface SentMessage {
+  id: string;
+  phoneNumberId: string;
+  to: string;
+  type: string;
+  payload: Record<string, any>;
+}
+
+export interface PeerTemplate {
+  id: string;
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  components: any[];
+}
+
+export interface WhatsAppPeer {
+  url: string;
+  accessToken: string;
+  messages: SentMessage[];
+  templates: Map<string, PeerTemplate>;
+  uploads: Map<string, { fileName: string; length: number; type: string; received: number }>;
+  /** Every request the peer saw (method and path). */
+  requests: { method: string; path: string }[];
+  /** The next `count` message sends answer `status` with a Graph error. */
+  failNext(count: number, status?: number, message?: string): void;
+  /** Adds a delay before each message answer (throughput and kill tests). */
+  setDelay(ms: number): void;
+  /** A status webhook as Meta sends it: the raw body and its headers, signed with `appSecret`. */
+  statusWebhook(
+    appSecret: string,
+    phoneNumberId: string,
+    statuses: { id: string; status: 'sent' | 'delivered' | 'read' | 'failed'; recipientId?: string }[],
+  ): { body: string; headers: Record<string, string> };
+  close(): Promise<void>;
+}
+
+const graphError = (status: number, message: string, code = 100) => ({
+  status,
+  body: { error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(6).toString('hex') } },
+});
+
+export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Promise<WhatsAppPeer> {
+  const accessToken = opts.accessToken ?? 'wa-test-token';
+  const messages: SentMessage[] = [];
+  const templates = new Map<string, PeerTemplate>();
+  const uploads = new Map<string, { fileName: string; length: number; type: string; received: number }>();
+  const requests: { method: string; path: string }[] = [];
+  let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
+  let delayMs = 0;
+  let seq = 0;
+
+  const { server, url } = await startJsonServer(async (req, body, u) => {
+    const method = req.method ?? 'GET';
+    requests.push({ method, path: u.pathname });
+    const parts = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const [, node, edge] = parts; // parts[0] is the version
+    const auth = req.headers.authorization ?? '';
+    const isUploadData = method === 'POST' && node?.startsWith('upload:') && !edge;
+    const expected = isUploadData ? `OAuth ${accessToken}` : `Bearer ${accessToken}`;
+    if (auth !== expected) return graphError(401, 'Invalid OAuth access token.', 190);
+
+    if (method === 'POST' && edge === 'messages') {
+      const payload = JSON.parse(body.toString('utf8'));
+      if (payload.messaging_product !== 'whatsapp') return graphError(400, 'messaging_product is required');
+      if (!payload.to) return graphError(400, 'Recipient phone number not valid', 131030);
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (failures.count > 0) {
+        failures.count--;
+        return graphError(failures.status, failures.message || 'Service temporarily unavailable', 131000);
+      }
+      const id = `wamid.${randomBytes(12).toString('hex')}`;
+      messages.push({ id, phoneNumberId: node, to: payload.to, type: payload.type, payload });
+      return {
+        status: 200,
+        body: {
+          messaging_product: 'whatsapp',
+          contacts: [{ input: payload.to, wa_id: payload.to }],
+          messages: [{ id }],
+        },
+      };
+    }
+    if (edge === 'message_templates') {
+      if (method === 'GET') {
+        const all = [...templates.values()];
+        const limit = Number(u.searchParams.get('limit') ?? 25);
+        const start = Number(u.searchParams.get('after') ?? 0);
+        const page = all.slice(start, start + limit);
+        const more = start + limit < all.length;
+        return {
+          status: 200,
+          body: {
+            data: page,
+            paging: {
+              cursors: { before: String(start), after: String(start + limit) },
+              ...(more ? { next: `${url}${u.pathname}?after=${start + limit}` } : {}),
+            },
+          },
+        };
+      }
+      if (method === 'POST') {
+        const t = JSON.parse(body.toString('utf8'));
+        if (!/^[a-z0-9_]{1,512}$/.test(t.name ?? '')) return graphError(400, 'Invalid parameter: name');
+        if (!['MARKETING', 'UTILITY', 'AUTHENTICATION'].includes(t.category))
+          return graphError(400, 'Invalid parameter: category');
+        if (!Array.isArray(t.components) || t.components.length === 0)
+          return graphError(400, 'Invalid parameter: components');
+        const key = `${t.name}|${t.language}`;
+        if (templates.has(key))
+          return graphError(400, `Message template "${t.name}" already exists in ${t.language}`, 2388023);
+        const id = String(1_000_000 + ++seq);
+        templates.set(key, {
+          id,
+          name: t.name,
+          language: t.language,
+          category: t.category,
+          status: 'PENDING',
+          components: t.components,
+        });
+        return { status: 200, body: { id, status: 'PENDING', category: t.category } };
+      }
+      if (method === 'DELETE') {
+        const name = u.searchParams.get('name');
+        const matches = [...templates.entries()].filter(([, t]) => t.name === name);
+        if (matches.length === 0) return graphError(404, `Message template "${name}" not found`, 100);
+        for (const [k] of matches) templates.delete(k);
+        return { status: 200, body: { success: true } };
+      }
+    }
+    if (method === 'POST' && edge === 'uploads') {
+      const id = `upload:${randomBytes(8).toString('hex')}`;
+      uploads.set(id, {
+        fileName: u.searchParams.get('file_name') ?? '',
+        length: Number(u.searchParams.get('file_length') ?? 0),
+        type: u.searchParams.get('file_type') ?? '',
+        received: 0,
+      });
+      return { status: 200, body: { id } };
+    }
+    if (isUploadData) {
+      const session = uploads.get(node);
+      if (!session) return graphError(404, 'Upload session not found');
+      if (req.headers.file_offset !== '0') return graphError(400, 'file_offset required');
+      session.received = body.length;
+      if (session.received !== session.length) return graphError(400, 'File length mismatch');
+      return {
+        status: 200,
+        body: { h: `4::${Buffer.from(`${node}:${session.fileName}`).toString('base64')}` },
+      };
+    }
+    if (method === 'GET' && node && !edge) {
+      return {
+        status: 200,
+        body: {
+          id: node,
+          display_phone_number: '+55 11 90000-0000',
+          quality_rating: 'GREEN',
+          verified_name: 'Test',
+        },
+      };
+    }
+    return graphError(400, `Unsupported request ${method} ${u.pathname}`);
+  });
+
+  return {
+    url,
+    accessToken,
+    messages,
+    templates,
+    uploads,
+    requests,
+    failNext(count, status = 500, message = '') {
+      failures = { count, status, message };
+    },
+    setDelay(ms) {
+      delayMs = ms;
+    },
+    statusWebhook(appSecret, phoneNumberId, statuses) {
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'waba',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '5511900000000', phone_number_id: phoneNumberId },
+                  statuses: statuses.map((s) => ({
+                    id: s.id,
+                    status: s.status,
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    recipient_id: s.recipientId ?? '5511999999999',
+                    ...(s.status === 'failed'
+                      ? { errors: [{ code: 131026, title: 'Message undeliverable' }] }
+                      : {}),
+                  })),
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+      return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } };
+    },
+    close: () => closeServer(server),
+  };
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { resolvePublicHost } from '../../../src/platform/outbound/resolve-host.js';
+import { emailProvider } from '../../../src/platform/providers/email/client.js';
+import { ProviderError } from '../../../src/platform/providers/provider-error.js';
+import { smsProvider } from '../../../src/platform/providers/sms/client.js';
+import { whatsappProvider } from '../../../src/platform/providers/whatsapp/client.js';
+import { testConfig } from '../../helpers/app.js';
+import { startTwilioPeer, type TwilioPeer } from '../../helpers/peers/twilio.js';
+import { startWhatsAppPeer, type WhatsAppPeer } from '../../helpers/peers/whatsapp.js';
+import { startSmtp, type TestSmtp } from '../../helpers/smtp.js';
+
+let wa: WhatsAppPeer;
+let tw: TwilioPeer;
+let smtp: TestSmtp;
+beforeAll(async () => {
+  [wa, tw, smtp] = await Promise.all([startWhatsAppPeer(), startTwilioPeer(), startSmtp()]);
+});
+afterAll(async () => {
+  await Promise.all([wa?.close(), tw?.close(), smtp?.close()]);
+});
+
+const waConfig = () => testConfig({ CRM_WHATSAPP_API_URL: wa.url, CRM_PROVIDER_TIMEOUT_MS: 2000 });
+const creds = () => ({
+  accessToken: wa.accessToken,
+  phoneNumberId: '1001',
+  businessAccountId: '2002',
+  appId: '3003',
+});
+
+describe('WhatsApp Cloud API provider', () => {
+  test('sends a template message and reads the health of the number', async () => {
+    const p = whatsappProvider(waConfig(), creds());
+    const { messageId } = await p.sendTemplate('5511999990000', { name: 'hello', language: 'pt_BR' });
+    expect(messageId).toMatch(/^wamid\./);
+    expect(wa.messages.at(-1)).toMatchObject({
+      phoneNumberId: '1001',
+      to: '5511999990000',
+      type: 'template',
+    });
+    expect(wa.requests.at(-1)?.path).toBe('/v21.0/1001/messages');
+    expect(await p.health()).toEqual({ displayPhoneNumber: '+55 11 90000-0000', qualityRating: 'GREEN' });
+  });
+
+  test('templates: create, list across pages, delete; media handle by resumable upload', async () => {
+    const p = whatsappProvider(waConfig(), creds());
+    for (let i = 0; i < 3; i++) {
+      const created = await p.createTemplate({
+        name: `promo_${i}`,
+        language: 'en_US',
+        category: 'MARKETING',
+        components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+      });
+      expect(created.status).toBe('PENDING');
+    }
+    expect((await p.listTemplates()).map((t) => t.name)).toEqual(['promo_0', 'promo_1', 'promo_2']);
+    await p.deleteTemplate('promo_1');
+    expect(wa.templates.size).toBe(2);
+    const handle = await p.uploadMediaHandle({
+      filename: 'a.png',
+      mimeType: 'image/png',
+      bytes: Buffer.alloc(100, 1),
+    });
+    expect(handle).toMatch(/^4::/);
+  });
+
+  test('a wrong token and provider errors become ProviderError with the Graph message', async () => {
+    const bad = whatsappProvider(waConfig(), { ...creds(), accessToken: 'nope' });
+    const err = await bad.health().catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toMatchObject({
+      provider: 'whatsapp',
+      status: 401,
+      permanent: true,
+      message: 'Invalid OAuth access token.',
+    });
+    wa.failNext(1, 503);
+    const transient = await whatsappProvider(waConfig(), creds())
+      .sendText('551199', 'x')
+      .catch((e) => e);
+    expect(transient).toMatchObject({ status: 503, permanent: false });
+  });
+
+  test('a provider that does not answer in time is a retryable ProviderError', async () => {
+    wa.setDelay(500);
+    const p = whatsappProvider(
+      testConfig({ CRM_WHATSAPP_API_URL: wa.url, CRM_PROVIDER_TIMEOUT_MS: 100 }),
+      creds(),
+    );
+    const err = await p.sendText('551199', 'x').catch((e) => e);
+    wa.setDelay(0);
+    expect(err).toMatchObject({ provider: 'whatsapp', status: 0, permanent: false });
+    expect(err.message).toMatch(/no answer within 100 ms/);
+  });
+});
+
+describe('SMS provider (Twilio Messages API shape)', () => {
+  test('sends with basic auth and checks the account', async () => {
+    const config = testConfig({ CRM_SMS_API_URL: tw.url });
+    const p = smsProvider(config, '+15550001111', { accountSid: tw.accountSid, authToken: tw.authToken });
+    const res = await p.send('+5511999990000', 'Hello');
+    expect(res.messageId).toMatch(/^SM/);
+    expect(tw.messages.at(-1)).toMatchObject({ to: '+5511999990000', from: '+15550001111', body: 'Hello' });
+    expect(await p.health()).toEqual({ status: 'active' });
+    const wrong = smsProvider(config, '+1555', { accountSid: tw.accountSid, authToken: 'bad' });
+    expect(await wrong.health().catch((e) => e)).toMatchObject({
+      status: 401,
+      message: 'Authenticate',
+      code: 20003,
+    });
+    expect(await p.send('12', 'x').catch((e) => e)).toMatchObject({
+      status: 400,
+      code: 21211,
+      permanent: true,
+    });
+  });
+});
+
+describe('SMTP provider', () => {
+  test("a channel's SMTP URL delivers with the given headers; a private host is refused unless allow-listed", async () => {
+    const allowed = emailProvider(testConfig({ CRM_OUTBOUND_ALLOWLIST: '127.0.0.1' }), smtp.url);
+    await allowed.verify();
+    await allowed.send({
+      from: 'News <news@example.com>',
+      to: 'ana@example.com',
+      subject: 'Hi',
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      messageId: '<m1@crm.test>',
+      headers: { 'List-Unsubscribe': '<https://x/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    });
+    await smtp.waitFor((m) => m.some((x) => x.messageId === '<m1@crm.test>'));
+    expect(smtp.received.at(-1)?.raw).toMatch(/List-Unsubscribe-Post: List-Unsubscribe=One-Click/);
+    const refused = emailProvider(
+      testConfig({ CRM_OUTBOUND_ALLOWLIST: undefined }),
+      smtp.url.replace('127.0.0.1', '127.0.0.2'),
+    );
+    expect(await refused.verify().catch((e) => e)).toMatchObject({ provider: 'email', permanent: true });
+  });
+});
+
+describe('outbound rules', () => {
+  test("a channel's SMTP host must resolve to a public address unless allow-listed", async () => {
+    await expect(resolvePublicHost('localhost', new Set())).rejects.toThrow(/refused/);
+    await expect(resolvePublicHost('169.254.169.254', new Set())).rejects.toThrow(/refused/);
+    expect(await resolvePublicHost('127.0.0.1', new Set(['127.0.0.1']))).toBe('127.0.0.1');
+  });
+});
