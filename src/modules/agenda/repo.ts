@@ -1,5 +1,5 @@
 import { and, asc, eq, gte, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import type { Tx } from '../../platform/db/client.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { visibleTo as tasksVisibleTo } from '../tasks/repo.js';
