@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { getApp, newTenant, type Res, type Tenant } from '../helpers/app.js';
+import { emailCampaign } from '../modules/campaigns/helpers.js';
 import { createCard, createPipeline } from '../modules/cards/factory.js';
 
 /**
@@ -47,7 +48,20 @@ beforeAll(async () => {
       data: { name: 'all', filters: { logic: 'AND', conditions: [{ field: 'name', op: 'notEmpty' }] } },
     })
   ).body;
+  const channel = (
+    await t.api.post('/chat-channels', {
+      data: {
+        name: 'WA',
+        type: 'whatsapp',
+        settings: { phoneNumberId: '1001', businessAccountId: '2002', appId: '3003' },
+        credentials: { accessToken: 'token', appSecret: 'secret', verifyToken: 'verify' },
+      },
+    })
+  ).body;
+  const { campaign } = await emailCampaign(t, { city: 'query-keys' });
   const byResource: Record<string, string> = {
+    'chat-channels': channel.documentId,
+    campaigns: campaign.documentId,
     boards: boardId,
     cards: card.documentId,
     contacts: contact.documentId,

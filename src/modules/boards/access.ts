@@ -1,5 +1,5 @@
 import type { Database, Tx } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, validationError } from '../../platform/http/errors.js';
 import { hasRole, type TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
 import type { FieldOption, FieldType, StoredTransition } from './table.js';
@@ -261,3 +261,12 @@ export async function publicBoardTransaction<T>(
     return fn(tx, orgId, board);
   });
 }
+
+/** A board named in the body that the caller cannot see is a 400 on `board` (the route itself exists). */
+export const unknownBoard = (ref: string) => (err: unknown) => {
+  if (err instanceof AppError && err.errorName === 'NotFoundError')
+    throw validationError(`No board ${ref} in this organization`, [
+      { path: ['board'], message: `no board ${ref} in this organization`, name: 'ValidationError' },
+    ]);
+  throw err;
+};

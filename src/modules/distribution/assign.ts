@@ -1,4 +1,6 @@
+import type { Plan } from '../../config.js';
 import type { Tx } from '../../platform/db/client.js';
+import { planFeatures } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
 
 /**
@@ -8,7 +10,8 @@ import * as repo from './repo.js';
  */
 export async function nextAssignee(tx: Tx, orgId: number, boardId: number): Promise<number | undefined> {
   const queue = await repo.lockActiveQueue(tx, orgId, boardId);
-  if (!queue) return undefined;
+  // A queue kept from a plan that had the feature assigns nothing on a plan without it.
+  if (!queue || !planFeatures[queue.plan as Plan]?.includes('distribution')) return undefined;
   const list = await repo.candidates(tx, orgId, queue.id, boardId, queue.strategy === 'least_open');
   if (list.length === 0) return undefined;
   if (queue.strategy === 'weighted') {

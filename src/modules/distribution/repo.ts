@@ -127,13 +127,26 @@ export async function setMembers(tx: Tx, orgId: number, queueId: number, list: M
 
 /** The board's active queue, locked: assignments of one queue happen one at a time (the rotation holds). */
 export async function lockActiveQueue(tx: Tx, orgId: number, boardId: number) {
-  const [row] = await queryRows<{ id: number; strategy: string; last_membership_id: number | null }>(
+  const [row] = await queryRows<{
+    id: number;
+    strategy: string;
+    last_membership_id: number | null;
+    plan: string;
+  }>(
     tx,
-    sql`select id, strategy, last_membership_id from distribution_queues
-        where organization_id = ${orgId} and board_id = ${boardId} and active
-        for update`,
+    sql`select q.id, q.strategy, q.last_membership_id, o.plan from distribution_queues q
+        join organizations o on o.id = q.organization_id
+        where q.organization_id = ${orgId} and q.board_id = ${boardId} and q.active
+        for update of q`,
   );
   return row;
+}
+
+/** Locks a queue row (before its members: the order card creation takes them in, so the two never deadlock). */
+export async function lockQueue(tx: Tx, orgId: number, id: number) {
+  await tx.execute(
+    sql`select 1 from distribution_queues where organization_id = ${orgId} and id = ${id} for update`,
+  );
 }
 
 export interface Candidate {

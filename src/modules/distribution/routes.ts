@@ -15,7 +15,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         summary: 'List distribution queues',
-        description: 'Each queue assigns the new unassigned cards of its board to its active members.',
+        description: 'BETA: Each queue assigns the new unassigned cards of its board to its active members.',
         querystring: queueListQuery,
         response: { 200: paginatedSchema(distributionQueue) },
       },
@@ -30,7 +30,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         summary: 'One distribution queue',
-        description: "With each member's weight, state, assigned count and last assignment.",
+        description: "BETA: With each member's weight, state, assigned count and last assignment.",
         params: idParams,
         response: { 200: distributionQueue },
       },
@@ -46,7 +46,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         summary: 'Create a distribution queue for a board (admin)',
         description:
-          'From then on a card created on the board without assignees (API, public form, import) is assigned ' +
+          'BETA: From then on a card created on the board without assignees (API, public form, import) is assigned ' +
           'in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the ' +
           'member with the fewest open cards on the board. One queue per board (400 for a second).',
         body: dataBody(queueCreateInput, [
@@ -74,7 +74,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         summary: 'Change a distribution queue (admin)',
         description:
-          'Name, strategy, active, members (the list is replaced; those who stay keep their turn).',
+          'BETA: Name, strategy, active, members (the list is replaced; those who stay keep their turn).',
         params: idParams,
         body: dataBody(queueUpdateInput, [{ strategy: 'round_robin', active: true }]),
         response: { 200: distributionQueue },
@@ -91,7 +91,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         summary: 'Delete a distribution queue (admin)',
         description:
-          'New cards of its board stay unassigned again; cards already assigned keep their assignees.',
+          'BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.',
         params: idParams,
         response: { 200: deleted },
       },

@@ -3,8 +3,8 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead } from '../boards/access.js';
+import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, unknownBoard } from '../boards/access.js';
 import { membershipIdsByDocumentIds } from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { DistributionQueue, QueueCreateInput, QueueUpdateInput } from './schema.js';
@@ -66,6 +66,7 @@ async function resolveMembers(tx: Tx, orgId: number, list: QueueCreateInput['mem
 }
 
 export async function listQueues(ctx: TenantContext, query: ListQueryInput) {
+  requireFeature(ctx, 'distribution');
   const q = compileListQuery(repo.queueModel, query, 'name:asc');
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listQueues(tx, ctx.orgId, q);
@@ -83,13 +84,15 @@ export async function listQueues(ctx: TenantContext, query: ListQueryInput) {
 }
 
 export async function getQueue(ctx: TenantContext, documentId: string) {
+  requireFeature(ctx, 'distribution');
   return ctx.transaction((tx) => present(tx, ctx.orgId, documentId));
 }
 
 export async function createQueue(ctx: TenantContext, input: QueueCreateInput) {
+  requireFeature(ctx, 'distribution');
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
-    const { board } = await loadBoardForRead(tx, ctx, input.board);
+    const { board } = await loadBoardForRead(tx, ctx, input.board).catch(unknownBoard(input.board));
     const list = await resolveMembers(tx, ctx.orgId, input.members);
     const row = await repo
       .insertQueue(tx, ctx.orgId, {
@@ -106,11 +109,13 @@ export async function createQueue(ctx: TenantContext, input: QueueCreateInput) {
 }
 
 export async function updateQueue(ctx: TenantContext, documentId: string, input: QueueUpdateInput) {
+  requireFeature(ctx, 'distribution');
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findQueue(tx, ctx.orgId, documentId);
     if (!row) throw notFound();
     const { members, ...values } = input;
+    await repo.lockQueue(tx, ctx.orgId, row.id);
     if (members) await repo.setMembers(tx, ctx.orgId, row.id, await resolveMembers(tx, ctx.orgId, members));
     await repo.updateQueue(tx, ctx.orgId, row.id, values);
     await audit(tx, ctx, 'distribution_queue.updated', documentId);
@@ -119,6 +124,7 @@ export async function updateQueue(ctx: TenantContext, documentId: string, input:
 }
 
 export async function deleteQueue(ctx: TenantContext, documentId: string) {
+  requireFeature(ctx, 'distribution');
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findQueue(tx, ctx.orgId, documentId);

@@ -20,7 +20,8 @@ export const savedFilterRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       schema: {
         tags,
         summary: 'List the saved filters you can use',
-        description: 'Organization-wide filters and your own private ones; `resource` narrows to one list.',
+        description:
+          'BETA: Organization-wide filters and your own private ones; `resource` narrows to one list.',
         querystring: savedFilterListQuery,
         response: { 200: paginatedSchema(savedFilter) },
       },
@@ -32,7 +33,13 @@ export const savedFilterRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
     '/saved-filters/:id',
     {
       config: { scope: 'saved_filters:read' },
-      schema: { tags, summary: 'One saved filter', params: idParams, response: { 200: savedFilter } },
+      schema: {
+        tags,
+        summary: 'One saved filter',
+        description: 'BETA: an organization-wide filter or one of your own.',
+        params: idParams,
+        response: { 200: savedFilter },
+      },
     },
     async (req) => service.getSavedFilter(req.tenant, req.params.id),
   );
@@ -45,7 +52,7 @@ export const savedFilterRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
         tags,
         summary: 'Save a list query under a name',
         description:
-          'The query is compiled as its list would compile it (400 for an unknown field or operator); cards ' +
+          'BETA: The query is compiled as its list would compile it (400 for an unknown field or operator); cards ' +
           'filters name their board. Private filters: any member; organization-wide: admins. Use it as ' +
           '`?savedFilter=<documentId>` on the list.',
         body: dataBody(savedFilterCreateInput, [
@@ -73,7 +80,7 @@ export const savedFilterRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       schema: {
         tags,
         summary: 'Rename a saved filter, change its query or visibility',
-        description: 'A private filter by its author; an organization-wide one by admins.',
+        description: 'BETA: A private filter by its author; an organization-wide one by admins.',
         params: idParams,
         body: dataBody(savedFilterUpdateInput, [
           { name: 'Leads de São Paulo', query: { filters: { city: { $eq: 'São Paulo' } } } },
@@ -91,7 +98,7 @@ export const savedFilterRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       schema: {
         tags,
         summary: 'Delete a saved filter',
-        description: 'A private filter by its author; an organization-wide one by admins.',
+        description: 'BETA: A private filter by its author; an organization-wide one by admins.',
         params: idParams,
         response: { 200: deleted },
       },

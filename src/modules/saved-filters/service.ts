@@ -3,8 +3,8 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead, loadBoardStructure } from '../boards/access.js';
+import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, loadBoardStructure, unknownBoard } from '../boards/access.js';
 import { cardModelFor } from '../cards/query-model.js';
 import { contactModel } from '../contacts/query-model.js';
 import { taskModel } from '../tasks/repo.js';
@@ -72,12 +72,14 @@ export async function listSavedFilters(ctx: TenantContext, query: ListQueryInput
 }
 
 export async function getSavedFilter(ctx: TenantContext, documentId: string) {
+  requireFeature(ctx, 'saved_filters');
   const row = await ctx.transaction((tx) => repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId));
   if (!row) throw notFound();
   return toSavedFilter(row);
 }
 
 export async function createSavedFilter(ctx: TenantContext, input: SavedFilterCreateInput) {
+  requireFeature(ctx, 'saved_filters');
   const visibility = input.visibility ?? 'private';
   requireRole(ctx, visibility === 'organization' ? 'admin' : 'member');
   return ctx.transaction(async (tx) => {
@@ -87,7 +89,7 @@ export async function createSavedFilter(ctx: TenantContext, input: SavedFilterCr
         throw new AppError('ValidationError', 'A cards filter names its board (data.board)', {
           errors: [{ path: ['board'], message: 'required for resource cards', name: 'ValidationError' }],
         });
-      boardId = (await loadBoardForRead(tx, ctx, input.board)).board.id;
+      boardId = (await loadBoardForRead(tx, ctx, input.board).catch(unknownBoard(input.board))).board.id;
     } else if (input.board) {
       throw new AppError('ValidationError', `A ${input.resource} filter has no board`, {
         errors: [{ path: ['board'], message: 'only for resource cards', name: 'ValidationError' }],
@@ -114,6 +116,7 @@ export async function updateSavedFilter(
   documentId: string,
   input: SavedFilterUpdateInput,
 ) {
+  requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
     const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
     if (!row) throw notFound();
@@ -130,6 +133,7 @@ export async function updateSavedFilter(
 }
 
 export async function deleteSavedFilter(ctx: TenantContext, documentId: string) {
+  requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
     const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
     if (!row) throw notFound();

@@ -31,48 +31,62 @@ export async function dispatchEvents(db: Database): Promise<number> {
     sql`select distinct organization_id from domain_events where not dispatched limit 200`,
   );
   let total = 0;
-  for (const { organization_id: orgId } of orgs)
-    total += await db.tenantTransaction(Number(orgId), async (tx) => {
-      const events = await queryRows<{
-        id: number;
-        event_id: string;
-        type: string;
-        data: unknown;
-        created_at: Date;
-      }>(
-        tx,
-        sql`select id, event_id, type, data, created_at from domain_events
-            where organization_id = ${orgId} and not dispatched order by id limit 500 for update skip locked`,
-      );
-      if (events.length === 0) return 0;
-      const wanted = await tx
-        .select({ id: subs.id, events: subs.events })
-        .from(subs)
-        .where(and(eq(subs.organizationId, Number(orgId)), eq(subs.enabled, true)));
-      const rows = events.flatMap((e) =>
-        wanted
-          .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
-          .map((s) => ({
-            organizationId: Number(orgId),
-            subscriptionId: s.id,
-            eventId: e.event_id,
-            eventType: e.type,
-            payload: { type: e.type, timestamp: new Date(e.created_at).toISOString(), data: e.data },
-          })),
-      );
-      if (rows.length) await tx.insert(deliveries).values(rows).onConflictDoNothing();
-      await tx
-        .update(domainEvents)
-        .set({ dispatched: true })
-        .where(
-          and(
-            eq(domainEvents.organizationId, Number(orgId)),
-            sql`${domainEvents.id} in ${events.map((e) => Number(e.id))}`,
-          ),
-        );
-      return events.length;
+  for (const { organization_id: orgId } of orgs) {
+    // One organization's failure (logged) never holds the others back.
+    total += await dispatchOrganization(db, Number(orgId)).catch((err) => {
+      console.error(`webhooks: dispatch of organization ${orgId} failed: ${(err as Error).message}`);
+      return 0;
     });
+  }
   return total;
+}
+
+async function dispatchOrganization(db: Database, orgId: number): Promise<number> {
+  return db.tenantTransaction(orgId, async (tx) => {
+    const events = await queryRows<{
+      id: number;
+      event_id: string;
+      type: string;
+      data: unknown;
+      created_at: Date;
+    }>(
+      tx,
+      sql`select id, event_id, type, data, created_at from domain_events
+            where organization_id = ${orgId} and not dispatched order by id limit 500 for update skip locked`,
+    );
+    if (events.length === 0) return 0;
+    const wanted = await tx
+      .select({ id: subs.id, events: subs.events })
+      .from(subs)
+      .where(and(eq(subs.organizationId, Number(orgId)), eq(subs.enabled, true)));
+    const rows = events.flatMap((e) =>
+      wanted
+        .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
+        .map((s) => ({
+          organizationId: Number(orgId),
+          subscriptionId: s.id,
+          eventId: e.event_id,
+          eventType: e.type,
+          payload: { type: e.type, timestamp: new Date(e.created_at).toISOString(), data: e.data },
+        })),
+    );
+    // In chunks: an INSERT has at most 65,535 parameters (500 events × many subscriptions would pass it).
+    for (let i = 0; i < rows.length; i += 1000)
+      await tx
+        .insert(deliveries)
+        .values(rows.slice(i, i + 1000))
+        .onConflictDoNothing();
+    await tx
+      .update(domainEvents)
+      .set({ dispatched: true })
+      .where(
+        and(
+          eq(domainEvents.organizationId, Number(orgId)),
+          sql`${domainEvents.id} in ${events.map((e) => Number(e.id))}`,
+        ),
+      );
+    return events.length;
+  });
 }
 
 interface Due {
@@ -83,7 +97,12 @@ interface Due {
   nextAttemptAt: Date;
 }
 
-async function headOf(tx: Tx, orgId: number, subscriptionId: number): Promise<Due | undefined> {
+/**
+ * The subscription's oldest pending delivery, claimed: locked (SKIP LOCKED) and, when due, its next attempt moved
+ * past the request's timeout in the same transaction, so a second dispatcher run (during a restart) finds it not
+ * due and never sends it twice.
+ */
+async function claimHead(tx: Tx, orgId: number, subscriptionId: number): Promise<Due | undefined> {
   const [row] = await tx
     .select({
       id: deliveries.id,
@@ -101,7 +120,13 @@ async function headOf(tx: Tx, orgId: number, subscriptionId: number): Promise<Du
       ),
     )
     .orderBy(asc(deliveries.id))
-    .limit(1);
+    .limit(1)
+    .for('update', { skipLocked: true });
+  if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
+  await tx
+    .update(deliveries)
+    .set({ nextAttemptAt: new Date(Date.now() + 2 * TIMEOUT_MS) })
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.id, row.id)));
   return row;
 }
 
@@ -126,7 +151,11 @@ export async function deliverDue(
     db.system,
     sql`select distinct d.organization_id, d.subscription_id from webhook_deliveries d
         join webhook_subscriptions s on s.organization_id = d.organization_id and s.id = d.subscription_id
-        where d.status = 'pending' and s.enabled limit 500`,
+        where d.status = 'pending' and s.enabled and d.next_attempt_at <= now()
+          and not exists (select 1 from webhook_deliveries e
+                          where e.organization_id = d.organization_id and e.subscription_id = d.subscription_id
+                            and e.status = 'pending' and e.id < d.id)
+        limit 500`,
   );
   const box = await secretBox(deps.config, db);
   const counts = await Promise.all(
@@ -140,8 +169,8 @@ export async function deliverDue(
             .select()
             .from(subs)
             .where(and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId)));
-          const head = sub?.enabled ? await headOf(tx, orgId, subscriptionId) : undefined;
-          return head && head.nextAttemptAt.getTime() <= Date.now() ? { sub, head } : undefined;
+          const head = sub?.enabled ? await claimHead(tx, orgId, subscriptionId) : undefined;
+          return head ? { sub, head } : undefined;
         });
         if (!found) break;
         const { sub, head } = found;
@@ -211,7 +240,7 @@ async function record(
     .update(subs)
     .set({
       consecutiveFailures: sql`${subs.consecutiveFailures} + 1`,
-      enabled: sql`${subs.consecutiveFailures} + 1 < ${DISABLE_AFTER}`,
+      enabled: sql`${subs.enabled} and ${subs.consecutiveFailures} + 1 < ${DISABLE_AFTER}`,
       disabledReason: sql`case when ${subs.consecutiveFailures} + 1 >= ${DISABLE_AFTER} then ${`${DISABLE_AFTER} failed attempts in a row; last: ${error}`} else ${subs.disabledReason} end`,
     })
     .where(subWhere);
@@ -220,7 +249,7 @@ async function record(
 /** The periodic run: about every second, in one worker process of the cluster at a time. */
 export async function registerWebhookWorkers(deps: WorkerDeps) {
   await deps.jobs.every(webhookQueue, 1, async () => {
-    await dispatchEvents(deps.db);
-    await deliverDue(deps);
+    const [dispatched, delivered] = await Promise.allSettled([dispatchEvents(deps.db), deliverDue(deps)]);
+    for (const r of [dispatched, delivered]) if (r.status === 'rejected') throw r.reason;
   });
 }

@@ -14,7 +14,7 @@ import {
 import * as service from './service.js';
 
 const tags = ['Webhooks'];
-const admins = 'Organization admins only.';
+const admins = 'BETA: organization admins only.';
 
 export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -55,7 +55,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         tags,
         summary: 'Subscribe a URL to events (the secret is shown once)',
         description:
-          'Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, ' +
+          'BETA: Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, ' +
           '`webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; ' +
           'retried with exponential backoff, in order per subscription; the subscription is disabled after ' +
           'repeated failures. ' +
@@ -80,7 +80,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         summary: 'Change a webhook subscription, or enable it again',
-        description: `\`enabled: true\` re-enables one disabled after repeated failures. ${admins}`,
+        description: `${admins} \`enabled: true\` re-enables one disabled after repeated failures.`,
         params: idParams,
         body: dataBody(subscriptionUpdateInput, [{ enabled: true }]),
         response: { 200: subscription },
@@ -111,7 +111,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         summary: 'The delivery log of a subscription, newest first',
-        description: `Each event's status, attempts, last HTTP status or error, and the body sent. ${admins}`,
+        description: `${admins} Each event's status, attempts, last HTTP status or error, and the body sent.`,
         params: idParams,
         querystring: deliveryListQuery,
         response: { 200: paginatedSchema(delivery) },

@@ -12,11 +12,17 @@ import {
 } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
-import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { sealContext } from './delivery.js';
 import type { Subscription, SubscriptionCreateInput, SubscriptionUpdateInput } from './schema.js';
 import { newWebhookSecret } from './signing.js';
 import { webhookDeliveries as deliveries, webhookSubscriptions as subs } from './table.js';
+
+/** Outbound webhooks belong to the events-and-automations area: its plan feature, and admins. */
+function requireAdmin(ctx: TenantContext) {
+  requireFeature(ctx, 'automations');
+  requireRole(ctx, 'admin');
+}
 
 const notFound = () => new AppError('NotFoundError', 'Webhook subscription not found');
 
@@ -51,7 +57,7 @@ const byDocumentId = (orgId: number, documentId: string) =>
   and(eq(subs.organizationId, orgId), eq(subs.documentId, documentId));
 
 export async function listSubscriptions(ctx: TenantContext, query: ListQueryInput) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   const q = compileListQuery(model, query);
   return ctx.transaction(async (tx) => {
     const where = and(eq(subs.organizationId, ctx.orgId), q.where);
@@ -76,12 +82,12 @@ async function find(ctx: TenantContext, documentId: string) {
 }
 
 export async function getSubscription(ctx: TenantContext, documentId: string) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   return toSubscription(await find(ctx, documentId));
 }
 
 export async function createSubscription(deps: AppDeps, ctx: TenantContext, input: SubscriptionCreateInput) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   const box = await secretBox(deps.config, deps.db);
   const secret = newWebhookSecret();
   const documentId = newDocumentId();
@@ -107,7 +113,7 @@ export async function updateSubscription(
   documentId: string,
   input: SubscriptionUpdateInput,
 ) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   return ctx.transaction(async (tx) => {
     const reenable = input.enabled === true ? { consecutiveFailures: 0, disabledReason: null } : {};
     const [row] = await tx
@@ -127,7 +133,7 @@ export async function updateSubscription(
 }
 
 export async function deleteSubscription(ctx: TenantContext, documentId: string) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   return ctx.transaction(async (tx) => {
     const [row] = await tx.delete(subs).where(byDocumentId(ctx.orgId, documentId)).returning({ id: subs.id });
     if (!row) throw notFound();
@@ -141,7 +147,7 @@ export async function listDeliveries(
   documentId: string,
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
-  requireRole(ctx, 'admin');
+  requireAdmin(ctx);
   const sub = await find(ctx, documentId);
   const q = compileListQuery(model, { pagination: query.pagination });
   return ctx.transaction(async (tx) => {

@@ -60,17 +60,21 @@ const STATE_TABLE_SQL =
   'create table if not exists crm_schema_state (id int primary key, fingerprint text not null)';
 
 /**
- * Skip only when the fingerprint matches and every tenant table still has RLS enabled, forced and its
- * policy: a policy dropped by hand is put back at the next start, as before this shortcut existed.
+ * Skip only when the fingerprint matches, the `crm_app` role exists and is this user's, and every tenant table
+ * still has RLS enabled, forced, its policy and crm_app's grants: a policy dropped by hand is put back at the next start, as before this shortcut existed.
  */
 const SKIP_CHECK_SQL = `
 select coalesce((select fingerprint = $1 from crm_schema_state where id = 1), false)
+   -- the role requests run as, granted to this user (a restore into a new cluster has neither)
+   and exists (select 1 from pg_roles where rolname = 'crm_app')
+   and ((select rolsuper from pg_roles where rolname = current_user) or pg_has_role(current_user, 'crm_app', 'MEMBER'))
    and not exists (
      select 1 from information_schema.columns c
      join pg_class k on k.relname = c.table_name and k.relkind = 'r'
      join pg_namespace n on n.oid = k.relnamespace and n.nspname = 'public'
      where c.table_schema = 'public' and c.column_name = 'organization_id'
        and (not k.relrowsecurity or not k.relforcerowsecurity
+            or not has_table_privilege('crm_app', k.oid, 'SELECT, INSERT, UPDATE, DELETE')
             or not exists (select 1 from pg_policies p where p.schemaname = 'public' and p.tablename = c.table_name
                            and p.policyname = 'tenant_isolation'))
    ) as skip`;

@@ -51,6 +51,8 @@ export function closestName(name: string, known: readonly string[]): string | un
   if (same) return same;
   let best: { k: string; d: number } | undefined;
   for (const k of known) {
+    // Lengths further apart than the distance allowed cannot match: no work for long hostile names.
+    if (Math.abs(n.length - normalise(k).length) > 2) continue;
     const d = editDistance(n, normalise(k));
     if (d <= Math.min(2, Math.floor(k.length / 3)) && (!best || d < best.d)) best = { k, d };
   }

@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
 
 type Member = Awaited<ReturnType<typeof addMember>>;
@@ -160,7 +161,8 @@ describe('distribution queues', () => {
         members: [{ membership: other.membershipId }],
       },
     });
-    expect(foreign.status).toBe(404);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details.errors[0].path).toEqual(['board']);
     const ownBoard = await createPipeline(other.api);
     const foreignMember = await other.api.post('/distribution-queues', {
       data: {
@@ -171,5 +173,26 @@ describe('distribution queues', () => {
       },
     });
     expect(foreignMember.status).toBe(400);
+  });
+
+  test('needs the distribution feature: on a plan without it, 403 naming it, and its queue assigns nothing', async () => {
+    const p = await newTenant(t.app);
+    const m = await addMember(p, 'member');
+    const board = await createPipeline(p.api);
+    const q = await p.api.post('/distribution-queues', {
+      data: {
+        name: 'Q',
+        board: board.boardId,
+        strategy: 'round_robin',
+        members: [{ membership: m.membershipId }],
+      },
+    });
+    expect(q.status).toBe(201);
+    const { db } = await getApp();
+    await db.system.execute(sql`update organizations set plan = 'pro' where slug = ${p.slug}`);
+    const refused = await p.api.get('/distribution-queues');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ feature: 'distribution', plan: 'pro' });
+    expect(assigneeOf(await createCard(p.api, board.boardId))).toBeUndefined();
   });
 });

@@ -155,11 +155,12 @@ describe('saved filters', () => {
     expect((await other.api.get(`/contacts?savedFilter=${org.documentId}`)).status).toBe(400);
     const listed = await other.api.get('/saved-filters');
     expect(listed.body.meta.pagination.total).toBe(0);
-    // Its own cards filter cannot name this organization's board.
+    // Its own cards filter cannot name this organization's board: the same 400 as a board that exists nowhere.
     const foreignBoard = await other.api.post('/saved-filters', {
       data: { name: 'x', resource: 'cards', board: boardId, query: {} },
     });
-    expect(foreignBoard.status).toBe(404);
+    expect(foreignBoard.status).toBe(400);
+    expect(foreignBoard.body.error.details.errors[0].path).toEqual(['board']);
   });
 
   test('deleting the board deletes its filters', async () => {

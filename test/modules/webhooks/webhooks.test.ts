@@ -159,6 +159,11 @@ describe('outbound webhooks', () => {
   test("admins only; another organization sees nothing and never receives this one's events", async () => {
     const member = await addMember(t, 'member');
     expect((await member.api.get('/webhook-subscriptions')).status).toBe(403);
+    const pro = await newTenant(t.app);
+    await (await getApp()).db.system.execute(sql`update organizations set plan = 'pro' where slug = ${pro.slug}`);
+    const noFeature = await pro.api.get('/webhook-subscriptions');
+    expect(noFeature.status).toBe(403);
+    expect(noFeature.body.error.details.feature).toBe('automations');
     expect(
       (await member.api.post('/webhook-subscriptions', { data: { url: 'https://x.example', events: ['*'] } }))
         .status,
