@@ -1362,7 +1362,7 @@ export interface paths {
     };
     /**
      * List distribution queues
-     * @description Each queue assigns the new unassigned cards of its board to its active members.
+     * @description BETA: Each queue assigns the new unassigned cards of its board to its active members.
      *
      *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -1370,7 +1370,7 @@ export interface paths {
     put?: never;
     /**
      * Create a distribution queue for a board (admin)
-     * @description From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
+     * @description BETA: From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -1390,14 +1390,14 @@ export interface paths {
     };
     /**
      * One distribution queue
-     * @description With each member's weight, state, assigned count and last assignment.
+     * @description BETA: With each member's weight, state, assigned count and last assignment.
      *
      *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['getDistributionQueue'];
     /**
      * Change a distribution queue (admin)
-     * @description Name, strategy, active, members (the list is replaced; those who stay keep their turn).
+     * @description BETA: Name, strategy, active, members (the list is replaced; those who stay keep their turn).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -1405,7 +1405,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a distribution queue (admin)
-     * @description New cards of its board stay unassigned again; cards already assigned keep their assignees.
+     * @description BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2104,7 +2104,7 @@ export interface paths {
     };
     /**
      * List the saved filters you can use
-     * @description Organization-wide filters and your own private ones; `resource` narrows to one list.
+     * @description BETA: Organization-wide filters and your own private ones; `resource` narrows to one list.
      *
      *     Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2112,7 +2112,7 @@ export interface paths {
     put?: never;
     /**
      * Save a list query under a name
-     * @description The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
+     * @description BETA: The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2132,12 +2132,14 @@ export interface paths {
     };
     /**
      * One saved filter
-     * @description Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     * @description BETA: an organization-wide filter or one of your own.
+     *
+     *     Token scope: `saved_filters:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['getSavedFilter'];
     /**
      * Rename a saved filter, change its query or visibility
-     * @description A private filter by its author; an organization-wide one by admins.
+     * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2145,7 +2147,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a saved filter
-     * @description A private filter by its author; an organization-wide one by admins.
+     * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2672,7 +2674,7 @@ export interface paths {
     };
     /**
      * List webhook subscriptions
-     * @description Organization admins only.
+     * @description BETA: organization admins only.
      *
      *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2680,7 +2682,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a URL to events (the secret is shown once)
-     * @description Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; retried with exponential backoff, in order per subscription; the subscription is disabled after repeated failures. Organization admins only.
+     * @description BETA: Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; retried with exponential backoff, in order per subscription; the subscription is disabled after repeated failures. BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2700,14 +2702,14 @@ export interface paths {
     };
     /**
      * One webhook subscription
-     * @description Organization admins only.
+     * @description BETA: organization admins only.
      *
      *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['getWebhookSubscription'];
     /**
      * Change a webhook subscription, or enable it again
-     * @description `enabled: true` re-enables one disabled after repeated failures. Organization admins only.
+     * @description BETA: organization admins only. `enabled: true` re-enables one disabled after repeated failures.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2715,7 +2717,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a webhook subscription and its delivery log
-     * @description Organization admins only.
+     * @description BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -2734,7 +2736,7 @@ export interface paths {
     };
     /**
      * The delivery log of a subscription, newest first
-     * @description Each event's status, attempts, last HTTP status or error, and the body sent. Organization admins only.
+     * @description BETA: organization admins only. Each event's status, attempts, last HTTP status or error, and the body sent.
      *
      *     Token scope: `webhooks:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
