@@ -28,7 +28,9 @@ export const sealContext = (orgId: number, documentId: string) =>
 export async function dispatchEvents(db: Database): Promise<number> {
   const orgs = await queryRows<{ organization_id: number }>(
     db.system,
-    sql`select distinct organization_id from domain_events where not dispatched limit 200`,
+    // Oldest waiting first, so a busy organization never starves the others.
+    sql`select organization_id from domain_events where not dispatched
+        group by organization_id order by min(id) limit 200`,
   );
   let total = 0;
   for (const { organization_id: orgId } of orgs) {
@@ -41,7 +43,7 @@ export async function dispatchEvents(db: Database): Promise<number> {
   return total;
 }
 
-async function dispatchOrganization(db: Database, orgId: number): Promise<number> {
+export async function dispatchOrganization(db: Database, orgId: number): Promise<number> {
   return db.tenantTransaction(orgId, async (tx) => {
     const events = await queryRows<{
       id: number;
