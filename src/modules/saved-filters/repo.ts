@@ -24,9 +24,27 @@ export type SavedFilterRow = typeof savedFilters.$inferSelect & {
   ownerDocumentId: string | null;
 };
 
-/** What a member sees: organization filters and their own private ones. */
-const visibleTo = (membershipId: number): SQL =>
-  or(eq(savedFilters.visibility, 'organization'), eq(savedFilters.ownerMembershipId, membershipId)) as SQL;
+/** Who is asking: their membership, and whether they see every board (owners and admins). */
+export interface Viewer {
+  membershipId: number;
+  allBoards: boolean;
+}
+
+/**
+ * What a member sees: organization filters and their own private ones, and of cards filters only those of boards
+ * they can see (a shared filter must not name a board, or show its query, to someone the board is hidden from).
+ */
+const visibleTo = ({ membershipId, allBoards }: Viewer): SQL =>
+  and(
+    or(eq(savedFilters.visibility, 'organization'), eq(savedFilters.ownerMembershipId, membershipId)),
+    allBoards
+      ? undefined
+      : sql`(${savedFilters.boardId} is null or exists (
+          select 1 from boards b where b.organization_id = ${savedFilters.organizationId} and b.id = ${savedFilters.boardId}
+            and (b.owner_membership_id = ${membershipId} or exists (
+              select 1 from board_members m where m.organization_id = b.organization_id and m.board_id = b.id
+                and m.membership_id = ${membershipId}))))`,
+  ) as SQL;
 
 const selection = {
   row: savedFilters,
@@ -58,13 +76,9 @@ const flatten = (r: {
   ownerDocumentId: r.ownerDocumentId,
 });
 
-export async function findVisible(tx: Tx, orgId: number, membershipId: number, documentId: string) {
+export async function findVisible(tx: Tx, orgId: number, viewer: Viewer, documentId: string) {
   const [row] = await select(tx, orgId).where(
-    and(
-      eq(savedFilters.organizationId, orgId),
-      eq(savedFilters.documentId, documentId),
-      visibleTo(membershipId),
-    ),
+    and(eq(savedFilters.organizationId, orgId), eq(savedFilters.documentId, documentId), visibleTo(viewer)),
   );
   return row ? flatten(row) : undefined;
 }
@@ -72,13 +86,13 @@ export async function findVisible(tx: Tx, orgId: number, membershipId: number, d
 export async function listVisible(
   tx: Tx,
   orgId: number,
-  membershipId: number,
+  viewer: Viewer,
   q: CompiledList,
   resource: string | undefined,
 ) {
   const where = and(
     eq(savedFilters.organizationId, orgId),
-    visibleTo(membershipId),
+    visibleTo(viewer),
     resource ? eq(savedFilters.resource, resource) : undefined,
     q.where,
   );

@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, loadBoardStructure, unknownBoard } from '../boards/access.js';
 import { cardModelFor } from '../cards/query-model.js';
 import { contactModel } from '../contacts/query-model.js';
@@ -15,6 +15,12 @@ import type { SAVED_FILTER_RESOURCES } from './table.js';
 type Resource = (typeof SAVED_FILTER_RESOURCES)[number];
 
 const notFound = () => new AppError('NotFoundError', 'Saved filter not found');
+
+/** Owners and admins see every board (DESIGN.md §6), so every organization filter. */
+const viewerOf = (ctx: TenantContext): repo.Viewer => ({
+  membershipId: ctx.membershipId,
+  allBoards: hasRole(ctx, 'admin'),
+});
 
 function toSavedFilter(row: repo.SavedFilterRow): SavedFilter {
   return {
@@ -66,14 +72,14 @@ export async function listSavedFilters(ctx: TenantContext, query: ListQueryInput
   const { resource, ...listQuery } = query;
   const q = compileListQuery(repo.savedFilterModel, listQuery, 'name:asc');
   const { rows, total } = await ctx.transaction((tx) =>
-    repo.listVisible(tx, ctx.orgId, ctx.membershipId, q, resource),
+    repo.listVisible(tx, ctx.orgId, viewerOf(ctx), q, resource),
   );
   return listPage(rows.map(toSavedFilter), total, q);
 }
 
 export async function getSavedFilter(ctx: TenantContext, documentId: string) {
   requireFeature(ctx, 'saved_filters');
-  const row = await ctx.transaction((tx) => repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId));
+  const row = await ctx.transaction((tx) => repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId));
   if (!row) throw notFound();
   return toSavedFilter(row);
 }
@@ -106,7 +112,7 @@ export async function createSavedFilter(ctx: TenantContext, input: SavedFilterCr
     });
     await audit(tx, ctx, 'saved_filter.created', documentId);
     return toSavedFilter(
-      (await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId)) as repo.SavedFilterRow,
+      (await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId)) as repo.SavedFilterRow,
     );
   });
 }
@@ -118,7 +124,7 @@ export async function updateSavedFilter(
 ) {
   requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
-    const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
+    const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId);
     if (!row) throw notFound();
     requireEditable(ctx, row);
     if (input.visibility === 'organization') requireRole(ctx, 'admin');
@@ -127,7 +133,7 @@ export async function updateSavedFilter(
     await repo.updateSavedFilter(tx, ctx.orgId, row.id, input);
     await audit(tx, ctx, 'saved_filter.updated', documentId);
     return toSavedFilter(
-      (await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId)) as repo.SavedFilterRow,
+      (await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId)) as repo.SavedFilterRow,
     );
   });
 }
@@ -135,7 +141,7 @@ export async function updateSavedFilter(
 export async function deleteSavedFilter(ctx: TenantContext, documentId: string) {
   requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
-    const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, documentId);
+    const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId);
     if (!row) throw notFound();
     requireEditable(ctx, row);
     await repo.deleteSavedFilter(tx, ctx.orgId, row.id);
@@ -162,7 +168,7 @@ export async function withSavedFilter<Q extends ListQueryInput>(
       errors: [{ path: ['savedFilter'], message, name: 'ValidationError' }],
     });
   };
-  const row = await repo.findVisible(tx, ctx.orgId, ctx.membershipId, savedFilterId);
+  const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), savedFilterId);
   if (!row)
     return bad(`no saved filter ${savedFilterId} (GET /api/saved-filters?resource=${resource} lists yours)`);
   if (row.resource !== resource)

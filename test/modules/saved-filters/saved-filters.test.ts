@@ -116,9 +116,14 @@ describe('saved filters', () => {
     expect(listed.body.data.map((f: { documentId: string }) => f.documentId)).not.toContain(id);
     // Organization-wide: a member sees and uses it, cannot make, change or delete one.
     const org = (await t.api.get('/saved-filters?resource=cards')).body.data[0];
+    // A cards filter is hidden from who cannot see its board (its name and query would tell about the board).
+    expect((await member.api.get(`/saved-filters/${org.documentId}`)).status).toBe(404);
+    expect((await member.api.get('/saved-filters?resource=cards')).body.meta.pagination.total).toBe(0);
+    expect((await t.api.put(`/boards/${boardId}`, { data: { members: [member.membershipId] } })).status).toBe(
+      200,
+    );
     expect((await member.api.get(`/saved-filters/${org.documentId}`)).status).toBe(200);
-    // Seeing the filter does not open its board: the board's own access still decides.
-    expect((await member.api.get(`/boards/${boardId}/cards?savedFilter=${org.documentId}`)).status).toBe(404);
+    expect((await member.api.get(`/boards/${boardId}/cards?savedFilter=${org.documentId}`)).status).toBe(200);
     expect((await member.api.put(`/saved-filters/${org.documentId}`, { data: { name: 'x' } })).status).toBe(
       403,
     );
@@ -132,8 +137,11 @@ describe('saved filters', () => {
         })
       ).status,
     ).toBe(403);
-    // Viewers read; they save nothing.
-    expect((await viewer.api.get(`/saved-filters/${org.documentId}`)).status).toBe(200);
+    // Viewers read (here, with no board: an organization contacts filter); they save nothing.
+    const shared = await t.api.post('/saved-filters', {
+      data: { name: 'All', resource: 'contacts', query: {}, visibility: 'organization' },
+    });
+    expect((await viewer.api.get(`/saved-filters/${shared.body.documentId}`)).status).toBe(200);
     expect(
       (await viewer.api.post('/saved-filters', { data: { name: 'V', resource: 'tasks', query: {} } })).status,
     ).toBe(403);
