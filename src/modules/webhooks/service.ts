@@ -1,5 +1,6 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
+import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
@@ -73,17 +74,15 @@ export async function listSubscriptions(ctx: TenantContext, query: ListQueryInpu
   });
 }
 
-async function find(ctx: TenantContext, documentId: string) {
-  return ctx.transaction(async (tx) => {
-    const [row] = await tx.select().from(subs).where(byDocumentId(ctx.orgId, documentId));
-    if (!row) throw notFound();
-    return row;
-  });
+async function findIn(tx: Tx, orgId: number, documentId: string) {
+  const [row] = await tx.select().from(subs).where(byDocumentId(orgId, documentId));
+  if (!row) throw notFound();
+  return row;
 }
 
 export async function getSubscription(ctx: TenantContext, documentId: string) {
   requireAdmin(ctx);
-  return toSubscription(await find(ctx, documentId));
+  return toSubscription(await ctx.transaction((tx) => findIn(tx, ctx.orgId, documentId)));
 }
 
 export async function createSubscription(deps: AppDeps, ctx: TenantContext, input: SubscriptionCreateInput) {
@@ -148,9 +147,9 @@ export async function listDeliveries(
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
   requireAdmin(ctx);
-  const sub = await find(ctx, documentId);
   const q = compileListQuery(model, { pagination: query.pagination });
   return ctx.transaction(async (tx) => {
+    const sub = await findIn(tx, ctx.orgId, documentId);
     const where = and(
       eq(deliveries.organizationId, ctx.orgId),
       eq(deliveries.subscriptionId, sub.id),
