@@ -1,5 +1,14 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Tool, ToolEnv } from './tool-kit.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ApiError } from './api-client.js';
+import { errorResult, type Tool, type ToolEnv } from './tool-kit.js';
 import { agendaTools } from './tools/agenda.js';
 import { analyticsTools, boardTools, cardTools } from './tools/boards.js';
 import { contactTools } from './tools/contacts.js';
@@ -10,38 +19,163 @@ import { taskTools } from './tools/tasks.js';
 
 export const SERVER_INFO = { name: 'crm', version: '1.0.0' };
 
+/** Tool groups an operator can choose with MCP_CRM_TOOL_GROUPS (default: all), in listing order. */
+export const TOOL_GROUPS = {
+  contacts: () => contactTools,
+  boards: () => [...boardTools, ...cardTools, ...analyticsTools],
+  segments: () => segmentTools,
+  tasks: () => taskTools,
+  products: () => productTools,
+  messaging: () => messagingTools,
+  agenda: () => agendaTools,
+} satisfies Record<string, () => Tool[]>;
+
+export type ToolGroup = keyof typeof TOOL_GROUPS;
+export const TOOL_GROUP_NAMES = Object.keys(TOOL_GROUPS) as ToolGroup[];
+
 const instructions = `Tools over a multi-tenant CRM (contacts, boards and cards, segments, tasks, products, agenda and meetings, message and e-mail templates, chat channels).
 Identifiers: contacts, boards, cards, phases, segments, tasks, products, templates, meetings and channels are documentIds (24 lowercase letters and digits), never numeric ids. Find them with the list/search tools first.
-Reads run at once. Every write needs a person's confirmation: either the client asks them, or the first call returns status confirmation_required with a preview and a one-time confirmationToken to pass on a second, identical call after the person agrees.
-Errors come back as tool errors with the service's status, name, message and details (for 400s, details.errors names the fields to fix).`;
-
-/** The tools of every group, in the order they are listed. */
-export function allTools(): Tool[] {
-  return [
-    ...contactTools,
-    ...boardTools,
-    ...cardTools,
-    ...analyticsTools,
-    ...segmentTools,
-    ...taskTools,
-    ...productTools,
-    ...messagingTools,
-    ...agendaTools,
-  ];
-}
+Reads run at once. Every write needs a person's confirmation: either the client asks them, or the first call returns status confirmation_required with a preview and a one-time confirmationToken to pass on a second, identical call after the person agrees (status completed: done, see result; declined/cancelled: the person refused, do not retry unless they ask).
+Errors come back as tool errors with { error: { status, name, message, details } } (for 400s, details.errors names the fields to fix).`;
 
 export interface BuildServerOptions {
-  /** `.` serves `crm.search_contacts`; `_` serves `crm_search_contacts` as well, for clients that refuse dots. */
+  /** `.` serves `crm.search_contacts`; `_` serves `crm_search_contacts` instead, for clients that refuse dots. */
   separator: '.' | '_';
+  /** Groups to serve; undefined: all. */
+  groups?: readonly ToolGroup[];
+  /** How long an elicitation waits for the person (ms). */
+  elicitationTimeoutMs?: number;
 }
 
-/** A fresh MCP server with every tool registered (one per stdio process or HTTP session). */
-export function buildServer(env: ToolEnv, options: BuildServerOptions): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions, capabilities: { tools: {} } });
-  for (const tool of allTools()) {
-    const names = [`crm.${tool.name}`];
-    if (options.separator === '_') names.push(`crm_${tool.name}`);
-    tool.register(server, names, env);
+/** The tools of the chosen groups (all by default), in the order they are listed. */
+export function allTools(groups: readonly ToolGroup[] = TOOL_GROUP_NAMES): Tool[] {
+  return TOOL_GROUP_NAMES.filter((g) => groups.includes(g)).flatMap((g) => TOOL_GROUPS[g]());
+}
+
+/** Rewrites the dotted tool names in a text to the names served with this separator. */
+export function servedNames(text: string, separator: '.' | '_'): string {
+  return separator === '.' ? text : text.replace(/\bcrm\.([a-z][a-z_]*)/g, 'crm_$1');
+}
+
+/**
+ * JSON Schema of a tool's input or output; a block used twice is written once under `definitions`. Outputs
+ * keep only the shape (types, enums, nesting): no descriptions (field names and the tool's description say
+ * what comes back), no `required` or `additionalProperties` lists. The listing is read at the start of every
+ * conversation, so every token counts.
+ */
+function jsonSchema(schema: z.ZodObject, io: 'input' | 'output') {
+  const json = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io,
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  return io === 'output' ? (compact(json) as Record<string, unknown>) : json;
+}
+
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (
+      key === 'description' ||
+      key === 'required' ||
+      key === 'additionalProperties' ||
+      key === 'propertyNames'
+    )
+      continue;
+    out[key] = key === 'properties' ? mapValues(value as Record<string, unknown>) : compact(value);
   }
+  return out;
+}
+
+function mapValues(props: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, compact(v)]));
+}
+
+/** The `tools/list` answer is the same for every session with the same options: built once per process. */
+const listings = new Map<string, { tools: Tool[]; byName: Map<string, Tool>; result: ListToolsResult }>();
+
+function listing(options: BuildServerOptions) {
+  const groups = options.groups ?? TOOL_GROUP_NAMES;
+  const key = `${options.separator}|${groups.join(',')}`;
+  let entry = listings.get(key);
+  if (!entry) {
+    const tools = allTools(groups);
+    const served = (t: Tool) => servedNames(`crm.${t.name}`, options.separator);
+    entry = {
+      tools,
+      byName: new Map(tools.map((t) => [served(t), t])),
+      result: {
+        tools: tools.map((t) => ({
+          name: served(t),
+          title: t.title,
+          description: servedNames(t.description, options.separator),
+          inputSchema: JSON.parse(
+            servedNames(JSON.stringify(jsonSchema(t.input, 'input')), options.separator),
+          ) as ListToolsResult['tools'][number]['inputSchema'],
+          outputSchema: jsonSchema(t.output, 'output') as ListToolsResult['tools'][number]['outputSchema'],
+          annotations: t.annotations,
+        })),
+      },
+    };
+    listings.set(key, entry);
+  }
+  return entry;
+}
+
+/** Input errors in the service's error shape, naming unknown arguments and the fields to fix. */
+function inputError(tool: Tool, servedName: string, error: z.ZodError) {
+  const known = Object.keys(tool.input.shape);
+  const errors = error.issues.map((i) => ({
+    path: i.path.map(String),
+    message: i.message,
+    ...(i.code === 'unrecognized_keys' ? { unknown: i.keys } : {}),
+  }));
+  const unknown = error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys : []));
+  const fields = errors
+    .filter((e) => !e.unknown)
+    .map((e) => `${e.path.join('.') || '(arguments)'}: ${e.message}`);
+  const parts = [
+    ...(unknown.length
+      ? [`unknown argument(s) ${unknown.join(', ')} (this tool takes ${known.join(', ')})`]
+      : []),
+    ...fields,
+  ];
+  return errorResult(
+    new ApiError(400, 'ValidationError', `Invalid arguments for ${servedName}: ${parts.join('; ')}`, {
+      errors,
+    }),
+  );
+}
+
+/** A fresh MCP server with the chosen tools (one per stdio process or HTTP session). */
+export function buildServer(env: ToolEnv, options: BuildServerOptions): Server {
+  const { byName, result } = listing(options);
+  const server = new Server(SERVER_INFO, {
+    instructions: servedNames(instructions, options.separator),
+    capabilities: { tools: {} },
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => result);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const tool = byName.get(name);
+    if (!tool)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the names`);
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return inputError(tool, name, parsed.error);
+    const elicitation = server.getClientCapabilities()?.elicitation as
+      | { form?: object; url?: object }
+      | undefined;
+    return tool.call(parsed.data as Record<string, unknown>, {
+      env,
+      extra,
+      // Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients).
+      canAskPerson: !!elicitation && (!!elicitation.form || !elicitation.url),
+      servedName: name,
+      elicitationTimeoutMs: options.elicitationTimeoutMs ?? env.tokens.ttlMs,
+    });
+  });
   return server;
 }

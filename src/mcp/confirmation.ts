@@ -1,12 +1,13 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Why a confirmationToken was refused; the model is told to ask for a new one. */
-export type TokenProblem = 'malformed' | 'mismatch' | 'expired' | 'used';
+export type TokenProblem = 'malformed' | 'mismatch' | 'expired' | 'restarted' | 'used';
 
 const problemText: Record<TokenProblem, string> = {
   malformed: 'is not a token issued by this server',
   mismatch: 'was issued for another tool or other arguments (arguments must be exactly those of the preview)',
   expired: 'has expired',
+  restarted: 'has expired: the tool server restarted after issuing it, and tokens live in its memory',
   used: 'was already used (each token confirms one call)',
 };
 
@@ -33,13 +34,16 @@ export function canonicalJson(value: unknown): string {
  */
 export class ConfirmationTokens {
   private readonly key = randomBytes(32);
+  private readonly startedAt: number;
   /** nonce → expiry (ms) of tokens already spent; pruned as they expire. */
   private readonly spent = new Map<string, number>();
 
   constructor(
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.startedAt = now();
+  }
 
   issue(tool: string, args: unknown): { token: string; expiresAt: string } {
     const nonce = randomBytes(16).toString('base64url');
@@ -56,7 +60,9 @@ export class ConfirmationTokens {
     const expiry = Number(expiryText);
     const expected = Buffer.from(this.sign(nonce, expiry, tool, args));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'mismatch';
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      // Issued before this process started: its key is gone, so say it expired rather than "mismatch".
+      return expiry - this.ttlMs < this.startedAt && /^[\w-]{22}$/.test(nonce) ? 'restarted' : 'mismatch';
     const now = this.now();
     if (expiry <= now) return 'expired';
     for (const [n, exp] of this.spent) if (exp <= now) this.spent.delete(n);

@@ -2,16 +2,21 @@
  * crm-mcp: the CRM's agent tool server. stdio when MCP_CRM_HTTP_PORT is unset (stdout carries only the
  * protocol; diagnostics go to stderr), otherwise Streamable HTTP at /mcp plus GET /health.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { ApiError, createApiClient, unwrap } from './api-client.js';
-import { type BuildServerOptions, buildServer } from './build-server.js';
+import { type BuildServerOptions, buildServer, TOOL_GROUP_NAMES } from './build-server.js';
 import { ConfirmationTokens } from './confirmation.js';
 import type { ToolEnv } from './tool-kit.js';
+
+const tenantSlug = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be an organization slug (lowercase letters, digits, dashes)');
 
 const envSchema = z.object({
   MCP_CRM_API_URL: z
@@ -20,16 +25,8 @@ const envSchema = z.object({
       error: 'must be the http(s) URL of the CRM service, e.g. http://127.0.0.1:1337',
     })
     .describe('base URL of the CRM service'),
-  MCP_CRM_TENANT_ID: z
-    .string({ error: 'is required: the slug of the organization (the x-tenant-id header)' })
-    .trim()
-    .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be an organization slug (lowercase letters, digits, dashes)'),
-  MCP_CRM_USER_TOKEN: z
-    .string({
-      error: 'is required: an API token of the user (crm token create, or POST /users/generate-token)',
-    })
-    .trim()
-    .min(1, 'must not be empty'),
+  MCP_CRM_TENANT_ID: tenantSlug.optional(),
+  MCP_CRM_USER_TOKEN: z.string().trim().min(1, 'must not be empty').optional(),
   MCP_CRM_HTTP_PORT: z.coerce
     .number({ error: 'must be a port number' })
     .int('must be a port number')
@@ -38,6 +35,32 @@ const envSchema = z.object({
     .optional(),
   MCP_CRM_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   MCP_CRM_TOOL_SEPARATOR: z.enum(['.', '_'], { error: "must be '.' or '_'" }).default('.'),
+  MCP_CRM_TOOL_GROUPS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.enum(TOOL_GROUP_NAMES, { error: `must list groups among ${TOOL_GROUP_NAMES.join(', ')}` }))
+        .min(1, `must list at least one of ${TOOL_GROUP_NAMES.join(', ')}`),
+    )
+    .optional(),
+  MCP_CRM_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    )
+    .default([]),
+  MCP_CRM_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be the public http(s) URL of this server' })
+    .optional(),
   MCP_CRM_CONFIRMATION_TTL_SECONDS: z.coerce
     .number({ error: 'must be a number of seconds' })
     .int()
@@ -54,33 +77,67 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   // An empty variable counts as unset (shells and client configs often pass VAR= ).
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')} ${i.message}`);
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')} ${i.message}`);
+  // stdio serves one person: its credentials come from the environment. HTTP sessions may bring their own.
+  if (present.MCP_CRM_HTTP_PORT === undefined) {
+    if (!present.MCP_CRM_TENANT_ID)
+      lines.push('  MCP_CRM_TENANT_ID is required: the slug of the organization (the x-tenant-id header)');
+    if (!present.MCP_CRM_USER_TOKEN)
+      lines.push(
+        '  MCP_CRM_USER_TOKEN is required: an API token of the user (crm token create, or POST /users/generate-token)',
+      );
+  }
+  if (parsed.success && !lines.length) return parsed.data;
   throw new ConfigError(`crm-mcp: invalid configuration:\n${lines.join('\n')}`);
 }
 
-function toolEnv(config: McpConfig): ToolEnv {
+export interface Credentials {
+  tenant: string;
+  token: string;
+}
+
+function toolEnv(config: McpConfig, creds: Credentials, tokens: ConfirmationTokens): ToolEnv {
   const apiUrl = config.MCP_CRM_API_URL;
   return {
-    api: createApiClient({
-      baseUrl: apiUrl,
-      tenant: config.MCP_CRM_TENANT_ID,
-      token: config.MCP_CRM_USER_TOKEN,
-    }),
+    api: createApiClient({ baseUrl: apiUrl, tenant: creds.tenant, token: creds.token }),
     apiUrl,
-    tokens: new ConfirmationTokens(config.MCP_CRM_CONFIRMATION_TTL_SECONDS * 1000),
+    tokens,
+    // Confirmation tokens are bound to the person and organization they were issued for.
+    principal: createHash('sha256')
+      .update(`${creds.tenant}\n${creds.token}`)
+      .digest('base64url')
+      .slice(0, 22),
   };
 }
 
+function envCredentials(config: McpConfig): Credentials | undefined {
+  const { MCP_CRM_TENANT_ID: tenant, MCP_CRM_USER_TOKEN: token } = config;
+  return tenant && token ? { tenant, token } : undefined;
+}
+
 /** Whether the service answers with the token, and whether the token's user belongs to the tenant. */
-export async function checkHealth(config: McpConfig) {
+export async function checkHealth(
+  config: McpConfig,
+  creds: Credentials | undefined = envCredentials(config),
+) {
+  if (!creds) {
+    // A multi-user server has no token of its own: report whether the service answers at all.
+    try {
+      const res = await fetch(`${config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')}/health`);
+      return res.ok
+        ? { ok: true, body: { status: 'ok', api: 'ok', auth: 'per-session' } }
+        : { ok: false, body: { status: 'error', api: 'error', message: `HTTP ${res.status}` } };
+    } catch (err) {
+      return { ok: false, body: { status: 'error', api: 'unreachable', message: String(err) } };
+    }
+  }
   const api = createApiClient({
     baseUrl: config.MCP_CRM_API_URL,
-    tenant: config.MCP_CRM_TENANT_ID,
-    token: config.MCP_CRM_USER_TOKEN,
+    tenant: creds.tenant,
+    token: creds.token,
     retry: { retries: 0 },
   });
-  const tenant = config.MCP_CRM_TENANT_ID;
+  const tenant = creds.tenant;
   try {
     const me = await unwrap(api.GET('/api/users/me'), config.MCP_CRM_API_URL);
     const member = me.organizations.some((o) => o.slug === tenant);
@@ -105,70 +162,177 @@ export async function checkHealth(config: McpConfig) {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string) {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
 /** Sessions unused for this long are closed (clients that vanish without DELETE /mcp). */
 const SESSION_IDLE_MS = 30 * 60_000;
 
-/** Streamable HTTP: one MCP server per session, keyed by the Mcp-Session-Id header. */
-export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildServerOptions) {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const lastSeen = new Map<string, number>();
+const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  /** Hash of the credentials that opened it: later requests must bring the same ones. */
+  owner: string;
+  lastSeen: number;
+}
+
+const credentialKey = (c: Credentials) =>
+  createHash('sha256').update(`${c.tenant}\n${c.token}`).digest('hex');
+
+/**
+ * Streamable HTTP: one MCP server per session, keyed by the Mcp-Session-Id header. Each session brings its
+ * own credentials (`Authorization: Bearer <API token>`, `x-tenant-id`), as an OAuth protected resource
+ * would; without them the server's own (MCP_CRM_USER_TOKEN, MCP_CRM_TENANT_ID) apply when configured.
+ */
+export async function startHttp(config: McpConfig, options: BuildServerOptions) {
+  const tokens = new ConfirmationTokens(config.MCP_CRM_CONFIRMATION_TTL_SECONDS * 1000);
+  const sessions = new Map<string, Session>();
   const sweep = setInterval(() => {
     const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, seen] of lastSeen) {
-      if (seen < cutoff) void sessions.get(id)?.close();
-    }
+    for (const s of sessions.values()) if (s.lastSeen < cutoff) void s.transport.close();
   }, 60_000);
   sweep.unref();
   // On a loopback address, refuse other Host headers: a web page cannot reach the server by DNS rebinding.
   let allowedHosts: string[] | undefined;
+  let localOrigins: string[] = [];
+
+  const publicUrl = (req: IncomingMessage) =>
+    (config.MCP_CRM_PUBLIC_URL ?? `http://${req.headers.host ?? `${config.MCP_CRM_HTTP_HOST}`}`).replace(
+      /\/+$/,
+      '',
+    );
+  const challenge = (req: IncomingMessage, error?: string) => ({
+    'www-authenticate': `Bearer resource_metadata="${publicUrl(req)}${PRM_PATH}"${error ? `, error="${error}"` : ''}`,
+  });
+
+  /** The request's credentials, the server's own, or an answer already sent (401/400). */
+  const credentialsOf = (req: IncomingMessage, res: ServerResponse): Credentials | undefined => {
+    const auth = req.headers.authorization;
+    const headerTenant = req.headers['x-tenant-id'];
+    const tenantText = typeof headerTenant === 'string' ? headerTenant : config.MCP_CRM_TENANT_ID;
+    if (auth) {
+      const match = /^Bearer\s+(\S+)$/i.exec(auth);
+      if (!match) {
+        jsonRpcError(
+          res,
+          401,
+          'Authorization must be "Bearer <API token>"',
+          challenge(req, 'invalid_request'),
+        );
+        return;
+      }
+      const tenant = tenantSlug.safeParse(tenantText);
+      if (!tenant.success) {
+        jsonRpcError(
+          res,
+          400,
+          'Send x-tenant-id: <organization slug> with the token (the organization to act in)',
+        );
+        return;
+      }
+      return { tenant: tenant.data, token: match[1] };
+    }
+    const own = envCredentials(config);
+    if (own) return own;
+    jsonRpcError(
+      res,
+      401,
+      'Authentication required: send Authorization: Bearer <API token> and x-tenant-id: <organization slug>',
+      challenge(req),
+    );
+  };
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
+    const creds = credentialsOf(req, res);
+    if (!creds) return;
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) {
-      lastSeen.set(sessionId as string, Date.now());
-      return existing.handleRequest(req, res);
+      // A session id is not a credential: another token cannot take over someone's session.
+      if (existing.owner !== credentialKey(creds))
+        return jsonRpcError(res, 403, 'This session belongs to other credentials; initialize your own');
+      existing.lastSeen = Date.now();
+      return existing.transport.handleRequest(req, res);
     }
     if (sessionId) return jsonRpcError(res, 404, 'Unknown or expired session; initialize a new one');
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'Initialize a session with a POST first');
+    if (creds !== envCredentials(config)) {
+      // A session's own token is checked once, when it opens, so a wrong one fails at connect, not at a call.
+      const health = await checkHealth(config, creds);
+      if (!health.ok && health.body.api === 'unauthorized')
+        return jsonRpcError(
+          res,
+          401,
+          'The API token was refused by the CRM service',
+          challenge(req, 'invalid_token'),
+        );
+      if (!health.ok && 'message' in health.body)
+        return jsonRpcError(res, health.body.api === 'ok' ? 403 : 503, String(health.body.message));
+    }
+    const owner = credentialKey(creds);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: allowedHosts !== undefined,
       allowedHosts,
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        lastSeen.set(id, Date.now());
+        sessions.set(id, { transport, owner, lastSeen: Date.now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
-        lastSeen.delete(id);
       },
     });
     transport.onclose = () => {
-      if (!transport.sessionId) return;
-      sessions.delete(transport.sessionId);
-      lastSeen.delete(transport.sessionId);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await buildServer(env, options).connect(transport);
+    await buildServer(toolEnv(config, creds, tokens), options).connect(transport);
     await transport.handleRequest(req, res);
+  };
+
+  /** Browsers send Origin: only this server's own origins and MCP_CRM_ALLOWED_ORIGINS may call it. */
+  const originAllowed = (req: IncomingMessage) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    const o = origin.replace(/\/+$/, '');
+    return (
+      config.MCP_CRM_ALLOWED_ORIGINS.includes(o) ||
+      localOrigins.includes(o) ||
+      (config.MCP_CRM_PUBLIC_URL !== undefined && new URL(config.MCP_CRM_PUBLIC_URL).origin === o)
+    );
   };
 
   const http = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (!originAllowed(req))
+      return jsonRpcError(res, 403, `Origin ${req.headers.origin} is not allowed (MCP_CRM_ALLOWED_ORIGINS)`);
     const handle =
       path === '/health' && req.method === 'GET'
         ? checkHealth(config).then((h) => sendJson(res, h.ok ? 200 : 503, h.body))
-        : path === '/mcp'
-          ? handleMcp(req, res)
-          : Promise.resolve(sendJson(res, 404, { error: 'Not found: use /mcp or /health' }));
+        : (path === PRM_PATH || path === `${PRM_PATH}/mcp`) && req.method === 'GET'
+          ? Promise.resolve(
+              sendJson(res, 200, {
+                resource: `${publicUrl(req)}/mcp`,
+                // The CRM service issues the API tokens this server accepts (crm token create, or
+                // POST /api/users/generate-token); it is not an OAuth authorization server.
+                authorization_servers: [config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')],
+                bearer_methods_supported: ['header'],
+                resource_name: 'CRM agent tools',
+                resource_documentation: `${config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')}/api/docs`,
+              }),
+            )
+          : path === '/mcp'
+            ? handleMcp(req, res)
+            : Promise.resolve(sendJson(res, 404, { error: 'Not found: use /mcp or /health' }));
     handle.catch((err) => {
       process.stderr.write(`crm-mcp: ${err instanceof Error ? err.stack : String(err)}\n`);
       if (!res.headersSent) jsonRpcError(res, 500, 'Internal server error');
@@ -183,14 +347,16 @@ export async function startHttp(config: McpConfig, env: ToolEnv, options: BuildS
     http.listen(config.MCP_CRM_HTTP_PORT, config.MCP_CRM_HTTP_HOST, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
-  if (['127.0.0.1', 'localhost', '::1'].includes(config.MCP_CRM_HTTP_HOST))
+  if (['127.0.0.1', 'localhost', '::1'].includes(config.MCP_CRM_HTTP_HOST)) {
     allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    localOrigins = allowedHosts.map((h) => `http://${h}`);
+  }
   process.stderr.write(`crm-mcp listening on http://${config.MCP_CRM_HTTP_HOST}:${port}/mcp\n`);
   return {
     port,
     close: async () => {
       clearInterval(sweep);
-      for (const t of sessions.values()) await t.close();
+      for (const s of sessions.values()) await s.transport.close();
       await new Promise((resolve) => http.close(resolve));
     },
   };
@@ -204,15 +370,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const tools = toolEnv(config);
-  const options: BuildServerOptions = { separator: config.MCP_CRM_TOOL_SEPARATOR };
-  if (config.MCP_CRM_HTTP_PORT === undefined) {
-    const server = buildServer(tools, options);
-    server.server.onclose = () => process.exit(0);
+  const options: BuildServerOptions = {
+    separator: config.MCP_CRM_TOOL_SEPARATOR,
+    groups: config.MCP_CRM_TOOL_GROUPS,
+  };
+  const own = envCredentials(config);
+  if (config.MCP_CRM_HTTP_PORT === undefined && own) {
+    const tokens = new ConfirmationTokens(config.MCP_CRM_CONFIRMATION_TTL_SECONDS * 1000);
+    const server = buildServer(toolEnv(config, own, tokens), options);
+    server.onclose = () => process.exit(0);
     await server.connect(new StdioServerTransport());
     return;
   }
-  const http = await startHttp(config, tools, options);
+  const http = await startHttp(config, options);
   const stop = () => {
     http.close().then(
       () => process.exit(0),

@@ -1,10 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
   ElicitResultSchema,
   type ServerNotification,
   type ServerRequest,
+  type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type ApiClient, ApiError } from './api-client.js';
@@ -15,6 +15,8 @@ export interface ToolEnv {
   api: ApiClient;
   apiUrl: string;
   tokens: ConfirmationTokens;
+  /** Who the credentials belong to (a hash): a confirmation token confirms only that principal's calls. */
+  principal: string;
 }
 
 type Shape = z.ZodRawShape;
@@ -29,6 +31,8 @@ interface ToolBase<I extends Shape, O extends z.ZodObject> {
   description: string;
   input: I;
   output: O;
+  /** Reaches a person or an outside system (a message, an e-mail, a calendar): `openWorldHint`. */
+  openWorld?: boolean;
 }
 
 export interface ReadToolDef<I extends Shape, O extends z.ZodObject> extends ToolBase<I, O> {
@@ -45,11 +49,33 @@ export interface WriteToolDef<I extends Shape, O extends z.ZodObject> extends To
   run(args: Args<I>, env: ToolEnv): Promise<z.infer<O>>;
 }
 
-/** A tool ready to be registered on a server under one or more names. */
+/** What a call gets besides its arguments. */
+export interface ToolCall {
+  env: ToolEnv;
+  extra: Extra;
+  /** The client declared form elicitation: the person can be asked in the client. */
+  canAskPerson: boolean;
+  /** The name this server serves the tool under (the separator applied), for messages. */
+  servedName: string;
+  /** How long to wait for a person's answer to an elicitation. */
+  elicitationTimeoutMs: number;
+}
+
+/**
+ * A tool as the server lists and calls it. `input` is strict (unknown arguments are refused, by name) and
+ * `call` gets arguments that already passed it.
+ */
 export interface Tool {
+  /** Name without the `crm.` prefix, e.g. `search_contacts`. */
   name: string;
   kind: 'read' | 'write';
-  register(server: McpServer, names: string[], env: ToolEnv): void;
+  title: string;
+  /** Uses dotted names (`crm.x`); the server rewrites them to the names it serves. */
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  annotations: ToolAnnotations;
+  call(args: Record<string, unknown>, ctx: ToolCall): Promise<CallToolResult>;
 }
 
 const listMeta = z
@@ -96,39 +122,23 @@ const confirmationTokenField = z
   .string()
   .optional()
   .describe(
-    'Only for clients without interactive confirmation: the token returned by a first call of this tool with the same arguments, after the person approved the preview. Omit it on the first call.',
+    'Omit on a first call. After a confirmation_required answer that the person approved: its confirmationToken.',
   );
 
 function writeOutput(result: z.ZodObject) {
   return z.object({
-    status: z
-      .enum(['completed', 'confirmation_required', 'declined', 'cancelled'])
-      .describe(
-        'completed: the change was made (see result). confirmation_required: nothing was changed yet; show the preview to the person and, if they agree, call again with the same arguments plus confirmationToken. declined/cancelled: the person refused; do not retry unless they ask.',
-      ),
-    message: z.string().describe('What happened, in one sentence'),
-    result: result.optional().describe('The service answer, when status is completed'),
-    confirmationToken: z
-      .string()
-      .optional()
-      .describe('One-time token to pass back as confirmationToken, valid until expiresAt'),
-    expiresAt: z.string().optional().describe('ISO time after which confirmationToken is refused'),
-    preview: z
-      .object({
-        tool: z.string(),
-        summary: z.string(),
-        arguments: z.record(z.string(), z.unknown()),
-      })
-      .optional()
-      .describe('The change that will be made once confirmed'),
+    status: z.enum(['completed', 'confirmation_required', 'declined', 'cancelled']),
+    message: z.string(),
+    result: result.optional(),
+    confirmationToken: z.string().optional(),
+    expiresAt: z.string().optional(),
+    preview: z.looseObject({}).optional(),
   });
 }
 
+/** Structured content, also as compact JSON text for clients that read only text. */
 function textResult(structured: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }],
-    structuredContent: structured,
-  };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
 /**
@@ -137,7 +147,7 @@ function textResult(structured: Record<string, unknown>): CallToolResult {
  */
 export function errorResult(err: ApiError): CallToolResult {
   const error = { status: err.status, name: err.errorName, message: err.message, details: err.details };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }, null, 2) }] };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }
 
 async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
@@ -149,108 +159,72 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
   }
 }
 
-const readAnnotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-
 export function readTool<I extends Shape, O extends z.ZodObject>(def: ReadToolDef<I, O>): Tool {
   return {
     name: def.name,
     kind: 'read',
-    register(server, names, env) {
-      for (const name of names) {
-        server.registerTool(
-          name,
-          {
-            title: def.title,
-            description: def.description,
-            inputSchema: def.input,
-            outputSchema: def.output,
-            annotations: { title: def.title, ...readAnnotations },
-          },
-          // The SDK infers the handler's argument type from the shape; it is the same Args<I>.
-          ((args: Args<I>) =>
-            guarded(async () => textResult(def.output.parse(await def.run(args, env))))) as never,
-        );
-      }
+    title: def.title,
+    description: def.description,
+    input: z.strictObject(def.input),
+    output: def.output,
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: def.openWorld ?? false,
     },
+    call: (args, { env }) =>
+      guarded(async () => textResult(def.output.parse(await def.run(args as Args<I>, env)))),
   };
 }
 
 export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteToolDef<I, O>): Tool {
-  const canonical = `crm.${def.name}`;
-  const output = writeOutput(def.output);
   return {
     name: def.name,
     kind: 'write',
-    register(server, names, env) {
-      const handler = async (
-        input: Args<I> & { confirmationToken?: string },
-        extra: Extra,
-      ): Promise<CallToolResult> =>
-        guarded(async () => {
-          const { confirmationToken, ...rest } = input;
-          const args = rest as Args<I>;
-          const summary = def.summary(args);
-          const refusal = canAskPerson(server)
-            ? await askPerson(extra, canonical, summary, args)
-            : checkToken(env.tokens, confirmationToken, canonical, summary, args);
-          if (refusal) return refusal;
-          const result = def.output.parse(await def.run(args, env));
-          return textResult({ status: 'completed', message: `Done: ${summary}.`, result });
-        });
-      for (const name of names) {
-        server.registerTool(
-          name,
-          {
-            title: def.title,
-            description: `${def.description}\n\nThis tool changes data, so a person must confirm each call: the client may ask them directly; otherwise the first call returns status confirmation_required with a preview and a confirmationToken (single use, short-lived), and the same call repeated with that token performs the change.`,
-            inputSchema: { ...def.input, confirmationToken: confirmationTokenField },
-            outputSchema: output,
-            annotations: {
-              title: def.title,
-              readOnlyHint: false,
-              destructiveHint: def.destructive,
-              idempotentHint: def.idempotent,
-              openWorldHint: false,
-            },
-          },
-          // As for reads: the SDK's inferred argument type is this Args<I> plus confirmationToken.
-          handler as never,
-        );
-      }
+    title: def.title,
+    description: `${def.description}\n\nChanges data: a person confirms each call (see the server instructions).`,
+    input: z.strictObject({ ...def.input, confirmationToken: confirmationTokenField }),
+    output: writeOutput(def.output),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: def.destructive,
+      idempotentHint: def.idempotent,
+      openWorldHint: def.openWorld ?? false,
     },
+    call: (input, ctx) =>
+      guarded(async () => {
+        const { confirmationToken, ...rest } = input as Args<I> & { confirmationToken?: string };
+        const args = rest as Args<I>;
+        const summary = def.summary(args);
+        const refusal = ctx.canAskPerson
+          ? await askPerson(ctx, summary, args)
+          : checkToken(ctx, confirmationToken, summary, args);
+        if (refusal) return refusal;
+        const result = def.output.parse(await def.run(args, ctx.env));
+        return textResult({ status: 'completed', message: `Done: ${summary}.`, result });
+      }),
   };
-}
-
-/** Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients). */
-function canAskPerson(server: McpServer): boolean {
-  const elicitation = server.server.getClientCapabilities()?.elicitation as
-    | { form?: object; url?: object }
-    | undefined;
-  return !!elicitation && (!!elicitation.form || !elicitation.url);
 }
 
 /** Elicitation: the client shows the change to the person, who accepts, declines or cancels. */
 async function askPerson(
-  extra: Extra,
-  tool: string,
+  ctx: ToolCall,
   summary: string,
   args: Record<string, unknown>,
 ): Promise<CallToolResult | undefined> {
-  const answer = await extra.sendRequest(
+  const answer = await ctx.extra.sendRequest(
     {
       method: 'elicitation/create',
       params: {
         mode: 'form',
-        message: `The assistant wants to ${summary}.\n\nTool: ${tool}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`,
+        message: `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`,
         requestedSchema: { type: 'object', properties: {} },
       },
     },
     ElicitResultSchema,
+    // A person may take minutes to answer; the SDK's default request timeout is 60 s.
+    { timeout: ctx.elicitationTimeoutMs },
   );
   if (answer.action === 'accept') return undefined;
   const status = answer.action === 'decline' ? 'declined' : 'cancelled';
@@ -261,14 +235,14 @@ async function askPerson(
 }
 
 function checkToken(
-  tokens: ConfirmationTokens,
+  ctx: ToolCall,
   token: string | undefined,
-  tool: string,
   summary: string,
   args: Record<string, unknown>,
 ): CallToolResult | undefined {
+  const tool = ctx.servedName;
   if (token === undefined) {
-    const issued = tokens.issue(tool, args);
+    const issued = ctx.env.tokens.issue(`${ctx.env.principal}|${tool}`, args);
     return textResult({
       status: 'confirmation_required',
       message: `Nothing was changed yet. Show the person this preview (${summary}); if they approve, call ${tool} again with exactly the same arguments and confirmationToken.`,
@@ -277,7 +251,7 @@ function checkToken(
       preview: { tool, summary, arguments: args },
     });
   }
-  const problem = tokens.redeem(token, tool, args);
+  const problem = ctx.env.tokens.redeem(token, `${ctx.env.principal}|${tool}`, args);
   if (!problem) return undefined;
   return errorResult(new ApiError(403, 'ConfirmationError', describeTokenProblem(problem), { problem }));
 }

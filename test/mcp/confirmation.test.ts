@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfirmationTokens, canonicalJson } from '../../src/mcp/confirmation.js';
+import { ConfirmationTokens, canonicalJson, describeTokenProblem } from '../../src/mcp/confirmation.js';
 
 describe('ConfirmationTokens', () => {
   const args = { name: 'Ana', tags: ['a', 'b'], nested: { y: 2, x: 1 } };
@@ -35,11 +35,23 @@ describe('ConfirmationTokens', () => {
     expect(issued.expiresAt).toBe(new Date(1_005_000).toISOString());
     now += 5_000;
     expect(tokens.redeem(issued.token, 'crm.delete_product', { productId: 'p' })).toBe('expired');
-    const other = new ConfirmationTokens(5_000);
+    // Another instance running since before the token was issued: not a restart, a token it never issued.
+    const other = new ConfirmationTokens(5_000, () => now);
+    now += 1_000;
     expect(other.redeem(tokens.issue('crm.x', {}).token, 'crm.x', {})).toBe('mismatch');
   });
 
   it('canonical JSON sorts keys and drops undefined values', () => {
     expect(canonicalJson({ b: 1, a: [{ d: undefined, c: null }] })).toBe('{"a":[{"c":null}],"b":1}');
+  });
+
+  it('a token issued before the tool server restarted is refused as expired, not as a mismatch', () => {
+    let now = 1_000_000;
+    const before = new ConfirmationTokens(60_000, () => now);
+    const { token } = before.issue('crm.create_contact', args);
+    now += 1000;
+    const after = new ConfirmationTokens(60_000, () => now);
+    expect(after.redeem(token, 'crm.create_contact', args)).toBe('restarted');
+    expect(describeTokenProblem('restarted')).toMatch(/expired: the tool server restarted/);
   });
 });

@@ -176,9 +176,14 @@ export async function stopChild(child: ChildProcess) {
   await exited;
 }
 
-export async function connectHttp(url: string, elicit?: Elicit) {
+export async function connectHttp(url: string, elicit?: Elicit, headers?: Record<string, string>) {
   const client = newClient(elicit);
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`${url}/mcp`),
+      headers ? { requestInit: { headers } } : undefined,
+    ),
+  );
   await client.listTools();
   return client;
 }
@@ -265,7 +270,9 @@ export async function fails(
 export async function invalid(client: Client, name: string, args: Record<string, unknown>, field: string) {
   const res = await call(client, name, args);
   expect(res.isError).toBe(true);
-  const text = res.content[0]?.type === 'text' ? res.content[0].text : '';
-  expect(text).toContain('Input validation error');
-  expect(text).toContain(field);
+  // Input errors come in the service's error shape, naming the field, before anyone is asked.
+  const error = toolError(res);
+  expect(error).toMatchObject({ status: 400, name: 'ValidationError' });
+  expect(error.message).toContain(field);
+  expect(JSON.stringify(error.details.errors)).toContain(field);
 }

@@ -16,7 +16,7 @@ import {
   startService,
   toolError,
 } from './harness.js';
-import { READ_TOOLS, TOOL_NAMES } from './tool-names.js';
+import { OPEN_WORLD, READ_TOOLS, TOOL_NAMES } from './tool-names.js';
 
 let service: Service;
 let org: Org;
@@ -72,7 +72,7 @@ describe('tool listing (stdio)', () => {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(read);
       expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
       expect(typeof tool.annotations?.idempotentHint).toBe('boolean');
-      expect(tool.annotations?.openWorldHint).toBe(false);
+      expect(tool.annotations?.openWorldHint, tool.name).toBe(OPEN_WORLD.has(tool.name));
       if (read) expect(tool.inputSchema.properties).not.toHaveProperty('confirmationToken');
       else expect(tool.inputSchema.properties).toHaveProperty('confirmationToken');
     }
@@ -99,19 +99,62 @@ describe('tool listing (stdio)', () => {
     expect(byName.get('crm.get_contact')?.description).toMatch(/documentId/);
   });
 
-  it('also serves crm_ names with MCP_CRM_TOOL_SEPARATOR=_', async () => {
+  it('serves crm_ names instead with MCP_CRM_TOOL_SEPARATOR=_, in descriptions, instructions and messages too', async () => {
     const client = await connectStdio(mcpEnv(service, org, { MCP_CRM_TOOL_SEPARATOR: '_' }));
     try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      for (const n of TOOL_NAMES) {
-        expect(names).toContain(n);
-        expect(names).toContain(n.replace('crm.', 'crm_'));
-      }
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(
+        TOOL_NAMES.map((n) => n.replace('crm.', 'crm_')).sort(),
+      );
+      expect(JSON.stringify(tools)).not.toMatch(/crm\.[a-z]/);
+      expect(client.getInstructions()).not.toMatch(/crm\.[a-z]/);
       const res = await read(client, 'crm_list_product_categories');
       expect(res.data).toEqual([]);
+      const preview = await call(client, 'crm_create_product_category', { name: 'Sep' });
+      expect(preview.structuredContent!.message).toContain('call crm_create_product_category again');
+      expect(preview.structuredContent!.preview).toMatchObject({ tool: 'crm_create_product_category' });
     } finally {
       await client.close();
     }
+  });
+
+  it('MCP_CRM_TOOL_GROUPS serves only the chosen groups; an unknown group is a configuration error', async () => {
+    const client = await connectStdio(mcpEnv(service, org, { MCP_CRM_TOOL_GROUPS: 'products,tasks' }));
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('crm.list_products');
+      expect(names).toContain('crm.list_tasks');
+      expect(names).not.toContain('crm.search_contacts');
+      const res = await call(client, 'crm.search_contacts', {});
+      expect(res.isError).toBe(true);
+    } catch (err) {
+      // The SDK client may throw the protocol error for an unknown tool instead of returning it.
+      expect(String(err)).toMatch(/Unknown tool crm.search_contacts/);
+    } finally {
+      await client.close();
+    }
+    const bad = await runToExit({ ...mcpEnv(service, org), MCP_CRM_TOOL_GROUPS: 'products,crm' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/MCP_CRM_TOOL_GROUPS.*contacts, boards/);
+  });
+});
+
+describe('input errors', () => {
+  it('refuses unknown arguments by name, in the service error shape, before asking anyone', async () => {
+    const res = await call(stdio, 'crm.create_product_category', { name: 'X', colour: 'red' });
+    expect(res.isError).toBe(true);
+    const err = toolError(res);
+    expect(err).toMatchObject({ status: 400, name: 'ValidationError' });
+    expect(err.message).toMatch(/unknown argument\(s\) colour .*takes name/);
+    expect(err.details.errors[0]).toMatchObject({ unknown: ['colour'] });
+  });
+
+  it('a wrong type names the field to fix', async () => {
+    const res = await call(stdio, 'crm.list_products', { pageSize: 'ten' });
+    const err = toolError(res);
+    expect(err).toMatchObject({ status: 400, name: 'ValidationError' });
+    expect(err.details.errors[0].path).toEqual(['pageSize']);
+    expect(err.message).toMatch(/pageSize/);
   });
 });
 
@@ -298,6 +341,91 @@ describe('HTTP transport', () => {
 
       expect((await fetch(`${http.url}/nope`)).status).toBe(404);
       expect(await postWithHost(`${http.url}/mcp`, 'evil.example')).toBe(403);
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('one server for many users: each session brings its own token and organization (protected resource)', async () => {
+    const orgB = await newOrg(service);
+    await org.call('POST', '/product-categories', { data: { name: 'Only A' } });
+    await orgB.call('POST', '/product-categories', { data: { name: 'Only B' } });
+    const { MCP_CRM_TENANT_ID: _t, MCP_CRM_USER_TOKEN: _u, ...shared } = mcpEnv(service, org);
+    const http = await startHttpMcp(shared);
+    try {
+      const anonymous = await fetch(`${http.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+      });
+      expect(anonymous.status).toBe(401);
+      const challenge = anonymous.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(
+        /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"/,
+      );
+      const prm = await fetch(/resource_metadata="([^"]+)"/.exec(challenge)![1]);
+      expect(prm.status).toBe(200);
+      expect(await prm.json()).toMatchObject({
+        resource: `${http.url}/mcp`,
+        bearer_methods_supported: ['header'],
+        authorization_servers: [service.url],
+      });
+
+      const asA = await connectHttp(http.url, undefined, {
+        authorization: `Bearer ${org.token}`,
+        'x-tenant-id': org.slug,
+      });
+      const asB = await connectHttp(http.url, undefined, {
+        authorization: `Bearer ${orgB.token}`,
+        'x-tenant-id': orgB.slug,
+      });
+      const namesA = (await read(asA, 'crm.list_product_categories')).data.map((c: any) => c.name);
+      const namesB = (await read(asB, 'crm.list_product_categories')).data.map((c: any) => c.name);
+      expect(namesA).toContain('Only A');
+      expect(namesA).not.toContain('Only B');
+      expect(namesB).toEqual(['Only B']);
+      // A confirmation token issued to B does not confirm the same call for A.
+      const previewB = await call(asB, 'crm.create_product_category', { name: 'Shared name' });
+      const crossed = await call(asA, 'crm.create_product_category', {
+        name: 'Shared name',
+        confirmationToken: previewB.structuredContent!.confirmationToken,
+      });
+      expect(toolError(crossed)).toMatchObject({ status: 403, name: 'ConfirmationError' });
+      await asA.close();
+      await asB.close();
+
+      await expect(
+        connectHttp(http.url, undefined, { authorization: 'Bearer crm_pat_wrong', 'x-tenant-id': org.slug }),
+      ).rejects.toThrow();
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('refuses a foreign Origin with 403 and accepts its own', async () => {
+    const http = await startHttpMcp(mcpEnv(service, org));
+    try {
+      const post = (origin: string) =>
+        fetch(`${http.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            origin,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: {},
+              clientInfo: { name: 't', version: '1' },
+            },
+          }),
+        });
+      expect((await post('https://evil.example')).status).toBe(403);
+      expect((await post(http.url)).status).toBe(200);
     } finally {
       await http.stop();
     }

@@ -96,3 +96,18 @@ export const READ_TOOLS = new Set([
   'crm.list_card_meetings',
   'crm.find_meeting_slots',
 ]);
+
+/** Tools that reach a person or an outside system (a provider, a calendar, an inbox): openWorldHint. */
+export const OPEN_WORLD = new Set([
+  'crm.create_whatsapp_template',
+  'crm.upload_whatsapp_template_media_handle',
+  'crm.sync_whatsapp_templates',
+  'crm.delete_whatsapp_template',
+  'crm.send_test_email',
+  'crm.get_chat_channel_health',
+  'crm.list_agenda_events',
+  'crm.find_meeting_slots',
+  'crm.schedule_card_meeting',
+  'crm.update_card_meeting',
+  'crm.cancel_card_meeting',
+]);

@@ -65,6 +65,7 @@ const meetingFields = {
 export const agendaTools: Tool[] = [
   readTool({
     name: 'list_agenda_events',
+    openWorld: true,
     title: 'List agenda events',
     description:
       "Lists the user's agenda between start and end (at most 62 days apart): events of their connected calendar (recurring ones expanded), scheduled campaigns, tasks and card due dates they may see, merged and sorted by start. IMPORTANT: when meta.partial is true, a source failed (for example the calendar server was unreachable); read meta.sourceErrors before treating the list as complete or telling the person they are free.",
@@ -112,6 +113,7 @@ export const agendaTools: Tool[] = [
   }),
   readTool({
     name: 'find_meeting_slots',
+    openWorld: true,
     title: 'Find free meeting slots',
     description:
       "Finds free slots of durationMinutes in the user's connected calendar for a meeting about a card, inside working hours (default 09:00-18:00 Monday to Friday) in timeZone (default: the organization's), between start and end (at most 62 days). Needs a connected calendar (422 otherwise). Offer the person a few slots, then crm.schedule_card_meeting.",
@@ -155,6 +157,7 @@ export const agendaTools: Tool[] = [
   }),
   writeTool({
     name: 'schedule_card_meeting',
+    openWorld: true,
     title: 'Schedule a meeting on a card',
     description:
       "Creates a meeting about a card in the user's connected calendar and e-mails each attendee an invitation (.ics). Adds a note to the card's history. Needs a connected calendar (422 otherwise); check free time first with crm.find_meeting_slots.",
@@ -177,6 +180,7 @@ export const agendaTools: Tool[] = [
   }),
   writeTool({
     name: 'update_card_meeting',
+    openWorld: true,
     title: 'Change a meeting',
     description:
       'Changes a scheduled meeting given its documentId (only the fields passed): the calendar event is updated and every attendee receives an updated invitation; attendees left out of a new attendees list receive a cancellation. Only the organizer can change it.',
@@ -202,6 +206,7 @@ export const agendaTools: Tool[] = [
   }),
   writeTool({
     name: 'cancel_card_meeting',
+    openWorld: true,
     title: 'Cancel a meeting',
     description:
       "Cancels a meeting given its documentId: removes it from the organizer's calendar and e-mails every attendee a cancellation. The meeting stays readable with status cancelled. Only the organizer can cancel it.",

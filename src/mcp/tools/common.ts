@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** A documentId argument (never a numeric id). */
 export const docId = (what: string) =>
-  z.string().min(1).max(64).describe(`documentId of the ${what} (a 24-character string, not a numeric id)`);
+  z.string().min(1).max(64).describe(`documentId of the ${what} (not a numeric id)`);
 
 export const deletedOutput = z.object({
   documentId: z.string().describe('documentId of the deleted record'),

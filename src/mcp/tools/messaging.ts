@@ -111,6 +111,7 @@ const templateTools: Tool[] = [
   }),
   writeTool({
     name: 'create_whatsapp_template',
+    openWorld: true,
     title: 'Submit a WhatsApp template',
     description:
       'Submits a new message template to WhatsApp for review (a real external side effect) and stores it as PENDING. Needs the admin role. A provider refusal comes back as a 502 error with its message.',
@@ -142,6 +143,7 @@ const templateTools: Tool[] = [
   }),
   writeTool({
     name: 'upload_whatsapp_template_media_handle',
+    openWorld: true,
     title: 'Upload template header media',
     description:
       'Uploads a sample image, video or PDF to the provider (resumable upload) and returns its media handle, to use as header_handle in a HEADER component example of crm.create_whatsapp_template. Needs the admin role and the channel setting appId.',
@@ -168,6 +170,7 @@ const templateTools: Tool[] = [
   }),
   writeTool({
     name: 'sync_whatsapp_templates',
+    openWorld: true,
     title: 'Sync WhatsApp templates',
     description:
       "Pulls the provider's template list into the channel: new templates are added, statuses refreshed, templates deleted at the provider removed. Needs the admin role.",
@@ -189,6 +192,7 @@ const templateTools: Tool[] = [
   }),
   writeTool({
     name: 'delete_whatsapp_template',
+    openWorld: true,
     title: 'Delete a WhatsApp template',
     description:
       'Deletes a template here and at the provider (a real external side effect; the provider deletes every language of that name). Needs the admin role.',
@@ -318,6 +322,7 @@ const emailTools: Tool[] = [
   }),
   writeTool({
     name: 'send_test_email',
+    openWorld: true,
     title: 'Send a test e-mail',
     description:
       'Sends one real test message of an e-mail template to one address (subject prefixed [TEST]); the suppression list is ignored. Rate-limited. Needs the admin role and the campaigns feature.',
@@ -365,6 +370,7 @@ const channelTools: Tool[] = [
   }),
   readTool({
     name: 'get_chat_channel_health',
+    openWorld: true,
     title: 'Check a chat channel',
     description:
       'Checks a channel against its provider with a real call (WhatsApp number, SMS account, SMTP greeting): status ok or error, latency and message.',
