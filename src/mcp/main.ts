@@ -267,7 +267,7 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     }
     if (sessionId) return jsonRpcError(res, 404, 'Unknown or expired session; initialize a new one');
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'Initialize a session with a POST first');
-    if (creds !== envCredentials(config)) {
+    if (req.headers.authorization) {
       // A session's own token is checked once, when it opens, so a wrong one fails at connect, not at a call.
       const health = await checkHealth(config, creds);
       if (!health.ok && health.body.api === 'unauthorized')

@@ -90,6 +90,9 @@ describe.each<Transport>(['stdio', 'http'])(
       const hot = await read(client, 'crm.search_cards', { boardId, tag: 'hot', phase: 'new-lead' });
       expect(hot.meta.pagination.total).toBe(1);
       expect(hot.meta.stats.valueSum).toBe(1500);
+      const unknown = await fails(client, 'crm.search_cards', { boardId, phase: 'nope', tag: 'freezing' }, 400);
+      expect(unknown.message).toMatch(/no phase nope on this board; phases: new-lead \(/);
+      expect(unknown.message).toMatch(/no tag freezing on this board; tags: .*hot \(/);
 
       const updated = await write(client, 'crm.update_card', {
         boardId,

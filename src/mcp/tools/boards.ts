@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unwrap } from '../api-client.js';
+import { type ApiClient, ApiError, unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
 import { docId, membershipRef } from './common.js';
 
@@ -192,6 +192,35 @@ const cardFields = {
     .describe('Contact documentId (see crm.search_contacts); null unlinks'),
 };
 
+/**
+ * 400 naming the board's phases or tags when `phase` or `tag` is none of them (by documentId or slug);
+ * otherwise the tag's slug.
+ */
+async function checkPhaseAndTag(
+  api: ApiClient,
+  apiUrl: string,
+  boardId: string,
+  phase?: string,
+  tag?: string,
+) {
+  const board = await unwrap(api.GET('/api/boards/{id}', { params: { path: { id: boardId } } }), apiUrl);
+  const matches = (x: { documentId: string; slug: string }, v: string) => x.documentId === v || x.slug === v;
+  const errors: { path: string[]; message: string }[] = [];
+  if (phase && !board.phases.some((p) => matches(p, phase)))
+    errors.push({
+      path: ['phase'],
+      message: `no phase ${phase} on this board; phases: ${board.phases.map((p) => `${p.slug} (${p.documentId})`).join(', ')}`,
+    });
+  if (tag && !board.tags.some((t) => matches(t, tag)))
+    errors.push({
+      path: ['tag'],
+      message: `no tag ${tag} on this board; tags: ${board.tags.map((t) => `${t.slug} (${t.documentId})`).join(', ') || 'none'}`,
+    });
+  if (errors.length)
+    throw new ApiError(400, 'ValidationError', errors.map((e) => e.message).join('; '), { errors });
+  return tag ? board.tags.find((t) => matches(t, tag))?.slug : undefined;
+}
+
 export const cardTools: Tool[] = [
   readTool({
     name: 'search_cards',
@@ -203,7 +232,7 @@ export const cardTools: Tool[] = [
       search: z.string().optional().describe('Text contained in the card title (case-insensitive)'),
       phase: z.string().optional().describe('Only cards in this phase: phase documentId or slug'),
       assignee: z.string().optional().describe('Only cards assigned to this membership documentId'),
-      tag: z.string().optional().describe('Only cards with this tag slug'),
+      tag: z.string().optional().describe('Only cards with this tag: tag slug or documentId'),
       contact: z.string().optional().describe('Only cards linked to this contact documentId'),
       dueBefore: z.string().optional().describe('Only cards due before this ISO 8601 date-time'),
       fields: z
@@ -225,13 +254,18 @@ export const cardTools: Tool[] = [
           .optional(),
       }),
     }),
-    run: (args, { api, apiUrl }) => {
+    run: async (args, { api, apiUrl }) => {
+      // An unknown phase or tag would only match nothing: say so, with the valid ones, instead.
+      const tagSlug =
+        args.phase || args.tag
+          ? await checkPhaseAndTag(api, apiUrl, args.boardId, args.phase, args.tag)
+          : undefined;
       const filters: Record<string, unknown> = {};
       if (args.search) filters.title = { $containsi: args.search };
       if (args.phase)
         filters.currentPhase = { $or: [{ documentId: { $eq: args.phase } }, { slug: { $eq: args.phase } }] };
       if (args.assignee) filters.assignees = { documentId: { $eq: args.assignee } };
-      if (args.tag) filters.tags = { slug: { $eq: args.tag } };
+      if (tagSlug) filters.tags = { slug: { $eq: tagSlug } };
       if (args.contact) filters.contact = { documentId: { $eq: args.contact } };
       if (args.dueBefore) filters.dueDate = { $lt: args.dueBefore };
       if (args.fields)
@@ -385,7 +419,7 @@ export const analyticsTools: Tool[] = [
         .describe('"phase", "assignee", "tag", or the slug of a select/radio field; omit for one total'),
       phase: z.string().optional().describe('Only cards in this phase (documentId or slug)'),
       assignee: z.string().optional().describe('Only cards assigned to this membership documentId'),
-      tag: z.string().optional().describe('Only cards with this tag slug'),
+      tag: z.string().optional().describe('Only cards with this tag: tag slug or documentId'),
     },
     output: z.object({
       field: z.string(),
