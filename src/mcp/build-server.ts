@@ -70,7 +70,17 @@ function jsonSchema(schema: z.ZodObject, io: 'input' | 'output') {
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   delete json.$schema;
-  return io === 'output' ? (compact(json) as Record<string, unknown>) : json;
+  return io === 'output'
+    ? (compact(json) as Record<string, unknown>)
+    : (dropFormatPatterns(json) as Record<string, unknown>);
+}
+
+/** `format: date-time` says it all: the long regular expression zod adds beside it only costs tokens. */
+function dropFormatPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropFormatPatterns);
+  if (!node || typeof node !== 'object') return node;
+  const entries = Object.entries(node).filter(([k]) => !(k === 'pattern' && 'format' in node));
+  return Object.fromEntries(entries.map(([k, v]) => [k, dropFormatPatterns(v)]));
 }
 
 function compact(node: unknown): unknown {

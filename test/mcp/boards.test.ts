@@ -90,7 +90,15 @@ describe.each<Transport>(['stdio', 'http'])(
       const hot = await read(client, 'crm.search_cards', { boardId, tag: 'hot', phase: 'new-lead' });
       expect(hot.meta.pagination.total).toBe(1);
       expect(hot.meta.stats.valueSum).toBe(1500);
-      const unknown = await fails(client, 'crm.search_cards', { boardId, phase: 'nope', tag: 'freezing' }, 400);
+      const batch = await read(client, 'crm.get_cards', { boardId, cardIds: [card.documentId, 'nope'] });
+      expect(batch.data.map((c: any) => c.title)).toEqual([card.title]);
+      expect(batch.missing).toEqual(['nope']);
+      const unknown = await fails(
+        client,
+        'crm.search_cards',
+        { boardId, phase: 'nope', tag: 'freezing' },
+        400,
+      );
       expect(unknown.message).toMatch(/no phase nope on this board; phases: new-lead \(/);
       expect(unknown.message).toMatch(/no tag freezing on this board; tags: .*hot \(/);
 

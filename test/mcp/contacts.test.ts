@@ -73,6 +73,11 @@ describe.each<Transport>(['stdio', 'http'])('contact and segment tools over %s',
     const got = await read(client, 'crm.get_contact', { contactId: ana.documentId });
     expect(got).toMatchObject({ documentId: ana.documentId, customFields: { tier: 'gold' } });
     expect(got.recentActivities.map((a: any) => a.activityType)).toContain('note_added');
+
+    const missing = 'zzzzzzzzzzzzzzzzzzzzzzzz';
+    const batch = await read(client, 'crm.get_contacts', { contactIds: [ana.documentId, missing] });
+    expect(batch.data.map((c: any) => c.documentId)).toEqual([ana.documentId]);
+    expect(batch.missing).toEqual([missing]);
   });
 
   it('contacts: errors carry status, name, message and the field at fault', async () => {

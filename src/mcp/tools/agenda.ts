@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { docId, membershipRef } from './common.js';
+import { dateTime, docId, membershipRef } from './common.js';
 
 const SOURCES = ['calendar', 'campaigns', 'tasks', 'cards'] as const;
 
@@ -47,7 +47,7 @@ const cardArgs = {
   cardId: docId('card'),
 };
 
-const iso = (what: string) => z.string().describe(`${what}, ISO 8601 with offset, e.g. 2026-12-02T14:00:00Z`);
+const iso = (what: string) => dateTime().describe(`${what}, ISO 8601 with offset, e.g. 2026-12-02T14:00:00Z`);
 
 const meetingFields = {
   title: z.string().min(1).max(255).describe('Meeting title (the invitation subject)'),

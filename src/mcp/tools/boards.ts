@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ApiClient, ApiError, unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { docId, membershipRef } from './common.js';
+import { dateTime, docId, membershipRef } from './common.js';
 
 const ref = z.looseObject({ documentId: z.string(), name: z.string() });
 
@@ -170,7 +170,7 @@ const cardFields = {
   title: z.string().min(1).max(500).describe('Card title'),
   description: z.string().nullable().optional().describe('Description as HTML; null clears it'),
   value: z.number().optional().describe('Monetary value of the deal, 2 decimals'),
-  dueDate: z.string().nullable().optional().describe('Due date-time, ISO 8601 with offset; null clears it'),
+  dueDate: dateTime().nullable().optional().describe('Due date-time, ISO 8601 with offset; null clears it'),
   fields: z
     .record(z.string(), z.unknown())
     .optional()
@@ -234,7 +234,7 @@ export const cardTools: Tool[] = [
       assignee: z.string().optional().describe('Only cards assigned to this membership documentId'),
       tag: z.string().optional().describe('Only cards with this tag: tag slug or documentId'),
       contact: z.string().optional().describe('Only cards linked to this contact documentId'),
-      dueBefore: z.string().optional().describe('Only cards due before this ISO 8601 date-time'),
+      dueBefore: dateTime().optional().describe('Only cards due before this ISO 8601 date-time'),
       fields: z
         .record(z.string(), z.unknown())
         .optional()
@@ -281,6 +281,31 @@ export const cardTools: Tool[] = [
         }),
         apiUrl,
       );
+    },
+  }),
+  readTool({
+    name: 'get_cards',
+    title: 'Get several cards',
+    description:
+      'Returns up to 100 cards of one board by documentId in one call, with phase, tags, assignees, contact and fields. Ids that do not exist on the board or that the user cannot see are listed in missing.',
+    input: {
+      boardId: boardIdArg,
+      cardIds: z.array(docId('card')).min(1).max(100).describe('Card documentIds, 1..100'),
+    },
+    output: z.object({ data: z.array(card), missing: z.array(z.string()) }),
+    run: async (args, { api, apiUrl }) => {
+      const ids = [...new Set(args.cardIds)];
+      const page = await unwrap(
+        api.GET('/api/boards/{boardId}/cards', {
+          params: {
+            path: { boardId: args.boardId },
+            query: { pagination: { page: 1, pageSize: 100 }, filters: { documentId: { $in: ids } } },
+          },
+        }),
+        apiUrl,
+      );
+      const found = new Set(page.data.map((c) => c.documentId));
+      return { data: page.data, missing: ids.filter((id) => !found.has(id)) };
     },
   }),
   writeTool({
@@ -362,11 +387,10 @@ export const analyticsTools: Tool[] = [
       'Summarises a board for cards created in a date range: totals, won/lost counts and values, open opportunity value, and breakdowns per phase, assignee, tag and creation day. Use it for pipeline questions ("how is sales doing this month").',
     input: {
       boardId: boardIdArg,
-      from: z
-        .string()
+      from: dateTime()
         .optional()
         .describe('Cards created at or after this ISO 8601 date-time (default: always)'),
-      to: z.string().optional().describe('Cards created at or before this ISO 8601 date-time (default: now)'),
+      to: dateTime().optional().describe('Cards created at or before this ISO 8601 date-time (default: now)'),
     },
     output: z.looseObject({
       boardId: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { docId, membershipRef } from './common.js';
+import { dateOnly, docId, membershipRef } from './common.js';
 
 const TYPES = ['pessoa', 'empresa'] as const;
 
@@ -66,8 +66,8 @@ const fields = {
   state: optionalText(120, 'State'),
   country: optionalText(120, 'Country'),
   postal_code: optionalText(20, 'Postal code'),
-  birthdate: z.string().nullable().optional().describe('Birth date YYYY-MM-DD; null clears it'),
-  first_buy_date: z.string().nullable().optional().describe('Date of the first purchase YYYY-MM-DD'),
+  birthdate: dateOnly().nullable().optional().describe('Birth date YYYY-MM-DD; null clears it'),
+  first_buy_date: dateOnly().nullable().optional().describe('Date of the first purchase YYYY-MM-DD'),
   owner: z.string().nullable().optional().describe('Membership documentId of the owner (not a user id)'),
   team: z.string().nullable().optional().describe('Team documentId'),
   customFields: z
@@ -134,6 +134,23 @@ export const contactTools: Tool[] = [
           )
         : { data: [] };
       return { ...found, recentActivities: recent.data };
+    },
+  }),
+  readTool({
+    name: 'get_contacts',
+    title: 'Get several contacts',
+    description:
+      'Returns up to 100 contacts by documentId in one call (all fields, no timeline), for example the contacts of a list of cards. Ids that do not exist or that the user cannot see are listed in missing.',
+    input: {
+      contactIds: z.array(docId('contact')).min(1).max(100).describe('Contact documentIds, 1..100'),
+    },
+    output: z.object({ data: z.array(contact), missing: z.array(z.string()) }),
+    run: async (args, { api, apiUrl }) => {
+      const ids = [...new Set(args.contactIds)];
+      const query = { pagination: { page: 1, pageSize: 100 }, filters: { documentId: { $in: ids } } };
+      const page = await unwrap(api.GET('/api/contacts', { params: { query } }), apiUrl);
+      const found = new Set(page.data.map((c) => c.documentId));
+      return { data: page.data, missing: ids.filter((id) => !found.has(id)) };
     },
   }),
   writeTool({

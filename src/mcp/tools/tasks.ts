@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { docId, membershipRef } from './common.js';
+import { dateTime, docId, membershipRef } from './common.js';
 
 const TYPES = ['reminder', 'follow-up', 'action', 'other'] as const;
 const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
@@ -31,8 +31,7 @@ const statusText =
 const fields = {
   name: z.string().min(1).max(255).describe('Task name, at most 255 characters'),
   description: z.string().nullable().optional().describe('Description as HTML; null clears it'),
-  dueDate: z
-    .string()
+  dueDate: dateTime()
     .nullable()
     .optional()
     .describe(
@@ -79,8 +78,8 @@ export const taskTools: Tool[] = [
       priority: z.enum(PRIORITIES).optional().describe('Only tasks of this priority'),
       card: z.string().optional().describe('documentId of a card: only its tasks'),
       assignee: z.string().optional().describe('Membership documentId: only tasks assigned to it'),
-      dueAfter: z.string().optional().describe('Only tasks due at or after this ISO 8601 date-time'),
-      dueBefore: z.string().optional().describe('Only tasks due before this ISO 8601 date-time'),
+      dueAfter: dateTime().optional().describe('Only tasks due at or after this ISO 8601 date-time'),
+      dueBefore: dateTime().optional().describe('Only tasks due before this ISO 8601 date-time'),
       ...paging,
     },
     output: listOutput(task),
