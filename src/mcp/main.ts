@@ -58,6 +58,12 @@ const envSchema = z.object({
         .filter(Boolean),
     )
     .default([]),
+  MCP_CRM_APP_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'must be the http(s) URL of the web application, e.g. https://crm.example/app',
+    })
+    .optional(),
   MCP_CRM_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be the public http(s) URL of this server' })
     .optional(),
@@ -101,6 +107,10 @@ function toolEnv(config: McpConfig, creds: Credentials, tokens: ConfirmationToke
   return {
     api: createApiClient({ baseUrl: apiUrl, tenant: creds.tenant, token: creds.token }),
     apiUrl,
+    appUrl: (config.MCP_CRM_APP_URL ?? `${apiUrl.replace(/\/+$/, '').replace(/\/api$/, '')}/app`).replace(
+      /\/+$/,
+      '',
+    ),
     tokens,
     // Confirmation tokens are bound to the person and organization they were issued for.
     principal: createHash('sha256')

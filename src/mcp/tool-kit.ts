@@ -14,6 +14,8 @@ import { type ConfirmationTokens, describeTokenProblem } from './confirmation.js
 export interface ToolEnv {
   api: ApiClient;
   apiUrl: string;
+  /** Base URL of the web application (…/app), for record links. */
+  appUrl: string;
   tokens: ConfirmationTokens;
   /** Who the credentials belong to (a hash): a confirmation token confirms only that principal's calls. */
   principal: string;
@@ -33,6 +35,11 @@ interface ToolBase<I extends Shape, O extends z.ZodObject> {
   output: O;
   /** Reaches a person or an outside system (a message, an e-mail, a calendar): `openWorldHint`. */
   openWorld?: boolean;
+  /**
+   * The web application's page of a returned record (path under /app), set as `link` on the result, or on
+   * each item of a page's `data`.
+   */
+  link?: (args: Args<I>, record: { documentId: string }) => string;
 }
 
 export interface ReadToolDef<I extends Shape, O extends z.ZodObject> extends ToolBase<I, O> {
@@ -136,6 +143,22 @@ function writeOutput(result: z.ZodObject) {
   });
 }
 
+function withLinks<I extends Shape, O extends z.ZodObject>(
+  def: ToolBase<I, O>,
+  args: Args<I>,
+  result: unknown,
+  appUrl: string,
+): unknown {
+  if (!def.link || !result || typeof result !== 'object') return result;
+  const add = (r: unknown) => {
+    if (r && typeof r === 'object' && 'documentId' in r && typeof r.documentId === 'string')
+      return { ...r, link: `${appUrl}${def.link?.(args, r as { documentId: string })}` };
+    return r;
+  };
+  const data = (result as { data?: unknown }).data;
+  return Array.isArray(data) ? { ...result, data: data.map(add) } : add(result);
+}
+
 /** Structured content, also as compact JSON text for clients that read only text. */
 function textResult(structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
@@ -174,7 +197,10 @@ export function readTool<I extends Shape, O extends z.ZodObject>(def: ReadToolDe
       openWorldHint: def.openWorld ?? false,
     },
     call: (args, { env }) =>
-      guarded(async () => textResult(def.output.parse(await def.run(args as Args<I>, env)))),
+      guarded(async () => {
+        const result = await def.run(args as Args<I>, env);
+        return textResult(def.output.parse(withLinks(def, args as Args<I>, result, env.appUrl)));
+      }),
   };
 }
 
@@ -201,7 +227,7 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
           ? await askPerson(ctx, summary, args)
           : checkToken(ctx, confirmationToken, summary, args);
         if (refusal) return refusal;
-        const result = def.output.parse(await def.run(args, ctx.env));
+        const result = def.output.parse(withLinks(def, args, await def.run(args, ctx.env), ctx.env.appUrl));
         return textResult({ status: 'completed', message: `Done: ${summary}.`, result });
       }),
   };

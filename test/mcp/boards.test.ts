@@ -93,6 +93,9 @@ describe.each<Transport>(['stdio', 'http'])(
       const batch = await read(client, 'crm.get_cards', { boardId, cardIds: [card.documentId, 'nope'] });
       expect(batch.data.map((c: any) => c.title)).toEqual([card.title]);
       expect(batch.missing).toEqual(['nope']);
+      // Records link to their page in the web application.
+      expect(batch.data[0].link).toBe(`${service.url}/app/boards/${boardId}/cards/${card.documentId}`);
+      expect(found.data[0].link).toBe(batch.data[0].link);
       const unknown = await fails(
         client,
         'crm.search_cards',

@@ -78,6 +78,7 @@ describe.each<Transport>(['stdio', 'http'])('contact and segment tools over %s',
     const batch = await read(client, 'crm.get_contacts', { contactIds: [ana.documentId, missing] });
     expect(batch.data.map((c: any) => c.documentId)).toEqual([ana.documentId]);
     expect(batch.missing).toEqual([missing]);
+    expect(got.link).toBe(`${service.url}/app/contacts/${ana.documentId}`);
   });
 
   it('contacts: errors carry status, name, message and the field at fault', async () => {

@@ -161,7 +161,11 @@ const card = z.looseObject({
   fields: z.record(z.string(), z.unknown()).describe('Field slug → value of every filled field'),
   createdAt: z.string(),
   updatedAt: z.string(),
+  link: z.string().optional().describe('The card in the web application'),
 });
+
+const cardLink = (args: { boardId: string }, c: { documentId: string }) =>
+  `/boards/${args.boardId}/cards/${c.documentId}`;
 
 const boardIdArg = docId('board').describe('documentId of the board (see crm.list_boards)');
 const cardIdArg = docId('card').describe('documentId of the card (see crm.search_cards)');
@@ -224,6 +228,7 @@ async function checkPhaseAndTag(
 export const cardTools: Tool[] = [
   readTool({
     name: 'search_cards',
+    link: cardLink,
     title: 'Search cards',
     description:
       'Finds cards of one board, paged, newest first by default: by text in the title, phase (documentId or slug), assignee, tag, contact, due date or field values. meta.stats gives overdue count and value sum of all matches. Needs the boardId from crm.list_boards.',
@@ -285,6 +290,7 @@ export const cardTools: Tool[] = [
   }),
   readTool({
     name: 'get_cards',
+    link: cardLink,
     title: 'Get several cards',
     description:
       'Returns up to 100 cards of one board by documentId in one call, with phase, tags, assignees, contact and fields. Ids that do not exist on the board or that the user cannot see are listed in missing.',
@@ -310,6 +316,7 @@ export const cardTools: Tool[] = [
   }),
   writeTool({
     name: 'create_card',
+    link: cardLink,
     title: 'Create a card',
     description:
       "Creates a card (deal, ticket, …) on a board, in the entry phase unless phase is given. Read crm.get_board_structure first: fields are keyed by field slug and a phase's required fields must be filled. A 400 names each field to fix.",
@@ -337,6 +344,7 @@ export const cardTools: Tool[] = [
   }),
   writeTool({
     name: 'update_card',
+    link: cardLink,
     title: 'Update a card',
     description:
       'Changes a card given boardId and cardId; only what is passed changes (fields merge by slug; tags and assignees replace the lists). To change the phase use crm.move_card_phase.',
@@ -356,6 +364,7 @@ export const cardTools: Tool[] = [
   }),
   writeTool({
     name: 'move_card_phase',
+    link: cardLink,
     title: 'Move a card to another phase',
     description:
       "Moves a card to another phase of its board (phase documentId or slug). Refused with 422 when the current phase does not allow the move (allowedTransitions) or when the current phase's required fields are empty (the error lists them: fill them with crm.update_card first).",

@@ -26,7 +26,10 @@ export const contact = z.object({
   customFields: z.record(z.string(), z.unknown()),
   createdAt: z.string(),
   updatedAt: z.string(),
+  link: z.string().optional().describe('The contact in the web application'),
 });
+
+const contactLink = (_args: unknown, c: { documentId: string }) => `/contacts/${c.documentId}`;
 
 const activity = z.object({
   documentId: z.string(),
@@ -79,6 +82,7 @@ const fields = {
 export const contactTools: Tool[] = [
   readTool({
     name: 'search_contacts',
+    link: contactLink,
     title: 'Search contacts',
     description:
       'Finds contacts (people and companies) by free text over name, e-mail, phone, CPF and CNPJ, and/or by exact fields, paged. Use it to get a contact documentId for crm.get_contact, crm.update_contact, crm.add_contact_note or a card. Before creating a contact, search for it to avoid duplicates.',
@@ -107,6 +111,7 @@ export const contactTools: Tool[] = [
   }),
   readTool({
     name: 'get_contact',
+    link: contactLink,
     title: 'Get a contact',
     description:
       'Returns one contact by documentId with all fields, plus its latest timeline entries (notes, calls, cards, e-mails).',
@@ -138,6 +143,7 @@ export const contactTools: Tool[] = [
   }),
   readTool({
     name: 'get_contacts',
+    link: contactLink,
     title: 'Get several contacts',
     description:
       'Returns up to 100 contacts by documentId in one call (all fields, no timeline), for example the contacts of a list of cards. Ids that do not exist or that the user cannot see are listed in missing.',
@@ -155,6 +161,7 @@ export const contactTools: Tool[] = [
   }),
   writeTool({
     name: 'create_contact',
+    link: contactLink,
     title: 'Create a contact',
     description:
       'Creates a contact (person or company). Only name is required. CPF, CNPJ are unique in the organization: a duplicate gives a 400 naming the key; search first with crm.search_contacts.',
@@ -168,6 +175,7 @@ export const contactTools: Tool[] = [
   }),
   writeTool({
     name: 'update_contact',
+    link: contactLink,
     title: 'Update a contact',
     description:
       'Changes fields of a contact given its documentId; only the fields passed change (customFields are merged key by key).',
