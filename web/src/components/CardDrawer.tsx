@@ -24,7 +24,7 @@ interface Task {
 }
 
 /** The card drawer: fields by type with the board's show/hide conditions, tags, assignees, contact, comments, history, tasks. */
-export function CardDrawer(props: { board: Board; cardId: string; onClose: () => void; onMove: (c: Card, to: string) => Promise<void> }) {
+export function CardDrawer(props: { board: Board; cardId: string; onClose: () => void; onMove: (c: Card, to: string) => Promise<void>; onSaved: (c: Card) => void }) {
   const { board, cardId, onClose } = props;
   const boardId = board.documentId;
   const qc = useQueryClient();
@@ -80,7 +80,8 @@ export function CardDrawer(props: { board: Board; cardId: string; onClose: () =>
     try {
       const data: Record<string, unknown> = { ...attrs };
       if (Object.keys(draft).length) data.fields = draft;
-      await unwrap(client.PUT('/api/boards/{boardId}/cards/{id}', { params: { path: { boardId, id: cardId } }, body: { data } as never }));
+      const updated = await unwrap(client.PUT('/api/boards/{boardId}/cards/{id}', { params: { path: { boardId, id: cardId } }, body: { data } as never }));
+      props.onSaved(updated as unknown as Card);
       setDraft({});
       setAttrs({});
       await refresh();

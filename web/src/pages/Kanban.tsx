@@ -91,13 +91,18 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   const [filters, setFilters] = useState<CardFilters>({ q: '', tag: '', assignee: '' });
   const [q, setQ] = useState('');
   const [pending, setPending] = useState<Map<string, PendingMove>>(new Map());
+  const pendingNow = useRef(pending);
+  pendingNow.current = pending;
   const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
   const [dragging, setDragging] = useState<Card | null>(null);
   const lastDrop = useRef(0);
   const writable = canWrite();
 
   useEffect(() => {
-    const id = setTimeout(() => setFilters((f) => ({ ...f, q })), 300);
+    const id = setTimeout(() => {
+      setFilters((f) => ({ ...f, q }));
+      setPending(new Map());
+    }, 300);
     return () => clearTimeout(id);
   }, [q]);
 
@@ -128,46 +133,57 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
     const from = card.currentPhase?.documentId ?? '';
     if (!to || to === from) return;
     setMessage(null);
+    const before = pendingNow.current.get(card.documentId);
+    // Shown in the target column at once; kept there after the move (the column's first page is sorted by
+    // creation, so a moved card may belong to a later page), taken back when the service refuses.
     setPending((m) => new Map(m).set(card.documentId, { card, from, to }));
-    const done = () =>
-      setPending((m) => {
-        const n = new Map(m);
-        n.delete(card.documentId);
-        return n;
-      });
     try {
-      await unwrap(
+      const moved = (await unwrap(
         client.POST('/api/boards/{boardId}/cards/{id}/move', {
           params: { path: { boardId, id: card.documentId } },
           body: { phase: to },
         }),
-      );
+      )) as unknown as Card;
+      setPending((m) => new Map(m).set(card.documentId, { card: moved, from, to }));
       await Promise.all([
         qc.invalidateQueries({ queryKey: ['cards', boardId, from] }),
         qc.invalidateQueries({ queryKey: ['cards', boardId, to] }),
         qc.invalidateQueries({ queryKey: ['stats', boardId] }),
         qc.invalidateQueries({ queryKey: ['card', boardId, card.documentId] }),
       ]);
-      done();
       setMessage({ kind: 'ok', text: `${t('moved')}: ${card.title} → ${phases.find((p) => p.documentId === to)?.name}` });
     } catch (err) {
       // The refused card snaps back to its column, and the service's reason is shown.
-      done();
+      setPending((m) => {
+        const n = new Map(m);
+        if (before) n.set(card.documentId, before);
+        else n.delete(card.documentId);
+        return n;
+      });
       setMessage({ kind: 'error', text: `${t('moveRefused')}: ${reason(err)}` });
     }
   };
+  const saved = (card: Card) =>
+    setPending((m) => {
+      const entry = m.get(card.documentId);
+      return entry ? new Map(m).set(card.documentId, { ...entry, card }) : m;
+    });
 
   const onDragStart = (e: DragStartEvent) => setDragging((e.active.data.current as { card: Card }).card);
   const onDragEnd = (e: DragEndEvent) => {
     setDragging(null);
-    lastDrop.current = Date.now();
+    // The click a pointer drag may end with is not an "open" (it fires before this timer).
+    lastDrop.current = 1;
+    setTimeout(() => {
+      lastDrop.current = 0;
+    }, 0);
     const card = (e.active.data.current as { card: Card }).card;
     if (e.over) void move(card, String(e.over.id));
   };
   const blocked = (from: string | undefined, to: string) =>
     !!phases.find((p) => p.documentId === from)?.allowedTransitions.some((x) => x.phase.documentId === to && !x.allowed);
   const open = (card: Card) => {
-    if (Date.now() - lastDrop.current < 400) return;
+    if (lastDrop.current) return;
     navigate(`/boards/${boardId}/cards/${card.documentId}`);
   };
   const sla = Object.values(slaByPhase).reduce((a, n) => a + n, 0);
@@ -206,14 +222,14 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         </label>
         <label>
           <span class="sr-only">{t('tag')}</span>
-          <select name="tag" value={filters.tag} onChange={(e) => setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value })}>
+          <select name="tag" value={filters.tag} onChange={(e) => { setPending(new Map()); setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value }); }}>
             <option value="">{t('allTags')}</option>
             {b.tags.map((x) => <option key={x.documentId} value={x.documentId}>{x.name}</option>)}
           </select>
         </label>
         <label>
           <span class="sr-only">{t('assignee')}</span>
-          <select name="assignee" value={filters.assignee} onChange={(e) => setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value })}>
+          <select name="assignee" value={filters.assignee} onChange={(e) => { setPending(new Map()); setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value }); }}>
             <option value="">{t('allAssignees')}</option>
             {people(b).map((p) => <option key={p.documentId} value={p.documentId}>{personName(p)}</option>)}
           </select>
@@ -247,7 +263,7 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         <DragOverlay dropAnimation={null}>{dragging ? <CardView card={dragging} board={b} overlay /> : null}</DragOverlay>
       </DndContext>
       {cardId && (
-        <CardDrawer board={b} cardId={cardId} onClose={() => navigate(`/boards/${boardId}`)} onMove={move} />
+        <CardDrawer board={b} cardId={cardId} onClose={() => navigate(`/boards/${boardId}`)} onMove={move} onSaved={saved} />
       )}
     </section>
   );
@@ -282,14 +298,10 @@ function Column(props: {
   const sla = first?.stats?.phaseSlaBreachedCount ?? 0;
   useEffect(() => props.onSla(sla), [sla]);
   const cards = useMemo(() => {
-    const loaded = (query.data?.pages ?? []).flatMap((p) => p.data).filter((c) => {
-      const m = pending.get(c.documentId);
-      return !m || m.to === phase.documentId;
-    });
-    const incoming = [...pending.values()]
-      .filter((m) => m.to === phase.documentId && !loaded.some((c) => c.documentId === m.card.documentId))
-      .map((m) => m.card);
-    return [...incoming, ...loaded];
+    const placed = [...pending.values()].filter((m) => m.to === phase.documentId).map((m) => m.card);
+    const ids = new Set(placed.map((c) => c.documentId));
+    const loaded = (query.data?.pages ?? []).flatMap((p) => p.data).filter((c) => !pending.has(c.documentId) && !ids.has(c.documentId));
+    return [...placed, ...loaded];
   }, [query.data, pending, phase.documentId]);
   const headingId = `phase-${phase.documentId}`;
   return (
@@ -322,13 +334,11 @@ function DraggableCard({ card, board, writable, onOpen }: { card: Card; board: B
   return (
     <CardView card={card} board={board} nodeRef={setNodeRef} dragging={isDragging}
       props={{
-        ...attributes,
-        ...listeners,
-        'aria-roledescription': writable ? 'card' : undefined,
-        'aria-describedby': writable ? 'kbd-help' : undefined,
+        // A viewer's card only opens (no drag attributes: dnd-kit would mark it aria-disabled).
+        ...(writable ? { ...attributes, ...listeners, 'aria-roledescription': 'card', 'aria-describedby': 'kbd-help' } : { role: 'button' }),
         onClick: () => onOpen(card),
         onKeyDown: (e: KeyboardEvent) => {
-          (listeners?.onKeyDown as ((e: KeyboardEvent) => void) | undefined)?.(e);
+          if (writable) (listeners?.onKeyDown as ((e: KeyboardEvent) => void) | undefined)?.(e);
           if (e.key === 'Enter' && !isDragging) onOpen(card);
         },
       }} />

@@ -90,17 +90,17 @@ export function SegmentsPage() {
           <fieldset key={i} class="row">
             <legend class="sr-only">{`${t('field')} ${i + 1}`}</legend>
             <label>{t('field')}
-              <select value={c.field} onChange={(e) => upd(i, { field: (e.target as HTMLSelectElement).value })}>
+              <select name={`field-${i}`} value={c.field} onChange={(e) => upd(i, { field: (e.target as HTMLSelectElement).value })}>
                 {FIELDS.map((f) => <option key={f} value={f}>{f}</option>)}
               </select>
             </label>
             <label>{t('operator')}
-              <select value={c.op} onChange={(e) => upd(i, { op: (e.target as HTMLSelectElement).value })}>
+              <select name={`op-${i}`} value={c.op} onChange={(e) => upd(i, { op: (e.target as HTMLSelectElement).value })}>
                 {OPS.map((o) => <option key={o} value={o}>{o}</option>)}
               </select>
             </label>
             {needsValue(c.op) && (
-              <label>{t('value')}<input value={c.value} onInput={(e) => upd(i, { value: (e.target as HTMLInputElement).value })} /></label>
+              <label>{t('value')}<input name={`value-${i}`} value={c.value} onInput={(e) => upd(i, { value: (e.target as HTMLInputElement).value })} /></label>
             )}
             <button type="button" class="link" onClick={() => setConds(conds.filter((_, j) => j !== i))}>{t('remove')}</button>
           </fieldset>
