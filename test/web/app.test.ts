@@ -8,7 +8,15 @@ import { sessionSigner } from '../../src/platform/auth/tokens.js';
 import { instanceSecret } from '../../src/platform/secrets/secrets.js';
 import { startJobs, type WorkerDeps } from '../../src/workers.js';
 import { addMember, getApp, newTenant, type Tenant, type TestUser, testConfig } from '../helpers/app.js';
-import { dragTo, ensureWebBuild, hasChromium, launchBrowser, newPage, shot, watchConsole } from './helpers.js';
+import {
+  dragTo,
+  ensureWebBuild,
+  hasChromium,
+  launchBrowser,
+  newPage,
+  shot,
+  watchConsole,
+} from './helpers.js';
 
 /**
  * The web application in a real Chromium against the real, listening service: an organization with the demo
@@ -77,18 +85,27 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await page.locator('[data-card-id]').first().waitFor();
     console.log(`web: first Kanban paint ${Date.now() - started} ms`);
     expect(page.url()).toBe(`${base}/app/boards/${boardId}`);
-    const columns = await page.locator('[data-phase-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-phase-id')));
+    const columns = await page
+      .locator('[data-phase-id]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-phase-id')));
     expect(columns).toEqual(phases.map((p) => p.documentId));
     // Paged columns: 20 cards of the 60 per phase, and the count of all of them.
-    await expect.poll(() => page.locator(`[data-phase-id="${phase('novo-lead')}"] [data-card-id]`).count()).toBe(20);
-    await expect.poll(() => page.locator(`[data-phase-id="${phase('novo-lead')}"] [data-count]`).textContent()).toBe('60');
+    await expect
+      .poll(() => page.locator(`[data-phase-id="${phase('novo-lead')}"] [data-card-id]`).count())
+      .toBe(20);
+    await expect
+      .poll(() => page.locator(`[data-phase-id="${phase('novo-lead')}"] [data-count]`).textContent())
+      .toBe('60');
     await expect.poll(() => page.locator('[data-stat="total"]').textContent()).toBe('360');
     await shot(page, '02-kanban');
   });
 
   let cardId: string;
   test('a drag to a blocked phase is refused with the reason and the card goes back; an allowed one moves', async () => {
-    cardId = (await page.locator(`[data-phase-id="${phase('novo-lead')}"] [data-card-id]`).first().getAttribute('data-card-id'))!;
+    cardId = (await page
+      .locator(`[data-phase-id="${phase('novo-lead')}"] [data-card-id]`)
+      .first()
+      .getAttribute('data-card-id'))!;
     await dragTo(page, cardId, phase('ganho'));
     await expect.poll(() => page.locator('[data-testid=move-error]').textContent()).toContain('not allowed');
     await inColumn('novo-lead', cardId).waitFor();
@@ -130,13 +147,18 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await drawer.getByRole('button', { name: 'Comentar' }).click();
     await drawer.locator('[data-testid=comments]').getByText('Cliente pediu desconto de 5%').waitFor();
     const comments = await t.api.get(`/boards/${boardId}/cards/${cardId}/comments`);
-    expect(comments.body.data.map((c: { content: string }) => c.content)).toContain('Cliente pediu desconto de 5%');
+    expect(comments.body.data.map((c: { content: string }) => c.content)).toContain(
+      'Cliente pediu desconto de 5%',
+    );
     await expect.poll(() => drawer.locator('.history li').count()).toBeGreaterThanOrEqual(3);
     await page.keyboard.press('Escape');
   });
 
   test('a card moves with the keyboard alone (Space, →, Space)', async () => {
-    const id = (await page.locator(`[data-phase-id="${phase('negociacao')}"] [data-card-id]`).first().getAttribute('data-card-id'))!;
+    const id = (await page
+      .locator(`[data-phase-id="${phase('negociacao')}"] [data-card-id]`)
+      .first()
+      .getAttribute('data-card-id'))!;
     await page.locator(`[data-card-id="${id}"]`).focus();
     await page.keyboard.press('Space');
     await page.keyboard.press('ArrowRight');
@@ -153,7 +175,10 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await page.fill('input[name=email]', 'marina@teixeira.com.br');
     await page.fill('input[name=phone]', '(11) 98765-4321');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await page.locator('[data-testid=contact-detail]').getByRole('heading', { name: 'Marina Teixeira' }).waitFor();
+    await page
+      .locator('[data-testid=contact-detail]')
+      .getByRole('heading', { name: 'Marina Teixeira' })
+      .waitFor();
     const found = await t.api.get('/contacts', { q: 'marina teixeira' });
     expect(found.body.data[0]).toMatchObject({ email: 'marina@teixeira.com.br', phone: '+5511987654321' });
     await shot(page, '05-contacts');
@@ -162,11 +187,21 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
   test('a segment shows its live count', async () => {
     await page.getByRole('link', { name: 'Segmentos' }).click();
     await page.fill('input[name=value-0]', '@');
-    const expected = (await t.api.post('/segments/preview', { filters: { logic: 'AND', conditions: [{ field: 'city', op: 'contains', value: '@' }] } })).body.count;
+    const expected = (
+      await t.api.post('/segments/preview', {
+        filters: { logic: 'AND', conditions: [{ field: 'city', op: 'contains', value: '@' }] },
+      })
+    ).body.count;
     await page.selectOption('select[name=field-0]', 'email');
-    const count = (await t.api.post('/segments/preview', { filters: { logic: 'AND', conditions: [{ field: 'email', op: 'contains', value: '@' }] } })).body.count;
+    const count = (
+      await t.api.post('/segments/preview', {
+        filters: { logic: 'AND', conditions: [{ field: 'email', op: 'contains', value: '@' }] },
+      })
+    ).body.count;
     expect(count).toBeGreaterThan(expected);
-    await expect.poll(() => page.locator('[data-testid=segment-count] strong').textContent()).toBe(String(count));
+    await expect
+      .poll(() => page.locator('[data-testid=segment-count] strong').textContent())
+      .toBe(String(count));
     await shot(page, '06-segments');
   });
 
@@ -196,7 +231,9 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await shot(visitor, '08-public-form');
     await form.getByRole('button', { name: 'Enviar' }).click();
     await visitor.locator('[data-testid=form-sent]').waitFor();
-    const cards = await t.api.get(`/boards/${boardId}/cards`, { 'filters[fields][email][$eq]': 'paula@ramos.com.br' });
+    const cards = await t.api.get(`/boards/${boardId}/cards`, {
+      'filters[fields][email][$eq]': 'paula@ramos.com.br',
+    });
     expect(cards.body.data[0]).toMatchObject({
       title: 'Paula Ramos',
       creationSource: 'form',
@@ -225,9 +262,11 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     const visitor = await newPage(browser);
     await visitor.goto(`${base}/app/f/${board.body.documentId}?fbclid=fb-1`);
     await visitor.locator('input[name=nome]').fill('João Prado');
-    await visitor
-      .locator('input[name=curriculo]')
-      .setInputFiles({ name: 'cv.txt', mimeType: 'text/plain', buffer: Buffer.from('João Prado — vendedor') });
+    await visitor.locator('input[name=curriculo]').setInputFiles({
+      name: 'cv.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('João Prado — vendedor'),
+    });
     await visitor.getByText('cv.txt').waitFor();
     await visitor.getByRole('button', { name: 'Enviar' }).click();
     await visitor.locator('[data-testid=form-sent]').waitFor();
@@ -267,4 +306,3 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     expect(errors).toEqual([]);
   });
 });
-

@@ -10,7 +10,9 @@ import { WEB_DIR } from '../../src/platform/http/web-app.js';
 export const CHROMIUM = process.env.CRM_CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
-  console.warn(`test/web: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or set CRM_CHROMIUM_PATH)`);
+  console.warn(
+    `test/web: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or set CRM_CHROMIUM_PATH)`,
+  );
 
 export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/web');
 

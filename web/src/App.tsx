@@ -81,19 +81,29 @@ export function App() {
   }
   if (!session.org || path === '/orgs') return <Shell>{<OrgsPage />}</Shell>;
 
-  let page: any;
-  let params: Record<string, string> | null;
-  if (path === '/' || path === '/boards' || path === '/signup') page = <BoardsPage />;
-  else if ((params = match('/boards/:boardId', path))) page = <KanbanPage boardId={params.boardId} />;
-  else if ((params = match('/boards/:boardId/cards/:cardId', path)))
-    page = <KanbanPage boardId={params.boardId} cardId={params.cardId} />;
-  else if ((params = match('/boards/:boardId/report', path))) page = <ReportPage boardId={params.boardId} />;
-  else if (path === '/contacts') page = <ContactsPage />;
-  else if ((params = match('/contacts/:contactId', path))) page = <ContactsPage contactId={params.contactId} />;
-  else if (path === '/segments') page = <SegmentsPage />;
-  else if (path === '/tasks') page = <TasksPage />;
-  else page = <NotFound />;
-  return <Shell>{page}</Shell>;
+  return <Shell>{route(path)}</Shell>;
+}
+
+/** The signed-in pages, by path (the Kanban of a board lives at /app/boards/{boardDocumentId}). */
+const routes: [string, (p: Record<string, string>) => any][] = [
+  ['/', () => <BoardsPage />],
+  ['/boards', () => <BoardsPage />],
+  ['/signup', () => <BoardsPage />],
+  ['/boards/:boardId', (p) => <KanbanPage boardId={p.boardId} />],
+  ['/boards/:boardId/cards/:cardId', (p) => <KanbanPage boardId={p.boardId} cardId={p.cardId} />],
+  ['/boards/:boardId/report', (p) => <ReportPage boardId={p.boardId} />],
+  ['/contacts', () => <ContactsPage />],
+  ['/contacts/:contactId', (p) => <ContactsPage contactId={p.contactId} />],
+  ['/segments', () => <SegmentsPage />],
+  ['/tasks', () => <TasksPage />],
+];
+
+function route(path: string) {
+  for (const [pattern, render] of routes) {
+    const params = match(pattern, path);
+    if (params) return render(params);
+  }
+  return <NotFound />;
 }
 
 function Shell({ children }: { children: any }) {

@@ -21,8 +21,9 @@ export function bracketQuery(query: Record<string, unknown>): string {
   const out: string[] = [];
   const add = (key: string, value: unknown) => {
     if (value === undefined || value === null || value === '') return;
-    if (Array.isArray(value)) value.forEach((v, i) => add(`${key}[${i}]`, v));
-    else if (typeof value === 'object')
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) add(`${key}[${i}]`, v);
+    } else if (typeof value === 'object')
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) add(`${key}[${k}]`, v);
     else out.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
   };
@@ -58,7 +59,12 @@ export async function unwrap<T>(p: Promise<Result<T>>): Promise<NonNullable<T>> 
   const { data, error, response } = await p;
   if (response.ok) return data as NonNullable<T>;
   const e = (error as { error?: { status: number; name: string; message: string; details?: any } })?.error;
-  throw new ApiError(response.status, e?.name ?? 'Error', e?.message ?? response.statusText, e?.details ?? {});
+  throw new ApiError(
+    response.status,
+    e?.name ?? 'Error',
+    e?.message ?? response.statusText,
+    e?.details ?? {},
+  );
 }
 
 /** The reason the service gave, in one line (details.missingFields, errors[] paths…). */
@@ -66,12 +72,13 @@ export function reason(err: unknown): string {
   if (!(err instanceof ApiError)) return String((err as Error)?.message ?? err);
   const d = err.details ?? {};
   const missing = Array.isArray(d.missingFields) ? ` (${(d.missingFields as string[]).join(', ')})` : '';
-  const errors = Array.isArray(d.errors) && !missing
-    ? ` — ${(d.errors as { path?: string[]; message?: string }[])
-        .slice(0, 3)
-        .map((x) => `${(x.path ?? []).join('.')}: ${x.message ?? ''}`)
-        .join('; ')}`
-    : '';
+  const errors =
+    Array.isArray(d.errors) && !missing
+      ? ` — ${(d.errors as { path?: string[]; message?: string }[])
+          .slice(0, 3)
+          .map((x) => `${(x.path ?? []).join('.')}: ${x.message ?? ''}`)
+          .join('; ')}`
+      : '';
   return `${err.message}${missing}${errors}`;
 }
 
@@ -140,5 +147,8 @@ export interface CardStats {
 }
 export interface Page<T> {
   data: T[];
-  meta: { pagination: { page: number; pageSize: number; pageCount: number; total: number }; stats?: CardStats };
+  meta: {
+    pagination: { page: number; pageSize: number; pageCount: number; total: number };
+    stats?: CardStats;
+  };
 }

@@ -23,7 +23,11 @@ const num = (v: unknown) => {
 const equals = (a: unknown, e: unknown): boolean =>
   Array.isArray(a) ? a.some((x) => equals(x, e)) : a == null ? e == null : String(a) === String(e);
 
-function holds(fields: Map<string, Field>, values: Record<string, unknown>, e: Condition['criteria'][0]['expressions'][0]) {
+function holds(
+  fields: Map<string, Field>,
+  values: Record<string, unknown>,
+  e: Condition['criteria'][0]['expressions'][0],
+) {
   const field = fields.get(e.fieldSlug);
   const actual = values[e.fieldSlug];
   const list = Array.isArray(e.value) ? e.value : [e.value];
@@ -52,15 +56,26 @@ function holds(fields: Map<string, Field>, values: Record<string, unknown>, e: C
       const b = num(e.value);
       let c: number | undefined;
       if (a !== undefined && b !== undefined) c = a - b;
-      else if (typeof actual === 'string' && typeof e.value === 'string') c = actual < e.value ? -1 : actual > e.value ? 1 : 0;
+      else if (typeof actual === 'string' && typeof e.value === 'string')
+        c = actual < e.value ? -1 : actual > e.value ? 1 : 0;
       if (c === undefined) return false;
-      return e.operator === 'gt' ? c > 0 : e.operator === 'gte' ? c >= 0 : e.operator === 'lt' ? c < 0 : c <= 0;
+      return e.operator === 'gt'
+        ? c > 0
+        : e.operator === 'gte'
+          ? c >= 0
+          : e.operator === 'lt'
+            ? c < 0
+            : c <= 0;
     }
   }
 }
 
 /** Slugs of the fields hidden for these values. */
-export function hiddenSlugs(fieldList: Field[], rules: Condition[], values: Record<string, unknown>): Set<string> {
+export function hiddenSlugs(
+  fieldList: Field[],
+  rules: Condition[],
+  values: Record<string, unknown>,
+): Set<string> {
   const fields = new Map(fieldList.map((f) => [f.slug, f]));
   const hide = new Set<string>();
   const show = new Set<string>();

@@ -82,7 +82,8 @@ const ptBR = {
   required: 'obrigatório',
   viewerNote: 'Você tem acesso somente leitura.',
   open: 'Abrir',
-  keyboardHelp: 'Teclado: foque um card, Espaço para pegar, setas ← → para trocar de fase, Espaço para soltar.',
+  keyboardHelp:
+    'Teclado: foque um card, Espaço para pegar, setas ← → para trocar de fase, Espaço para soltar.',
   yes: 'Sim',
   no: 'Não',
   phase: 'Fase',

@@ -66,7 +66,12 @@ export async function registerWebApp(app: FastifyInstance, dir = WEB_DIR) {
       .send(file.body);
   const handler = async (req: { params: unknown }, reply: FastifyReply) => {
     const rest = ((req.params as { '*'?: string })['*'] ?? '').replace(/^\/+/, '');
-    if (!files) return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
+    if (!files)
+      return reply
+        .code(503)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(NOT_BUILT);
     const file = files.get(rest);
     if (file) return send(reply, file);
     // A missing hashed asset is a 404 (an old page asking for a removed chunk), not the HTML shell.

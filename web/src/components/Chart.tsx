@@ -13,13 +13,34 @@ import {
 } from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend);
+Chart.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  Legend,
+);
 
 /** A chart.js canvas with a text alternative (the same numbers as a list for screen readers). */
-export function ChartView({ config, label, summary }: { config: ChartConfiguration; label: string; summary: string }) {
+export function ChartView({
+  config,
+  label,
+  summary,
+}: {
+  config: ChartConfiguration;
+  label: string;
+  summary: string;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
-    const chart = new Chart(canvas.current!, { ...config, options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options } });
+    const chart = new Chart(canvas.current!, {
+      ...config,
+      options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options },
+    });
     return () => chart.destroy();
   }, [JSON.stringify(config.data)]);
   return (

@@ -13,22 +13,49 @@ export function FieldInput(props: {
 }) {
   const { field: f, value, onChange, disabled } = props;
   const id = `f-${f.slug}`;
-  const common = { id, name: f.slug, disabled, required: f.required, 'aria-describedby': f.helpText ? `${id}-help` : undefined };
+  const common = {
+    id,
+    name: f.slug,
+    disabled,
+    required: f.required,
+    'aria-describedby': f.helpText ? `${id}-help` : undefined,
+  };
   const str = value == null ? '' : String(value);
   const text = (type: string) => (
-    <input {...common} type={type} placeholder={f.placeholder ?? undefined} value={str} onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
+    <input
+      {...common}
+      type={type}
+      placeholder={f.placeholder ?? undefined}
+      value={str}
+      onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+    />
   );
   let input: any;
   switch (f.type) {
     case 'textarea':
     case 'richtext':
-      input = <textarea {...common} rows={3} value={str} onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)} />;
+      input = (
+        <textarea
+          {...common}
+          rows={3}
+          value={str}
+          onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)}
+        />
+      );
       break;
     case 'number':
     case 'currency':
       input = (
-        <input {...common} type="number" step={f.type === 'currency' ? '0.01' : 'any'} value={str}
-          onInput={(e) => { const v = (e.target as HTMLInputElement).value; onChange(v === '' ? null : Number(v)); }} />
+        <input
+          {...common}
+          type="number"
+          step={f.type === 'currency' ? '0.01' : 'any'}
+          value={str}
+          onInput={(e) => {
+            const v = (e.target as HTMLInputElement).value;
+            onChange(v === '' ? null : Number(v));
+          }}
+        />
       );
       break;
     case 'email':
@@ -48,15 +75,30 @@ export function FieldInput(props: {
       break;
     case 'datetime':
       input = (
-        <input {...common} type="datetime-local" value={str ? toLocalInput(str) : ''}
-          onInput={(e) => { const v = (e.target as HTMLInputElement).value; onChange(v ? new Date(v).toISOString() : null); }} />
+        <input
+          {...common}
+          type="datetime-local"
+          value={str ? toLocalInput(str) : ''}
+          onInput={(e) => {
+            const v = (e.target as HTMLInputElement).value;
+            onChange(v ? new Date(v).toISOString() : null);
+          }}
+        />
       );
       break;
     case 'select':
       input = (
-        <select {...common} value={str} onChange={(e) => onChange((e.target as HTMLSelectElement).value || null)}>
+        <select
+          {...common}
+          value={str}
+          onChange={(e) => onChange((e.target as HTMLSelectElement).value || null)}
+        >
           <option value="">—</option>
-          {optionList(f).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+          {optionList(f).map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
         </select>
       );
       break;
@@ -64,11 +106,25 @@ export function FieldInput(props: {
       const list = Array.isArray(value) ? (value as string[]) : [];
       return (
         <fieldset class="field" disabled={disabled}>
-          <legend>{f.label}{f.required && <span class="req"> *</span>}</legend>
+          <legend>
+            {f.label}
+            {f.required && <span class="req"> *</span>}
+          </legend>
           {optionList(f).map((o) => (
             <label key={o.value} class="inline">
-              <input type="checkbox" name={f.slug} value={o.value} checked={list.includes(o.value)}
-                onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...list, o.value] : list.filter((x) => x !== o.value))} />
+              <input
+                type="checkbox"
+                name={f.slug}
+                value={o.value}
+                checked={list.includes(o.value)}
+                onChange={(e) =>
+                  onChange(
+                    (e.target as HTMLInputElement).checked
+                      ? [...list, o.value]
+                      : list.filter((x) => x !== o.value),
+                  )
+                }
+              />
               {o.label}
             </label>
           ))}
@@ -78,10 +134,19 @@ export function FieldInput(props: {
     case 'radio':
       return (
         <fieldset class="field" disabled={disabled}>
-          <legend>{f.label}{f.required && <span class="req"> *</span>}</legend>
+          <legend>
+            {f.label}
+            {f.required && <span class="req"> *</span>}
+          </legend>
           {optionList(f).map((o) => (
             <label key={o.value} class="inline">
-              <input type="radio" name={f.slug} value={o.value} checked={str === o.value} onChange={() => onChange(o.value)} />
+              <input
+                type="radio"
+                name={f.slug}
+                value={o.value}
+                checked={str === o.value}
+                onChange={() => onChange(o.value)}
+              />
               {o.label}
             </label>
           ))}
@@ -92,18 +157,35 @@ export function FieldInput(props: {
       return (
         <div class="field">
           <label class="inline">
-            <input {...common} type="checkbox" checked={value === true || value === 'true'} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
-            {f.label}{f.required && <span class="req"> *</span>}
+            <input
+              {...common}
+              type="checkbox"
+              checked={value === true || value === 'true'}
+              onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
+            />
+            {f.label}
+            {f.required && <span class="req"> *</span>}
           </label>
         </div>
       );
     case 'statement':
-      return <p class="statement">{f.label}{f.helpText ? ` — ${f.helpText}` : ''}</p>;
+      return (
+        <p class="statement">
+          {f.label}
+          {f.helpText ? ` — ${f.helpText}` : ''}
+        </p>
+      );
     case 'file': {
-      const files = (Array.isArray(value) ? value : value ? [value] : []) as { documentId: string; name?: string }[];
+      const files = (Array.isArray(value) ? value : value ? [value] : []) as {
+        documentId: string;
+        name?: string;
+      }[];
       input = (
         <>
-          <input {...common} type="file" required={f.required && files.length === 0}
+          <input
+            {...common}
+            type="file"
+            required={f.required && files.length === 0}
             onChange={async (e) => {
               const file = (e.target as HTMLInputElement).files?.[0];
               if (!file || !props.onFile) return;
@@ -112,8 +194,11 @@ export function FieldInput(props: {
               } catch {
                 // the caller shows the reason
               }
-            }} />
-          {files.length > 0 && <span class="muted">{files.map((x) => x.name ?? x.documentId).join(', ')}</span>}
+            }}
+          />
+          {files.length > 0 && (
+            <span class="muted">{files.map((x) => x.name ?? x.documentId).join(', ')}</span>
+          )}
         </>
       );
       break;
@@ -130,10 +215,19 @@ export function FieldInput(props: {
     <div class="field">
       <label for={id}>
         {f.label}
-        {f.required && <span class="req" title={t('required')}> *</span>}
+        {f.required && (
+          <span class="req" title={t('required')}>
+            {' '}
+            *
+          </span>
+        )}
       </label>
       {input}
-      {f.helpText && <small id={`${id}-help`} class="muted">{f.helpText}</small>}
+      {f.helpText && (
+        <small id={`${id}-help`} class="muted">
+          {f.helpText}
+        </small>
+      )}
     </div>
   );
 }

@@ -7,8 +7,11 @@ export function useBoards() {
   return useQuery({
     queryKey: ['boards'],
     queryFn: async () =>
-      (await unwrap(client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } })))
-        .data as unknown as Board[],
+      (
+        await unwrap(
+          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as unknown as Board[],
   });
 }
 

@@ -17,7 +17,18 @@ import {
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Link, NotFound } from '../App';
-import { ApiError, type Board, type Card, type CardStats, client, type Page, type Phase, type Ref, reason, unwrap } from '../api';
+import {
+  ApiError,
+  type Board,
+  type Card,
+  type CardStats,
+  client,
+  type Page,
+  type Phase,
+  type Ref,
+  reason,
+  unwrap,
+} from '../api';
 import { CardDrawer } from '../components/CardDrawer';
 import { date, money, t } from '../i18n';
 import { navigate } from '../router';
@@ -45,13 +56,16 @@ export function useBoard(boardId: string) {
   return useQuery({
     queryKey: ['board', boardId],
     queryFn: async () =>
-      (await unwrap(client.GET('/api/boards/{id}', { params: { path: { id: boardId } } }))) as unknown as Board,
+      (await unwrap(
+        client.GET('/api/boards/{id}', { params: { path: { id: boardId } } }),
+      )) as unknown as Board,
   });
 }
 
 export const people = (b: Board): Ref[] => {
   const seen = new Map<string, Ref>();
-  for (const p of [b.owner, ...b.editors, ...b.members]) if (p && !seen.has(p.documentId)) seen.set(p.documentId, p);
+  for (const p of [b.owner, ...b.editors, ...b.members])
+    if (p && !seen.has(p.documentId)) seen.set(p.documentId, p);
   return [...seen.values()];
 };
 export const personName = (r: Ref) => r.user?.username ?? r.documentId;
@@ -122,8 +136,13 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   );
 
   if (board.error) {
-    if (board.error instanceof ApiError && (board.error.status === 404 || board.error.status === 400)) return <NotFound />;
-    return <p role="alert" class="error">{reason(board.error)}</p>;
+    if (board.error instanceof ApiError && (board.error.status === 404 || board.error.status === 400))
+      return <NotFound />;
+    return (
+      <p role="alert" class="error">
+        {reason(board.error)}
+      </p>
+    );
   }
   if (!board.data) return <p class="page">{t('loading')}</p>;
   const b = board.data;
@@ -151,7 +170,10 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         qc.invalidateQueries({ queryKey: ['stats', boardId] }),
         qc.invalidateQueries({ queryKey: ['card', boardId, card.documentId] }),
       ]);
-      setMessage({ kind: 'ok', text: `${t('moved')}: ${card.title} → ${phases.find((p) => p.documentId === to)?.name}` });
+      setMessage({
+        kind: 'ok',
+        text: `${t('moved')}: ${card.title} → ${phases.find((p) => p.documentId === to)?.name}`,
+      });
     } catch (err) {
       // The refused card snaps back to its column, and the service's reason is shown.
       setPending((m) => {
@@ -181,7 +203,9 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
     if (e.over) void move(card, String(e.over.id));
   };
   const blocked = (from: string | undefined, to: string) =>
-    !!phases.find((p) => p.documentId === from)?.allowedTransitions.some((x) => x.phase.documentId === to && !x.allowed);
+    !!phases
+      .find((p) => p.documentId === from)
+      ?.allowedTransitions.some((x) => x.phase.documentId === to && !x.allowed);
   const open = (card: Card) => {
     if (lastDrop.current) return;
     navigate(`/boards/${boardId}/cards/${card.documentId}`);
@@ -215,55 +239,116 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
           {t('report')}
         </Link>
       </header>
-      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           <span class="sr-only">{t('searchCards')}</span>
-          <input type="search" name="q" placeholder={t('searchCards')} value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+          <input
+            type="search"
+            name="q"
+            placeholder={t('searchCards')}
+            value={q}
+            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           <span class="sr-only">{t('tag')}</span>
-          <select name="tag" value={filters.tag} onChange={(e) => { setPending(new Map()); setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value }); }}>
+          <select
+            name="tag"
+            value={filters.tag}
+            onChange={(e) => {
+              setPending(new Map());
+              setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value });
+            }}
+          >
             <option value="">{t('allTags')}</option>
-            {b.tags.map((x) => <option key={x.documentId} value={x.documentId}>{x.name}</option>)}
+            {b.tags.map((x) => (
+              <option key={x.documentId} value={x.documentId}>
+                {x.name}
+              </option>
+            ))}
           </select>
         </label>
         <label>
           <span class="sr-only">{t('assignee')}</span>
-          <select name="assignee" value={filters.assignee} onChange={(e) => { setPending(new Map()); setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value }); }}>
+          <select
+            name="assignee"
+            value={filters.assignee}
+            onChange={(e) => {
+              setPending(new Map());
+              setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value });
+            }}
+          >
             <option value="">{t('allAssignees')}</option>
-            {people(b).map((p) => <option key={p.documentId} value={p.documentId}>{personName(p)}</option>)}
+            {people(b).map((p) => (
+              <option key={p.documentId} value={p.documentId}>
+                {personName(p)}
+              </option>
+            ))}
           </select>
         </label>
         {!writable && <span class="muted">{t('viewerNote')}</span>}
-        {writable && <span class="muted small" id="kbd-help">{t('keyboardHelp')}</span>}
+        {writable && (
+          <span class="muted small" id="kbd-help">
+            {t('keyboardHelp')}
+          </span>
+        )}
       </form>
-      <div aria-live="polite" class="sr-only">{message?.kind === 'ok' ? message.text : ''}</div>
+      <div aria-live="polite" class="sr-only">
+        {message?.kind === 'ok' ? message.text : ''}
+      </div>
       {message?.kind === 'error' && (
         <p role="alert" class="error move-error" data-testid="move-error">
           {message.text}
-          <button type="button" class="link" onClick={() => setMessage(null)} aria-label={t('close')}>×</button>
+          <button type="button" class="link" onClick={() => setMessage(null)} aria-label={t('close')}>
+            ×
+          </button>
         </p>
       )}
-      <DndContext sensors={sensors} collisionDetection={collision} onDragStart={onDragStart} onDragEnd={onDragEnd} onDragCancel={() => setDragging(null)}
+      <DndContext
+        sensors={sensors}
+        collisionDetection={collision}
+        onDragStart={onDragStart}
+        onDragEnd={onDragEnd}
+        onDragCancel={() => setDragging(null)}
         accessibility={{
           announcements: {
-            onDragStart: ({ active }: { active: { data: { current?: unknown } } }) => `${(active.data.current as { card: Card }).card.title}`,
-            onDragOver: ({ over }: { over: { id: unknown } | null }) => (over ? `${t('moveTo')} ${phases.find((p) => p.documentId === over.id)?.name}` : ''),
-            onDragEnd: ({ over }: { over: { id: unknown } | null }) => (over ? `${phases.find((p) => p.documentId === over.id)?.name}` : ''),
+            onDragStart: ({ active }: { active: { data: { current?: unknown } } }) =>
+              `${(active.data.current as { card: Card }).card.title}`,
+            onDragOver: ({ over }: { over: { id: unknown } | null }) =>
+              over ? `${t('moveTo')} ${phases.find((p) => p.documentId === over.id)?.name}` : '',
+            onDragEnd: ({ over }: { over: { id: unknown } | null }) =>
+              over ? `${phases.find((p) => p.documentId === over.id)?.name}` : '',
             onDragCancel: () => t('cancel'),
           },
-        }}>
+        }}
+      >
         <div class="columns">
           {phases.map((p) => (
-            <Column key={p.documentId} board={b} phase={p} filters={filters} pending={pending} writable={writable} onOpen={open}
+            <Column
+              key={p.documentId}
+              board={b}
+              phase={p}
+              filters={filters}
+              pending={pending}
+              writable={writable}
+              onOpen={open}
               blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
-              onSla={(n) => setSlaByPhase((m) => (m[p.documentId] === n ? m : { ...m, [p.documentId]: n }))} />
+              onSla={(n) => setSlaByPhase((m) => (m[p.documentId] === n ? m : { ...m, [p.documentId]: n }))}
+            />
           ))}
         </div>
-        <DragOverlay dropAnimation={null}>{dragging ? <CardView card={dragging} board={b} overlay /> : null}</DragOverlay>
+        <DragOverlay dropAnimation={null}>
+          {dragging ? <CardView card={dragging} board={b} overlay /> : null}
+        </DragOverlay>
       </DndContext>
       {cardId && (
-        <CardDrawer board={b} cardId={cardId} onClose={() => navigate(`/boards/${boardId}`)} onMove={move} onSaved={saved} />
+        <CardDrawer
+          board={b}
+          cardId={cardId}
+          onClose={() => navigate(`/boards/${boardId}`)}
+          onMove={move}
+          onSaved={saved}
+        />
       )}
     </section>
   );
@@ -300,17 +385,32 @@ function Column(props: {
   const cards = useMemo(() => {
     const placed = [...pending.values()].filter((m) => m.to === phase.documentId).map((m) => m.card);
     const ids = new Set(placed.map((c) => c.documentId));
-    const loaded = (query.data?.pages ?? []).flatMap((p) => p.data).filter((c) => !pending.has(c.documentId) && !ids.has(c.documentId));
+    const loaded = (query.data?.pages ?? [])
+      .flatMap((p) => p.data)
+      .filter((c) => !pending.has(c.documentId) && !ids.has(c.documentId));
     return [...placed, ...loaded];
   }, [query.data, pending, phase.documentId]);
   const headingId = `phase-${phase.documentId}`;
   return (
-    <section ref={setNodeRef} class={`column${isOver ? ' over' : ''}${props.blocked ? ' blocked' : ''}`} data-phase-id={phase.documentId} aria-labelledby={headingId}>
+    <section
+      ref={setNodeRef}
+      class={`column${isOver ? ' over' : ''}${props.blocked ? ' blocked' : ''}`}
+      data-phase-id={phase.documentId}
+      aria-labelledby={headingId}
+    >
       <header>
         <h2 id={headingId}>{phase.name}</h2>
-        <span class="count" data-count>{first?.pagination.total ?? '…'}</span>
-        {board.boardSettings.showValue && first?.stats && <span class="muted small">{money(first.stats.valueSum, board.boardSettings.currency)}</span>}
-        {sla > 0 && <span class="badge warn" title={t('slaBreached')}>SLA {sla}</span>}
+        <span class="count" data-count>
+          {first?.pagination.total ?? '…'}
+        </span>
+        {board.boardSettings.showValue && first?.stats && (
+          <span class="muted small">{money(first.stats.valueSum, board.boardSettings.currency)}</span>
+        )}
+        {sla > 0 && (
+          <span class="badge warn" title={t('slaBreached')}>
+            SLA {sla}
+          </span>
+        )}
       </header>
       <ol class="cards">
         {cards.map((c) => (
@@ -321,7 +421,12 @@ function Column(props: {
       </ol>
       {query.isLoading && <p class="muted">{t('loading')}</p>}
       {query.hasNextPage && (
-        <button type="button" class="more" disabled={query.isFetchingNextPage} onClick={() => query.fetchNextPage()}>
+        <button
+          type="button"
+          class="more"
+          disabled={query.isFetchingNextPage}
+          onClick={() => query.fetchNextPage()}
+        >
           {t('loadMore')}
         </button>
       )}
@@ -329,48 +434,103 @@ function Column(props: {
   );
 }
 
-function DraggableCard({ card, board, writable, onOpen }: { card: Card; board: Board; writable: boolean; onOpen: (c: Card) => void }) {
-  const { attributes, listeners, setNodeRef, isDragging } = useDraggable({ id: card.documentId, data: { card }, disabled: !writable });
+function DraggableCard({
+  card,
+  board,
+  writable,
+  onOpen,
+}: {
+  card: Card;
+  board: Board;
+  writable: boolean;
+  onOpen: (c: Card) => void;
+}) {
+  const { attributes, listeners, setNodeRef, isDragging } = useDraggable({
+    id: card.documentId,
+    data: { card },
+    disabled: !writable,
+  });
   return (
-    <CardView card={card} board={board} nodeRef={setNodeRef} dragging={isDragging}
+    <CardView
+      card={card}
+      board={board}
+      nodeRef={setNodeRef}
+      dragging={isDragging}
       props={{
         // A viewer's card only opens (no drag attributes: dnd-kit would mark it aria-disabled).
-        ...(writable ? { ...attributes, ...listeners, 'aria-roledescription': 'card', 'aria-describedby': 'kbd-help' } : { role: 'button' }),
+        ...(writable
+          ? { ...attributes, ...listeners, 'aria-roledescription': 'card', 'aria-describedby': 'kbd-help' }
+          : { role: 'button' }),
         onClick: () => onOpen(card),
         onKeyDown: (e: KeyboardEvent) => {
           if (writable) (listeners?.onKeyDown as ((e: KeyboardEvent) => void) | undefined)?.(e);
           if (e.key === 'Enter' && !isDragging) onOpen(card);
         },
-      }} />
+      }}
+    />
   );
 }
 
-function CardView(p: { card: Card; board: Board; overlay?: boolean; dragging?: boolean; nodeRef?: (el: HTMLElement | null) => void; props?: Record<string, unknown> }) {
+function CardView(p: {
+  card: Card;
+  board: Board;
+  overlay?: boolean;
+  dragging?: boolean;
+  nodeRef?: (el: HTMLElement | null) => void;
+  props?: Record<string, unknown>;
+}) {
   const { card, board } = p;
   const now = Date.now();
-  const closed = [board.boardSettings.wonPhase, board.boardSettings.lostPhase].includes(card.currentPhase?.documentId ?? null);
+  const closed = [board.boardSettings.wonPhase, board.boardSettings.lostPhase].includes(
+    card.currentPhase?.documentId ?? null,
+  );
   const overdue = !closed && card.dueDate && new Date(card.dueDate).getTime() < now;
   const max = card.currentPhase?.maxTimeInPhaseHours;
-  const slaBreached = !!max && !!card.currentPhaseEnteredAt && new Date(card.currentPhaseEnteredAt).getTime() + max * 3600_000 < now;
+  const slaBreached =
+    !!max &&
+    !!card.currentPhaseEnteredAt &&
+    new Date(card.currentPhaseEnteredAt).getTime() + max * 3600_000 < now;
   return (
-    <article ref={p.nodeRef} {...(p.props ?? {})} tabIndex={0} data-card-id={p.overlay ? undefined : card.documentId}
-      class={`kcard${p.dragging ? ' dragging' : ''}${p.overlay ? ' overlay' : ''}`} aria-label={card.title}>
+    <article
+      ref={p.nodeRef}
+      {...(p.props ?? {})}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a card is a control: Enter opens it, Space picks it up (role=button comes with dnd-kit's attributes)
+      tabIndex={0}
+      data-card-id={p.overlay ? undefined : card.documentId}
+      class={`kcard${p.dragging ? ' dragging' : ''}${p.overlay ? ' overlay' : ''}`}
+      aria-label={card.title}
+    >
       <h3>{card.title}</h3>
-      {board.boardSettings.showValue && <div class="value">{money(card.value, board.boardSettings.currency)}</div>}
+      {board.boardSettings.showValue && (
+        <div class="value">{money(card.value, board.boardSettings.currency)}</div>
+      )}
       <div class="meta">
-        {card.dueDate && <span class={overdue ? 'badge warn' : 'badge'}>{overdue ? `${t('overdue')} · ` : ''}{date(card.dueDate)}</span>}
+        {card.dueDate && (
+          <span class={overdue ? 'badge warn' : 'badge'}>
+            {overdue ? `${t('overdue')} · ` : ''}
+            {date(card.dueDate)}
+          </span>
+        )}
         {slaBreached && <span class="badge warn">SLA</span>}
         {card.contact && <span class="muted small">{card.contact.name}</span>}
       </div>
       {card.tags.length > 0 && (
         <ul class="tags" aria-label={t('tags')}>
-          {card.tags.map((x) => <li key={x.documentId} style={{ background: x.color ?? '#888' }}>{x.name}</li>)}
+          {card.tags.map((x) => (
+            <li key={x.documentId} style={{ background: x.color ?? '#888' }}>
+              {x.name}
+            </li>
+          ))}
         </ul>
       )}
       {card.assignees.length > 0 && (
-        <div class="assignees" aria-label={t('assignees')}>
-          {card.assignees.map((a) => <span key={a.documentId} class="avatar" title={a.user?.username}>{(a.user?.username ?? '?').slice(0, 2).toUpperCase()}</span>)}
-        </div>
+        <ul class="assignees" aria-label={t('assignees')}>
+          {card.assignees.map((a) => (
+            <li key={a.documentId} class="avatar" title={a.user?.username}>
+              {(a.user?.username ?? '?').slice(0, 2).toUpperCase()}
+            </li>
+          ))}
+        </ul>
       )}
     </article>
   );

@@ -17,7 +17,12 @@ export function OrgsPage() {
   const qc = useQueryClient();
   const orgs = useQuery({
     queryKey: ['organizations'],
-    queryFn: async () => (await unwrap(client.GET('/api/organizations', { params: { query: { pagination: { pageSize: 100 } } as never } }))).data as unknown as Org[],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/organizations', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as unknown as Org[],
   });
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
@@ -32,7 +37,9 @@ export function OrgsPage() {
     e.preventDefault();
     setError('');
     try {
-      const o = (await unwrap(client.POST('/api/organizations', { body: { data: { name, slug } } as never }))) as unknown as Org;
+      const o = (await unwrap(
+        client.POST('/api/organizations', { body: { data: { name, slug } } as never }),
+      )) as unknown as Org;
       pick({ ...o, role: 'owner' });
     } catch (err) {
       setError(reason(err));
@@ -46,7 +53,10 @@ export function OrgsPage() {
         {orgs.data?.map((o) => (
           <li key={o.documentId}>
             <button type="button" class="org-pick" data-org={o.slug} onClick={() => pick(o)}>
-              <strong>{o.name}</strong> <span class="muted">{o.slug} · {o.role} · {o.plan}</span>
+              <strong>{o.name}</strong>{' '}
+              <span class="muted">
+                {o.slug} · {o.role} · {o.plan}
+              </span>
             </button>
           </li>
         ))}
@@ -59,9 +69,18 @@ export function OrgsPage() {
         </label>
         <label>
           {t('slug')}
-          <input required pattern="[a-z0-9-]+" value={slug} onInput={(e) => setSlug((e.target as HTMLInputElement).value)} />
+          <input
+            required
+            pattern="[a-z0-9-]+"
+            value={slug}
+            onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
+          />
         </label>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
         <button type="submit">{t('create')}</button>
       </form>
     </section>

@@ -39,14 +39,34 @@ export function SignInPage() {
       <h1 id="signin-title">{t('signIn')}</h1>
       <label>
         {t('email')}
-        <input type="email" name="email" autoComplete="username" required value={identifier} onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={identifier}
+          onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)}
+        />
       </label>
       <label>
         {t('password')}
-        <input type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
-      <button type="submit" disabled={busy}>{t('signIn')}</button>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t('signIn')}
+      </button>
       <Link href="/signup">{t('noAccount')}</Link>
     </form>
   );
@@ -69,18 +89,46 @@ export function SignUpPage() {
       <h1 id="signup-title">{t('signUp')}</h1>
       <label>
         {t('username')}
-        <input name="username" autoComplete="username" required minLength={3} value={v.username} onInput={set('username')} />
+        <input
+          name="username"
+          autoComplete="username"
+          required
+          minLength={3}
+          value={v.username}
+          onInput={set('username')}
+        />
       </label>
       <label>
         {t('email')}
-        <input type="email" name="email" autoComplete="email" required value={v.email} onInput={set('email')} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={v.email}
+          onInput={set('email')}
+        />
       </label>
       <label>
         {t('password')}
-        <input type="password" name="password" autoComplete="new-password" required minLength={8} value={v.password} onInput={set('password')} />
+        <input
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={v.password}
+          onInput={set('password')}
+        />
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
-      <button type="submit" disabled={busy}>{t('signUp')}</button>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t('signUp')}
+      </button>
       <Link href="/">{t('haveAccount')}</Link>
     </form>
   );

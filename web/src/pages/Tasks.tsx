@@ -22,11 +22,28 @@ export function TasksPage() {
   const list = useQuery({
     queryKey: ['tasks', status],
     queryFn: async () =>
-      (await unwrap(client.GET('/api/tasks', { params: { query: { ...(status ? { filters: { taskStatus: { $eq: status } } } : {}), sort: 'dueDate:asc', pagination: { pageSize: 100 } } as never } }))).data as unknown as Task[],
+      (
+        await unwrap(
+          client.GET('/api/tasks', {
+            params: {
+              query: {
+                ...(status ? { filters: { taskStatus: { $eq: status } } } : {}),
+                sort: 'dueDate:asc',
+                pagination: { pageSize: 100 },
+              } as never,
+            },
+          }),
+        )
+      ).data as unknown as Task[],
   });
   const change = async (id: string, taskStatus: string) => {
     try {
-      await unwrap(client.PUT('/api/tasks/{id}/status', { params: { path: { id } }, body: { data: { taskStatus } } as never }));
+      await unwrap(
+        client.PUT('/api/tasks/{id}/status', {
+          params: { path: { id } },
+          body: { data: { taskStatus } } as never,
+        }),
+      );
       await qc.invalidateQueries({ queryKey: ['tasks'] });
     } catch (err) {
       setError(reason(err));
@@ -45,15 +62,32 @@ export function TasksPage() {
   return (
     <section class="page">
       <h1>{t('tasks')}</h1>
-      <label>{t('status')}
+      <label>
+        {t('status')}
         <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
           <option value="">—</option>
-          {['pending', 'in-progress', 'completed', 'cancelled'].map((s) => <option key={s} value={s}>{s}</option>)}
+          {['pending', 'in-progress', 'completed', 'cancelled'].map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
         </select>
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <table class="table">
-        <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('card')}</th><th scope="col">{t('dueDate')}</th><th scope="col">{t('priority')}</th><th scope="col">{t('status')}</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">{t('name')}</th>
+            <th scope="col">{t('card')}</th>
+            <th scope="col">{t('dueDate')}</th>
+            <th scope="col">{t('priority')}</th>
+            <th scope="col">{t('status')}</th>
+          </tr>
+        </thead>
         <tbody>
           {list.data?.map((x) => (
             <tr key={x.documentId}>
@@ -62,9 +96,20 @@ export function TasksPage() {
               <td>{date(x.dueDate)}</td>
               <td>{x.priority}</td>
               <td>
-                <label><span class="sr-only">{t('status')}</span>
-                  <select value={x.taskStatus} disabled={!canWrite()} onChange={(e) => change(x.documentId, (e.target as HTMLSelectElement).value)}>
-                    {[...new Set(['pending', 'in-progress', 'completed', 'cancelled', x.taskStatus])].map((s) => <option key={s} value={s}>{s}</option>)}
+                <label>
+                  <span class="sr-only">{t('status')}</span>
+                  <select
+                    value={x.taskStatus}
+                    disabled={!canWrite()}
+                    onChange={(e) => change(x.documentId, (e.target as HTMLSelectElement).value)}
+                  >
+                    {[...new Set(['pending', 'in-progress', 'completed', 'cancelled', x.taskStatus])].map(
+                      (s) => (
+                        <option key={s} value={s}>
+                          {s}
+                        </option>
+                      ),
+                    )}
                   </select>
                 </label>
               </td>
@@ -74,7 +119,10 @@ export function TasksPage() {
       </table>
       {canWrite() && (
         <form class="row" onSubmit={create}>
-          <label>{t('newTask')}<input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+          <label>
+            {t('newTask')}
+            <input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </label>
           <button type="submit">{t('create')}</button>
         </form>
       )}
