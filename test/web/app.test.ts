@@ -50,7 +50,7 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     t = await newTenant(app);
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
     const org = (await findOrganizationBySlug(db.system, t.slug))!;
-    const seeded = await seedDemoData({ config, db, signer, ...background }, org);
+    const seeded = await seedDemoData({ ...background, signer }, org);
     boardId = seeded.board.documentId;
     phases = (await t.api.get(`/boards/${boardId}`)).body.phases;
     // A viewer sees the boards it is related to: a member of the demo board.
