@@ -55,6 +55,7 @@ export function CardDrawer(props: {
   });
   const [draft, setDraft] = useState<Record<string, unknown>>({});
   const [attrs, setAttrs] = useState<{
+    description?: string | null;
     title?: string;
     value?: number | null;
     dueDate?: string | null;
@@ -214,6 +215,18 @@ export function CardDrawer(props: {
                       }}
                     />
                   </div>
+                </div>
+                <div class="field">
+                  <label for="card-description">{t('description')}</label>
+                  <textarea
+                    id="card-description"
+                    name="description"
+                    rows={2}
+                    value={attrs.description ?? c.description ?? ''}
+                    onInput={(e) =>
+                      setAttrs({ ...attrs, description: (e.target as HTMLTextAreaElement).value || null })
+                    }
+                  />
                 </div>
                 {shownPhases.map((p) => (
                   <fieldset key={p.documentId} class="phase-fields">
