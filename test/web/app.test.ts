@@ -276,6 +276,27 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await visitor.context().close();
   });
 
+  test('sign up, create an organization, switch the language to English', async () => {
+    const p = await newPage(browser);
+    const pageErrors = watchConsole(p);
+    const name = `web${Date.now().toString(36)}`;
+    await p.goto(`${base}/app/signup`);
+    await p.fill('input[name=username]', name);
+    await p.fill('input[type=email]', `${name}@example.com`);
+    await p.fill('input[type=password]', 'correct-horse-battery');
+    await p.getByRole('button', { name: 'Criar conta' }).click();
+    await p.getByRole('heading', { name: 'Escolha uma organização' }).waitFor();
+    await p.getByLabel('Nome', { exact: true }).fill('Loja Nova');
+    await p.getByLabel('Identificador (slug)').fill(name);
+    await p.getByRole('button', { name: 'Criar' }).click();
+    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.getByRole('heading', { name: 'Boards' }).waitFor();
+    expect(await p.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(pageErrors).toEqual([]);
+    await p.context().close();
+  });
+
   test('a viewer sees the board without write controls', async () => {
     const p = await newPage(browser);
     const viewerErrors = watchConsole(p);

@@ -71,7 +71,7 @@ export function OrgsPage() {
           {t('slug')}
           <input
             required
-            pattern="[a-z0-9-]+"
+            pattern="[a-z0-9\-]+"
             value={slug}
             onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
           />
