@@ -37,6 +37,7 @@ import { refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
 import { installRequestGuards, parseQueryString } from './platform/http/request-guards.js';
 import { installRequestLog, loggerOptions, RequestLogController } from './platform/http/request-log.js';
+import { registerWebApp } from './platform/http/web-app.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { createBackground, type WorkerDeps } from './workers.js';
@@ -130,5 +131,6 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   await app.register(idempotencyPlugin, { db, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
   await registerDocsRoutes(app);
+  await registerWebApp(app);
   return app;
 }

@@ -36,6 +36,7 @@ export function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDem
 ${created ? 'Created the demo organization.' : 'Demo organization:'}
   API:          ${url}/api
   Docs:         ${url}/api/docs
+  Web app:      ${url}/app/   (sign in with the login below)
   Organization: ${creds.organization}   (send it as x-tenant-id)
   Login:        ${creds.email} / ${creds.password}
   API token:    ${creds.token}

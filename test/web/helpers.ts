@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { WEB_DIR } from '../../src/platform/http/web-app.js';
+
+/**
+ * Chromium for the end-to-end tests: Debian's `chromium` (installed by .ci/run), driven by playwright-core.
+ * Without it the web tests are skipped with a message. CRM_CHROMIUM_PATH points elsewhere.
+ */
+export const CHROMIUM = process.env.CRM_CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(
+    `test/web: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or set CRM_CHROMIUM_PATH)`,
+  );
+
+export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/web');
+
+const ROOT = join(import.meta.dirname, '../..');
+const newest = (dir: string): number =>
+  Math.max(
+    0,
+    ...readdirSync(dir).map((name) => {
+      const p = join(dir, name);
+      const s = statSync(p);
+      return s.isDirectory() ? newest(p) : s.mtimeMs;
+    }),
+  );
+
+/** The built app (dist/web): built now when missing or older than web/ (npm install builds it too). */
+export async function ensureWebBuild() {
+  const index = join(WEB_DIR, 'index.html');
+  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
+  if (built && built >= newest(join(ROOT, 'web'))) return;
+  const { build } = await import('vite');
+  await build({ configFile: join(ROOT, 'web/vite.config.ts'), logLevel: 'error' });
+}
+
+/**
+ * A headless Chromium (flags that keep it from reaching out on a closed network). playwright-core gives every
+ * launch a fresh temporary profile (--user-data-dir) and removes it on close; each context has its own storage.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/** A fresh visitor: its own cookies and storage, a desktop viewport, Brazilian locale and time zone. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 900 },
+    locale: 'pt-BR',
+    timezoneId: 'America/Sao_Paulo',
+  });
+  // A step that has not happened in 10 s will not: fail fast (the whole file stays about a minute).
+  context.setDefaultTimeout(10_000);
+  return context.newPage();
+}
+
+/**
+ * Console errors and uncaught exceptions of a page. Chromium itself logs every HTTP error answer as "Failed to
+ * load resource"; the statuses a test expects (a refused move's 422, another organization's 404) are passed.
+ */
+export function watchConsole(page: Page, expectedStatuses: number[] = []) {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const status = /status of (\d{3})/.exec(m.text())?.[1];
+    if (status && expectedStatuses.includes(Number(status))) return;
+    errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
+
+/** Drags a card with the mouse onto a column (dnd-kit starts a drag after the pointer moved 6 px). */
+export async function dragTo(page: Page, cardId: string, phaseId: string) {
+  const card = page.locator(`[data-card-id="${cardId}"]`);
+  await card.scrollIntoViewIfNeeded();
+  const from = (await card.boundingBox())!;
+  const to = (await page.locator(`[data-phase-id="${phaseId}"]`).boundingBox())!;
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + from.width / 2 + 12, from.y + from.height / 2, { steps: 3 });
+  await page.mouse.move(to.x + to.width / 2, to.y + 120, { steps: 12 });
+  await page.mouse.up();
+}

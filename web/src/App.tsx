@@ -1,0 +1,148 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'preact/hooks';
+import { getLang, type Lang, setLang, t, useLang } from './i18n';
+import { BoardsPage } from './pages/Boards';
+import { ContactsPage } from './pages/Contacts';
+import { KanbanPage } from './pages/Kanban';
+import { OrgsPage } from './pages/Orgs';
+import { PublicFormPage } from './pages/PublicForm';
+import { ReportPage } from './pages/Report';
+import { SegmentsPage } from './pages/Segments';
+import { SignInPage, SignUpPage } from './pages/SignIn';
+import { TasksPage } from './pages/Tasks';
+import { match, navigate, usePath } from './router';
+import { getSession, onSession, setSession } from './session';
+
+export function Link(props: { href: string; children: any; class?: string; 'aria-current'?: 'page' }) {
+  return (
+    <a
+      {...props}
+      href={`/app${props.href}`}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(props.href);
+      }}
+    />
+  );
+}
+
+export function NotFound() {
+  return (
+    <section class="page" data-testid="not-found">
+      <h1>{t('notFound')}</h1>
+      <p>{t('notFoundText')}</p>
+      <Link href="/boards">{t('boards')}</Link>
+    </section>
+  );
+}
+
+function LangPicker() {
+  return (
+    <label class="lang">
+      <span class="sr-only">{t('language')}</span>
+      <select value={getLang()} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
+        <option value="pt-BR">Português</option>
+        <option value="en">English</option>
+      </select>
+    </label>
+  );
+}
+
+function useSession() {
+  const [s, set] = useState(getSession());
+  useEffect(() => onSession(() => set(getSession())), []);
+  return s;
+}
+
+export function App() {
+  useLang();
+  const path = usePath();
+  const session = useSession();
+  const qc = useQueryClient();
+  useEffect(() => {
+    if (!session) qc.clear();
+  }, [session, qc]);
+
+  // The public entry form needs no session.
+  const form = match('/f/:boardId', path);
+  if (form) return <PublicFormPage boardId={form.boardId} />;
+
+  if (!session) {
+    return (
+      <div class="auth-shell">
+        <header class="auth-head">
+          <strong>{t('appName')}</strong>
+          <LangPicker />
+        </header>
+        {path === '/signup' ? <SignUpPage /> : <SignInPage />}
+      </div>
+    );
+  }
+  if (!session.org || path === '/orgs') return <Shell>{<OrgsPage />}</Shell>;
+
+  return <Shell>{route(path)}</Shell>;
+}
+
+/** The signed-in pages, by path (the Kanban of a board lives at /app/boards/{boardDocumentId}). */
+const routes: [string, (p: Record<string, string>) => any][] = [
+  ['/', () => <BoardsPage />],
+  ['/boards', () => <BoardsPage />],
+  ['/signup', () => <BoardsPage />],
+  ['/boards/:boardId', (p) => <KanbanPage boardId={p.boardId} />],
+  ['/boards/:boardId/cards/:cardId', (p) => <KanbanPage boardId={p.boardId} cardId={p.cardId} />],
+  ['/boards/:boardId/report', (p) => <ReportPage boardId={p.boardId} />],
+  ['/contacts', () => <ContactsPage />],
+  ['/contacts/:contactId', (p) => <ContactsPage contactId={p.contactId} />],
+  ['/segments', () => <SegmentsPage />],
+  ['/tasks', () => <TasksPage />],
+];
+
+function route(path: string) {
+  for (const [pattern, render] of routes) {
+    const params = match(pattern, path);
+    if (params) return render(params);
+  }
+  return <NotFound />;
+}
+
+function Shell({ children }: { children: any }) {
+  const s = getSession()!;
+  const path = usePath();
+  const nav = [
+    ['/boards', t('boards')],
+    ['/contacts', t('contacts')],
+    ['/segments', t('segments')],
+    ['/tasks', t('tasks')],
+  ] as const;
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        {t('appName')}
+      </a>
+      <header class="top">
+        <strong class="brand">{t('appName')}</strong>
+        {s.org && (
+          <nav aria-label="main">
+            {nav.map(([href, label]) => (
+              <Link key={href} href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
+                {label}
+              </Link>
+            ))}
+          </nav>
+        )}
+        <div class="spacer" />
+        {s.org && (
+          <Link href="/orgs" class="org">
+            {s.org.name} · {s.org.role}
+          </Link>
+        )}
+        <LangPicker />
+        <button type="button" class="link" onClick={() => setSession(null)}>
+          {t('signOut')} ({s.user.username})
+        </button>
+      </header>
+      <main id="main">{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,573 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
+import { type Condition, hiddenSlugs } from '../conditions';
+import { date, dateTime, t } from '../i18n';
+import { people, personName } from '../pages/Kanban';
+import { canWrite } from '../session';
+import { FieldInput } from './FieldInput';
+
+interface Comment {
+  documentId: string;
+  content: string;
+  type: 'user' | 'system';
+  activityType: string | null;
+  author: { documentId: string; user?: { username: string } } | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+interface Task {
+  documentId: string;
+  name: string;
+  taskStatus: string;
+  dueDate: string | null;
+}
+
+/** The card drawer: fields by type with the board's show/hide conditions, tags, assignees, contact, comments, history, tasks. */
+export function CardDrawer(props: {
+  board: Board;
+  cardId: string;
+  onClose: () => void;
+  onMove: (c: Card, to: string) => Promise<void>;
+  onSaved: (c: Card) => void;
+}) {
+  const { board, cardId, onClose } = props;
+  const boardId = board.documentId;
+  const qc = useQueryClient();
+  const writable = canWrite();
+  const card = useQuery({
+    queryKey: ['card', boardId, cardId],
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/boards/{boardId}/cards/{id}', { params: { path: { boardId, id: cardId } } }),
+      )) as unknown as Card,
+  });
+  const conditions = useQuery({
+    queryKey: ['conditions', boardId],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/boards/{boardId}/field-conditions', {
+            params: { path: { boardId }, query: { pagination: { pageSize: 100 } } as never },
+          }),
+        )
+      ).data as unknown as Condition[],
+  });
+  const [draft, setDraft] = useState<Record<string, unknown>>({});
+  const [attrs, setAttrs] = useState<{
+    description?: string | null;
+    title?: string;
+    value?: number | null;
+    dueDate?: string | null;
+    tags?: string[];
+    assignees?: string[];
+    contact?: string | null;
+  }>({});
+  const [status, setStatus] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    setDraft({});
+    setAttrs({});
+    setStatus(null);
+    heading.current?.focus();
+  }, [cardId]);
+  useEffect(() => {
+    const esc = (e: KeyboardEvent) => e.key === 'Escape' && !e.defaultPrevented && onClose();
+    document.addEventListener('keydown', esc);
+    return () => document.removeEventListener('keydown', esc);
+  }, [onClose]);
+
+  const c = card.data;
+  const phases = [...board.phases].sort((a, b) => a.order - b.order);
+  const current = phases.find((p) => p.documentId === c?.currentPhase?.documentId);
+  // The fields of the phases the card went through, up to its current phase.
+  const shownPhases = current ? phases.filter((p) => p.order <= current.order) : phases.slice(0, 1);
+  const allFields = phases.flatMap((p) => p.fields);
+  const values = { ...(c?.fields ?? {}), ...draft };
+  const hidden = useMemo(
+    () => hiddenSlugs(allFields, conditions.data ?? [], values),
+    [conditions.data, c, draft],
+  );
+
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: ['card', boardId, cardId] }),
+      qc.invalidateQueries({ queryKey: ['cards', boardId] }),
+      qc.invalidateQueries({ queryKey: ['stats', boardId] }),
+      qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] }),
+    ]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setStatus(null);
+    try {
+      const data: Record<string, unknown> = { ...attrs };
+      if (Object.keys(draft).length) data.fields = draft;
+      const updated = await unwrap(
+        client.PUT('/api/boards/{boardId}/cards/{id}', {
+          params: { path: { boardId, id: cardId } },
+          body: { data } as never,
+        }),
+      );
+      props.onSaved(updated as unknown as Card);
+      setDraft({});
+      setAttrs({});
+      await refresh();
+      setStatus({ kind: 'ok', text: t('saved') });
+    } catch (err) {
+      setStatus({ kind: 'error', text: reason(err) });
+    }
+  };
+
+  const tagIds = attrs.tags ?? c?.tags.map((x) => x.documentId) ?? [];
+  const assigneeIds = attrs.assignees ?? c?.assignees.map((x) => x.documentId) ?? [];
+  const toggle = (list: string[], id: string, on: boolean) =>
+    on ? [...list, id] : list.filter((x) => x !== id);
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click beside the drawer closes it; the keyboard has Escape and the close button
+    // biome-ignore lint/a11y/useKeyWithClickEvents: as above
+    <div class="drawer-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <aside
+        class="drawer"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="drawer-title"
+        data-testid="card-drawer"
+      >
+        <header>
+          <h2 id="drawer-title" tabIndex={-1} ref={heading}>
+            {c?.title ?? t('loading')}
+          </h2>
+          <button type="button" onClick={onClose} aria-label={t('close')}>
+            ×
+          </button>
+        </header>
+        {card.error && (
+          <p role="alert" class="error">
+            {reason(card.error)}
+          </p>
+        )}
+        {c && (
+          <>
+            <p class="muted">
+              {t('phase')}: <strong>{c.currentPhase?.name}</strong> · {dateTime(c.createdAt)}
+            </p>
+            {writable && (
+              <label class="move-select">
+                {t('moveTo')}
+                <select
+                  name="move"
+                  value=""
+                  onChange={(e) => {
+                    const to = (e.target as HTMLSelectElement).value;
+                    if (to) void props.onMove(c, to).then(refresh);
+                  }}
+                >
+                  <option value="">—</option>
+                  {phases
+                    .filter((p) => p.documentId !== c.currentPhase?.documentId)
+                    .map((p) => (
+                      <option key={p.documentId} value={p.documentId}>
+                        {p.name}
+                      </option>
+                    ))}
+                </select>
+              </label>
+            )}
+            <form class="card-form" onSubmit={save}>
+              <fieldset disabled={!writable}>
+                <legend class="sr-only">{t('card')}</legend>
+                <div class="field">
+                  <label for="card-title">{t('title')}</label>
+                  <input
+                    id="card-title"
+                    name="title"
+                    value={attrs.title ?? c.title}
+                    onInput={(e) => setAttrs({ ...attrs, title: (e.target as HTMLInputElement).value })}
+                  />
+                </div>
+                <div class="row">
+                  <div class="field">
+                    <label for="card-value">{t('value')}</label>
+                    <input
+                      id="card-value"
+                      name="value"
+                      type="number"
+                      step="0.01"
+                      value={attrs.value ?? c.value}
+                      onInput={(e) =>
+                        setAttrs({ ...attrs, value: Number((e.target as HTMLInputElement).value) })
+                      }
+                    />
+                  </div>
+                  <div class="field">
+                    <label for="card-due">{t('dueDate')}</label>
+                    <input
+                      id="card-due"
+                      name="dueDate"
+                      type="date"
+                      value={(attrs.dueDate ?? c.dueDate ?? '').slice(0, 10)}
+                      onInput={(e) => {
+                        const v = (e.target as HTMLInputElement).value;
+                        setAttrs({ ...attrs, dueDate: v ? new Date(`${v}T12:00:00Z`).toISOString() : null });
+                      }}
+                    />
+                  </div>
+                </div>
+                <div class="field">
+                  <label for="card-description">{t('description')}</label>
+                  <textarea
+                    id="card-description"
+                    name="description"
+                    rows={2}
+                    value={attrs.description ?? c.description ?? ''}
+                    onInput={(e) =>
+                      setAttrs({ ...attrs, description: (e.target as HTMLTextAreaElement).value || null })
+                    }
+                  />
+                </div>
+                {shownPhases.map((p) => (
+                  <fieldset key={p.documentId} class="phase-fields">
+                    <legend>{p.name}</legend>
+                    {p.fields
+                      .filter((f) => !hidden.has(f.slug))
+                      .map((f) => (
+                        <FieldInput
+                          key={f.slug}
+                          field={f}
+                          value={values[f.slug]}
+                          onChange={(v) => setDraft({ ...draft, [f.slug]: v })}
+                        />
+                      ))}
+                  </fieldset>
+                ))}
+                <fieldset>
+                  <legend>{t('tags')}</legend>
+                  {board.tags.map((x) => (
+                    <label key={x.documentId} class="inline">
+                      <input
+                        type="checkbox"
+                        name="tags"
+                        checked={tagIds.includes(x.documentId)}
+                        onChange={(e) =>
+                          setAttrs({
+                            ...attrs,
+                            tags: toggle(tagIds, x.documentId, (e.target as HTMLInputElement).checked),
+                          })
+                        }
+                      />
+                      <span class="dot" style={{ background: x.color ?? '#888' }} />
+                      {x.name}
+                    </label>
+                  ))}
+                </fieldset>
+                <fieldset>
+                  <legend>{t('assignees')}</legend>
+                  {people(board).map((m) => (
+                    <label key={m.documentId} class="inline">
+                      <input
+                        type="checkbox"
+                        name="assignees"
+                        checked={assigneeIds.includes(m.documentId)}
+                        onChange={(e) =>
+                          setAttrs({
+                            ...attrs,
+                            assignees: toggle(
+                              assigneeIds,
+                              m.documentId,
+                              (e.target as HTMLInputElement).checked,
+                            ),
+                          })
+                        }
+                      />
+                      {personName(m)}
+                    </label>
+                  ))}
+                </fieldset>
+                <ContactPicker
+                  current={c.contact}
+                  onPick={(id) => setAttrs({ ...attrs, contact: id })}
+                  picked={attrs.contact}
+                />
+                {writable && <button type="submit">{t('save')}</button>}
+              </fieldset>
+              {status && (
+                <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
+                  {status.text}
+                </p>
+              )}
+            </form>
+            <Tasks boardId={boardId} card={c} />
+            <Comments boardId={boardId} cardId={cardId} />
+          </>
+        )}
+      </aside>
+    </div>
+  );
+}
+
+function ContactPicker(props: {
+  current: Card['contact'];
+  picked?: string | null;
+  onPick: (id: string | null) => void;
+}) {
+  const [q, setQ] = useState('');
+  const [chosen, setChosen] = useState<string | null>(null);
+  const found = useQuery({
+    queryKey: ['contact-search', q],
+    enabled: q.trim().length >= 3,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/contacts', { params: { query: { q, pagination: { pageSize: 5 } } as never } }),
+        )
+      ).data as unknown as { documentId: string; name: string; email: string | null }[],
+  });
+  const label = props.picked === null ? t('none') : (chosen ?? props.current?.name ?? t('none'));
+  return (
+    <fieldset>
+      <legend>{t('contact')}</legend>
+      <p>
+        <strong>{label}</strong>{' '}
+        {(props.picked ?? props.current) && (
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setChosen(null);
+              props.onPick(null);
+            }}
+          >
+            {t('remove')}
+          </button>
+        )}
+      </p>
+      <label>
+        <span class="sr-only">{t('searchContacts')}</span>
+        <input
+          type="search"
+          placeholder={t('searchContacts')}
+          value={q}
+          onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <ul class="plain">
+        {found.data?.map((x) => (
+          <li key={x.documentId}>
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                setChosen(x.name);
+                props.onPick(x.documentId);
+                setQ('');
+              }}
+            >
+              {x.name} {x.email ? `· ${x.email}` : ''}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </fieldset>
+  );
+}
+
+function Comments({ boardId, cardId }: { boardId: string; cardId: string }) {
+  const qc = useQueryClient();
+  const [text, setText] = useState('');
+  const [error, setError] = useState('');
+  const list = useQuery({
+    queryKey: ['comments', boardId, cardId],
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/boards/{boardId}/cards/{cardId}/comments', {
+          params: { path: { boardId, cardId }, query: { pagination: { pageSize: 100 } } as never },
+        }),
+      )) as unknown as Page<Comment>,
+  });
+  const post = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      await unwrap(
+        client.POST('/api/boards/{boardId}/cards/{cardId}/comments', {
+          params: { path: { boardId, cardId } },
+          body: { data: { content: text } } as never,
+        }),
+      );
+      setText('');
+      await qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  const all = list.data?.data ?? [];
+  const user = all.filter((x) => x.type === 'user');
+  const history = all.filter((x) => x.type === 'system').reverse();
+  return (
+    <>
+      <section aria-labelledby="comments-title">
+        <h3 id="comments-title">{t('comments')}</h3>
+        <ul class="comments" data-testid="comments">
+          {user.map((x) => (
+            <li key={x.documentId}>
+              <span class="muted small">
+                {x.author?.user?.username} · {dateTime(x.createdAt)}
+              </span>
+              <p>{x.content}</p>
+            </li>
+          ))}
+        </ul>
+        {canWrite() && (
+          <form onSubmit={post} class="comment-form">
+            <label for="new-comment">{t('newComment')}</label>
+            <textarea
+              id="new-comment"
+              name="comment"
+              required
+              rows={2}
+              value={text}
+              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            />
+            {error && (
+              <p role="alert" class="error">
+                {error}
+              </p>
+            )}
+            <button type="submit">{t('comment')}</button>
+          </form>
+        )}
+      </section>
+      <section aria-labelledby="history-title">
+        <h3 id="history-title">{t('history')}</h3>
+        <ul class="history">
+          {history.map((x) => (
+            <li key={x.documentId}>
+              <span class="muted small">
+                {dateTime(x.createdAt)} · {x.author?.user?.username ?? ''}
+              </span>{' '}
+              {x.content}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}
+
+function Tasks({ boardId, card }: { boardId: string; card: Card }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [due, setDue] = useState('');
+  const [error, setError] = useState('');
+  const key = ['tasks', 'card', card.documentId];
+  const list = useQuery({
+    queryKey: key,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/tasks', {
+            params: {
+              query: {
+                filters: { card: { documentId: { $eq: card.documentId } } },
+                pagination: { pageSize: 50 },
+              } as never,
+            },
+          }),
+        )
+      ).data as unknown as Task[],
+  });
+  const board = qc.getQueryData<Board>(['board', boardId]);
+  const statuses = (board as unknown as { taskStatuses?: string[] })?.taskStatuses ?? [
+    'pending',
+    'in-progress',
+    'completed',
+    'cancelled',
+  ];
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      await unwrap(
+        client.POST('/api/tasks', {
+          body: {
+            data: {
+              name,
+              card: card.documentId,
+              ...(due ? { dueDate: new Date(`${due}T12:00:00Z`).toISOString() } : {}),
+            },
+          } as never,
+        }),
+      );
+      setName('');
+      setDue('');
+      await qc.invalidateQueries({ queryKey: key });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  const setStatus = async (id: string, taskStatus: string) => {
+    try {
+      await unwrap(
+        client.PUT('/api/tasks/{id}/status', {
+          params: { path: { id } },
+          body: { data: { taskStatus } } as never,
+        }),
+      );
+      await qc.invalidateQueries({ queryKey: key });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  return (
+    <section aria-labelledby="tasks-title">
+      <h3 id="tasks-title">{t('tasks')}</h3>
+      <ul class="plain">
+        {list.data?.map((x) => (
+          <li key={x.documentId} class="task-row">
+            <span>{x.name}</span> <span class="muted small">{date(x.dueDate)}</span>
+            <label>
+              <span class="sr-only">{t('status')}</span>
+              <select
+                value={x.taskStatus}
+                disabled={!canWrite()}
+                onChange={(e) => setStatus(x.documentId, (e.target as HTMLSelectElement).value)}
+              >
+                {statuses.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </li>
+        ))}
+      </ul>
+      {canWrite() && (
+        <form onSubmit={create} class="row">
+          <label>
+            {t('newTask')}
+            <input
+              name="task"
+              required
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label>
+            {t('dueDate')}
+            <input type="date" value={due} onInput={(e) => setDue((e.target as HTMLInputElement).value)} />
+          </label>
+          <button type="submit">{t('create')}</button>
+        </form>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,537 @@
+import {
+  type CollisionDetection,
+  DndContext,
+  type DragEndEvent,
+  DragOverlay,
+  type DragStartEvent,
+  type KeyboardCoordinateGetter,
+  KeyboardSensor,
+  PointerSensor,
+  pointerWithin,
+  rectIntersection,
+  useDraggable,
+  useDroppable,
+  useSensor,
+  useSensors,
+} from '@dnd-kit/core';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { Link, NotFound } from '../App';
+import {
+  ApiError,
+  type Board,
+  type Card,
+  type CardStats,
+  client,
+  type Page,
+  type Phase,
+  type Ref,
+  reason,
+  unwrap,
+} from '../api';
+import { CardDrawer } from '../components/CardDrawer';
+import { date, money, t } from '../i18n';
+import { navigate } from '../router';
+import { canWrite } from '../session';
+
+const PAGE_SIZE = 20;
+
+export interface CardFilters {
+  q: string;
+  tag: string;
+  assignee: string;
+}
+
+/** The list query of the board's cards: the page's filters, Strapi's bracket form. */
+export function cardFilters(f: CardFilters, phaseId?: string) {
+  const filters: Record<string, unknown> = {};
+  if (phaseId) filters.currentPhase = { documentId: { $eq: phaseId } };
+  if (f.q.trim()) filters.title = { $containsi: f.q.trim() };
+  if (f.tag) filters.tags = { documentId: { $eq: f.tag } };
+  if (f.assignee) filters.assignees = { documentId: { $eq: f.assignee } };
+  return filters;
+}
+
+export function useBoard(boardId: string) {
+  return useQuery({
+    queryKey: ['board', boardId],
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/boards/{id}', { params: { path: { id: boardId } } }),
+      )) as unknown as Board,
+  });
+}
+
+export const people = (b: Board): Ref[] => {
+  const seen = new Map<string, Ref>();
+  for (const p of [b.owner, ...b.editors, ...b.members])
+    if (p && !seen.has(p.documentId)) seen.set(p.documentId, p);
+  return [...seen.values()];
+};
+export const personName = (r: Ref) => r.user?.username ?? r.documentId;
+
+function listCards(boardId: string, query: Record<string, unknown>) {
+  return unwrap(
+    client.GET('/api/boards/{boardId}/cards', { params: { path: { boardId }, query: query as never } }),
+  ) as unknown as Promise<Page<Card>>;
+}
+
+/** Keyboard moves: ← → jump to the centre of the previous / next column (dnd-kit's default moves 25 px). */
+const columnJump: KeyboardCoordinateGetter = (event, { context: { droppableRects, collisionRect } }) => {
+  if (!collisionRect || (event.code !== 'ArrowRight' && event.code !== 'ArrowLeft')) return undefined;
+  event.preventDefault();
+  const rects = [...droppableRects.values()].sort((a, b) => a.left - b.left);
+  const cx = collisionRect.left + collisionRect.width / 2;
+  let i = rects.findIndex((r) => cx >= r.left && cx <= r.left + r.width);
+  if (i < 0) i = rects.findIndex((r) => r.left > cx) - 1;
+  i = Math.max(0, Math.min(rects.length - 1, i + (event.code === 'ArrowRight' ? 1 : -1)));
+  const r = rects[i];
+  return { x: r.left + r.width / 2 - collisionRect.width / 2, y: collisionRect.top };
+};
+const collision: CollisionDetection = (args) => {
+  const hit = pointerWithin(args);
+  return hit.length ? hit : rectIntersection(args);
+};
+
+interface PendingMove {
+  card: Card;
+  from: string;
+  to: string;
+}
+
+export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: string }) {
+  const board = useBoard(boardId);
+  const qc = useQueryClient();
+  const [filters, setFilters] = useState<CardFilters>({ q: '', tag: '', assignee: '' });
+  const [q, setQ] = useState('');
+  const [pending, setPending] = useState<Map<string, PendingMove>>(new Map());
+  const pendingNow = useRef(pending);
+  pendingNow.current = pending;
+  const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
+  const [dragging, setDragging] = useState<Card | null>(null);
+  const lastDrop = useRef(0);
+  const writable = canWrite();
+
+  useEffect(() => {
+    const id = setTimeout(() => {
+      setFilters((f) => ({ ...f, q }));
+      setPending(new Map());
+    }, 300);
+    return () => clearTimeout(id);
+  }, [q]);
+
+  const stats = useQuery({
+    queryKey: ['stats', boardId, filters],
+    queryFn: () => listCards(boardId, { filters: cardFilters(filters), pagination: { pageSize: 1 } }),
+    enabled: board.isSuccess,
+  });
+  const [slaByPhase, setSlaByPhase] = useState<Record<string, number>>({});
+
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
+    useSensor(KeyboardSensor, {
+      coordinateGetter: columnJump,
+      keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
+    }),
+  );
+
+  if (board.error) {
+    if (board.error instanceof ApiError && (board.error.status === 404 || board.error.status === 400))
+      return <NotFound />;
+    return (
+      <p role="alert" class="error">
+        {reason(board.error)}
+      </p>
+    );
+  }
+  if (!board.data) return <p class="page">{t('loading')}</p>;
+  const b = board.data;
+  const phases = [...b.phases].sort((x, y) => x.order - y.order);
+
+  const move = async (card: Card, to: string) => {
+    const from = card.currentPhase?.documentId ?? '';
+    if (!to || to === from) return;
+    setMessage(null);
+    const before = pendingNow.current.get(card.documentId);
+    // Shown in the target column at once; kept there after the move (the column's first page is sorted by
+    // creation, so a moved card may belong to a later page), taken back when the service refuses.
+    setPending((m) => new Map(m).set(card.documentId, { card, from, to }));
+    try {
+      const moved = (await unwrap(
+        client.POST('/api/boards/{boardId}/cards/{id}/move', {
+          params: { path: { boardId, id: card.documentId } },
+          body: { phase: to },
+        }),
+      )) as unknown as Card;
+      setPending((m) => new Map(m).set(card.documentId, { card: moved, from, to }));
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: ['cards', boardId, from] }),
+        qc.invalidateQueries({ queryKey: ['cards', boardId, to] }),
+        qc.invalidateQueries({ queryKey: ['stats', boardId] }),
+        qc.invalidateQueries({ queryKey: ['card', boardId, card.documentId] }),
+      ]);
+      setMessage({
+        kind: 'ok',
+        text: `${t('moved')}: ${card.title} → ${phases.find((p) => p.documentId === to)?.name}`,
+      });
+    } catch (err) {
+      // The refused card snaps back to its column, and the service's reason is shown.
+      setPending((m) => {
+        const n = new Map(m);
+        if (before) n.set(card.documentId, before);
+        else n.delete(card.documentId);
+        return n;
+      });
+      setMessage({ kind: 'error', text: `${t('moveRefused')}: ${reason(err)}` });
+    }
+  };
+  const saved = (card: Card) =>
+    setPending((m) => {
+      const entry = m.get(card.documentId);
+      return entry ? new Map(m).set(card.documentId, { ...entry, card }) : m;
+    });
+
+  const onDragStart = (e: DragStartEvent) => setDragging((e.active.data.current as { card: Card }).card);
+  const onDragEnd = (e: DragEndEvent) => {
+    setDragging(null);
+    // The click a pointer drag may end with is not an "open" (it fires before this timer).
+    lastDrop.current = 1;
+    setTimeout(() => {
+      lastDrop.current = 0;
+    }, 0);
+    const card = (e.active.data.current as { card: Card }).card;
+    if (e.over) void move(card, String(e.over.id));
+  };
+  const blocked = (from: string | undefined, to: string) =>
+    !!phases
+      .find((p) => p.documentId === from)
+      ?.allowedTransitions.some((x) => x.phase.documentId === to && !x.allowed);
+  const open = (card: Card) => {
+    if (lastDrop.current) return;
+    navigate(`/boards/${boardId}/cards/${card.documentId}`);
+  };
+  const sla = Object.values(slaByPhase).reduce((a, n) => a + n, 0);
+  const s: CardStats | undefined = stats.data?.meta.stats;
+
+  return (
+    <section class="kanban-page">
+      <header class="board-head">
+        <h1>{b.name}</h1>
+        <dl class="stats" aria-label="stats">
+          <div>
+            <dt>{t('totalCards')}</dt>
+            <dd data-stat="total">{stats.data?.meta.pagination.total ?? '…'}</dd>
+          </div>
+          <div>
+            <dt>{t('totalValue')}</dt>
+            <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
+          </div>
+          <div class={s?.overdueCount ? 'warn' : ''}>
+            <dt>{t('overdue')}</dt>
+            <dd data-stat="overdue">{s?.overdueCount ?? '…'}</dd>
+          </div>
+          <div class={sla ? 'warn' : ''}>
+            <dt>{t('slaBreached')}</dt>
+            <dd data-stat="sla">{sla}</dd>
+          </div>
+        </dl>
+        <Link href={`/boards/${boardId}/report`} class="button-link">
+          {t('report')}
+        </Link>
+      </header>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          <span class="sr-only">{t('searchCards')}</span>
+          <input
+            type="search"
+            name="q"
+            placeholder={t('searchCards')}
+            value={q}
+            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          <span class="sr-only">{t('tag')}</span>
+          <select
+            name="tag"
+            value={filters.tag}
+            onChange={(e) => {
+              setPending(new Map());
+              setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value });
+            }}
+          >
+            <option value="">{t('allTags')}</option>
+            {b.tags.map((x) => (
+              <option key={x.documentId} value={x.documentId}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span class="sr-only">{t('assignee')}</span>
+          <select
+            name="assignee"
+            value={filters.assignee}
+            onChange={(e) => {
+              setPending(new Map());
+              setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value });
+            }}
+          >
+            <option value="">{t('allAssignees')}</option>
+            {people(b).map((p) => (
+              <option key={p.documentId} value={p.documentId}>
+                {personName(p)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {!writable && <span class="muted">{t('viewerNote')}</span>}
+        {writable && (
+          <span class="muted small" id="kbd-help">
+            {t('keyboardHelp')}
+          </span>
+        )}
+      </form>
+      <div aria-live="polite" class="sr-only">
+        {message?.kind === 'ok' ? message.text : ''}
+      </div>
+      {message?.kind === 'error' && (
+        <p role="alert" class="error move-error" data-testid="move-error">
+          {message.text}
+          <button type="button" class="link" onClick={() => setMessage(null)} aria-label={t('close')}>
+            ×
+          </button>
+        </p>
+      )}
+      <DndContext
+        sensors={sensors}
+        collisionDetection={collision}
+        onDragStart={onDragStart}
+        onDragEnd={onDragEnd}
+        onDragCancel={() => setDragging(null)}
+        accessibility={{
+          announcements: {
+            onDragStart: ({ active }: { active: { data: { current?: unknown } } }) =>
+              `${(active.data.current as { card: Card }).card.title}`,
+            onDragOver: ({ over }: { over: { id: unknown } | null }) =>
+              over ? `${t('moveTo')} ${phases.find((p) => p.documentId === over.id)?.name}` : '',
+            onDragEnd: ({ over }: { over: { id: unknown } | null }) =>
+              over ? `${phases.find((p) => p.documentId === over.id)?.name}` : '',
+            onDragCancel: () => t('cancel'),
+          },
+        }}
+      >
+        <div class="columns">
+          {phases.map((p) => (
+            <Column
+              key={p.documentId}
+              board={b}
+              phase={p}
+              filters={filters}
+              pending={pending}
+              writable={writable}
+              onOpen={open}
+              blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
+              onSla={(n) => setSlaByPhase((m) => (m[p.documentId] === n ? m : { ...m, [p.documentId]: n }))}
+            />
+          ))}
+        </div>
+        <DragOverlay dropAnimation={null}>
+          {dragging ? <CardView card={dragging} board={b} overlay /> : null}
+        </DragOverlay>
+      </DndContext>
+      {cardId && (
+        <CardDrawer
+          board={b}
+          cardId={cardId}
+          onClose={() => navigate(`/boards/${boardId}`)}
+          onMove={move}
+          onSaved={saved}
+        />
+      )}
+    </section>
+  );
+}
+
+function Column(props: {
+  board: Board;
+  phase: Phase;
+  filters: CardFilters;
+  pending: Map<string, PendingMove>;
+  writable: boolean;
+  blocked: boolean;
+  onOpen: (c: Card) => void;
+  onSla: (n: number) => void;
+}) {
+  const { board, phase, filters, pending } = props;
+  const { setNodeRef, isOver } = useDroppable({ id: phase.documentId });
+  const query = useInfiniteQuery({
+    queryKey: ['cards', board.documentId, phase.documentId, filters],
+    initialPageParam: 1,
+    queryFn: ({ pageParam }) =>
+      listCards(board.documentId, {
+        filters: cardFilters(filters, phase.documentId),
+        pagination: { page: pageParam, pageSize: PAGE_SIZE },
+        // The stats (count, value, SLA) come with the first page only.
+        ...(pageParam > 1 ? { stats: 'false' } : {}),
+      }),
+    getNextPageParam: (last) =>
+      last.meta.pagination.page < last.meta.pagination.pageCount ? last.meta.pagination.page + 1 : undefined,
+  });
+  const first = query.data?.pages[0]?.meta;
+  const sla = first?.stats?.phaseSlaBreachedCount ?? 0;
+  useEffect(() => props.onSla(sla), [sla]);
+  const cards = useMemo(() => {
+    const placed = [...pending.values()].filter((m) => m.to === phase.documentId).map((m) => m.card);
+    const ids = new Set(placed.map((c) => c.documentId));
+    const loaded = (query.data?.pages ?? [])
+      .flatMap((p) => p.data)
+      .filter((c) => !pending.has(c.documentId) && !ids.has(c.documentId));
+    return [...placed, ...loaded];
+  }, [query.data, pending, phase.documentId]);
+  const headingId = `phase-${phase.documentId}`;
+  return (
+    <section
+      ref={setNodeRef}
+      class={`column${isOver ? ' over' : ''}${props.blocked ? ' blocked' : ''}`}
+      data-phase-id={phase.documentId}
+      aria-labelledby={headingId}
+    >
+      <header>
+        <h2 id={headingId}>{phase.name}</h2>
+        <span class="count" data-count>
+          {first?.pagination.total ?? '…'}
+        </span>
+        {board.boardSettings.showValue && first?.stats && (
+          <span class="muted small">{money(first.stats.valueSum, board.boardSettings.currency)}</span>
+        )}
+        {sla > 0 && (
+          <span class="badge warn" title={t('slaBreached')}>
+            SLA {sla}
+          </span>
+        )}
+      </header>
+      <ol class="cards">
+        {cards.map((c) => (
+          <li key={c.documentId}>
+            <DraggableCard card={c} board={board} writable={props.writable} onOpen={props.onOpen} />
+          </li>
+        ))}
+      </ol>
+      {query.isLoading && <p class="muted">{t('loading')}</p>}
+      {query.hasNextPage && (
+        <button
+          type="button"
+          class="more"
+          disabled={query.isFetchingNextPage}
+          onClick={() => query.fetchNextPage()}
+        >
+          {t('loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function DraggableCard({
+  card,
+  board,
+  writable,
+  onOpen,
+}: {
+  card: Card;
+  board: Board;
+  writable: boolean;
+  onOpen: (c: Card) => void;
+}) {
+  const { attributes, listeners, setNodeRef, isDragging } = useDraggable({
+    id: card.documentId,
+    data: { card },
+    disabled: !writable,
+  });
+  return (
+    <CardView
+      card={card}
+      board={board}
+      nodeRef={setNodeRef}
+      dragging={isDragging}
+      props={{
+        // A viewer's card only opens (no drag attributes: dnd-kit would mark it aria-disabled).
+        ...(writable
+          ? { ...attributes, ...listeners, 'aria-roledescription': 'card', 'aria-describedby': 'kbd-help' }
+          : { role: 'button' }),
+        onClick: () => onOpen(card),
+        onKeyDown: (e: KeyboardEvent) => {
+          if (writable) (listeners?.onKeyDown as ((e: KeyboardEvent) => void) | undefined)?.(e);
+          if (e.key === 'Enter' && !isDragging) onOpen(card);
+        },
+      }}
+    />
+  );
+}
+
+function CardView(p: {
+  card: Card;
+  board: Board;
+  overlay?: boolean;
+  dragging?: boolean;
+  nodeRef?: (el: HTMLElement | null) => void;
+  props?: Record<string, unknown>;
+}) {
+  const { card, board } = p;
+  const now = Date.now();
+  const closed = [board.boardSettings.wonPhase, board.boardSettings.lostPhase].includes(
+    card.currentPhase?.documentId ?? null,
+  );
+  const overdue = !closed && card.dueDate && new Date(card.dueDate).getTime() < now;
+  const max = card.currentPhase?.maxTimeInPhaseHours;
+  const slaBreached =
+    !!max &&
+    !!card.currentPhaseEnteredAt &&
+    new Date(card.currentPhaseEnteredAt).getTime() + max * 3600_000 < now;
+  return (
+    <article
+      ref={p.nodeRef}
+      {...(p.props ?? {})}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a card is a control: Enter opens it, Space picks it up (role=button comes with dnd-kit's attributes)
+      tabIndex={0}
+      data-card-id={p.overlay ? undefined : card.documentId}
+      class={`kcard${p.dragging ? ' dragging' : ''}${p.overlay ? ' overlay' : ''}`}
+      aria-label={card.title}
+    >
+      <h3>{card.title}</h3>
+      {board.boardSettings.showValue && (
+        <div class="value">{money(card.value, board.boardSettings.currency)}</div>
+      )}
+      <div class="meta">
+        {card.dueDate && (
+          <span class={overdue ? 'badge warn' : 'badge'}>
+            {overdue ? `${t('overdue')} · ` : ''}
+            {date(card.dueDate)}
+          </span>
+        )}
+        {slaBreached && <span class="badge warn">SLA</span>}
+        {card.contact && <span class="muted small">{card.contact.name}</span>}
+      </div>
+      {card.tags.length > 0 && (
+        <ul class="tags" aria-label={t('tags')}>
+          {card.tags.map((x) => (
+            <li key={x.documentId} style={{ background: x.color ?? '#888' }}>
+              {x.name}
+            </li>
+          ))}
+        </ul>
+      )}
+      {card.assignees.length > 0 && (
+        <ul class="assignees" aria-label={t('assignees')}>
+          {card.assignees.map((a) => (
+            <li key={a.documentId} class="avatar" title={a.user?.username}>
+              {(a.user?.username ?? '?').slice(0, 2).toUpperCase()}
+            </li>
+          ))}
+        </ul>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,88 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { client, reason, unwrap } from '../api';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { getSession, type Role, setSession } from '../session';
+
+interface Org {
+  documentId: string;
+  name: string;
+  slug: string;
+  role: Role;
+  plan: string;
+}
+
+export function OrgsPage() {
+  const qc = useQueryClient();
+  const orgs = useQuery({
+    queryKey: ['organizations'],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/organizations', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as unknown as Org[],
+  });
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const [error, setError] = useState('');
+  const pick = (o: Org) => {
+    const s = getSession()!;
+    qc.clear();
+    setSession({ ...s, org: { slug: o.slug, name: o.name, role: o.role, documentId: o.documentId } });
+    navigate('/boards');
+  };
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      const o = (await unwrap(
+        client.POST('/api/organizations', { body: { data: { name, slug } } as never }),
+      )) as unknown as Org;
+      pick({ ...o, role: 'owner' });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  return (
+    <section class="page narrow">
+      <h1>{t('pickOrg')}</h1>
+      {orgs.isLoading && <p>{t('loading')}</p>}
+      <ul class="org-list">
+        {orgs.data?.map((o) => (
+          <li key={o.documentId}>
+            <button type="button" class="org-pick" data-org={o.slug} onClick={() => pick(o)}>
+              <strong>{o.name}</strong>{' '}
+              <span class="muted">
+                {o.slug} · {o.role} · {o.plan}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form class="card-form" onSubmit={create}>
+        <h2>{t('newOrg')}</h2>
+        <label>
+          {t('name')}
+          <input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          {t('slug')}
+          <input
+            required
+            pattern="[a-z0-9\-]+"
+            value={slug}
+            onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit">{t('create')}</button>
+      </form>
+    </section>
+  );
+}

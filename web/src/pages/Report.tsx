@@ -1,0 +1,168 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { Link, NotFound } from '../App';
+import { ApiError, client, reason, unwrap } from '../api';
+import { ChartView } from '../components/Chart';
+import { money, t } from '../i18n';
+
+interface Report {
+  boardName: string;
+  currency: string;
+  summary: {
+    totalCards: number;
+    wonCount: number;
+    lostCount: number;
+    totalValue: number;
+    wonValue: number;
+    opportunityValue: number;
+  };
+  phases: { phaseId: string; name: string; count: number; value: number }[];
+  assignees: { membershipId: string | null; displayName: string; count: number; value: number }[];
+  tags: { tagId: string; name: string; color: string | null; count: number }[];
+  createdByDay: { date: string; count: number }[];
+}
+
+export function ReportPage({ boardId }: { boardId: string }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const report = useQuery({
+    queryKey: ['report', boardId, from, to],
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/boards/{boardId}/report', {
+          params: {
+            path: { boardId },
+            query: {
+              ...(from ? { from: `${from}T00:00:00Z` } : {}),
+              ...(to ? { to: `${to}T23:59:59Z` } : {}),
+            } as never,
+          },
+        }),
+      )) as unknown as Report,
+  });
+  if (report.error instanceof ApiError && report.error.status === 404) return <NotFound />;
+  if (report.error)
+    return (
+      <p role="alert" class="error">
+        {reason(report.error)}
+      </p>
+    );
+  const r = report.data;
+  if (!r) return <p class="page">{t('loading')}</p>;
+  const cur = (v: number) => money(v, r.currency);
+  const closed = r.summary.wonCount + r.summary.lostCount;
+  return (
+    <section class="page report" data-testid="report">
+      <header class="board-head">
+        <h1>
+          {t('report')}: {r.boardName}
+        </h1>
+        <Link href={`/boards/${boardId}`} class="button-link">
+          {t('back')}
+        </Link>
+      </header>
+      <form class="row" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          De / From
+          <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Até / To
+          <input type="date" value={to} onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
+        </label>
+      </form>
+      <dl class="stats">
+        <div>
+          <dt>{t('totalCards')}</dt>
+          <dd>{r.summary.totalCards}</dd>
+        </div>
+        <div>
+          <dt>{t('totalValue')}</dt>
+          <dd>{cur(r.summary.totalValue)}</dd>
+        </div>
+        <div>
+          <dt>{t('opportunity')}</dt>
+          <dd>{cur(r.summary.opportunityValue)}</dd>
+        </div>
+        <div>
+          <dt>{t('conversion')}</dt>
+          <dd>{closed ? `${Math.round((100 * r.summary.wonCount) / closed)}%` : '—'}</dd>
+        </div>
+      </dl>
+      <div class="charts">
+        <ChartView
+          label={t('byPhase')}
+          summary={r.phases.map((p) => `${p.name} ${p.count}`).join(', ')}
+          config={{
+            type: 'bar',
+            data: {
+              labels: r.phases.map((p) => p.name),
+              datasets: [
+                { label: t('cards'), data: r.phases.map((p) => p.count), backgroundColor: '#2e7d32' },
+              ],
+            },
+          }}
+        />
+        <ChartView
+          label={t('valueByPhase')}
+          summary={r.phases.map((p) => `${p.name} ${cur(p.value)}`).join(', ')}
+          config={{
+            type: 'bar',
+            data: {
+              labels: r.phases.map((p) => p.name),
+              datasets: [
+                { label: t('value'), data: r.phases.map((p) => p.value), backgroundColor: '#1565c0' },
+              ],
+            },
+          }}
+        />
+        <ChartView
+          label={t('byAssignee')}
+          summary={r.assignees.map((a) => `${a.displayName} ${a.count}`).join(', ')}
+          config={{
+            type: 'bar',
+            data: {
+              labels: r.assignees.map((a) => a.displayName || t('none')),
+              datasets: [
+                { label: t('cards'), data: r.assignees.map((a) => a.count), backgroundColor: '#6a1b9a' },
+              ],
+            },
+            options: { indexAxis: 'y' },
+          }}
+        />
+        <ChartView
+          label={t('createdByDay')}
+          summary={r.createdByDay.map((d) => `${d.date} ${d.count}`).join(', ')}
+          config={{
+            type: 'line',
+            data: {
+              labels: r.createdByDay.map((d) => d.date),
+              datasets: [
+                { label: t('cards'), data: r.createdByDay.map((d) => d.count), borderColor: '#f57c00' },
+              ],
+            },
+          }}
+        />
+      </div>
+      <table class="table">
+        <caption>{t('byPhase')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('phase')}</th>
+            <th scope="col">{t('cards')}</th>
+            <th scope="col">{t('value')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.phases.map((p) => (
+            <tr key={p.phaseId}>
+              <td>{p.name}</td>
+              <td>{p.count}</td>
+              <td>{cur(p.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { useState } from 'preact/hooks';
+import { Link } from '../App';
+import { client, reason, unwrap } from '../api';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { setSession } from '../session';
+
+function useForm() {
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError('');
+    try {
+      await fn();
+    } catch (err) {
+      setError(reason(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
+}
+
+export function SignInPage() {
+  const [identifier, setIdentifier] = useState('');
+  const [password, setPassword] = useState('');
+  const { error, busy, run } = useForm();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const res = await unwrap(client.POST('/api/auth/local', { body: { identifier, password } }));
+      setSession({ jwt: res.jwt, user: res.user as never });
+      navigate('/orgs', true);
+    });
+  };
+  return (
+    <form class="card-form auth" onSubmit={submit} aria-labelledby="signin-title">
+      <h1 id="signin-title">{t('signIn')}</h1>
+      <label>
+        {t('email')}
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={identifier}
+          onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label>
+        {t('password')}
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t('signIn')}
+      </button>
+      <Link href="/signup">{t('noAccount')}</Link>
+    </form>
+  );
+}
+
+export function SignUpPage() {
+  const [v, setV] = useState({ username: '', email: '', password: '' });
+  const { error, busy, run } = useForm();
+  const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const res = await unwrap(client.POST('/api/auth/local/register', { body: v }));
+      setSession({ jwt: res.jwt, user: res.user as never });
+      navigate('/orgs', true);
+    });
+  };
+  return (
+    <form class="card-form auth" onSubmit={submit} aria-labelledby="signup-title">
+      <h1 id="signup-title">{t('signUp')}</h1>
+      <label>
+        {t('username')}
+        <input
+          name="username"
+          autoComplete="username"
+          required
+          minLength={3}
+          value={v.username}
+          onInput={set('username')}
+        />
+      </label>
+      <label>
+        {t('email')}
+        <input
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={v.email}
+          onInput={set('email')}
+        />
+      </label>
+      <label>
+        {t('password')}
+        <input
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={v.password}
+          onInput={set('password')}
+        />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t('signUp')}
+      </button>
+      <Link href="/">{t('haveAccount')}</Link>
+    </form>
+  );
+}
