@@ -39,6 +39,43 @@ CREATE TABLE "calendar_meetings" (
 	CONSTRAINT "calendar_meetings_status_check" CHECK (status in ('scheduled', 'cancelled'))
 );
 --> statement-breakpoint
+CREATE TABLE "automation_runs" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "automation_runs_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"automation_id" bigint NOT NULL,
+	"event_id" text NOT NULL,
+	"event_type" text NOT NULL,
+	"subject" text NOT NULL,
+	"event" jsonb NOT NULL,
+	"depth" integer DEFAULT 0 NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"results" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"message" text,
+	"finished_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "automation_runs_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "automation_runs_status_check" CHECK (status in ('pending', 'succeeded', 'failed', 'skipped'))
+);
+--> statement-breakpoint
+CREATE TABLE "automations" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "automations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"board_id" bigint,
+	"trigger_event" text NOT NULL,
+	"conditions" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"actions" jsonb NOT NULL,
+	"actor_membership_id" bigint NOT NULL,
+	"secret_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "automations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "board_members" (
 	"organization_id" bigint NOT NULL,
 	"board_id" bigint NOT NULL,
@@ -797,6 +834,7 @@ CREATE TABLE "domain_events" (
 	"type" text NOT NULL,
 	"subject" text NOT NULL,
 	"data" jsonb NOT NULL,
+	"depth" integer DEFAULT 0 NOT NULL,
 	"dispatched" boolean DEFAULT false NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "domain_events_organization_id_id_pk" PRIMARY KEY("organization_id","id")
@@ -824,6 +862,7 @@ CREATE TABLE "instance_secrets" (
 --> statement-breakpoint
 ALTER TABLE "calendar_connections" ADD CONSTRAINT "calendar_connections_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_meetings" ADD CONSTRAINT "calendar_meetings_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "automation_runs" ADD CONSTRAINT "automation_runs_automation_fk" FOREIGN KEY ("organization_id","automation_id") REFERENCES "public"."automations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -870,6 +909,11 @@ CREATE UNIQUE INDEX "calendar_connections_org_membership_key" ON "calendar_conne
 CREATE UNIQUE INDEX "calendar_meetings_org_document_id_key" ON "calendar_meetings" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "calendar_meetings_org_uid_key" ON "calendar_meetings" USING btree ("organization_id","uid");--> statement-breakpoint
 CREATE INDEX "calendar_meetings_org_card_idx" ON "calendar_meetings" USING btree ("organization_id","card_id","starts_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "automation_runs_org_automation_event_key" ON "automation_runs" USING btree ("organization_id","automation_id","event_id");--> statement-breakpoint
+CREATE INDEX "automation_runs_org_automation_idx" ON "automation_runs" USING btree ("organization_id","automation_id","id");--> statement-breakpoint
+CREATE INDEX "automation_runs_pending_idx" ON "automation_runs" USING btree ("organization_id","subject","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "automations_org_document_id_key" ON "automations" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "automations_org_trigger_idx" ON "automations" USING btree ("organization_id","trigger_event");--> statement-breakpoint
 CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_slug_key" ON "boards" USING btree ("organization_id","slug");--> statement-breakpoint

@@ -1,4 +1,6 @@
 import type { Config } from './config.js';
+import { registerEventDispatch } from './events.js';
+import { registerAutomationWorkers } from './modules/automations/runner.js';
 import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
@@ -20,7 +22,9 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
   await registerCampaignWorkers(deps);
+  await registerEventDispatch(deps);
   await registerWebhookWorkers(deps);
+  await registerAutomationWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */
