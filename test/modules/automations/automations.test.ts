@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { dispatchOrganization } from '../../../src/events.js';
 import { addMember, getApp, newTenant, testConfig } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
 import { automationWorld, receiver } from './helpers.js';
@@ -336,6 +337,80 @@ describe('automations', () => {
     }
     // The receiver saw the two first hops only, never the private targets.
     expect(r.got.map((g) => g.url)).toEqual(['/redirect', '/redirect-local']);
+  });
+
+  test('several dispatchers and runners at once: each event runs once per automation, in order per card', async () => {
+    const r = await receiver();
+    closers.push(r.close);
+    const { boardId } = await createPipeline(t.api);
+    const a = await t.api.post('/automations', {
+      data: {
+        name: 'Concurrent',
+        board: boardId,
+        trigger: { event: 'card.updated' },
+        actions: [{ type: 'http_request', params: { url: `${r.url}/c` } }],
+      },
+    });
+    const cards = [];
+    for (let i = 0; i < 6; i++) cards.push(await createCard(t.api, boardId));
+    for (let round = 1; round <= 3; round++)
+      for (const c of cards)
+        await t.api.put(`/boards/${boardId}/cards/${c.documentId}`, { data: { title: `v${round}` } });
+    // Three workers racing (on PostgreSQL really in parallel: SKIP LOCKED and the leases keep them apart).
+    await Promise.all([world.cycle(), world.cycle(), world.cycle()]);
+    await world.cycle();
+    const runs = (await t.api.get(`/automations/${a.body.documentId}/runs?pagination[pageSize]=100`)).body
+      .data;
+    expect(runs).toHaveLength(18);
+    expect(runs.every((x: any) => x.status === 'succeeded' && x.attempts === 1)).toBe(true);
+    expect(r.got).toHaveLength(18);
+    expect(new Set(r.got.map((g) => g.headers['webhook-id'])).size).toBe(18);
+    // Per card, the receiver saw v1, v2, v3 in order.
+    for (const c of cards) {
+      const titles = r.got
+        .map((g) => JSON.parse(g.body))
+        .filter((e) => e.data.card.documentId === c.documentId)
+        .map((e) => e.data.card.title);
+      expect(titles).toEqual(['v1', 'v2', 'v3']);
+    }
+  });
+
+  test('a run interrupted after its first action resumes at the next one (the first is not repeated)', async () => {
+    const { boardId } = await createPipeline(t.api);
+    const a = await t.api.post('/automations', {
+      data: {
+        name: 'Resumable',
+        board: boardId,
+        trigger: { event: 'card.created' },
+        actions: [
+          { type: 'create_task', params: { name: 'Only once' } },
+          { type: 'add_tag', params: { tag: 'cold' } },
+        ],
+      },
+    });
+    const card = await createCard(t.api, boardId);
+    const { db } = await getApp();
+    // The dispatcher wrote the run; a worker claimed it, did the first action (its result committed with the
+    // task) and died: the run is pending with a lease that has run out.
+    for (const orgId of world.orgIds) await dispatchOrganization(db, orgId);
+    const [pending] = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
+    expect(pending.status).toBe('pending');
+    await t.api.post('/tasks', { data: { name: 'Only once', card: card.documentId } });
+    await db.system.execute(
+      sql`update automation_runs set attempts = 1,
+            results = '[{"type":"create_task","ok":true,"message":null}]'::jsonb where id = ${pending.id}`,
+    );
+    await world.cycle();
+    const [run] = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
+    expect(run).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(run.results.map((x: any) => x.type)).toEqual(['create_task', 'add_tag']);
+    const tasks = (await t.api.get('/tasks?pagination[pageSize]=100')).body.data.filter(
+      (x: any) => x.name === 'Only once',
+    );
+    expect(tasks).toHaveLength(1);
+    expect(
+      (await t.api.get(`/boards/${boardId}/cards/${card.documentId}`)).body.tags.map((x: any) => x.slug),
+    ).toEqual(['cold']);
   });
 
   test('admins only, and the automations plan feature', async () => {
