@@ -265,6 +265,29 @@ describe('automations', () => {
     expect(await runsOf(t, a.body.documentId)).toHaveLength(1);
   });
 
+  test('a merge is a contact.updated event of the survivor (changes include merged)', async () => {
+    const a = await t.api.post('/automations', {
+      data: {
+        name: 'After merge',
+        trigger: {
+          event: 'contact.updated',
+          conditions: [{ field: 'changes', op: 'contains', value: 'merged' }],
+        },
+        actions: [{ type: 'create_task', params: { name: 'Check the merged contact' } }],
+      },
+    });
+    const one = await t.api.post('/contacts', { data: { name: 'Merge One', email: 'm1@example.com' } });
+    const two = await t.api.post('/contacts', { data: { name: 'Merge Two', phone: '+5511999990000' } });
+    const merged = await t.api.post('/contacts/merge', {
+      survivor: one.body.documentId,
+      merged: [two.body.documentId],
+    });
+    expect(merged.status).toBe(200);
+    await world.cycle();
+    const runs = await runsOf(t, a.body.documentId);
+    expect(runs.map((r) => [r.subject, r.status])).toEqual([[`contact:${one.body.documentId}`, 'succeeded']]);
+  });
+
   test('http_request: Standard Webhooks signature, the event as body, retried on a 5xx with the same webhook-id', async () => {
     const r = await receiver((n) => (n === 1 ? 503 : 200));
     closers.push(r.close);
