@@ -430,6 +430,43 @@ CREATE TABLE "contacts" (
 	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "conversion_events" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "conversion_events_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"pixel_id" bigint NOT NULL,
+	"dedup_id" text NOT NULL,
+	"event_name" text NOT NULL,
+	"card_document_id" text,
+	"event_time" timestamp with time zone NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"payload" jsonb,
+	"response" jsonb,
+	"last_error" text,
+	"sent_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "conversion_events_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "conversion_events_status_check" CHECK (status in ('pending', 'sent', 'failed', 'skipped', 'test'))
+);
+--> statement-breakpoint
+CREATE TABLE "conversion_pixels" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "conversion_pixels_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"pixel_id" text NOT NULL,
+	"access_token_sealed" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"trigger_type" text NOT NULL,
+	"trigger_phase_id" bigint,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "conversion_pixels_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "conversion_pixels_trigger_check" CHECK (trigger_type in ('won', 'phase'))
+);
+--> statement-breakpoint
 CREATE TABLE "distribution_queue_members" (
 	"organization_id" bigint NOT NULL,
 	"queue_id" bigint NOT NULL,
@@ -885,6 +922,7 @@ ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organizat
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FOREIGN KEY ("organization_id","pixel_id") REFERENCES "public"."conversion_pixels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -971,6 +1009,10 @@ CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization
 CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
 CREATE INDEX "contacts_text_trgm_idx" ON "contacts" USING gin ("organization_id","name" gin_trgm_ops,"email" gin_trgm_ops,"phone" gin_trgm_ops,"city" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "conversion_events_org_pixel_dedup_key" ON "conversion_events" USING btree ("organization_id","pixel_id","dedup_id");--> statement-breakpoint
+CREATE INDEX "conversion_events_pending_idx" ON "conversion_events" USING btree ("organization_id","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "conversion_pixels_org_document_id_key" ON "conversion_pixels" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "conversion_pixels_org_board_idx" ON "conversion_pixels" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint

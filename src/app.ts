@@ -9,6 +9,7 @@ import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { conversionPixelRoutes } from './modules/conversion-pixels/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -82,6 +83,7 @@ const areas = [
   distributionRoutes,
   webhookRoutes,
   automationRoutes,
+  conversionPixelRoutes,
   agendaRoutes,
 ];
 

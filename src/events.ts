@@ -1,4 +1,5 @@
 import { automationFanOut } from './modules/automations/fan-out.js';
+import { conversionFanOut } from './modules/conversion-pixels/delivery.js';
 import { webhookFanOut } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
 import {
@@ -10,7 +11,7 @@ import type { QueueDef } from './platform/jobs/jobs.js';
 import type { WorkerDeps } from './workers.js';
 
 /** Everything that consumes domain events; each gets every event once (src/platform/events/dispatch.ts). */
-export const eventConsumers: EventConsumer[] = [webhookFanOut, automationFanOut];
+export const eventConsumers: EventConsumer[] = [webhookFanOut, automationFanOut, conversionFanOut];
 
 export const dispatchEvents = (db: Database) => dispatchAll(db, eventConsumers);
 export const dispatchOrganization = (db: Database, orgId: number) => dispatchOne(db, orgId, eventConsumers);
