@@ -21,6 +21,8 @@ export const eventDispatchQueue: QueueDef = { name: 'events-dispatch', retryLimi
 /** The dispatcher: about every second, in one worker process of the cluster at a time. */
 export async function registerEventDispatch(deps: WorkerDeps) {
   await deps.jobs.every(eventDispatchQueue, 1, async () => {
-    await dispatchEvents(deps.db);
+    // While events keep coming, up to 5 s per run: the delay to consumers is not held to the job cadence.
+    const until = Date.now() + 5_000;
+    while ((await dispatchEvents(deps.db)) > 0 && Date.now() < until);
   });
 }

@@ -249,9 +249,13 @@ export async function runDue(
   return done;
 }
 
+/** A periodic run keeps going while there is work, up to this long (the lag is not held to the job cadence). */
+const RUN_BUDGET_MS = 5_000;
+
 /** The periodic run: about every second, in one worker process of the cluster at a time. */
 export async function registerAutomationWorkers(deps: WorkerDeps) {
   await deps.jobs.every(automationQueue, 1, async () => {
-    await runDue(deps);
+    const until = Date.now() + RUN_BUDGET_MS;
+    while ((await runDue(deps)) > 0 && Date.now() < until);
   });
 }
