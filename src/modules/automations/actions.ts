@@ -147,7 +147,8 @@ async function httpRequest(
     if (blocked) throw blocked;
     throw new RetryableError(e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message);
   }
-  const text = await res.text().catch((err: Error) => `(unreadable: ${err.message})`);
+  // Read through the cap: a larger answer fails the action (ResponseTooLargeError says so).
+  const text = await res.text();
   if (res.status >= 500 || res.status === 429) throw new RetryableError(`HTTP ${res.status}`);
   if (res.status >= 400) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
   return { status: res.status, body: text.slice(0, 1000) };
