@@ -10,6 +10,7 @@ import { taskInput } from '../tasks/schema.js';
 import { createTask } from '../tasks/service.js';
 import { webhookHeaders } from '../webhooks/signing.js';
 import { pick } from './fan-out.js';
+import { sendEmail, sendTemplateMessage } from './messaging.js';
 import type { Action } from './schema.js';
 
 /** An action failure worth another attempt later (a receiver down or overloaded), not a rule saying no. */
@@ -27,6 +28,11 @@ export interface ActionEnv {
   event: { id: string; type: string; timestamp: string; data: Record<string, unknown> };
   /** Standard Webhooks signing of http_request (the automation's secret). */
   secret: string;
+  /**
+   * Commits "sending, outcome unknown" as the action's result before a message goes out: a crash after it never
+   * sends the message again (at most once, as campaigns); the runner overwrites it with the outcome.
+   */
+  reserve: () => Promise<void>;
   /** Stable per run and action: the webhook-id of an http_request, the same on every retry. */
   messageId: string;
 }
@@ -108,8 +114,10 @@ export async function runAction(env: ActionEnv, a: Action): Promise<Output> {
     }
     case 'http_request':
       return httpRequest(env, a.params);
-    default:
-      throw new Error(`${a.type} is not available yet`);
+    case 'send_email':
+      return sendEmail(env, a.params);
+    case 'send_template_message':
+      return sendTemplateMessage(env, a.params);
   }
 }
 

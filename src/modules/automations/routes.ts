@@ -58,7 +58,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
           'BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` ' +
           'compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card ' +
           'events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, ' +
-          'create_task, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones ' +
+          'create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones ' +
           'are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, ' +
           'access) as the admin who saved it. `http_request` is signed with the returned secret (Standard ' +
           "Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. " +

@@ -59,6 +59,14 @@ async function appendResult(tx: Tx, orgId: number, runId: number, index: number,
   );
 }
 
+/** Replaces one action's result (the outcome of a reserved send). */
+async function setResult(tx: Tx, orgId: number, runId: number, index: number, result: ActionResult) {
+  await tx.execute(
+    sql`update automation_runs set results = jsonb_set(results, ${`{${index}}`}::text[], ${JSON.stringify(result)}::jsonb)
+        where organization_id = ${orgId} and id = ${runId}`,
+  );
+}
+
 async function finish(tx: Tx, orgId: number, runId: number, status: string, message: string | null) {
   await tx
     .update(runs)
@@ -136,6 +144,7 @@ async function execute(
   const event = run.event as ActionEnv['event'];
   for (let i = results.length; i < actions.length; i++) {
     const a = actions[i];
+    let reserved = false;
     const env: ActionEnv = {
       db,
       config: deps.config,
@@ -146,6 +155,16 @@ async function execute(
       secret: secretOf(automation),
       messageId: `${run.eventId}.${automation.documentId}.${i}`,
       // The change and its result commit together: a retry never repeats a done card or task change.
+      reserve: async () => {
+        reserved = true;
+        await db.tenantTransaction(orgId, (tx) =>
+          appendResult(tx, orgId, run.id, i, {
+            type: a.type,
+            ok: false,
+            message: 'interrupted while sending: outcome unknown, not sent again',
+          }),
+        );
+      },
       arm: (planned) => {
         onCommit.hook = (tx) =>
           appendResult(tx, orgId, run.id, i, { type: a.type, ok: true, message: null, output: planned });
@@ -155,15 +174,16 @@ async function execute(
       // Every event the action causes carries depth + 1 (the loop guard, fan-out.ts).
       const output = await withEventDepth(run.depth + 1, () => runAction(env, a));
       onCommit.hook = null;
-      // Actions without a transaction of their own (http_request) record here.
+      // Actions without a transaction of their own (http_request, sends) record here.
+      const ok = { type: a.type, ok: true, message: null, output };
       await db.tenantTransaction(orgId, (tx) =>
-        appendResult(tx, orgId, run.id, i, { type: a.type, ok: true, message: null, output }),
+        reserved ? setResult(tx, orgId, run.id, i, ok) : appendResult(tx, orgId, run.id, i, ok),
       );
       results.push({ type: a.type, ok: true, message: null, output });
     } catch (err) {
       onCommit.hook = null;
       const message = ((err as Error).message || String(err)).slice(0, 500);
-      if (err instanceof RetryableError && run.attempts < MAX_ATTEMPTS) {
+      if (err instanceof RetryableError && !reserved && run.attempts < MAX_ATTEMPTS) {
         const wait = 5_000 * 2 ** (run.attempts - 1);
         await db.tenantTransaction(orgId, async (tx) => {
           await tx
@@ -177,7 +197,9 @@ async function execute(
         return false;
       }
       const result = { type: a.type, ok: false, message };
-      await db.tenantTransaction(orgId, (tx) => appendResult(tx, orgId, run.id, i, result));
+      await db.tenantTransaction(orgId, (tx) =>
+        reserved ? setResult(tx, orgId, run.id, i, result) : appendResult(tx, orgId, run.id, i, result),
+      );
       results.push(result);
     }
   }

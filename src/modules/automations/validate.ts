@@ -3,16 +3,19 @@ import { AppError, type FieldError, validationError } from '../../platform/http/
 import { type BoardStructure, loadBoardStructure } from '../boards/access.js';
 import { findBoard } from '../boards/repo.js';
 import { validateFieldValue } from '../cards/field-values.js';
+import { findChannel } from '../channels/repo.js';
 import { findQueue } from '../distribution/repo.js';
+import { findTemplate as findEmailTemplate } from '../email-templates/repo.js';
 import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import { findWhatsAppTemplate } from './messaging.js';
 import type { Action, AutomationInput } from './schema.js';
 
 /** Actions that change the triggering card: they need a card event (other than card.deleted). */
 const CARD_ACTIONS = new Set(['move_card', 'assign', 'add_tag', 'remove_tag', 'set_field', 'set_due_date']);
 /** Actions whose references (phases, tags, fields) belong to a board: they need `board`. */
 const BOARD_ACTIONS = new Set(['move_card', 'add_tag', 'remove_tag', 'set_field']);
-/** Named in DESIGN.md §11 but not available yet: refused at save time rather than failing every run. */
-const NOT_YET = new Set(['send_template_message', 'send_email']);
+/** Actions that write to a person: the event must name a contact or a card (whose contact is written to). */
+const MESSAGE_ACTIONS = new Set(['send_template_message', 'send_email']);
 
 export const isCardEvent = (event: string) => event.startsWith('card.') && event !== 'card.deleted';
 
@@ -46,8 +49,12 @@ export async function validateAutomation(
   for (const [i, a] of input.actions.entries()) {
     const at = (message: string, ...rest: (string | number)[]) =>
       errors.push({ path: ['actions', i, ...rest], message, name: 'ValidationError' });
-    if (NOT_YET.has(a.type)) {
-      at(`${a.type} is not available yet; use http_request to call a sending service`, 'type');
+    if (
+      MESSAGE_ACTIONS.has(a.type) &&
+      !isCardEvent(input.trigger.event) &&
+      !input.trigger.event.startsWith('contact.')
+    ) {
+      at(`${a.type} writes to the event's contact: the trigger must be a card or contact event`, 'type');
       continue;
     }
     if (CARD_ACTIONS.has(a.type) && !isCardEvent(input.trigger.event)) {
@@ -132,6 +139,21 @@ async function checkAction(
       const { missing } = await membershipIdsByDocumentIds(tx, orgId, refs);
       if (missing.length)
         at(`no membership ${missing.join(', ')} in this organization`, 'params', 'assignees');
+      return;
+    }
+    case 'send_email': {
+      if (!(await findEmailTemplate(tx, orgId, a.params.template)))
+        at(`no e-mail template ${a.params.template}`, 'params', 'template');
+      return;
+    }
+    case 'send_template_message': {
+      const channel = await findChannel(tx, orgId, a.params.channel);
+      if (channel?.type !== 'whatsapp') {
+        at(`no WhatsApp channel ${a.params.channel}`, 'params', 'channel');
+        return;
+      }
+      if (!(await findWhatsAppTemplate(tx, orgId, channel.id, a.params.template)))
+        at(`no template ${a.params.template} on this channel (documentId or name)`, 'params', 'template');
       return;
     }
     default:
