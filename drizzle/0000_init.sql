@@ -39,6 +39,43 @@ CREATE TABLE "calendar_meetings" (
 	CONSTRAINT "calendar_meetings_status_check" CHECK (status in ('scheduled', 'cancelled'))
 );
 --> statement-breakpoint
+CREATE TABLE "automation_runs" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "automation_runs_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"automation_id" bigint NOT NULL,
+	"event_id" text NOT NULL,
+	"event_type" text NOT NULL,
+	"subject" text NOT NULL,
+	"event" jsonb NOT NULL,
+	"depth" integer DEFAULT 0 NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"results" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"message" text,
+	"finished_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "automation_runs_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "automation_runs_status_check" CHECK (status in ('pending', 'succeeded', 'failed', 'skipped'))
+);
+--> statement-breakpoint
+CREATE TABLE "automations" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "automations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"board_id" bigint,
+	"trigger_event" text NOT NULL,
+	"conditions" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"actions" jsonb NOT NULL,
+	"actor_membership_id" bigint NOT NULL,
+	"secret_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "automations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "board_members" (
 	"organization_id" bigint NOT NULL,
 	"board_id" bigint NOT NULL,
@@ -391,6 +428,43 @@ CREATE TABLE "contacts" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "contacts_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "conversion_events" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "conversion_events_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"pixel_id" bigint NOT NULL,
+	"dedup_id" text NOT NULL,
+	"event_name" text NOT NULL,
+	"card_document_id" text,
+	"event_time" timestamp with time zone NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"payload" jsonb,
+	"response" jsonb,
+	"last_error" text,
+	"sent_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "conversion_events_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "conversion_events_status_check" CHECK (status in ('pending', 'sent', 'failed', 'skipped', 'test'))
+);
+--> statement-breakpoint
+CREATE TABLE "conversion_pixels" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "conversion_pixels_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"pixel_id" text NOT NULL,
+	"access_token_sealed" text NOT NULL,
+	"board_id" bigint NOT NULL,
+	"trigger_type" text NOT NULL,
+	"trigger_phase_id" bigint,
+	"enabled" boolean DEFAULT true NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "conversion_pixels_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "conversion_pixels_trigger_check" CHECK (trigger_type in ('won', 'phase'))
 );
 --> statement-breakpoint
 CREATE TABLE "distribution_queue_members" (
@@ -797,6 +871,7 @@ CREATE TABLE "domain_events" (
 	"type" text NOT NULL,
 	"subject" text NOT NULL,
 	"data" jsonb NOT NULL,
+	"depth" integer DEFAULT 0 NOT NULL,
 	"dispatched" boolean DEFAULT false NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "domain_events_organization_id_id_pk" PRIMARY KEY("organization_id","id")
@@ -824,6 +899,7 @@ CREATE TABLE "instance_secrets" (
 --> statement-breakpoint
 ALTER TABLE "calendar_connections" ADD CONSTRAINT "calendar_connections_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_meetings" ADD CONSTRAINT "calendar_meetings_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "automation_runs" ADD CONSTRAINT "automation_runs_automation_fk" FOREIGN KEY ("organization_id","automation_id") REFERENCES "public"."automations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "field_conditions" ADD CONSTRAINT "field_conditions_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -846,6 +922,7 @@ ALTER TABLE "comments" ADD CONSTRAINT "comments_card_fk" FOREIGN KEY ("organizat
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_chat_channels" ADD CONSTRAINT "board_chat_channels_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_activities" ADD CONSTRAINT "contact_activities_organization_id_contact_id_contacts_organization_id_id_fk" FOREIGN KEY ("organization_id","contact_id") REFERENCES "public"."contacts"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FOREIGN KEY ("organization_id","pixel_id") REFERENCES "public"."conversion_pixels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -870,6 +947,11 @@ CREATE UNIQUE INDEX "calendar_connections_org_membership_key" ON "calendar_conne
 CREATE UNIQUE INDEX "calendar_meetings_org_document_id_key" ON "calendar_meetings" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "calendar_meetings_org_uid_key" ON "calendar_meetings" USING btree ("organization_id","uid");--> statement-breakpoint
 CREATE INDEX "calendar_meetings_org_card_idx" ON "calendar_meetings" USING btree ("organization_id","card_id","starts_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "automation_runs_org_automation_event_key" ON "automation_runs" USING btree ("organization_id","automation_id","event_id");--> statement-breakpoint
+CREATE INDEX "automation_runs_org_automation_idx" ON "automation_runs" USING btree ("organization_id","automation_id","id");--> statement-breakpoint
+CREATE INDEX "automation_runs_pending_idx" ON "automation_runs" USING btree ("organization_id","subject","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "automations_org_document_id_key" ON "automations" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "automations_org_trigger_idx" ON "automations" USING btree ("organization_id","trigger_event");--> statement-breakpoint
 CREATE INDEX "board_members_org_membership_idx" ON "board_members" USING btree ("organization_id","membership_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_document_id_key" ON "boards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "boards_org_slug_key" ON "boards" USING btree ("organization_id","slug");--> statement-breakpoint
@@ -927,6 +1009,10 @@ CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization
 CREATE INDEX "contacts_org_name_idx" ON "contacts" USING btree ("organization_id","name" NULLS FIRST,"id");--> statement-breakpoint
 CREATE INDEX "contacts_text_trgm_idx" ON "contacts" USING gin ("organization_id","name" gin_trgm_ops,"email" gin_trgm_ops,"phone" gin_trgm_ops,"city" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("organization_id","search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE UNIQUE INDEX "conversion_events_org_pixel_dedup_key" ON "conversion_events" USING btree ("organization_id","pixel_id","dedup_id");--> statement-breakpoint
+CREATE INDEX "conversion_events_pending_idx" ON "conversion_events" USING btree ("organization_id","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "conversion_pixels_org_document_id_key" ON "conversion_pixels" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE INDEX "conversion_pixels_org_board_idx" ON "conversion_pixels" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint

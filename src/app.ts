@@ -2,12 +2,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { agendaRoutes } from './modules/agenda/routes.js';
+import { automationRoutes } from './modules/automations/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { conversionPixelRoutes } from './modules/conversion-pixels/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -81,6 +83,8 @@ const areas = [
   savedFilterRoutes,
   distributionRoutes,
   webhookRoutes,
+  automationRoutes,
+  conversionPixelRoutes,
   agendaRoutes,
 ];
 

@@ -68,6 +68,12 @@ const envObject = z.object({
     .string()
     .regex(/^v\d+\.\d+$/)
     .default('v21.0'),
+  /** Conversions API base (Meta shape: `POST /{version}/{pixelId}/events`); tests point it at a local peer. */
+  CRM_CONVERSIONS_API_URL: z.string().url().default('https://graph.facebook.com'),
+  CRM_CONVERSIONS_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/)
+    .default('v21.0'),
   /** SMS provider base speaking the Twilio Messages API shape. */
   CRM_SMS_API_URL: z.string().url().default('https://api.twilio.com'),
   /** Timeout of each provider request (WhatsApp, SMS, SMTP), in milliseconds. */

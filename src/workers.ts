@@ -1,6 +1,9 @@
 import type { Config } from './config.js';
+import { registerEventDispatch } from './events.js';
+import { registerAutomationWorkers } from './modules/automations/runner.js';
 import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
+import { registerConversionWorkers } from './modules/conversion-pixels/delivery.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
@@ -20,7 +23,10 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerTaskWorkers(deps);
   await registerUploadWorkers(deps);
   await registerCampaignWorkers(deps);
+  await registerEventDispatch(deps);
   await registerWebhookWorkers(deps);
+  await registerAutomationWorkers(deps);
+  await registerConversionWorkers(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

@@ -65,6 +65,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/automations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List automations
+     * @description BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listAutomations'];
+    put?: never;
+    /**
+     * Create an automation: when an event happens (and its conditions hold), run actions
+     * @description BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, access) as the admin who saved it. `http_request` is signed with the returned secret (Standard Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createAutomation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/automations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One automation
+     * @description BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getAutomation'];
+    /**
+     * Change an automation
+     * @description BETA: organization admins only (plan feature `automations`). Fields not sent keep their value; the whole automation is checked again.
+     *
+     *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateAutomation'];
+    post?: never;
+    /**
+     * Delete an automation and its runs
+     * @description BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteAutomation'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/automations/{id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Disable an automation (its pending runs are skipped)
+     * @description BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createDisable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/automations/{id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enable an automation
+     * @description BETA: organization admins only (plan feature `automations`).
+     *
+     *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/automations/{id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The runs of an automation, newest first, with each action's result
+     * @description BETA: organization admins only (plan feature `automations`). One run per triggering event; `results` holds { type, ok, message, output } per action.
+     *
+     *     Token scope: `automations:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/board-templates': {
     parameters: {
       query?: never;
@@ -1347,6 +1475,112 @@ export interface paths {
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['mergeContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversion-pixels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List conversion pixels
+     * @description BETA: organization admins only (plan feature `conversions`).
+     *
+     *     Token scope: `conversions:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listConversionPixels'];
+    put?: never;
+    /**
+     * Connect a Conversions API pixel to a board
+     * @description BETA: Each card of the board that meets the trigger (`won`, or `{ phase }`) is sent once to the Conversions API (event_id = card + trigger; e-mail and phone normalised and SHA-256 hashed); the access token is write-only (stored encrypted). BETA: organization admins only (plan feature `conversions`).
+     *
+     *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createConversionPixel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversion-pixels/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One conversion pixel
+     * @description BETA: organization admins only (plan feature `conversions`).
+     *
+     *     Token scope: `conversions:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getConversionPixel'];
+    /**
+     * Change a conversion pixel
+     * @description BETA: organization admins only (plan feature `conversions`). Fields not sent keep their value; a new accessToken replaces the stored one.
+     *
+     *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateConversionPixel'];
+    post?: never;
+    /**
+     * Delete a conversion pixel and its event log
+     * @description BETA: organization admins only (plan feature `conversions`).
+     *
+     *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteConversionPixel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversion-pixels/{id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The event log of a pixel, newest first
+     * @description BETA: organization admins only (plan feature `conversions`). Each event as sent (user data hashed), its status, attempts and the provider's answer.
+     *
+     *     Token scope: `conversions:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversion-pixels/{id}/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event to the pixel now
+     * @description BETA: organization admins only (plan feature `conversions`). Sent with a test_event_code; a provider failure is a 502 naming the provider.
+     *
+     *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createVerify'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2833,6 +3067,66 @@ export interface components {
         documentId: string;
       };
     };
+    Automation: {
+      actions: {
+        params: unknown;
+        type: string;
+      }[];
+      board: {
+        documentId: string;
+        name: string;
+      } | null;
+      createdAt: string;
+      documentId: string;
+      enabled: boolean;
+      name: string;
+      trigger: {
+        conditions: unknown[];
+        event: string;
+      };
+      updatedAt: string;
+    };
+    AutomationCreated: {
+      actions: {
+        params: unknown;
+        type: string;
+      }[];
+      board: {
+        documentId: string;
+        name: string;
+      } | null;
+      createdAt: string;
+      documentId: string;
+      enabled: boolean;
+      name: string;
+      /** @description `whsec_…` signing its http_request calls (Standard Webhooks): shown once */
+      secret: string;
+      trigger: {
+        conditions: unknown[];
+        event: string;
+      };
+      updatedAt: string;
+    };
+    AutomationRun: {
+      attempts: number;
+      createdAt: string;
+      /** @description 0: a person's change; n: made by an automation n levels deep */
+      depth: number;
+      eventId: string;
+      eventType: string;
+      finishedAt: string | null;
+      id: number;
+      message: string | null;
+      results: {
+        message: string | null;
+        ok: boolean;
+        output?: unknown;
+        type: string;
+      }[];
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+      subject: string;
+    };
     Board: {
       active: boolean;
       boardSettings: components['schemas']['BoardSettings'];
@@ -3299,6 +3593,44 @@ export interface components {
       email: string | null;
       name: string;
       phone: string | null;
+    };
+    ConversionEvent: {
+      attempts: number;
+      /** @description card documentId */
+      card: string | null;
+      createdAt: string;
+      /** @description the dedup id sent as event_id: <card>:won or <card>:phase:<phase> */
+      eventId: string;
+      eventName: string;
+      id: number;
+      lastError: string | null;
+      /** @description the event as sent (user data hashed) */
+      payload: unknown;
+      response: unknown;
+      sentAt: string | null;
+      /** @enum {string} */
+      status: 'pending' | 'sent' | 'failed' | 'skipped' | 'test';
+    };
+    ConversionPixel: {
+      board: {
+        documentId: string;
+        name: string;
+      };
+      createdAt: string;
+      documentId: string;
+      enabled: boolean;
+      hasAccessToken: boolean;
+      name: string;
+      pixelId: string;
+      trigger:
+        | 'won'
+        | {
+            phase: {
+              documentId: string;
+              slug: string;
+            };
+          };
+      updatedAt: string;
     };
     DistributionQueue: {
       active: boolean;
@@ -4552,6 +4884,1079 @@ export interface operations {
               email: string;
               id: number;
               username: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listAutomations: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Automation'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createAutomation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Big deals to negotiation",
+         *         "board": "k3v9x0c1q2w3e4r5t6y7u8i9",
+         *         "trigger": {
+         *           "event": "card.created",
+         *           "conditions": [
+         *             {
+         *               "field": "card.value",
+         *               "op": "gt",
+         *               "value": 10000
+         *             }
+         *           ]
+         *         },
+         *         "actions": [
+         *           {
+         *             "type": "move_card",
+         *             "params": {
+         *               "phase": "negotiation"
+         *             }
+         *           },
+         *           {
+         *             "type": "add_tag",
+         *             "params": {
+         *               "tag": "vip"
+         *             }
+         *           },
+         *           {
+         *             "type": "set_due_date",
+         *             "params": {
+         *               "inHours": 24
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            actions: (
+              | {
+                  params: {
+                    phase: string;
+                  };
+                  /** @enum {string} */
+                  type: 'move_card';
+                }
+              | {
+                  params: {
+                    /** @description distribution queue documentId: its next member */
+                    distributionQueue?: string;
+                    /** @description membership documentId */
+                    membership?: string;
+                  };
+                  /** @enum {string} */
+                  type: 'assign';
+                }
+              | {
+                  params: {
+                    tag: string;
+                  };
+                  /** @enum {string} */
+                  type: 'add_tag';
+                }
+              | {
+                  params: {
+                    tag: string;
+                  };
+                  /** @enum {string} */
+                  type: 'remove_tag';
+                }
+              | {
+                  params: {
+                    slug: string;
+                    value: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'set_field';
+                }
+              | {
+                  params: {
+                    inHours: number;
+                  };
+                  /** @enum {string} */
+                  type: 'set_due_date';
+                }
+              | {
+                  params: {
+                    /** @description membership documentIds */
+                    assignees?: string[];
+                    dueInHours?: number;
+                    name: string;
+                  };
+                  /** @enum {string} */
+                  type: 'create_task';
+                }
+              | {
+                  params: {
+                    /** @description whatsapp chat channel documentId */
+                    channel: string;
+                    /** @description body parameters {{1}}, {{2}} … */
+                    params?: string[];
+                    /** @description template documentId or name */
+                    template: string;
+                  };
+                  /** @enum {string} */
+                  type: 'send_template_message';
+                }
+              | {
+                  params: {
+                    /** @description e-mail template documentId */
+                    template: string;
+                  };
+                  /** @enum {string} */
+                  type: 'send_email';
+                }
+              | {
+                  params: {
+                    /** @description JSON sent; default: the triggering event */
+                    body?: unknown;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    /**
+                     * @description default POST
+                     * @enum {string}
+                     */
+                    method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+                    /** Format: uri */
+                    url: string;
+                  };
+                  /** @enum {string} */
+                  type: 'http_request';
+                }
+            )[];
+            /** @description board documentId: only events of this board's cards */
+            board?: string;
+            /** @description default true */
+            enabled?: boolean;
+            name: string;
+            trigger: {
+              /** @description all must hold (AND) */
+              conditions?: {
+                /** @description a dot path into the event data (docs/automations.md lists each event's data) */
+                field: string;
+                /** @enum {string} */
+                op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
+                /** @description compared with the field (for `in`: an array; unused by `exists`) */
+                value?: unknown;
+              }[];
+              /** @enum {string} */
+              event:
+                | 'card.created'
+                | 'card.updated'
+                | 'card.phase_changed'
+                | 'card.won'
+                | 'card.lost'
+                | 'card.deleted'
+                | 'contact.created'
+                | 'contact.updated'
+                | 'task.completed'
+                | 'campaign.completed';
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AutomationCreated'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAutomation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Automation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateAutomation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "enabled": false
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            actions?: (
+              | {
+                  params: {
+                    phase: string;
+                  };
+                  /** @enum {string} */
+                  type: 'move_card';
+                }
+              | {
+                  params: {
+                    /** @description distribution queue documentId: its next member */
+                    distributionQueue?: string;
+                    /** @description membership documentId */
+                    membership?: string;
+                  };
+                  /** @enum {string} */
+                  type: 'assign';
+                }
+              | {
+                  params: {
+                    tag: string;
+                  };
+                  /** @enum {string} */
+                  type: 'add_tag';
+                }
+              | {
+                  params: {
+                    tag: string;
+                  };
+                  /** @enum {string} */
+                  type: 'remove_tag';
+                }
+              | {
+                  params: {
+                    slug: string;
+                    value: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'set_field';
+                }
+              | {
+                  params: {
+                    inHours: number;
+                  };
+                  /** @enum {string} */
+                  type: 'set_due_date';
+                }
+              | {
+                  params: {
+                    /** @description membership documentIds */
+                    assignees?: string[];
+                    dueInHours?: number;
+                    name: string;
+                  };
+                  /** @enum {string} */
+                  type: 'create_task';
+                }
+              | {
+                  params: {
+                    /** @description whatsapp chat channel documentId */
+                    channel: string;
+                    /** @description body parameters {{1}}, {{2}} … */
+                    params?: string[];
+                    /** @description template documentId or name */
+                    template: string;
+                  };
+                  /** @enum {string} */
+                  type: 'send_template_message';
+                }
+              | {
+                  params: {
+                    /** @description e-mail template documentId */
+                    template: string;
+                  };
+                  /** @enum {string} */
+                  type: 'send_email';
+                }
+              | {
+                  params: {
+                    /** @description JSON sent; default: the triggering event */
+                    body?: unknown;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    /**
+                     * @description default POST
+                     * @enum {string}
+                     */
+                    method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+                    /** Format: uri */
+                    url: string;
+                  };
+                  /** @enum {string} */
+                  type: 'http_request';
+                }
+            )[];
+            board?: string | null;
+            /** @description default true */
+            enabled?: boolean;
+            name?: string;
+            trigger?: {
+              /** @description all must hold (AND) */
+              conditions?: {
+                /** @description a dot path into the event data (docs/automations.md lists each event's data) */
+                field: string;
+                /** @enum {string} */
+                op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
+                /** @description compared with the field (for `in`: an array; unused by `exists`) */
+                value?: unknown;
+              }[];
+              /** @enum {string} */
+              event:
+                | 'card.created'
+                | 'card.updated'
+                | 'card.phase_changed'
+                | 'card.won'
+                | 'card.lost'
+                | 'card.deleted'
+                | 'contact.created'
+                | 'contact.updated'
+                | 'task.completed'
+                | 'campaign.completed';
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Automation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteAutomation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createDisable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Automation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Automation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listRuns: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        status?: 'pending' | 'succeeded' | 'failed' | 'skipped';
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationRun'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
             };
           };
         };
@@ -14439,6 +15844,757 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ContactMergeResult'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listConversionPixels: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversionPixel'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createConversionPixel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Ads pixel",
+         *         "pixelId": "123456789012345",
+         *         "accessToken": "EAAB…",
+         *         "board": "k3v9x0c1q2w3e4r5t6y7u8i9",
+         *         "trigger": "won"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description write-only: stored encrypted, never returned */
+            accessToken: string;
+            /** @description board documentId */
+            board: string;
+            /** @description default true */
+            enabled?: boolean;
+            name: string;
+            /** @description the pixel (dataset) id */
+            pixelId: string;
+            /** @description `won` (the board's won phase) or `{ phase }` */
+            trigger:
+              | 'won'
+              | {
+                  /** @description phase documentId or slug of the board */
+                  phase: string;
+                };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversionPixel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConversionPixel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversionPixel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateConversionPixel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "enabled": false
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description write-only: stored encrypted, never returned */
+            accessToken?: string;
+            /** @description board documentId */
+            board?: string;
+            /** @description default true */
+            enabled?: boolean;
+            name?: string;
+            /** @description the pixel (dataset) id */
+            pixelId?: string;
+            /** @description `won` (the board's won phase) or `{ phase }` */
+            trigger?:
+              | 'won'
+              | {
+                  /** @description phase documentId or slug of the board */
+                  phase: string;
+                };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversionPixel'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteConversionPixel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        status?: 'pending' | 'sent' | 'failed' | 'skipped' | 'test';
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversionEvent'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createVerify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            event: unknown;
+            eventsReceived: number | null;
+            /** @enum {boolean} */
+            ok: true;
+            testEventCode: string;
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -24800,6 +26956,7 @@ export interface operations {
               | 'contact.created'
               | 'contact.updated'
               | 'task.completed'
+              | 'campaign.completed'
               | '*'
             )[];
             /**
@@ -25007,6 +27164,7 @@ export interface operations {
               | 'contact.created'
               | 'contact.updated'
               | 'task.completed'
+              | 'campaign.completed'
               | '*'
             )[];
             /**

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { publicBaseUrl } from '../../config.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/client.js';
+import { recordEvent } from '../../platform/events/outbox.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import type { WorkerDeps } from '../../workers.js';
@@ -251,11 +252,19 @@ async function finish(deps: WorkerDeps, orgId: number, campaignId: number) {
   await deps.db.tenantTransaction(orgId, async (tx) => {
     const stats = (await repo.statsOf(tx, orgId, [campaignId])).get(campaignId)!;
     const nothingSent = stats.sent === 0 && stats.total > 0;
-    await repo.moveStatus(tx, orgId, campaignId, ['processing'], {
-      status: nothingSent ? 'failed' : 'completed',
+    const status = nothingSent ? 'failed' : 'completed';
+    const moved = await repo.moveStatus(tx, orgId, campaignId, ['processing'], {
+      status,
       completedAt: new Date(),
       error: nothingSent ? `Nothing could be sent: ${stats.failed} failed, ${stats.skipped} skipped` : null,
     });
+    // Once: only the pass that moved it out of processing records the event (in the same transaction).
+    const campaign = moved ? await repo.findCampaignById(tx, orgId, campaignId) : undefined;
+    if (campaign)
+      await recordEvent(tx, orgId, 'campaign.completed', `campaign:${campaign.documentId}`, {
+        campaign: { documentId: campaign.documentId, name: campaign.name, status },
+        stats: { total: stats.total, sent: stats.sent, failed: stats.failed, skipped: stats.skipped },
+      });
   });
 }
 

@@ -96,6 +96,14 @@ export async function findCampaign(tx: Tx, orgId: number, documentId: string) {
   return row;
 }
 
+export async function findCampaignById(tx: Tx, orgId: number, id: number) {
+  const [row] = await tx
+    .select({ documentId: campaigns.documentId, name: campaigns.name })
+    .from(campaigns)
+    .where(and(eq(campaigns.organizationId, orgId), eq(campaigns.id, id)));
+  return row;
+}
+
 export async function listCampaigns(tx: Tx, orgId: number, q: CompiledList) {
   const where = and(eq(campaigns.organizationId, orgId), q.where);
   const rows = await selectCampaigns(tx).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);

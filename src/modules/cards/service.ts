@@ -480,12 +480,18 @@ export async function createCards(ctx: TenantContext, boardId: string, inputs: C
   });
 }
 
-export async function updateCard(ctx: TenantContext, boardId: string, id: string, input: CardUpdateInput) {
+export async function updateCard(
+  ctx: TenantContext,
+  boardId: string,
+  id: string,
+  input: CardUpdateInput,
+  opts: UpdateOptions = {},
+) {
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, true);
     const row = await loadCard(tx, ctx, scope, id, true);
     await requireCardEdit(tx, ctx, scope.access, row.id);
-    const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, input);
+    const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, input, opts);
     return presentCard(tx, ctx.orgId, scope.structure, updated);
   });
 }
@@ -504,6 +510,11 @@ export async function moveCard(ctx: TenantContext, boardId: string, id: string, 
   });
 }
 
+/** Who set a due date: a person (manual) unless an automation says so. */
+export interface UpdateOptions {
+  dueDateSource?: 'manual' | 'automation';
+}
+
 /** Every change of a PUT (and a move) in one place: validation, the row update, history, timeline. */
 async function applyUpdate(
   tx: Tx,
@@ -511,6 +522,7 @@ async function applyUpdate(
   structure: BoardStructure,
   row: repo.CardRow,
   input: CardUpdateInput,
+  opts: UpdateOptions = {},
 ): Promise<repo.CardRow> {
   const orgId = actor.orgId;
   const errors: FieldError[] = [];
@@ -560,7 +572,7 @@ async function applyUpdate(
   }
   if (input.dueDate !== undefined && iso(input.dueDate) !== iso(row.dueDate)) {
     values.dueDate = input.dueDate === null ? null : new Date(input.dueDate);
-    values.dueDateSource = input.dueDate === null ? null : 'manual';
+    values.dueDateSource = input.dueDate === null ? null : (opts.dueDateSource ?? 'manual');
     note(
       'due_date_changed',
       input.dueDate === null ? 'Due date removed' : `Due date set to ${iso(input.dueDate)}`,

@@ -543,6 +543,16 @@ export async function mergeContacts(ctx: TenantContext, survivorId: string, merg
       },
       ...(await ownerTeamEntries(tx, ctx, survivor.id, survivor, updated)),
     ]);
+    await recordEvent(tx, ctx.orgId, 'contact.updated', `contact:${updated.documentId}`, {
+      contact: {
+        documentId: updated.documentId,
+        name: updated.name,
+        email: updated.email,
+        phone: updated.phone,
+      },
+      changes: ['merged', ...filled],
+      merged: victims.map((v) => v.documentId),
+    });
     return { contact: await toContact(tx, ctx.orgId, updated), merged: others, moved };
   });
 }

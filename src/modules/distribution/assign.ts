@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
-import type { Tx } from '../../platform/db/client.js';
+import { queryRows, type Tx } from '../../platform/db/client.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
 
@@ -12,6 +13,33 @@ export async function nextAssignee(tx: Tx, orgId: number, boardId: number): Prom
   const queue = await repo.lockActiveQueue(tx, orgId, boardId);
   // A queue kept from a plan that had the feature assigns nothing on a plan without it.
   if (!queue || !planFeatures[queue.plan as Plan]?.includes('distribution')) return undefined;
+  return choose(tx, orgId, queue, boardId);
+}
+
+/**
+ * The next member of a named queue (an automation's `assign { distributionQueue }`), the queue locked as above;
+ * undefined when the queue is inactive or nobody in it is active.
+ */
+export async function nextFromQueue(tx: Tx, orgId: number, queueId: number): Promise<number | undefined> {
+  const [queue] = await queryRows<{
+    id: number;
+    strategy: string;
+    last_membership_id: number | null;
+    board_id: number;
+  }>(
+    tx,
+    sql`select id, strategy, last_membership_id, board_id from distribution_queues
+        where organization_id = ${orgId} and id = ${queueId} and active for update`,
+  );
+  return queue ? choose(tx, orgId, queue, Number(queue.board_id)) : undefined;
+}
+
+async function choose(
+  tx: Tx,
+  orgId: number,
+  queue: { id: number; strategy: string; last_membership_id: number | null },
+  boardId: number,
+): Promise<number | undefined> {
   const list = await repo.candidates(tx, orgId, queue.id, boardId, queue.strategy === 'least_open');
   if (list.length === 0) return undefined;
   if (queue.strategy === 'weighted') {

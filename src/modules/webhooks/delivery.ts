@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { type Database, queryRows, type Tx } from '../../platform/db/client.js';
-import { domainEvents } from '../../platform/events/table.js';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import type { EventConsumer } from '../../platform/events/dispatch.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
@@ -22,74 +22,33 @@ export const sealContext = (orgId: number, documentId: string) =>
   `webhook_subscription:${orgId}:${documentId}`;
 
 /**
- * Fans undispatched events out to the subscriptions that want them, in event order, and marks them dispatched:
- * one transaction per organization, rows locked (SKIP LOCKED) so two dispatchers never take the same event.
+ * The webhooks' share of the event dispatch (src/platform/events/dispatch.ts): one delivery row per event and
+ * subscription that wants it, written in the dispatcher's transaction.
  */
-export async function dispatchEvents(db: Database): Promise<number> {
-  const orgs = await queryRows<{ organization_id: number }>(
-    db.system,
-    // Oldest waiting first, so a busy organization never starves the others.
-    sql`select organization_id from domain_events where not dispatched
-        group by organization_id order by min(id) limit 200`,
+export const webhookFanOut: EventConsumer = async (tx, orgId, events) => {
+  const wanted = await tx
+    .select({ id: subs.id, events: subs.events })
+    .from(subs)
+    .where(and(eq(subs.organizationId, orgId), eq(subs.enabled, true)));
+  if (wanted.length === 0) return;
+  const rows = events.flatMap((e) =>
+    wanted
+      .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
+      .map((s) => ({
+        organizationId: orgId,
+        subscriptionId: s.id,
+        eventId: e.eventId,
+        eventType: e.type,
+        payload: { type: e.type, timestamp: e.createdAt.toISOString(), data: e.data },
+      })),
   );
-  let total = 0;
-  for (const { organization_id: orgId } of orgs) {
-    // One organization's failure (logged) never holds the others back.
-    total += await dispatchOrganization(db, Number(orgId)).catch((err) => {
-      console.error(`webhooks: dispatch of organization ${orgId} failed: ${(err as Error).message}`);
-      return 0;
-    });
-  }
-  return total;
-}
-
-export async function dispatchOrganization(db: Database, orgId: number): Promise<number> {
-  return db.tenantTransaction(orgId, async (tx) => {
-    const events = await queryRows<{
-      id: number;
-      event_id: string;
-      type: string;
-      data: unknown;
-      created_at: Date;
-    }>(
-      tx,
-      sql`select id, event_id, type, data, created_at from domain_events
-            where organization_id = ${orgId} and not dispatched order by id limit 500 for update skip locked`,
-    );
-    if (events.length === 0) return 0;
-    const wanted = await tx
-      .select({ id: subs.id, events: subs.events })
-      .from(subs)
-      .where(and(eq(subs.organizationId, Number(orgId)), eq(subs.enabled, true)));
-    const rows = events.flatMap((e) =>
-      wanted
-        .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
-        .map((s) => ({
-          organizationId: Number(orgId),
-          subscriptionId: s.id,
-          eventId: e.event_id,
-          eventType: e.type,
-          payload: { type: e.type, timestamp: new Date(e.created_at).toISOString(), data: e.data },
-        })),
-    );
-    // In chunks: an INSERT has at most 65,535 parameters (500 events × many subscriptions would pass it).
-    for (let i = 0; i < rows.length; i += 1000)
-      await tx
-        .insert(deliveries)
-        .values(rows.slice(i, i + 1000))
-        .onConflictDoNothing();
+  // In chunks: an INSERT has at most 65,535 parameters (500 events × many subscriptions would pass it).
+  for (let i = 0; i < rows.length; i += 1000)
     await tx
-      .update(domainEvents)
-      .set({ dispatched: true })
-      .where(
-        and(
-          eq(domainEvents.organizationId, Number(orgId)),
-          sql`${domainEvents.id} in ${events.map((e) => Number(e.id))}`,
-        ),
-      );
-    return events.length;
-  });
-}
+      .insert(deliveries)
+      .values(rows.slice(i, i + 1000))
+      .onConflictDoNothing();
+};
 
 interface Due {
   id: number;
@@ -248,10 +207,11 @@ async function record(
     .where(subWhere);
 }
 
-/** The periodic run: about every second, in one worker process of the cluster at a time. */
+/** The periodic delivery run: about every second, in one worker process of the cluster at a time. */
 export async function registerWebhookWorkers(deps: WorkerDeps) {
   await deps.jobs.every(webhookQueue, 1, async () => {
-    const [dispatched, delivered] = await Promise.allSettled([dispatchEvents(deps.db), deliverDue(deps)]);
-    for (const r of [dispatched, delivered]) if (r.status === 'rejected') throw r.reason;
+    // While deliveries keep coming, up to 5 s per run: a busy subscription is not held to 50 per job tick.
+    const until = Date.now() + 5_000;
+    while ((await deliverDue(deps)) > 0 && Date.now() < until);
   });
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/client.js';
 import { domainEvents } from './table.js';
@@ -13,6 +14,7 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'task.completed',
+  'campaign.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -20,6 +22,19 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * Records a domain event in the caller's transaction: committed with the change or not at all, so a crash
  * between commit and delivery loses nothing (the dispatcher finds it) and a rolled-back change emits nothing.
  */
+/**
+ * The automation depth of the code running now: 0 for a person's or an integration's change, n + 1 inside the
+ * actions of an automation run triggered by an event of depth n. Every event recorded meanwhile carries it, so
+ * the automations' loop guard (src/modules/automations/fan-out.ts) sees how deep a chain already is.
+ */
+const depthStore = new AsyncLocalStorage<number>();
+
+export function withEventDepth<T>(depth: number, fn: () => Promise<T>): Promise<T> {
+  return depthStore.run(depth, fn);
+}
+
+export const currentEventDepth = () => depthStore.getStore() ?? 0;
+
 export async function recordEvent(
   tx: Tx,
   orgId: number,
@@ -27,7 +42,12 @@ export async function recordEvent(
   subject: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  await tx
-    .insert(domainEvents)
-    .values({ organizationId: orgId, eventId: `evt_${randomUUID()}`, type, subject, data });
+  await tx.insert(domainEvents).values({
+    organizationId: orgId,
+    eventId: `evt_${randomUUID()}`,
+    type,
+    subject,
+    data,
+    depth: currentEventDepth(),
+  });
 }

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { queryRows } from '../../../src/platform/db/client.js';
 import { apiClient, newTenant } from '../../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { emailCampaign, waitFor, whatsappCampaign } from './helpers.js';
@@ -43,6 +45,18 @@ describe('e-mail campaigns', () => {
       stats: { total: 5, sent: 4, skipped: 1, failed: 0, pending: 0 },
     });
     expect(final.completedAt).not.toBeNull();
+    // The completion is a domain event (once), for webhooks and automations.
+    const events = await queryRows<{ data: any }>(
+      env.db.system,
+      sql`select data from domain_events where type = 'campaign.completed'
+            and subject = ${`campaign:${campaign.documentId}`}`,
+    );
+    expect(events.map((e) => e.data)).toEqual([
+      {
+        campaign: { documentId: campaign.documentId, name: campaign.name, status: 'completed' },
+        stats: { total: 5, sent: 4, failed: 0, skipped: 1 },
+      },
+    ]);
 
     const mine = env.smtp.received.filter((m) => m.to[0]?.endsWith('.mail@example.com'));
     expect(mine.map((m) => m.to[0]).sort()).toEqual([

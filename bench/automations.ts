@@ -1,0 +1,161 @@
+/**
+ * Events → webhooks and automations: N card writes (PUT title) through the API with workers in process, a
+ * webhook subscription and a matching automation (http_request) both pointing at a local receiver.
+ * Reports the API's write throughput with the automation disabled vs enabled, and the lag from the write's
+ * commit (its response) to the receiver, p50 / p95, for the webhook delivery and for the automation's request.
+ *
+ *   npx tsx bench/automations.ts [N=2000] [concurrency=8]      (DATABASE_URL for PostgreSQL)
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/platform/db/client.js';
+import { migrateDatabase } from '../src/platform/db/migrate.js';
+import { startJobs } from '../src/workers.js';
+
+const N = Number(process.argv[2] ?? 2000);
+const CONCURRENCY = Number(process.argv[3] ?? 8);
+const p = (xs: number[], q: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : Number.NaN;
+
+async function main() {
+  // The receiver: arrival time per (path, card, title).
+  const arrived = new Map<string, number>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      try {
+        const e = JSON.parse(body);
+        arrived.set(`${req.url}|${e.data.card.documentId}|${e.data.card.title}`, performance.now());
+      } catch {}
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const config = loadConfig(
+    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-automations-${process.pid}` },
+    { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_JOBS_POLL_SECONDS: 0.5, RATE_LIMIT_ENABLED: false },
+  );
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: 'memory://',
+    poolSize: 10,
+  });
+  await migrateDatabase(db);
+  const background = await startJobs(config, db, true);
+  const app = await buildApp({ config, db, background });
+  await app.ready();
+  const req = async (
+    method: string,
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api${url}`,
+      payload: payload as object,
+      headers,
+    });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const slug = `bench-auto-${process.pid}`;
+  const reg = await req('POST', '/auth/local/register', {
+    username: slug,
+    email: `${slug}@x.test`,
+    password: 'correct-horse-battery',
+  });
+  const auth = { authorization: `Bearer ${reg.body.jwt}` };
+  await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
+  const h = { ...auth, 'x-tenant-id': slug };
+  const board = (await req('POST', '/boards', { data: { name: 'Pipeline' } }, h)).body.documentId as string;
+  const cards: string[] = [];
+  for (let i = 0; i < 100; i++)
+    cards.push(
+      (await req('POST', `/boards/${board}/cards`, { data: { title: `Deal ${i}` } }, h)).body.documentId,
+    );
+  await req('POST', '/webhook-subscriptions', { data: { url: `${target}/wh`, events: ['card.updated'] } }, h);
+  const automation = await req(
+    'POST',
+    '/automations',
+    {
+      data: {
+        name: 'Tell the receiver',
+        board,
+        enabled: false,
+        trigger: { event: 'card.updated' },
+        actions: [{ type: 'http_request', params: { url: `${target}/auto` } }],
+      },
+    },
+    h,
+  );
+  if (automation.status !== 201) throw new Error(JSON.stringify(automation.body));
+
+  /** N title changes, CONCURRENCY at a time: writes per second and each write's response time. */
+  const writes = async (label: string) => {
+    const committed = new Map<string, number>();
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < N) {
+          const i = next++;
+          const card = cards[i % cards.length];
+          const title = `${label} ${i}`;
+          const res = await req('PUT', `/boards/${board}/cards/${card}`, { data: { title } }, h);
+          if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+          committed.set(`${card}|${title}`, performance.now());
+        }
+      }),
+    );
+    return { perSecond: N / ((performance.now() - t0) / 1000), committed };
+  };
+  /** Waits (bounded) until every write reached the receiver on `paths`; the lags in ms per path. */
+  const lags = async (committed: Map<string, number>, paths: string[]) => {
+    const deadline = Date.now() + 300_000;
+    const missing = () =>
+      paths.reduce(
+        (n, path) => n + [...committed.keys()].filter((k) => !arrived.has(`${path}|${k}`)).length,
+        0,
+      );
+    while (missing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    return Object.fromEntries(
+      paths.map((path) => {
+        const xs = [...committed].flatMap(([k, t]) => {
+          const a = arrived.get(`${path}|${k}`);
+          return a === undefined ? [] : [a - t];
+        });
+        return [path, { delivered: xs.length, p50: Math.round(p(xs, 0.5)), p95: Math.round(p(xs, 0.95)) }];
+      }),
+    );
+  };
+
+  const off = await writes('off');
+  const offLag = await lags(off.committed, ['/wh']);
+  await req('POST', `/automations/${automation.body.documentId}/enable`, undefined, h);
+  const on = await writes('on');
+  const onLag = await lags(on.committed, ['/wh', '/auto']);
+  const result = {
+    backend: process.env.DATABASE_URL ? 'postgresql' : 'pglite',
+    writes: N,
+    concurrency: CONCURRENCY,
+    writesPerSecond: { automationOff: Math.round(off.perSecond), automationOn: Math.round(on.perSecond) },
+    onVsOff: `${Math.round((on.perSecond / off.perSecond) * 100)}%`,
+    lagMs: { automationOff: offLag, automationOn: onLag },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await app.close();
+  await background.jobs.stop();
+  await db.close?.();
+  server.close();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

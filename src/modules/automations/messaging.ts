@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import { secretBox } from '../../platform/secrets/encryption.js';
+import { channelProvider } from '../channels/credentials.js';
+import { findChannel } from '../channels/repo.js';
+import { chatChannels } from '../channels/table.js';
+import { findContact } from '../contacts/repo.js';
+import { type RenderContext, renderEmail, renderString } from '../email-templates/render.js';
+import { findTemplate as findEmailTemplate } from '../email-templates/repo.js';
+import { findOrganizationById } from '../organizations/repo.js';
+import { findTemplate as findWaTemplate } from '../templates/repo.js';
+import { whatsappTemplates } from '../templates/table.js';
+import type { ActionEnv, Output } from './actions.js';
+import { pick } from './fan-out.js';
+
+/** A WhatsApp template of a channel by documentId or name. */
+export async function findWhatsAppTemplate(tx: Tx, orgId: number, channelId: number, ref: string) {
+  return (
+    (await findWaTemplate(tx, orgId, channelId, ref)) ??
+    (
+      await tx
+        .select()
+        .from(whatsappTemplates)
+        .where(
+          and(
+            eq(whatsappTemplates.organizationId, orgId),
+            eq(whatsappTemplates.channelId, channelId),
+            eq(whatsappTemplates.name, ref),
+          ),
+        )
+        .limit(1)
+    )[0]
+  );
+}
+
+/** The person a messaging action reaches: the event's contact, or the card's contact. */
+async function recipient(env: ActionEnv, tx: Tx) {
+  let contactRef = pick(env.event.data, 'contact.documentId');
+  if (typeof contactRef !== 'string') {
+    const card = pick(env.event.data, 'card.documentId');
+    if (typeof card !== 'string') throw new Error('the event names no contact or card');
+    const [row] = await queryRows<{ document_id: string | null }>(
+      tx,
+      sql`select ct.document_id from cards c
+          left join contacts ct on ct.organization_id = c.organization_id and ct.id = c.contact_id
+          where c.organization_id = ${env.ctx.orgId} and c.document_id = ${card}`,
+    );
+    contactRef = row?.document_id ?? undefined;
+  }
+  if (typeof contactRef !== 'string') throw new Error('the card has no contact to write to');
+  const contact = await findContact(tx, env.ctx.orgId, contactRef);
+  if (!contact) throw new Error('the contact no longer exists');
+  const org = await findOrganizationById(tx, env.ctx.orgId);
+  const render: RenderContext = {
+    contact: {
+      name: contact.name,
+      email: contact.email,
+      phone: contact.phone,
+      customFields: contact.customFields ?? {},
+    },
+    organization: { name: org?.name ?? '' },
+    unsubscribeUrl: '',
+    variables: {},
+  };
+  return { contact, render };
+}
+
+async function suppressed(tx: Tx, orgId: number, address: string) {
+  const rows = await queryRows<{ id: number }>(
+    tx,
+    sql`select id from suppressions where organization_id = ${orgId} and address = ${address.toLowerCase()}`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * send_email: the template rendered for the contact, through the organization's first e-mail channel; a
+ * suppressed address is not written to. The runner records "sending" before the call (at most once).
+ */
+export async function sendEmail(env: ActionEnv, params: { template: string }): Promise<Output> {
+  const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
+    const { contact, render } = await recipient(env, tx);
+    if (!contact.email) throw new Error('the contact has no e-mail address');
+    if (await suppressed(tx, env.ctx.orgId, contact.email))
+      throw new Error(`${contact.email} is on the suppression list: not sent`);
+    const tpl = await findEmailTemplate(tx, env.ctx.orgId, params.template);
+    if (!tpl) throw new Error(`the e-mail template ${params.template} no longer exists`);
+    const [channel] = await tx
+      .select()
+      .from(chatChannels)
+      .where(and(eq(chatChannels.organizationId, env.ctx.orgId), eq(chatChannels.type, 'email')))
+      .orderBy(asc(chatChannels.id))
+      .limit(1);
+    if (!channel) throw new Error('the organization has no e-mail channel: create one (POST /chat-channels)');
+    return { to: contact.email, message: renderEmail(tpl, render), channel };
+  });
+  const box = await secretBox(env.config, env.db);
+  const p = channelProvider({ config: env.config, box }, prepared.channel);
+  if (p.type !== 'email') throw new Error('not an e-mail channel');
+  await env.reserve();
+  const messageId = `<a.${randomUUID()}@crm.localhost>`;
+  await p.client.send({
+    from: `"${p.settings.fromName.replace(/["\\\r\n]/g, '')}" <${p.settings.fromAddress}>`,
+    to: prepared.to,
+    replyTo: p.settings.replyTo,
+    subject: prepared.message.subject,
+    html: prepared.message.html,
+    text: prepared.message.text,
+    messageId,
+  });
+  return { to: prepared.to, messageId };
+}
+
+/** send_template_message: an approved WhatsApp template to the contact's phone, body parameters rendered. */
+export async function sendTemplateMessage(
+  env: ActionEnv,
+  params: { channel: string; template: string; params?: string[] },
+): Promise<Output> {
+  const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
+    const { contact, render } = await recipient(env, tx);
+    if (!contact.phone) throw new Error('the contact has no phone number');
+    if (await suppressed(tx, env.ctx.orgId, contact.phone))
+      throw new Error(`${contact.phone} is on the suppression list: not sent`);
+    const channel = await findChannel(tx, env.ctx.orgId, params.channel);
+    if (channel?.type !== 'whatsapp') throw new Error(`no WhatsApp channel ${params.channel}`);
+    const tpl = await findWhatsAppTemplate(tx, env.ctx.orgId, channel.id, params.template);
+    if (!tpl) throw new Error(`no template ${params.template} on the channel`);
+    if (tpl.status !== 'APPROVED') throw new Error(`the template ${tpl.name} is ${tpl.status}, not APPROVED`);
+    const texts = (params.params ?? []).map((p) => renderString(p, render, false));
+    return { to: contact.phone.replace(/^\+/, ''), channel, tpl, texts };
+  });
+  const box = await secretBox(env.config, env.db);
+  const p = channelProvider({ config: env.config, box }, prepared.channel);
+  if (p.type !== 'whatsapp') throw new Error('not a WhatsApp channel');
+  await env.reserve();
+  const res = await p.client.sendTemplate(prepared.to, {
+    name: prepared.tpl.name,
+    language: prepared.tpl.language,
+    components: prepared.texts.length
+      ? [{ type: 'body', parameters: prepared.texts.map((text) => ({ type: 'text', text })) }]
+      : [],
+  });
+  return { to: prepared.to, messageId: res.messageId };
+}

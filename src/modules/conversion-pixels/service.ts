@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import type { Config } from '../../config.js';
+import { audit } from '../../platform/audit/audit.js';
+import type { Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import type { AppDeps } from '../../platform/deps.js';
+import { AppError, validationError } from '../../platform/http/errors.js';
+import {
+  compileListQuery,
+  countIf,
+  type ListQueryInput,
+  listPage,
+  type QueryModel,
+} from '../../platform/http/list-query.js';
+import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { type ServerEvent, sendServerEvents } from '../../platform/providers/conversions/client.js';
+import { toBadGateway } from '../../platform/providers/provider-error.js';
+import { secretBox } from '../../platform/secrets/encryption.js';
+import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardStructure } from '../boards/access.js';
+import { findBoard, findBoardById } from '../boards/repo.js';
+import type { Pixel, PixelInput, PixelUpdate } from './schema.js';
+import { conversionEvents as events, conversionPixels as pixels } from './table.js';
+
+function requireAdmin(ctx: TenantContext) {
+  requireFeature(ctx, 'conversions');
+  requireRole(ctx, 'admin');
+}
+
+export const sealContext = (orgId: number, documentId: string) => `conversion_pixel:${orgId}:${documentId}`;
+const notFound = () => new AppError('NotFoundError', 'Conversion pixel not found');
+
+const model: QueryModel = {
+  table: 'conversion_pixels',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    enabled: { column: 'enabled', type: 'boolean' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+  privateFields: ['accessTokenSealed'],
+};
+
+type Row = typeof pixels.$inferSelect;
+
+async function present(tx: Tx, orgId: number, row: Row): Promise<Pixel> {
+  const board = (await findBoardById(tx, orgId, row.boardId))!;
+  let trigger: Pixel['trigger'] = 'won';
+  if (row.triggerType === 'phase') {
+    const structure = await loadBoardStructure(tx, orgId, row.boardId);
+    const phase = structure.phasesById.get(row.triggerPhaseId!);
+    trigger = { phase: { documentId: phase?.documentId ?? '', slug: phase?.slug ?? '' } };
+  }
+  return {
+    documentId: row.documentId,
+    name: row.name,
+    pixelId: row.pixelId,
+    hasAccessToken: true,
+    board: { documentId: board.documentId, name: board.name },
+    trigger,
+    enabled: row.enabled,
+    createdAt: isoRequired(row.createdAt),
+    updatedAt: isoRequired(row.updatedAt),
+  };
+}
+
+/** The board and trigger of an input, checked: unknown board or phase → 400 naming the valid phases. */
+async function resolveTarget(tx: Tx, orgId: number, boardRef: string, trigger: PixelInput['trigger']) {
+  const board = await findBoard(tx, orgId, boardRef);
+  if (!board)
+    throw validationError(`Unknown board ${boardRef}`, [
+      { path: ['board'], message: 'no board with this documentId' },
+    ]);
+  const structure = await loadBoardStructure(tx, orgId, board.id);
+  if (trigger === 'won') {
+    if (!structure.settings.wonPhaseId)
+      throw validationError(
+        'The board has no won phase: set boardSettings.wonPhase or use trigger { phase }',
+        [{ path: ['trigger'], message: 'the board has no won phase' }],
+      );
+    return { boardId: board.id, triggerType: 'won', triggerPhaseId: null };
+  }
+  const phase = structure.phases.find((p) => p.documentId === trigger.phase || p.slug === trigger.phase);
+  if (!phase)
+    throw validationError(
+      `Unknown phase ${trigger.phase}; phases of this board: ${structure.phases.map((p) => p.slug).join(', ')}`,
+      [{ path: ['trigger', 'phase'], message: 'no such phase on the board' }],
+    );
+  return { boardId: board.id, triggerType: 'phase', triggerPhaseId: phase.id };
+}
+
+const byDocumentId = (orgId: number, documentId: string) =>
+  and(eq(pixels.organizationId, orgId), eq(pixels.documentId, documentId));
+
+async function findIn(tx: Tx, orgId: number, documentId: string) {
+  const [row] = await tx.select().from(pixels).where(byDocumentId(orgId, documentId));
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function listPixels(ctx: TenantContext, query: ListQueryInput) {
+  requireAdmin(ctx);
+  const q = compileListQuery(model, query);
+  return ctx.transaction(async (tx) => {
+    const where = and(eq(pixels.organizationId, ctx.orgId), q.where);
+    const rows = await tx
+      .select()
+      .from(pixels)
+      .where(where)
+      .orderBy(q.orderBy)
+      .offset(q.offset)
+      .limit(q.pageSize);
+    const total = await countIf(q, () => tx.select({ total: count() }).from(pixels).where(where));
+    const items: Pixel[] = [];
+    for (const r of rows) items.push(await present(tx, ctx.orgId, r));
+    return listPage(items, total, q);
+  });
+}
+
+export async function getPixel(ctx: TenantContext, documentId: string) {
+  requireAdmin(ctx);
+  return ctx.transaction(async (tx) => present(tx, ctx.orgId, await findIn(tx, ctx.orgId, documentId)));
+}
+
+export async function createPixel(deps: AppDeps, ctx: TenantContext, input: PixelInput) {
+  requireAdmin(ctx);
+  const box = await secretBox(deps.config, deps.db);
+  const documentId = newDocumentId();
+  return ctx.transaction(async (tx) => {
+    const target = await resolveTarget(tx, ctx.orgId, input.board, input.trigger);
+    const [row] = await tx
+      .insert(pixels)
+      .values({
+        organizationId: ctx.orgId,
+        documentId,
+        name: input.name,
+        pixelId: input.pixelId,
+        accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)),
+        enabled: input.enabled ?? true,
+        ...target,
+      })
+      .returning();
+    await audit(tx, ctx, 'conversion_pixel.created', documentId);
+    return present(tx, ctx.orgId, row);
+  });
+}
+
+export async function updatePixel(deps: AppDeps, ctx: TenantContext, documentId: string, input: PixelUpdate) {
+  requireAdmin(ctx);
+  const box = await secretBox(deps.config, deps.db);
+  return ctx.transaction(async (tx) => {
+    const row = await findIn(tx, ctx.orgId, documentId);
+    const current = await present(tx, ctx.orgId, row);
+    const target =
+      input.board !== undefined || input.trigger !== undefined
+        ? await resolveTarget(
+            tx,
+            ctx.orgId,
+            input.board ?? current.board.documentId,
+            input.trigger ??
+              (current.trigger === 'won' ? 'won' : { phase: current.trigger.phase.documentId }),
+          )
+        : {};
+    const [updated] = await tx
+      .update(pixels)
+      .set({
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.pixelId !== undefined ? { pixelId: input.pixelId } : {}),
+        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+        ...(input.accessToken !== undefined
+          ? { accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)) }
+          : {}),
+        ...target,
+        updatedAt: sql`now()`,
+      })
+      .where(byDocumentId(ctx.orgId, documentId))
+      .returning();
+    await audit(tx, ctx, 'conversion_pixel.updated', documentId);
+    return present(tx, ctx.orgId, updated);
+  });
+}
+
+export async function deletePixel(ctx: TenantContext, documentId: string) {
+  requireAdmin(ctx);
+  return ctx.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(pixels)
+      .where(byDocumentId(ctx.orgId, documentId))
+      .returning({ id: pixels.id });
+    if (!row) throw notFound();
+    await audit(tx, ctx, 'conversion_pixel.deleted', documentId);
+    return { documentId, deleted: true as const };
+  });
+}
+
+/**
+ * Sends one test event (with a `test_event_code`, so the provider shows it in its test tool and counts nothing)
+ * now; a provider failure is a 502 naming it. Logged with status `test`.
+ */
+export async function verifyPixel(deps: AppDeps, ctx: TenantContext, documentId: string) {
+  requireAdmin(ctx);
+  const row = await ctx.transaction((tx) => findIn(tx, ctx.orgId, documentId));
+  const box = await secretBox(deps.config, deps.db);
+  const token = box.decrypt(row.accessTokenSealed, sealContext(ctx.orgId, documentId));
+  const testEventCode = `TEST${randomBytes(3).toString('hex').toUpperCase()}`;
+  const now = new Date();
+  const event: ServerEvent = {
+    event_name: 'TestEvent',
+    event_time: Math.floor(now.getTime() / 1000),
+    event_id: `verify:${documentId}:${now.getTime()}`,
+    action_source: 'system_generated',
+    user_data: { em: [], ph: [] },
+  };
+  const answer = await sendServerEvents(deps.config, row.pixelId, token, [event], testEventCode).catch(
+    async (err) => {
+      await logTest(ctx, row.id, event, null, (err as Error).message);
+      return toBadGateway(err);
+    },
+  );
+  await logTest(ctx, row.id, event, answer, null);
+  return { ok: true as const, eventsReceived: answer?.events_received ?? null, testEventCode, event };
+}
+
+async function logTest(
+  ctx: TenantContext,
+  pixelId: number,
+  event: ServerEvent,
+  response: unknown,
+  error: string | null,
+) {
+  await ctx.transaction((tx) =>
+    tx.insert(events).values({
+      organizationId: ctx.orgId,
+      pixelId,
+      dedupId: event.event_id,
+      eventName: event.event_name,
+      eventTime: new Date(event.event_time * 1000),
+      status: error ? 'failed' : 'test',
+      attempts: 1,
+      payload: event,
+      response: response ?? null,
+      lastError: error,
+      sentAt: error ? null : new Date(),
+    }),
+  );
+}
+
+export async function listEvents(
+  ctx: TenantContext,
+  documentId: string,
+  query: { pagination?: ListQueryInput['pagination']; status?: string },
+) {
+  requireAdmin(ctx);
+  const q = compileListQuery(model, { pagination: query.pagination });
+  return ctx.transaction(async (tx) => {
+    const pixel = await findIn(tx, ctx.orgId, documentId);
+    const where = and(
+      eq(events.organizationId, ctx.orgId),
+      eq(events.pixelId, pixel.id),
+      query.status ? eq(events.status, query.status) : undefined,
+    );
+    const rows = await tx
+      .select()
+      .from(events)
+      .where(where)
+      .orderBy(desc(events.id))
+      .offset(q.offset)
+      .limit(q.pageSize);
+    const total = await countIf(q, () => tx.select({ total: count() }).from(events).where(where));
+    return listPage(
+      rows.map((e) => ({
+        id: e.id,
+        eventId: e.dedupId,
+        eventName: e.eventName,
+        card: e.cardDocumentId,
+        status: e.status as 'pending' | 'sent' | 'failed' | 'skipped' | 'test',
+        attempts: e.attempts,
+        lastError: e.lastError,
+        payload: e.payload,
+        response: e.response,
+        sentAt: iso(e.sentAt),
+        createdAt: isoRequired(e.createdAt),
+      })),
+      total,
+      q,
+    );
+  });
+}
+
+export type ConversionsConfig = Pick<
+  Config,
+  'CRM_CONVERSIONS_API_URL' | 'CRM_CONVERSIONS_API_VERSION' | 'CRM_PROVIDER_TIMEOUT_MS'
+>;
