@@ -12,6 +12,7 @@ import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
@@ -81,6 +82,8 @@ const areas = [
   distributionRoutes,
   webhookRoutes,
   agendaRoutes,
+  leadAdsRoutes,
+  leadAdsWebhookRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

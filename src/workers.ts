@@ -1,6 +1,8 @@
 import type { Config } from './config.js';
 import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
+import { lazyLeadAdsKit } from './modules/lead-ads/kit.js';
+import { registerLeadAdsWorkers } from './modules/lead-ads/leads.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
@@ -21,6 +23,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerUploadWorkers(deps);
   await registerCampaignWorkers(deps);
   await registerWebhookWorkers(deps);
+  await registerLeadAdsWorkers(deps, lazyLeadAdsKit(deps.config, deps.db));
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

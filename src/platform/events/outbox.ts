@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'task.completed',
+  'lead.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

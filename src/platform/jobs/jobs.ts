@@ -21,6 +21,8 @@ export interface QueueDef {
   expireInSeconds?: number;
   /** pg-boss queue policy; `short`: at most one job waiting (created) at a time (periodic jobs). */
   policy?: 'standard' | 'short' | 'singleton' | 'stately';
+  /** Workers of this queue per process (default 1): handlers that mostly wait on a provider run side by side. */
+  concurrency?: number;
 }
 
 export interface SendOptions {
@@ -42,7 +44,10 @@ export interface JobInfo {
   startAfter: Date;
 }
 
-export type JobHandler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+export type JobHandler<T> = (
+  data: T,
+  job: { id: string; retryCount: number; retryLimit: number },
+) => Promise<void>;
 
 export interface Jobs {
   send<T extends object>(queue: QueueDef, data: T, opts?: SendOptions): Promise<string>;
@@ -161,11 +166,13 @@ export function createJobs(database: Database, config: Config): Jobs {
 
   const runWorker = async (queue: QueueDef, handler: JobHandler<any>) => {
     await ensureQueue(queue);
-    await started().work(
-      queue.name,
-      { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
-      async ([job]) => handler(job.data, { id: job.id, retryCount: job.retryCount }),
-    );
+    for (let i = 0; i < Math.max(1, queue.concurrency ?? 1); i++)
+      await started().work(
+        queue.name,
+        { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
+        async ([job]) =>
+          handler(job.data, { id: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit }),
+      );
   };
 
   /** Queues the next occurrence of a periodic job; none when one is already waiting (policy short). */
