@@ -26,10 +26,18 @@ import { markTokenProblem, requireLeadAds, routeOr404 } from './service.js';
  * `succeeded`: a lead becomes one card, also across a crash between the two.
  */
 
+/**
+ * The lead queue of the configured app: a lead is fetched with tokens and the `appsecret_proof` of the app that
+ * received it, so only processes configured with that app (CRM_LEAD_ADS_APP_ID) may take its jobs. A process
+ * with another app, or none, neither works nor steals them.
+ */
 export const leadQueue = (
-  config: Pick<Config, 'CRM_LEAD_ADS_RETRY_LIMIT' | 'CRM_LEAD_ADS_RETRY_DELAY_SECONDS'>,
+  config: Pick<
+    Config,
+    'CRM_LEAD_ADS_APP_ID' | 'CRM_LEAD_ADS_RETRY_LIMIT' | 'CRM_LEAD_ADS_RETRY_DELAY_SECONDS'
+  >,
 ): QueueDef => ({
-  name: 'lead-ads-lead',
+  name: `lead-ads-lead-${(config.CRM_LEAD_ADS_APP_ID ?? 'none').replace(/[^\w-]/g, '_')}`,
   retryLimit: config.CRM_LEAD_ADS_RETRY_LIMIT,
   retryDelay: config.CRM_LEAD_ADS_RETRY_DELAY_SECONDS,
   retryBackoff: true,
@@ -119,6 +127,8 @@ export async function receiveWebhook(
   raw: Buffer,
   signature: string | undefined,
 ) {
+  if (!config.CRM_LEAD_ADS_APP_ID || !config.CRM_LEAD_ADS_APP_SECRET)
+    throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
   checkSignature(config.CRM_LEAD_ADS_APP_SECRET, raw, signature);
   const changes = leadgenChanges(raw);
   const byOrg = new Map<number, { routeId: number; change: LeadgenChange }[]>();
@@ -398,6 +408,8 @@ export async function redeliver(
   deliveryDocumentId: string,
 ) {
   requireLeadAds(ctx, true);
+  if (!config.CRM_LEAD_ADS_APP_ID)
+    throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
   return ctx.transaction(async (tx) => {
     const route = await routeOr404(tx, ctx, routeDocumentId);
     const d = await repo.findDelivery(tx, ctx.orgId, route.id, deliveryDocumentId);
@@ -422,6 +434,7 @@ export async function registerLeadAdsWorkers(
   deps: { config: Config; db: Database; jobs: Jobs },
   kit: () => Promise<LeadAdsKit>,
 ) {
+  if (!deps.config.CRM_LEAD_ADS_APP_ID) return;
   await deps.jobs.work<LeadJob>(leadQueue(deps.config), async (data, job) =>
     processLead(await kit(), data, job),
   );

@@ -81,7 +81,8 @@ const rand = () => randomBytes(9).toString('base64url');
 export async function startLeadAdsPeer(
   opts: { appId?: string; appSecret?: string } = {},
 ): Promise<LeadAdsPeer> {
-  const appId = opts.appId ?? '424242';
+  // A fresh app per peer: the lead queue is the app's (several test processes share one database).
+  const appId = opts.appId ?? `4242${randomBytes(4).toString('hex')}`;
   const appSecret = opts.appSecret ?? 'lead-ads-app-secret';
   const users = new Map<string, { id: string; name: string }>();
   const pages = new Map<string, PeerPage>();
