@@ -41,8 +41,9 @@ export const leadQueue = (
   retryLimit: config.CRM_LEAD_ADS_RETRY_LIMIT,
   retryDelay: config.CRM_LEAD_ADS_RETRY_DELAY_SECONDS,
   retryBackoff: true,
-  // Each job mostly waits on the provider: a few side by side keep a burst of leads moving.
-  concurrency: 4,
+  // Each job mostly waits on the provider: batches run side by side and drain without waiting for the poll.
+  concurrency: 2,
+  batchSize: 10,
 });
 
 export interface LeadJob {
@@ -151,6 +152,8 @@ export async function receiveWebhook(
       }
     });
   }
+  // Committed: this process's lead workers (if it runs any) start now rather than at their next poll.
+  if (queued > 0) jobs.nudge(queue);
   return { received: changes.length, queued };
 }
 
@@ -410,7 +413,7 @@ export async function redeliver(
   requireLeadAds(ctx, true);
   if (!config.CRM_LEAD_ADS_APP_ID)
     throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
-  return ctx.transaction(async (tx) => {
+  const result = await ctx.transaction(async (tx) => {
     const route = await routeOr404(tx, ctx, routeDocumentId);
     const d = await repo.findDelivery(tx, ctx.orgId, route.id, deliveryDocumentId);
     if (!d) throw new AppError('NotFoundError', 'Lead delivery not found');
@@ -427,6 +430,8 @@ export async function redeliver(
     await jobs.send(leadQueue(config), { orgId: ctx.orgId, deliveryId: d.id } satisfies LeadJob, { tx });
     return present({ ...d, status: 'pending', processedAt: null });
   });
+  jobs.nudge(leadQueue(config));
+  return result;
 }
 
 /** The lead job's handler (processes started with workers). */

@@ -129,15 +129,18 @@ export async function createRoute(c: Connected, extra: Record<string, unknown> =
   return res.body;
 }
 
-/** Polls the route's deliveries until `done` holds (bounded: about 60 s). */
+/** Polls the route's deliveries until `done` holds (bounded: `seconds`). */
 export async function waitDeliveries(
   api: Api,
   routeId: string,
   done: (rows: any[]) => boolean,
+  seconds = 50,
   pageSize = 100,
 ) {
   let rows: any[] = [];
-  for (let i = 0; i < 300; i++) {
+  const until = Date.now() + seconds * 1000;
+  // Embedded, every query shares the one connection with the workers: poll gently.
+  while (Date.now() < until) {
     rows = [];
     for (let page = 1; page <= 20; page++) {
       const res = await api.get(`/lead-form-routes/${routeId}/deliveries`, {
@@ -148,7 +151,7 @@ export async function waitDeliveries(
       if (res.body.data.length < pageSize) break;
     }
     if (done(rows)) return rows;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`deliveries did not settle: ${JSON.stringify(rows.slice(0, 3))}`);
 }
