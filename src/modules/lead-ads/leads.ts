@@ -128,9 +128,8 @@ export async function receiveWebhook(
   raw: Buffer,
   signature: string | undefined,
 ) {
-  if (!config.CRM_LEAD_ADS_APP_ID || !config.CRM_LEAD_ADS_APP_SECRET)
-    throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
-  checkSignature(config.CRM_LEAD_ADS_APP_SECRET, raw, signature);
+  // Unconfigured, no signature can verify: the same 401 (nothing says more to an anonymous caller).
+  checkSignature(config.CRM_LEAD_ADS_APP_ID && config.CRM_LEAD_ADS_APP_SECRET, raw, signature);
   const changes = leadgenChanges(raw);
   const byOrg = new Map<number, { routeId: number; change: LeadgenChange }[]>();
   for (const change of changes) {
@@ -411,12 +410,12 @@ export async function redeliver(
   deliveryDocumentId: string,
 ) {
   requireLeadAds(ctx, true);
-  if (!config.CRM_LEAD_ADS_APP_ID)
-    throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
   const result = await ctx.transaction(async (tx) => {
     const route = await routeOr404(tx, ctx, routeDocumentId);
     const d = await repo.findDelivery(tx, ctx.orgId, route.id, deliveryDocumentId);
     if (!d) throw new AppError('NotFoundError', 'Lead delivery not found');
+    if (!config.CRM_LEAD_ADS_APP_ID)
+      throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
     if (d.status !== 'failed')
       throw new AppError(
         'UnprocessableEntityError',

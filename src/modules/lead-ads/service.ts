@@ -476,12 +476,12 @@ export async function getRoute(ctx: TenantContext, documentId: string) {
  */
 export async function createRoute(ctx: TenantContext, kit: LeadAdsKit, input: RouteInput) {
   requireLeadAds(ctx, true);
-  const client = requireClient(kit);
   const prep = await ctx.transaction(async (tx) => {
     const structure = await boardFor(tx, ctx, input.targetBoardDocumentId);
     checkMapping(structure, input.fieldMapping.mappings);
     return { structure, ...(await integrationForRoute(tx, ctx, input.leadIntegrationDocumentId)) };
   });
+  const client = requireClient(kit);
   const pages = openPages(kit, ctx.orgId, prep.row, prep.pages);
   const { form, page } = await locateForm(kit, ctx.orgId, prep.row, pages, input.leadFormId);
   await withProvider(kit, ctx.orgId, prep.row.id, () => client.subscribePage(page.pageId, page.accessToken));
@@ -510,7 +510,6 @@ export async function updateRoute(
   input: RouteUpdate,
 ) {
   requireLeadAds(ctx, true);
-  const client = requireClient(kit);
   const prep = await ctx.transaction(async (tx) => {
     const current = await routeOr404(tx, ctx, documentId);
     const refs = await repo.routeRefs(tx, ctx.orgId, [current]);
@@ -521,6 +520,7 @@ export async function updateRoute(
     const integration = await integrationForRoute(tx, ctx, integrationRef);
     return { current, structure, ...integration };
   });
+  const client = requireClient(kit);
   const { current } = prep;
   const pages = openPages(kit, ctx.orgId, prep.row, prep.pages);
   let located: { pageId: string; formId: string; formName: string | null } = {
