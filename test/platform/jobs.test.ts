@@ -52,7 +52,7 @@ describe('jobs on the test database', () => {
       expect(job.retryLimit).toBe(1);
       if (data.n === 3 && job.retryCount === 0) throw new Error('first attempt of 3 fails');
     });
-    const ids = [];
+    const ids: string[] = [];
     for (let n = 0; n < 12; n++) ids.push(await jobs.send(q, { n }));
     jobs.nudge(q);
     await until(async () => {
