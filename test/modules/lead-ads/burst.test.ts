@@ -11,7 +11,9 @@ import {
   waitDeliveries,
 } from './helpers.js';
 
-const LEADS = 200;
+// Embedded, the database runs on the test's own thread (about 3 leads a second on a loaded 2-core machine): 100 there,
+// 200 on PostgreSQL; bench/lead-ads.ts measures 1,000.
+const LEADS = process.env.DATABASE_URL ? 200 : 100;
 
 describe('lead ads burst', () => {
   let env: LeadAdsEnv;
@@ -46,7 +48,7 @@ describe('lead ads burst', () => {
       c.api,
       route.documentId,
       (r) => r.length === LEADS && r.every((d) => d.status === 'succeeded' || d.status === 'failed'),
-      220,
+      280,
     );
     expect(rows.filter((d) => d.status !== 'succeeded')).toEqual([]);
     expect(new Set(rows.map((d) => d.leadgenId)).size).toBe(LEADS);
@@ -71,5 +73,5 @@ describe('lead ads burst', () => {
     );
     expect(events.n).toBe(LEADS);
     // Embedded PostgreSQL runs on the test's own thread: throughput is measured in bench/, not here.
-  }, 240_000);
+  }, 300_000);
 });
