@@ -538,6 +538,70 @@ CREATE TABLE "invitations" (
 	CONSTRAINT "invitations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "lead_deliveries" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "lead_deliveries_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"route_id" bigint NOT NULL,
+	"leadgen_id" text NOT NULL,
+	"page_id" text NOT NULL,
+	"form_id" text NOT NULL,
+	"ad_id" text,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"last_error" text,
+	"card_id" bigint,
+	"card_document_id" text,
+	"contact_document_id" text,
+	"received_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"processed_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "lead_deliveries_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "lead_form_routes" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "lead_form_routes_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"integration_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"page_id" text NOT NULL,
+	"form_id" text NOT NULL,
+	"form_name" text,
+	"field_mapping" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "lead_form_routes_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "lead_integration_pages" (
+	"organization_id" bigint NOT NULL,
+	"integration_id" bigint NOT NULL,
+	"page_id" text NOT NULL,
+	"name" text NOT NULL,
+	"credentials" text NOT NULL,
+	CONSTRAINT "lead_integration_pages_organization_id_integration_id_page_id_pk" PRIMARY KEY("organization_id","integration_id","page_id")
+);
+--> statement-breakpoint
+CREATE TABLE "lead_integrations" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "lead_integrations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"name" text NOT NULL,
+	"provider_user_id" text NOT NULL,
+	"provider_user_name" text,
+	"status" text DEFAULT 'connected' NOT NULL,
+	"status_message" text,
+	"credentials" text NOT NULL,
+	"token_expires_at" timestamp with time zone,
+	"connected_by_membership_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "lead_integrations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "notifications" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "notifications_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -926,6 +990,10 @@ ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FORE
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_deliveries" ADD CONSTRAINT "lead_deliveries_route_fk" FOREIGN KEY ("organization_id","route_id") REFERENCES "public"."lead_form_routes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_form_routes" ADD CONSTRAINT "lead_form_routes_integration_fk" FOREIGN KEY ("organization_id","integration_id") REFERENCES "public"."lead_integrations"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_form_routes" ADD CONSTRAINT "lead_form_routes_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_integration_pages" ADD CONSTRAINT "lead_integration_pages_integration_fk" FOREIGN KEY ("organization_id","integration_id") REFERENCES "public"."lead_integrations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notifications" ADD CONSTRAINT "notifications_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "card_products" ADD CONSTRAINT "card_products_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -1022,6 +1090,16 @@ CREATE UNIQUE INDEX "email_templates_org_name_key" ON "email_templates" USING bt
 CREATE UNIQUE INDEX "invitations_org_document_id_key" ON "invitations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_pending_email_key" ON "invitations" USING btree ("organization_id","email") WHERE status = 'pending';--> statement-breakpoint
 CREATE INDEX "invitations_token_hash_idx" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_deliveries_org_document_id_key" ON "lead_deliveries" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_deliveries_org_leadgen_key" ON "lead_deliveries" USING btree ("organization_id","leadgen_id");--> statement-breakpoint
+CREATE INDEX "lead_deliveries_org_route_idx" ON "lead_deliveries" USING btree ("organization_id","route_id","id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "lead_deliveries_org_status_idx" ON "lead_deliveries" USING btree ("organization_id","status") WHERE status in ('pending', 'retrying', 'failed');--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_form_routes_org_document_id_key" ON "lead_form_routes" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_form_routes_org_form_key" ON "lead_form_routes" USING btree ("organization_id","form_id");--> statement-breakpoint
+CREATE INDEX "lead_form_routes_org_integration_idx" ON "lead_form_routes" USING btree ("organization_id","integration_id");--> statement-breakpoint
+CREATE INDEX "lead_form_routes_page_form_idx" ON "lead_form_routes" USING btree ("page_id","form_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_integrations_org_document_id_key" ON "lead_integrations" USING btree ("organization_id","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lead_integrations_org_provider_user_key" ON "lead_integrations" USING btree ("organization_id","provider_user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "notifications_org_document_id_key" ON "notifications" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "notifications_org_member_dedupe_key" ON "notifications" USING btree ("organization_id","membership_id","dedupe_key");--> statement-breakpoint
 CREATE INDEX "notifications_org_member_created_idx" ON "notifications" USING btree ("organization_id","membership_id","created_at");--> statement-breakpoint

@@ -14,6 +14,7 @@ import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
@@ -86,6 +87,8 @@ const areas = [
   automationRoutes,
   conversionPixelRoutes,
   agendaRoutes,
+  leadAdsRoutes,
+  leadAdsWebhookRoutes,
 ];
 
 export async function buildApp({ config, db, logger, ...opts }: BuildOptions): Promise<FastifyInstance> {

@@ -76,6 +76,22 @@ const envObject = z.object({
     .default('v21.0'),
   /** SMS provider base speaking the Twilio Messages API shape. */
   CRM_SMS_API_URL: z.string().url().default('https://api.twilio.com'),
+  /** Lead ads: Graph-style API (OAuth token exchange, pages, leadgen forms, subscriptions, leads); tests point it at a local peer. */
+  CRM_LEAD_ADS_API_URL: z.string().url().default('https://graph.facebook.com'),
+  CRM_LEAD_ADS_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/)
+    .default('v21.0'),
+  /** The OAuth 2 authorization dialog people are sent to (client_id, redirect_uri, state, scope, PKCE). */
+  CRM_LEAD_ADS_OAUTH_URL: z.string().url().default('https://www.facebook.com/v21.0/dialog/oauth'),
+  /** The app's credentials; unset: the lead ads routes answer 503 saying so. */
+  CRM_LEAD_ADS_APP_ID: z.string().optional(),
+  CRM_LEAD_ADS_APP_SECRET: z.string().optional(),
+  /** The `hub.verify_token` of the leadgen webhook handshake (GET /webhooks/lead-ads). */
+  CRM_LEAD_ADS_VERIFY_TOKEN: z.string().optional(),
+  /** Lead fetch jobs: retries after the first failure, and the first retry's delay (doubling). */
+  CRM_LEAD_ADS_RETRY_LIMIT: z.coerce.number().int().min(0).default(5),
+  CRM_LEAD_ADS_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).default(30),
   /** Timeout of each provider request (WhatsApp, SMS, SMTP), in milliseconds. */
   CRM_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

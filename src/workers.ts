@@ -4,6 +4,8 @@ import { registerAutomationWorkers } from './modules/automations/runner.js';
 import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
 import { registerUploadWorkers } from './modules/cards/files.js';
 import { registerConversionWorkers } from './modules/conversion-pixels/delivery.js';
+import { lazyLeadAdsKit } from './modules/lead-ads/kit.js';
+import { registerLeadAdsWorkers } from './modules/lead-ads/leads.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
@@ -27,6 +29,7 @@ export async function registerWorkers(deps: WorkerDeps) {
   await registerWebhookWorkers(deps);
   await registerAutomationWorkers(deps);
   await registerConversionWorkers(deps);
+  await registerLeadAdsWorkers(deps, lazyLeadAdsKit(deps.config, deps.db));
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

@@ -1935,6 +1935,240 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/lead-ads/oauth/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Finish connecting a lead ads account (admin)
+     * @description BETA: exchanges the code (with the PKCE verifier) for a token, then for a long-lived one, reads the pages and their tokens and stores them encrypted. Answers the integration, created or (reconnect) updated. Provider failures are 502 with details.provider.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['completeLeadAdsOauth'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-ads/oauth/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start connecting a lead ads account (admin)
+     * @description BETA: answers the provider authorization URL (OAuth 2 code flow with PKCE S256) and its state: signed, valid 10 minutes, bound to this user and organization. Send the user there; the provider returns to redirectUri with code and state. `integration` reconnects an existing integration whose token expired or was revoked.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['startLeadAdsOauth'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-form-routes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List lead form routes
+     * @description BETA: which lead form goes to which board, with its field mapping.
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listLeadFormRoutes'];
+    put?: never;
+    /**
+     * Route a lead form to a board (admin)
+     * @description BETA: subscribes the form's page to leadgen webhooks at the provider (a real side effect). Mapping targets: title, contact.<name|email|phone|city|state|country|address|postal_code> or a field slug of the board's entry phase; an unknown target is a 400 listing the valid ones.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createLeadFormRoute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-form-routes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One lead form route
+     * @description BETA: the route and its field mapping.
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getLeadFormRoute'];
+    /**
+     * Update a lead form route (admin)
+     * @description BETA: partial. Subscribes the form's page again; a page no route needs any more is unsubscribed at the provider.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateLeadFormRoute'];
+    post?: never;
+    /**
+     * Delete a lead form route (admin)
+     * @description BETA: unsubscribes the page's leadgen webhooks at the provider when no other route needs the page.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteLeadFormRoute'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-form-routes/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The leads a route received, newest first
+     * @description BETA: each lead with its status (pending, retrying, succeeded, failed), attempts, the reason of the last failure and the card made.
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listLeadFormRouteDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-form-routes/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Process a failed lead again (admin)
+     * @description BETA: queues the lead again with the route as it is now; only failed deliveries (else 422).
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['redeliverLead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-integrations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List lead ads integrations
+     * @description BETA: connected provider accounts with their pages and token status; tokens are never returned.
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listLeadIntegrations'];
+    put?: never;
+    /**
+     * Create a lead ads integration from a user token (admin)
+     * @description BETA: for a token obtained outside the OAuth step: exchanged for a long-lived one, pages read and stored encrypted. The OAuth step creates integrations itself.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createLeadIntegration'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-integrations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One lead ads integration
+     * @description BETA: status expired or revoked means the provider refused the token: reconnect with POST /lead-ads/oauth/start and its `integration`.
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getLeadIntegration'];
+    /**
+     * Rename a lead ads integration (admin)
+     * @description BETA: only the name changes here; tokens change by reconnecting.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    put: operations['updateLeadIntegration'];
+    post?: never;
+    /**
+     * Delete a lead ads integration (admin)
+     * @description BETA: refused (422) while form routes use it; its stored tokens go with it.
+     *
+     *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    delete: operations['deleteLeadIntegration'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/lead-integrations/{id}/forms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The lead forms of an integration's pages
+     * @description BETA: read from the provider each time (502 with details.provider when it fails).
+     *
+     *     Token scope: `lead_ads:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listLeadIntegrationForms'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/memberships': {
     parameters: {
       query?: never;
@@ -2999,6 +3233,34 @@ export interface paths {
      *     Public: no token needed.
      */
     post: operations['receiveEmailEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/lead-ads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lead ads webhook verification handshake (public)
+     * @description BETA: answers hub.challenge when hub.mode is subscribe and hub.verify_token is CRM_LEAD_ADS_VERIFY_TOKEN; else 403.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['verifyLeadAdsWebhook'];
+    put?: never;
+    /**
+     * Lead ads leadgen webhook (signed; public)
+     * @description BETA: verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with CRM_LEAD_ADS_APP_SECRET). Each leadgen change is queued for every organization routing its page form; a lead an organization already has is skipped.
+     *
+     *     Public: no token needed.
+     */
+    post: operations['receiveLeadAdsWebhook'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5264,7 +5526,8 @@ export interface operations {
                 | 'contact.created'
                 | 'contact.updated'
                 | 'task.completed'
-                | 'campaign.completed';
+                | 'campaign.completed'
+                | 'lead.received';
             };
           };
         };
@@ -5573,7 +5836,8 @@ export interface operations {
                 | 'contact.created'
                 | 'contact.updated'
                 | 'task.completed'
-                | 'campaign.completed';
+                | 'campaign.completed'
+                | 'lead.received';
             };
           };
         };
@@ -18999,6 +19263,1799 @@ export interface operations {
       };
     };
   };
+  completeLeadAdsOauth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "code": "AQD…",
+         *         "state": "eyJv….sig"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description the `code` the provider put on the redirect */
+            code: string;
+            /** @description the `state` from the redirect, as start returned it */
+            state: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            name: string;
+            pages: {
+              id: string;
+              name: string;
+              subscribed: boolean;
+            }[];
+            /** @enum {string} */
+            provider: 'lead_ads';
+            providerUserId: string;
+            providerUserName: string | null;
+            /**
+             * @description expired or revoked: reconnect with the OAuth flow
+             * @enum {string}
+             */
+            status: 'connected' | 'expired' | 'revoked';
+            statusMessage: string | null;
+            tokenExpiresAt: string | null;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  startLeadAdsOauth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "redirectUri": "https://app.example.com/lead-ads/callback"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description documentId of an integration to reconnect (its token expired or was revoked) */
+            integration?: string;
+            /**
+             * Format: uri
+             * @description where the provider sends the user back with `code` and `state` (registered on the app)
+             */
+            redirectUri: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the provider dialog to send the user to */
+            authorizationUrl: string;
+            expiresAt: string;
+            /** @description signed, bound to this user and organization, valid 10 minutes */
+            state: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listLeadFormRoutes: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              createdAt: string;
+              documentId: string;
+              fieldMapping: {
+                mappings: {
+                  source: string;
+                  target: string;
+                }[];
+              };
+              leadFormId: string;
+              leadFormName: string | null;
+              leadIntegrationDocumentId: string;
+              name: string;
+              pageId: string;
+              targetBoardDocumentId: string;
+              updatedAt: string;
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createLeadFormRoute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Spring campaign form",
+         *         "leadIntegrationDocumentId": "k3v9x2m8q1w7e5r4t6y0u2i8",
+         *         "targetBoardDocumentId": "b1v9x2m8q1w7e5r4t6y0u2i8",
+         *         "leadFormId": "1234567890",
+         *         "fieldMapping": {
+         *           "mappings": [
+         *             {
+         *               "source": "full_name",
+         *               "target": "contact.name"
+         *             },
+         *             {
+         *               "source": "email",
+         *               "target": "contact.email"
+         *             },
+         *             {
+         *               "source": "phone_number",
+         *               "target": "contact.phone"
+         *             },
+         *             {
+         *               "source": "company_name",
+         *               "target": "title"
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            fieldMapping: {
+              mappings: {
+                /** @description a field of the lead (field_data name), e.g. email */
+                source: string;
+                /** @description `title`, `contact.<field>` or a field slug of the board entry phase */
+                target: string;
+              }[];
+            };
+            leadFormId: string;
+            leadIntegrationDocumentId: string;
+            name: string;
+            targetBoardDocumentId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            fieldMapping: {
+              mappings: {
+                source: string;
+                target: string;
+              }[];
+            };
+            leadFormId: string;
+            leadFormName: string | null;
+            leadIntegrationDocumentId: string;
+            name: string;
+            pageId: string;
+            targetBoardDocumentId: string;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getLeadFormRoute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            fieldMapping: {
+              mappings: {
+                source: string;
+                target: string;
+              }[];
+            };
+            leadFormId: string;
+            leadFormName: string | null;
+            leadIntegrationDocumentId: string;
+            name: string;
+            pageId: string;
+            targetBoardDocumentId: string;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateLeadFormRoute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Spring form (sales board)"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            fieldMapping?: {
+              mappings: {
+                /** @description a field of the lead (field_data name), e.g. email */
+                source: string;
+                /** @description `title`, `contact.<field>` or a field slug of the board entry phase */
+                target: string;
+              }[];
+            };
+            leadFormId?: string;
+            leadIntegrationDocumentId?: string;
+            name?: string;
+            targetBoardDocumentId?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            fieldMapping: {
+              mappings: {
+                source: string;
+                target: string;
+              }[];
+            };
+            leadFormId: string;
+            leadFormName: string | null;
+            leadIntegrationDocumentId: string;
+            name: string;
+            pageId: string;
+            targetBoardDocumentId: string;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteLeadFormRoute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listLeadFormRouteDeliveries: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        status?: 'pending' | 'retrying' | 'succeeded' | 'failed';
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              adId: string | null;
+              attempts: number;
+              /** @description documentId of the card made from the lead */
+              card: string | null;
+              /** @description documentId of the contact matched or created */
+              contact: string | null;
+              documentId: string;
+              formId: string;
+              /** @description why the last attempt failed */
+              lastError: string | null;
+              leadgenId: string;
+              pageId: string;
+              processedAt: string | null;
+              receivedAt: string;
+              /** @enum {string} */
+              status: 'pending' | 'retrying' | 'succeeded' | 'failed';
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  redeliverLead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description delivery documentId */
+        deliveryId: string;
+        /** @description form route documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            adId: string | null;
+            attempts: number;
+            /** @description documentId of the card made from the lead */
+            card: string | null;
+            /** @description documentId of the contact matched or created */
+            contact: string | null;
+            documentId: string;
+            formId: string;
+            /** @description why the last attempt failed */
+            lastError: string | null;
+            leadgenId: string;
+            pageId: string;
+            processedAt: string | null;
+            receivedAt: string;
+            /** @enum {string} */
+            status: 'pending' | 'retrying' | 'succeeded' | 'failed';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listLeadIntegrations: {
+    parameters: {
+      query?: {
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              createdAt: string;
+              documentId: string;
+              name: string;
+              pages: {
+                id: string;
+                name: string;
+                subscribed: boolean;
+              }[];
+              /** @enum {string} */
+              provider: 'lead_ads';
+              providerUserId: string;
+              providerUserName: string | null;
+              /**
+               * @description expired or revoked: reconnect with the OAuth flow
+               * @enum {string}
+               */
+              status: 'connected' | 'expired' | 'revoked';
+              statusMessage: string | null;
+              tokenExpiresAt: string | null;
+              updatedAt: string;
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createLeadIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Acme ads",
+         *         "accessToken": "EAAG…"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description a user access token of the provider (exchanged for a long-lived one); write-only */
+            accessToken: string;
+            name?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            name: string;
+            pages: {
+              id: string;
+              name: string;
+              subscribed: boolean;
+            }[];
+            /** @enum {string} */
+            provider: 'lead_ads';
+            providerUserId: string;
+            providerUserName: string | null;
+            /**
+             * @description expired or revoked: reconnect with the OAuth flow
+             * @enum {string}
+             */
+            status: 'connected' | 'expired' | 'revoked';
+            statusMessage: string | null;
+            tokenExpiresAt: string | null;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getLeadIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            name: string;
+            pages: {
+              id: string;
+              name: string;
+              subscribed: boolean;
+            }[];
+            /** @enum {string} */
+            provider: 'lead_ads';
+            providerUserId: string;
+            providerUserName: string | null;
+            /**
+             * @description expired or revoked: reconnect with the OAuth flow
+             * @enum {string}
+             */
+            status: 'connected' | 'expired' | 'revoked';
+            statusMessage: string | null;
+            tokenExpiresAt: string | null;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateLeadIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "name": "Acme ads (main)"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            documentId: string;
+            name: string;
+            pages: {
+              id: string;
+              name: string;
+              subscribed: boolean;
+            }[];
+            /** @enum {string} */
+            provider: 'lead_ads';
+            providerUserId: string;
+            providerUserName: string | null;
+            /**
+             * @description expired or revoked: reconnect with the OAuth flow
+             * @enum {string}
+             */
+            status: 'connected' | 'expired' | 'revoked';
+            statusMessage: string | null;
+            tokenExpiresAt: string | null;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteLeadIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listLeadIntegrationForms: {
+    parameters: {
+      query?: {
+        /** @description only this page */
+        pageId?: string;
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              name: string;
+              pageId: string;
+              pageName: string;
+              questions: {
+                key: string;
+                label: string | null;
+                type: string | null;
+              }[];
+              status: string;
+            }[];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listMemberships: {
     parameters: {
       query?: {
@@ -26957,6 +29014,7 @@ export interface operations {
               | 'contact.updated'
               | 'task.completed'
               | 'campaign.completed'
+              | 'lead.received'
               | '*'
             )[];
             /**
@@ -27165,6 +29223,7 @@ export interface operations {
               | 'contact.updated'
               | 'task.completed'
               | 'campaign.completed'
+              | 'lead.received'
               | '*'
             )[];
             /**
@@ -27486,6 +29545,187 @@ export interface operations {
         content: {
           'application/json': {
             matched: number;
+            received: number;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  verifyLeadAdsWebhook: {
+    parameters: {
+      query?: {
+        'hub.challenge'?: string;
+        'hub.mode'?: string;
+        'hub.verify_token'?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  receiveLeadAdsWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        'x-hub-signature-256'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            queued: number;
             received: number;
           };
         };

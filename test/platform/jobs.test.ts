@@ -44,6 +44,26 @@ describe('jobs on the test database', () => {
     await until(async () => (await jobs.getJob(q, id))?.state === 'completed');
   });
 
+  test('a batch queue: jobs run side by side, one failure is retried alone, the others complete once', async () => {
+    const q = queue({ batchSize: 5, concurrency: 2, retryLimit: 1, retryDelay: 1, retryBackoff: false });
+    const runs = new Map<number, number>();
+    await jobs.work<{ n: number }>(q, async (data, job) => {
+      runs.set(data.n, (runs.get(data.n) ?? 0) + 1);
+      expect(job.retryLimit).toBe(1);
+      if (data.n === 3 && job.retryCount === 0) throw new Error('first attempt of 3 fails');
+    });
+    const ids: string[] = [];
+    for (let n = 0; n < 12; n++) ids.push(await jobs.send(q, { n }));
+    jobs.nudge(q);
+    await until(async () => {
+      const states = await Promise.all(ids.map(async (id) => (await jobs.getJob(q, id))?.state));
+      return states.every((s) => s === 'completed');
+    });
+    expect([...runs.entries()].sort((a, b) => a[0] - b[0])).toEqual(
+      Array.from({ length: 12 }, (_, n) => [n, n === 3 ? 2 : 1]),
+    );
+  });
+
   test('schedule waits for startAfter; cancel removes a scheduled job', async () => {
     const q = queue();
     const ran: string[] = [];

@@ -144,6 +144,8 @@ describe('row-level security', () => {
       'email_assets_document_id_idx',
       // The campaign watchdog finds stalled senders of every organization (docs/messaging.md).
       'campaigns_status_heartbeat_idx',
+      // The public leadgen webhook names a page and form only (docs/lead-ads.md).
+      'lead_form_routes_page_form_idx',
     ]);
     const offenders = rows.filter((r) => r.first !== 'organization_id' && !exceptions.has(r.index));
     expect(offenders).toEqual([]);

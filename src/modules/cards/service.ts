@@ -331,8 +331,8 @@ function dueFromPhase(structure: BoardStructure, phase: PhaseStructure | undefin
 }
 
 interface CreateOptions {
-  source: 'api' | 'form';
-  tracking?: Tracking;
+  source: 'api' | 'form' | 'lead_ads';
+  tracking?: Tracking | Record<string, string>;
   fieldOptions?: FieldWriteOptions;
 }
 
@@ -402,7 +402,7 @@ async function createCardIn(
         0,
         actor,
         'card_created',
-        `Card created (${opts.source === 'form' ? 'public form' : 'API'})`,
+        `Card created (${{ form: 'public form', lead_ads: 'lead ad', api: 'API' }[opts.source]})`,
         {
           phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
           creationSource: opts.source,
@@ -798,6 +798,40 @@ export async function submitPublicForm(
     );
     return { documentId: row.documentId, createdAt: isoRequired(row.createdAt) };
   });
+}
+
+/**
+ * A card from a lead ad (lead-ads module), in the caller's transaction: the board's entry phase, no acting
+ * member, `creationSource: lead_ads`, under the rules of the public form (entry-phase fields only, required ones
+ * enforced). A board gone or without an entry phase is a NotFoundError the caller records.
+ */
+export async function createLeadCard(
+  tx: Tx,
+  orgId: number,
+  boardId: number,
+  input: {
+    title?: string;
+    fields: Record<string, unknown>;
+    contact: string | null;
+    tracking: Record<string, string>;
+  },
+) {
+  const board = await boardsRepo.findBoardById(tx, orgId, boardId);
+  if (!board?.active) throw new AppError('NotFoundError', 'The target board no longer exists');
+  const structure = await structureOf(tx, orgId, board);
+  if (!structure.entryPhase) throw new AppError('NotFoundError', 'The target board has no entry phase');
+  const row = await createCardIn(
+    tx,
+    { orgId, membershipId: null, ctx: null },
+    structure,
+    { title: input.title, fields: input.fields, contact: input.contact },
+    {
+      source: 'lead_ads',
+      tracking: input.tracking,
+      fieldOptions: { phaseIds: new Set([structure.entryPhase.id]) },
+    },
+  );
+  return { row, board: { documentId: board.documentId, name: board.name } };
 }
 
 // ---- comments

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'contact.updated',
   'task.completed',
   'campaign.completed',
+  'lead.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -81,6 +81,13 @@ const overrides: Record<string, string> = {
   'POST /webhooks/email-events/{channelId}': 'receiveEmailEvents',
   'GET /webhooks/whatsapp/{channelId}': 'verifyWhatsappWebhook',
   'POST /webhooks/whatsapp/{channelId}': 'receiveWhatsappWebhook',
+  'POST /lead-ads/oauth/start': 'startLeadAdsOauth',
+  'POST /lead-ads/oauth/complete': 'completeLeadAdsOauth',
+  'GET /lead-integrations/{id}/forms': 'listLeadIntegrationForms',
+  'GET /lead-form-routes/{id}/deliveries': 'listLeadFormRouteDeliveries',
+  'POST /lead-form-routes/{id}/deliveries/{deliveryId}/redeliver': 'redeliverLead',
+  'GET /webhooks/lead-ads': 'verifyLeadAdsWebhook',
+  'POST /webhooks/lead-ads': 'receiveLeadAdsWebhook',
 };
 
 const verbs: Record<string, { item: string; collection: string }> = {

@@ -21,6 +21,13 @@ export interface QueueDef {
   expireInSeconds?: number;
   /** pg-boss queue policy; `short`: at most one job waiting (created) at a time (periodic jobs). */
   policy?: 'standard' | 'short' | 'singleton' | 'stately';
+  /** Workers of this queue per process (default 1): handlers that mostly wait on a provider run side by side. */
+  concurrency?: number;
+  /**
+   * Jobs a worker takes per fetch (default 1). Above 1 the batch's jobs run side by side, each failing (and being
+   * retried) on its own, and a full batch fetches again at once instead of waiting for the next poll.
+   */
+  batchSize?: number;
 }
 
 export interface SendOptions {
@@ -42,7 +49,10 @@ export interface JobInfo {
   startAfter: Date;
 }
 
-export type JobHandler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+export type JobHandler<T> = (
+  data: T,
+  job: { id: string; retryCount: number; retryLimit: number },
+) => Promise<void>;
 
 export interface Jobs {
   send<T extends object>(queue: QueueDef, data: T, opts?: SendOptions): Promise<string>;
@@ -60,6 +70,8 @@ export interface Jobs {
    */
   work<T>(queue: QueueDef, handler: JobHandler<T>): Promise<void>;
   getJob(queue: QueueDef, id: string): Promise<JobInfo | null>;
+  /** Wakes this process's workers of the queue now (after enqueueing work someone waits for); no-op without any. */
+  nudge(queue: QueueDef): void;
   /**
    * A periodic job (before start): `handler` runs about every `everySeconds` in one worker process of the
    * cluster at a time. The queue holds one waiting occurrence (policy `short`): each run queues the next, and
@@ -159,13 +171,36 @@ export function createJobs(database: Database, config: Config): Jobs {
     return ready;
   };
 
+  const workerIds = new Map<string, string[]>();
   const runWorker = async (queue: QueueDef, handler: JobHandler<any>) => {
     await ensureQueue(queue);
-    await started().work(
-      queue.name,
-      { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
-      async ([job]) => handler(job.data, { id: job.id, retryCount: job.retryCount }),
-    );
+    const batchSize = Math.max(1, queue.batchSize ?? 1);
+    const meta = (job: PgBoss.JobWithMetadata<unknown>) => ({
+      id: job.id,
+      retryCount: job.retryCount,
+      retryLimit: job.retryLimit,
+    });
+    for (let i = 0; i < Math.max(1, queue.concurrency ?? 1); i++) {
+      const b = started();
+      let workerId = '';
+      workerId = await b.work(
+        queue.name,
+        { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize, includeMetadata: true },
+        async (batch) => {
+          if (batchSize === 1) return handler(batch[0].data, meta(batch[0]));
+          // pg-boss completes the batch's jobs still active afterwards: the ones failed here keep their retry.
+          await Promise.all(
+            batch.map((job) =>
+              handler(job.data, meta(job)).catch((err: Error) =>
+                b.fail(queue.name, job.id, { message: err?.message ?? String(err) }),
+              ),
+            ),
+          );
+          if (batch.length === batchSize) b.notifyWorker(workerId);
+        },
+      );
+      workerIds.set(queue.name, [...(workerIds.get(queue.name) ?? []), workerId]);
+    }
   };
 
   /** Queues the next occurrence of a periodic job; none when one is already waiting (policy short). */
@@ -209,6 +244,9 @@ export function createJobs(database: Database, config: Config): Jobs {
       });
       if (workersOn) await queueNext(def);
     },
+    nudge(queue) {
+      for (const id of workerIds.get(queue.name) ?? []) boss?.notifyWorker(id);
+    },
     async getJob(queue, id) {
       const job = await started().getJobById(queue.name, id, { includeArchive: true });
       return job ? (job as unknown as JobInfo) : null;
@@ -241,6 +279,7 @@ export function createJobs(database: Database, config: Config): Jobs {
       boss = undefined;
       workersOn = false;
       queues.clear();
+      workerIds.clear();
       await b.stop({ graceful, wait: true, close: false, timeout: 10_000 });
     },
   };

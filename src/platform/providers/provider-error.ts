@@ -3,7 +3,7 @@ import { AppError } from '../http/errors.js';
 /** A provider (WhatsApp, SMS, SMTP) refused or failed a call: what the job records or a route turns into a 502. */
 export class ProviderError extends Error {
   constructor(
-    readonly provider: 'whatsapp' | 'sms' | 'email' | 'conversions',
+    readonly provider: 'whatsapp' | 'sms' | 'email' | 'conversions' | 'lead_ads',
     message: string,
     /** HTTP status (or SMTP reply code) from the provider; 0 when it never answered. */
     readonly status: number,

@@ -1,0 +1,199 @@
+/**
+ * Lead ads: N leads (default 1,000) arrive as signed leadgen webhooks through the local Graph-style peer, on the
+ * embedded database (or DATABASE_URL), workers in process. Reports leads per second and the time from each
+ * lead's webhook to its card (card created_at − the moment its webhook was sent): p50, p95, p99, max; and checks
+ * that every lead became exactly one card.
+ *
+ *   npx tsx bench/lead-ads.ts [N] [webhooks sent at once (default 20)] [leads per webhook (default 1)]
+ */
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, queryRows } from '../src/platform/db/client.js';
+import { migrateDatabase } from '../src/platform/db/migrate.js';
+import { startJobs } from '../src/workers.js';
+import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
+
+const N = Number(process.argv[2] ?? 1000);
+const CONCURRENCY = Number(process.argv[3] ?? 20);
+const PER_HOOK = Number(process.argv[4] ?? 1);
+const p = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+async function main() {
+  const peer = await startLeadAdsPeer();
+  const config = loadConfig(
+    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-leads-${process.pid}` },
+    {
+      CRM_LEAD_ADS_API_URL: peer.url,
+      CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
+      CRM_LEAD_ADS_APP_ID: peer.appId,
+      CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
+      CRM_JOBS_POLL_SECONDS: 0.5,
+      RATE_LIMIT_ENABLED: false,
+    },
+  );
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: 'memory://',
+    poolSize: 10,
+  });
+  await migrateDatabase(db);
+  const background = await startJobs(config, db, true);
+  const app = await buildApp({ config, db, background });
+  await app.ready();
+  const req = async (
+    method: string,
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api${url}`,
+      payload: payload as string,
+      headers,
+    });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const slug = `bench-leads-${process.pid}`;
+  const reg = await req('POST', '/auth/local/register', {
+    username: slug,
+    email: `${slug}@x.test`,
+    password: 'correct-horse-battery',
+  });
+  const auth = { authorization: `Bearer ${reg.body.jwt}` };
+  await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
+  const h = { ...auth, 'x-tenant-id': slug };
+  const [{ id: orgId }] = await queryRows<{ id: number }>(
+    db.system,
+    sql`select id from organizations where slug = ${slug}`,
+  );
+
+  // Connect through the OAuth flow, route the form to a board whose entry phase has name and e-mail.
+  const userId = peer.addUser([{ id: `page${process.pid}`, forms: [{ id: `form${process.pid}` }] }]);
+  const start = await req(
+    'POST',
+    '/lead-ads/oauth/start',
+    { data: { redirectUri: 'https://app.test/cb' } },
+    h,
+  );
+  const { code, state } = peer.authorize(start.body.authorizationUrl, userId);
+  const integration = await req('POST', '/lead-ads/oauth/complete', { data: { code, state } }, h);
+  const board = await req(
+    'POST',
+    '/boards',
+    {
+      data: {
+        name: 'Leads',
+        phases: [
+          {
+            name: 'New',
+            slug: 'new',
+            fields: [
+              { label: 'Name', slug: 'name', type: 'text', required: true },
+              { label: 'Email', slug: 'email', type: 'email' },
+            ],
+          },
+          { name: 'Won', slug: 'won' },
+        ],
+      },
+    },
+    h,
+  );
+  const route = await req(
+    'POST',
+    '/lead-form-routes',
+    {
+      data: {
+        name: 'Bench form',
+        leadIntegrationDocumentId: integration.body.documentId,
+        targetBoardDocumentId: board.body.documentId,
+        leadFormId: `form${process.pid}`,
+        fieldMapping: {
+          mappings: [
+            { source: 'full_name', target: 'name' },
+            { source: 'email', target: 'email' },
+          ],
+        },
+      },
+    },
+    h,
+  );
+  if (route.status !== 201) throw new Error(`route: ${JSON.stringify(route.body)}`);
+
+  const leads = Array.from({ length: N }, (_, i) =>
+    peer.addLead(`page${process.pid}`, `form${process.pid}`, {
+      full_name: `Lead ${i}`,
+      email: `lead${i}@bench.test`,
+      phone_number: `+5511${String(900000000 + i)}`,
+    }),
+  );
+  const sentAt = new Map<string, number>();
+  const hooks = Array.from({ length: Math.ceil(N / PER_HOOK) }, (_, i) =>
+    leads.slice(i * PER_HOOK, (i + 1) * PER_HOOK),
+  );
+  const t0 = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < hooks.length) {
+        const batch = hooks[next++];
+        const hook = peer.leadgenWebhook(batch);
+        const now = Date.now();
+        for (const l of batch) sentAt.set(l.id, now);
+        const res = await req('POST', '/webhooks/lead-ads', hook.body, hook.headers);
+        if (res.status !== 200) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }),
+  );
+  const sentMs = Date.now() - t0;
+  // Wait for every card (bounded: 10 minutes).
+  let done = 0;
+  for (let i = 0; i < 1200 && done < N; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    [{ n: done }] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from lead_deliveries where organization_id = ${orgId} and status in ('succeeded', 'failed')`,
+    );
+  }
+  const totalMs = Date.now() - t0;
+  const rows = await queryRows<{ leadgen_id: string; created_at: Date }>(
+    db.system,
+    sql`select tracking->>'leadgen_id' as leadgen_id, created_at from cards
+        where organization_id = ${orgId} and creation_source = 'lead_ads'`,
+  );
+  const [failed] = await queryRows<{ n: number }>(
+    db.system,
+    sql`select count(*)::int as n from lead_deliveries where organization_id = ${orgId} and status = 'failed'`,
+  );
+  const latencies = rows.map((r) => new Date(r.created_at).getTime() - (sentAt.get(r.leadgen_id) ?? 0));
+  const result = {
+    backend: db.kind,
+    leads: N,
+    webhooksAtOnce: CONCURRENCY,
+    leadsPerWebhook: PER_HOOK,
+    cards: rows.length,
+    distinctLeads: new Set(rows.map((r) => r.leadgen_id)).size,
+    failed: failed.n,
+    webhooksSentInMs: sentMs,
+    allCardsInMs: totalMs,
+    leadsPerSecond: Math.round((N / totalMs) * 1000),
+    webhookToCardMs: {
+      p50: p(latencies, 0.5),
+      p95: p(latencies, 0.95),
+      p99: p(latencies, 0.99),
+      max: Math.max(...latencies),
+    },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await app.close();
+  await background.jobs.stop();
+  await peer.close();
+  await db.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

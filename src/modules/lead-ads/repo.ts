@@ -1,0 +1,328 @@
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { Db, Tx } from '../../platform/db/client.js';
+import { newDocumentId } from '../../platform/db/ids.js';
+import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { boards } from '../boards/table.js';
+import { leadDeliveries, leadFormRoutes, leadIntegrationPages, leadIntegrations } from './table.js';
+
+export type IntegrationRow = typeof leadIntegrations.$inferSelect;
+export type PageRow = typeof leadIntegrationPages.$inferSelect;
+export type RouteRow = typeof leadFormRoutes.$inferSelect;
+export type DeliveryRow = typeof leadDeliveries.$inferSelect;
+
+export const integrationModel: QueryModel = {
+  table: 'lead_integrations',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    status: { column: 'status', type: 'string', values: ['connected', 'expired', 'revoked'] },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+  privateFields: ['credentials'],
+};
+
+export const routeModel: QueryModel = {
+  table: 'lead_form_routes',
+  fields: {
+    documentId: { column: 'document_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    leadFormId: { column: 'form_id', type: 'string' },
+    pageId: { column: 'page_id', type: 'string' },
+    createdAt: { column: 'created_at', type: 'datetime' },
+    updatedAt: { column: 'updated_at', type: 'datetime' },
+  },
+};
+
+// ---- integrations
+
+export async function findIntegration(tx: Tx, orgId: number, documentId: string, lock = false) {
+  const q = tx
+    .select()
+    .from(leadIntegrations)
+    .where(and(eq(leadIntegrations.organizationId, orgId), eq(leadIntegrations.documentId, documentId)));
+  const [row] = lock ? await q.for('update') : await q;
+  return row as IntegrationRow | undefined;
+}
+
+export async function findIntegrationById(tx: Tx, orgId: number, id: number) {
+  const [row] = await tx
+    .select()
+    .from(leadIntegrations)
+    .where(and(eq(leadIntegrations.organizationId, orgId), eq(leadIntegrations.id, id)));
+  return row as IntegrationRow | undefined;
+}
+
+export async function findIntegrationByProviderUser(tx: Tx, orgId: number, providerUserId: string) {
+  const [row] = await tx
+    .select()
+    .from(leadIntegrations)
+    .where(
+      and(eq(leadIntegrations.organizationId, orgId), eq(leadIntegrations.providerUserId, providerUserId)),
+    )
+    .for('update');
+  return row as IntegrationRow | undefined;
+}
+
+export async function listIntegrations(tx: Tx, orgId: number, q: CompiledList) {
+  const where = and(eq(leadIntegrations.organizationId, orgId), q.where);
+  const rows = await tx
+    .select()
+    .from(leadIntegrations)
+    .where(where)
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(leadIntegrations).where(where));
+  return { rows, total };
+}
+
+export async function insertIntegration(
+  tx: Tx,
+  orgId: number,
+  values: Omit<typeof leadIntegrations.$inferInsert, 'organizationId'> & { documentId: string },
+) {
+  const [row] = await tx
+    .insert(leadIntegrations)
+    .values({ ...values, organizationId: orgId })
+    .returning();
+  return row;
+}
+
+export async function updateIntegration(tx: Tx, orgId: number, id: number, values: Partial<IntegrationRow>) {
+  const [row] = await tx
+    .update(leadIntegrations)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(leadIntegrations.organizationId, orgId), eq(leadIntegrations.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteIntegration(tx: Tx, orgId: number, id: number) {
+  await tx
+    .delete(leadIntegrations)
+    .where(and(eq(leadIntegrations.organizationId, orgId), eq(leadIntegrations.id, id)));
+}
+
+// ---- pages
+
+export async function pagesOf(tx: Tx, orgId: number, integrationIds: number[]) {
+  if (integrationIds.length === 0) return [];
+  return tx
+    .select()
+    .from(leadIntegrationPages)
+    .where(
+      and(
+        eq(leadIntegrationPages.organizationId, orgId),
+        inArray(leadIntegrationPages.integrationId, integrationIds),
+      ),
+    )
+    .orderBy(leadIntegrationPages.name, leadIntegrationPages.pageId);
+}
+
+/** The integration's pages become exactly `pages` (a reconnect may add or drop some). */
+export async function replacePages(
+  tx: Tx,
+  orgId: number,
+  integrationId: number,
+  pages: { pageId: string; name: string; credentials: string }[],
+) {
+  await tx
+    .delete(leadIntegrationPages)
+    .where(
+      and(
+        eq(leadIntegrationPages.organizationId, orgId),
+        eq(leadIntegrationPages.integrationId, integrationId),
+      ),
+    );
+  if (pages.length)
+    await tx
+      .insert(leadIntegrationPages)
+      .values(pages.map((p) => ({ ...p, organizationId: orgId, integrationId })));
+}
+
+// ---- routes
+
+export async function findRoute(tx: Tx, orgId: number, documentId: string, lock = false) {
+  const q = tx
+    .select()
+    .from(leadFormRoutes)
+    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.documentId, documentId)));
+  const [row] = lock ? await q.for('update') : await q;
+  return row as RouteRow | undefined;
+}
+
+export async function findRouteById(tx: Tx, orgId: number, id: number) {
+  const [row] = await tx
+    .select()
+    .from(leadFormRoutes)
+    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.id, id)));
+  return row as RouteRow | undefined;
+}
+
+export async function listRoutes(tx: Tx, orgId: number, q: CompiledList) {
+  const where = and(eq(leadFormRoutes.organizationId, orgId), q.where);
+  const rows = await tx
+    .select()
+    .from(leadFormRoutes)
+    .where(where)
+    .orderBy(q.orderBy)
+    .offset(q.offset)
+    .limit(q.pageSize);
+  const total = await countIf(q, () => tx.select({ total: count() }).from(leadFormRoutes).where(where));
+  return { rows, total };
+}
+
+export async function insertRoute(
+  tx: Tx,
+  orgId: number,
+  values: Omit<typeof leadFormRoutes.$inferInsert, 'organizationId' | 'documentId'>,
+) {
+  const [row] = await tx
+    .insert(leadFormRoutes)
+    .values({ ...values, organizationId: orgId, documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateRoute(tx: Tx, orgId: number, id: number, values: Partial<RouteRow>) {
+  const [row] = await tx
+    .update(leadFormRoutes)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteRoute(tx: Tx, orgId: number, id: number) {
+  await tx
+    .delete(leadFormRoutes)
+    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.id, id)));
+}
+
+export async function countRoutesOfIntegration(tx: Tx, orgId: number, integrationId: number) {
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(leadFormRoutes)
+    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.integrationId, integrationId)));
+  return n;
+}
+
+/** documentIds of the routes' integrations and boards, for presenting. */
+export async function routeRefs(tx: Tx, orgId: number, routes: RouteRow[]) {
+  const integrationIds = [...new Set(routes.map((r) => r.integrationId))];
+  const boardIds = [...new Set(routes.map((r) => r.boardId))];
+  const [ints, bs] = await Promise.all([
+    integrationIds.length
+      ? tx
+          .select({ id: leadIntegrations.id, documentId: leadIntegrations.documentId })
+          .from(leadIntegrations)
+          .where(
+            and(eq(leadIntegrations.organizationId, orgId), inArray(leadIntegrations.id, integrationIds)),
+          )
+      : [],
+    boardIds.length
+      ? tx
+          .select({ id: boards.id, documentId: boards.documentId })
+          .from(boards)
+          .where(and(eq(boards.organizationId, orgId), inArray(boards.id, boardIds)))
+      : [],
+  ]);
+  return {
+    integrations: new Map(ints.map((r) => [r.id, r.documentId])),
+    boards: new Map(bs.map((r) => [r.id, r.documentId])),
+  };
+}
+
+/**
+ * Routes of every organization for a page's form (the public webhook does not know the tenant yet): organization
+ * and route ids only, through the page/form index; the rest is read in each organization's RLS transaction.
+ */
+export async function routesForForm(system: Db, pageId: string, formId: string) {
+  return system
+    .select({ organizationId: leadFormRoutes.organizationId, id: leadFormRoutes.id })
+    .from(leadFormRoutes)
+    .where(and(eq(leadFormRoutes.pageId, pageId), eq(leadFormRoutes.formId, formId)));
+}
+
+/** Whether any route of any organization still needs the page's leadgen subscription. */
+export async function pageStillRouted(system: Db, pageId: string) {
+  const [row] = await system
+    .select({ id: leadFormRoutes.id })
+    .from(leadFormRoutes)
+    .where(eq(leadFormRoutes.pageId, pageId))
+    .limit(1);
+  return row !== undefined;
+}
+
+// ---- deliveries
+
+/** The lead's delivery, or undefined when the organization already has it (the lead is processed once). */
+export async function insertDelivery(
+  tx: Tx,
+  orgId: number,
+  values: { routeId: number; leadgenId: string; pageId: string; formId: string; adId: string | null },
+) {
+  const [row] = await tx
+    .insert(leadDeliveries)
+    .values({ ...values, organizationId: orgId, documentId: newDocumentId() })
+    .onConflictDoNothing()
+    .returning();
+  return row as DeliveryRow | undefined;
+}
+
+export async function findDeliveryById(tx: Tx, orgId: number, id: number, lock = false) {
+  const q = tx
+    .select()
+    .from(leadDeliveries)
+    .where(and(eq(leadDeliveries.organizationId, orgId), eq(leadDeliveries.id, id)));
+  const [row] = lock ? await q.for('update') : await q;
+  return row as DeliveryRow | undefined;
+}
+
+export async function findDelivery(tx: Tx, orgId: number, routeId: number, documentId: string) {
+  const [row] = await tx
+    .select()
+    .from(leadDeliveries)
+    .where(
+      and(
+        eq(leadDeliveries.organizationId, orgId),
+        eq(leadDeliveries.routeId, routeId),
+        eq(leadDeliveries.documentId, documentId),
+      ),
+    )
+    .for('update');
+  return row as DeliveryRow | undefined;
+}
+
+export async function updateDelivery(tx: Tx, orgId: number, id: number, values: Partial<DeliveryRow>) {
+  await tx
+    .update(leadDeliveries)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(leadDeliveries.organizationId, orgId), eq(leadDeliveries.id, id)));
+}
+
+export async function listDeliveries(
+  tx: Tx,
+  orgId: number,
+  routeId: number,
+  status: DeliveryRow['status'] | undefined,
+  w: { offset: number; pageSize: number; withCount: boolean },
+) {
+  const where = and(
+    eq(leadDeliveries.organizationId, orgId),
+    eq(leadDeliveries.routeId, routeId),
+    status ? eq(leadDeliveries.status, status) : undefined,
+  );
+  const rows = await tx
+    .select()
+    .from(leadDeliveries)
+    .where(where)
+    .orderBy(desc(leadDeliveries.id))
+    .offset(w.offset)
+    .limit(w.pageSize);
+  const total = w.withCount
+    ? (await tx.select({ total: count() }).from(leadDeliveries).where(where))[0].total
+    : 0;
+  return { rows, total };
+}
