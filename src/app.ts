@@ -11,6 +11,7 @@ import { contactRoutes } from './modules/contacts/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { inboxRoutes } from './modules/inbox/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
@@ -77,6 +78,7 @@ const areas = [
   emailTemplateRoutes,
   campaignRoutes,
   campaignPublicRoutes,
+  inboxRoutes,
   savedFilterRoutes,
   distributionRoutes,
   webhookRoutes,

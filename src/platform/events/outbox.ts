@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'card.deleted',
   'contact.created',
   'contact.updated',
+  'conversation.created',
+  'message.received',
   'task.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -34,6 +34,14 @@ export interface WhatsAppProvider {
     template: { name: string; language: string; components?: unknown[] },
   ): Promise<{ messageId: string }>;
   sendText(to: string, body: string): Promise<{ messageId: string }>;
+  /** Sends media uploaded with uploadMedia (image, audio, video, document). */
+  sendMedia(
+    to: string,
+    kind: 'image' | 'audio' | 'video' | 'document',
+    media: { id: string; caption?: string; filename?: string },
+  ): Promise<{ messageId: string }>;
+  /** POST /{phone-number-id}/media (multipart): the media id a message can send. */
+  uploadMedia(file: { filename: string; mimeType: string; bytes: Buffer }): Promise<string>;
   health(): Promise<{ displayPhoneNumber: string | null; qualityRating: string | null }>;
   listTemplates(): Promise<ProviderTemplate[]>;
   createTemplate(def: {
@@ -85,6 +93,29 @@ export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredenti
         template: { name: t.name, language: { code: t.language }, components: t.components ?? [] },
       }),
     sendText: (to, body) => send({ to, type: 'text', text: { body, preview_url: false } }),
+    sendMedia: (to, kind, media) =>
+      send({
+        to,
+        type: kind,
+        [kind]: {
+          id: media.id,
+          ...(media.caption && kind !== 'audio' ? { caption: media.caption } : {}),
+          ...(kind === 'document' && media.filename ? { filename: media.filename } : {}),
+        },
+      }),
+    async uploadMedia(file) {
+      const form = new FormData();
+      form.set('messaging_product', 'whatsapp');
+      form.set('type', file.mimeType);
+      form.set('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.filename);
+      const res = await providerRequest<{ id: string }>(
+        'whatsapp',
+        `${base}/${enc(creds.phoneNumberId)}/media`,
+        { method: 'POST', headers: auth, body: form, timeoutMs: Math.max(timeoutMs, 60_000) },
+        graphError,
+      );
+      return res.id;
+    },
     async health() {
       const res = await call<{ display_phone_number?: string; quality_rating?: string }>(
         `${enc(creds.phoneNumberId)}?fields=display_phone_number,quality_rating,verified_name`,
