@@ -121,7 +121,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         .formData()
         .catch(() => null);
       const file = form?.get('file');
-      if (!form || form.get('messaging_product') !== 'whatsapp' || !(file instanceof Blob))
+      if (form?.get('messaging_product') !== 'whatsapp' || !(file instanceof Blob))
         return graphError(400, 'Param file must be a file with one of the following types');
       const id = String(9_000_000 + ++seq);
       media.set(id, {
