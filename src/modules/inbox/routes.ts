@@ -46,6 +46,11 @@ const ids = 'Inbox, conversation and message ids are numeric; contact, card and 
 export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   const kit = lazyChannelKit(deps.config, deps.db);
   const hub = new LiveHub(deps.db, app.log);
+  // Open event streams end when the app closes (before the server waits for its connections to finish).
+  const streams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of streams) end();
+  });
   app.addHook('onClose', () => hub.close());
 
   app.get(
@@ -186,12 +191,14 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         clearInterval(beat);
         unsubscribe?.();
         unsubscribe = undefined;
+        streams.delete(end);
       };
-      raw.on('close', stop);
-      app.addHook('onClose', async () => {
+      const end = () => {
         stop();
         raw.end();
-      });
+      };
+      streams.add(end);
+      raw.on('close', stop);
     },
   );
 
