@@ -156,7 +156,7 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         tags,
         summary: 'Live inbox updates (Server-Sent Events)',
         description: beta(
-          'A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open.',
+          'A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.',
         ),
         produces: ['text/event-stream'],
         response: { 200: z.string().describe('event stream') },
@@ -164,6 +164,12 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
     },
     async (req, reply) => {
       service.requireInbox(req.tenant);
+      // EventSource, fetch and curl send an Accept header; a request without one (a sweep, a bare probe) gets
+      // the stream's opening and its end instead of a connection that never finishes.
+      if (!req.headers.accept)
+        return reply
+          .type('text/event-stream; charset=utf-8')
+          .send(': send Accept: text/event-stream to keep this stream open\n\n');
       const ctx = req.tenant;
       const raw = reply.raw;
       let unsubscribe: (() => void) | undefined;

@@ -108,5 +108,12 @@ describe('live inbox updates (Server-Sent Events)', () => {
       'x-tenant-id': t.slug,
     });
     expect(s.status).toBe(403);
+    // Without an Accept header the stream opens and ends at once (no connection left hanging).
+    const bare = await env.app.inject({
+      url: '/api/conversations/events',
+      headers: { authorization: `Bearer ${t.user.jwt}`, 'x-tenant-id': t.slug },
+    });
+    expect(bare.statusCode).toBe(200);
+    expect(bare.headers['content-type']).toMatch(/^text\/event-stream/);
   });
 });
