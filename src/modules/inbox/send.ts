@@ -14,6 +14,8 @@ import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { AttachmentInput, OutgoingMessage, StartConversationInput, TemplateParams } from './schema.js';
 import {
+  canSee,
+  conversationNotFound,
   findInboxOr404,
   loadConversation,
   presentConversation,
@@ -316,6 +318,8 @@ export async function syncContactToChat(ctx: TenantContext, contactDocumentId: s
   requireInbox(ctx, true);
   return ctx.transaction(async (tx) => {
     const { row, created } = await conversationWith(tx, ctx, inboxId, contactDocumentId);
+    // An existing conversation assigned to someone else stays out of sight (like GET /conversations/{id}).
+    if (!canSee(ctx, row.assigneeMembershipId)) throw conversationNotFound();
     return { created, conversation: await presentConversation(tx, ctx.orgId, row) };
   });
 }
