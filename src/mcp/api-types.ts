@@ -1641,6 +1641,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/conversations/{id}/messages/{messageId}/media': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a message's media
+     * @description BETA: The image, audio, video or document of a message, fetched through the provider (WhatsApp keeps inbound media; its short-lived URL is resolved here). 404 when the message has no media.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['downloadConversationMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/conversations/{id}/seen': {
     parameters: {
       query?: never;
@@ -16695,6 +16717,94 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadConversationMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+        /** @description numeric id of the message (not a documentId) */
+        messageId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': unknown;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
         };
       };
     };

@@ -28,6 +28,7 @@ import {
   message,
   messagePage,
   messagesQuery,
+  numericId as numericIdParam,
   pagedConversations,
   sendMessageInput,
   startConversationInput,
@@ -340,6 +341,38 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       reply
         .code(201)
         .send(await send.sendMessage(req.tenant, await kit(), req.params.id, req.body.data.message)),
+  );
+
+  app.get(
+    '/conversations/:id/messages/:messageId/media',
+    {
+      config: { scope: read },
+      schema: {
+        tags,
+        summary: "Download a message's media",
+        description: beta(
+          'The image, audio, video or document of a message, fetched through the provider (WhatsApp keeps inbound media; its short-lived URL is resolved here). 404 when the message has no media.',
+        ),
+        params: z.object({ id: idParams.shape.id, messageId: numericIdParam('message') }),
+        produces: ['application/octet-stream'],
+        response: { 200: z.any().describe('the file') },
+      },
+    },
+    async (req, reply) => {
+      const file = await send.downloadAttachment(
+        req.tenant,
+        await kit(),
+        req.params.id,
+        req.params.messageId,
+      );
+      const name = (file.filename ?? `media-${req.params.messageId}`).replace(/[^\w.\- ]+/g, '_');
+      return reply
+        .type(file.mimeType)
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .send(file.bytes);
+    },
   );
 
   app.post(

@@ -323,3 +323,25 @@ export async function syncContactToChat(ctx: TenantContext, contactDocumentId: s
     return { created, conversation: await presentConversation(tx, ctx.orgId, row) };
   });
 }
+
+/** GET /conversations/{id}/messages/{messageId}/media: the message's media, fetched through the provider. */
+export async function downloadAttachment(ctx: TenantContext, kit: ChannelKit, id: number, messageId: number) {
+  requireInbox(ctx);
+  const { channel, attachment } = await ctx.transaction(async (tx) => {
+    const conv = await loadConversation(tx, ctx, id);
+    const msg = await repo.findMessage(tx, ctx.orgId, messageId);
+    if (!msg || msg.conversationId !== conv.id) throw new AppError('NotFoundError', 'Message not found');
+    const a = msg.attachments[0];
+    if (!a?.mediaId) throw new AppError('NotFoundError', 'This message has no media');
+    return { channel: await channelOf(tx, ctx.orgId, conv.inboxId), attachment: a };
+  });
+  const p = channelProvider(kit, channel);
+  if (p.type !== 'whatsapp')
+    throw new AppError('UnprocessableEntityError', 'The inbox channel is not WhatsApp');
+  try {
+    const file = await p.client.downloadMedia(attachment.mediaId!, 100 * 1024 * 1024);
+    return { ...file, filename: attachment.filename };
+  } catch (err) {
+    return toBadGateway(err);
+  }
+}

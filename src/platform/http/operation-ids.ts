@@ -92,6 +92,7 @@ const overrides: Record<string, string> = {
   'GET /conversations/{id}/messages': 'listConversationMessages',
   'POST /conversations/{id}/messages': 'sendConversationMessage',
   'POST /conversations/{id}/attachments': 'sendConversationAttachment',
+  'GET /conversations/{id}/messages/{messageId}/media': 'downloadConversationMedia',
   'GET /conversations/{id}/card': 'getConversationCard',
   'POST /conversations/{id}/card': 'createCardFromConversation',
   'POST /conversations/{id}/card/link': 'linkConversationToCard',

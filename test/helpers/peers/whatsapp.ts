@@ -32,6 +32,8 @@ export interface WhatsAppPeer {
   uploads: Map<string, { fileName: string; length: number; type: string; received: number }>;
   /** Media uploaded with POST /{phone-number-id}/media (multipart), by media id. */
   media: Map<string, { type: string; filename: string; bytes: number }>;
+  /** Makes media downloadable (GET /{media-id} → url → bytes), as an inbound image would be; its media id. */
+  addMedia(bytes: Buffer, mimeType: string): string;
   /** Every request the peer saw (method and path). */
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error. */
@@ -79,6 +81,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const templates = new Map<string, PeerTemplate>();
   const uploads = new Map<string, { fileName: string; length: number; type: string; received: number }>();
   const media = new Map<string, { type: string; filename: string; bytes: number }>();
+  const stored = new Map<string, { bytes: Buffer; type: string }>();
   const requests: { method: string; path: string }[] = [];
   let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
   let delayMs = 0;
@@ -199,6 +202,21 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         body: { h: `4::${Buffer.from(`${node}:${session.fileName}`).toString('base64')}` },
       };
     }
+    if (method === 'GET' && node && stored.has(node)) {
+      const m = stored.get(node)!;
+      if (edge === 'download')
+        return { status: 200, body: { __raw: m.bytes.toString('base64'), type: m.type } };
+      return {
+        status: 200,
+        body: {
+          messaging_product: 'whatsapp',
+          id: node,
+          url: `${url}/bytes/${node}/download`,
+          mime_type: m.type,
+          file_size: m.bytes.length,
+        },
+      };
+    }
     if (method === 'GET' && node && !edge) {
       return {
         status: 200,
@@ -256,6 +274,11 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
       });
       const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
       return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } };
+    },
+    addMedia(bytes, mimeType) {
+      const id = `in-media-${randomBytes(6).toString('hex')}`;
+      stored.set(id, { bytes, type: mimeType });
+      return id;
     },
     messagesWebhook(appSecret, phoneNumberId, messages) {
       const body = JSON.stringify({

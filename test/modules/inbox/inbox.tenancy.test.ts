@@ -44,6 +44,7 @@ describe('inbox tenancy', () => {
       ['seen', b.api.post(`/conversations/${conv.id}/seen`)],
       ['unread', b.api.post(`/conversations/${conv.id}/unread`)],
       ['messages', b.api.get(`/conversations/${conv.id}/messages`)],
+      ['media', b.api.get(`/conversations/${conv.id}/messages/${conv.id}/media`)],
       ['send', b.api.post(`/conversations/${conv.id}/messages`, { data: { message: { content: 'x' } } })],
       ['attach', b.api.post(`/conversations/${conv.id}/attachments`, { data: pdf })],
       ['card', b.api.get(`/conversations/${conv.id}/card`)],

@@ -144,6 +144,37 @@ describe('inbound WhatsApp webhook', () => {
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
   });
 
+  test('inbound media is downloaded through the provider', async () => {
+    const t = await newTenant(env.app);
+    const { channel } = await inboxSetup(env, t, { board: false });
+    const from = waNumber();
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]);
+    const mediaId = env.wa.addMedia(jpeg, 'image/jpeg');
+    await inbound(env, channel, [
+      { from, type: 'image', image: { id: mediaId, mime_type: 'image/jpeg', caption: 'look' } },
+      { from, text: 'no media here' },
+    ]);
+    const conv = await conversationOf(t.api, from);
+    const [text, image] = (await t.api.get(`/conversations/${conv.id}/messages`)).body.data;
+    const res = await env.app.inject({
+      url: `/api/conversations/${conv.id}/messages/${image.id}/media`,
+      headers: { authorization: `Bearer ${t.user.jwt}`, 'x-tenant-id': t.slug },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/jpeg');
+    expect(res.rawPayload.equals(jpeg)).toBe(true);
+    expect((await t.api.get(`/conversations/${conv.id}/messages/${text.id}/media`)).status).toBe(404);
+    // A media id the provider does not know: 502 naming the provider.
+    await inbound(env, channel, [{ from, type: 'image', image: { id: 'gone', mime_type: 'image/png' } }]);
+    const gone = (await t.api.get(`/conversations/${conv.id}/messages`)).body.data[0];
+    const failed = await t.api.get(`/conversations/${conv.id}/messages/${gone.id}/media`);
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.details.provider).toBe('whatsapp');
+    // Another organization cannot reach it.
+    const other = await newTenant(env.app);
+    expect((await other.api.get(`/conversations/${conv.id}/messages/${image.id}/media`)).status).toBe(404);
+  });
+
   test('a burst of concurrent posts loses and duplicates nothing', async () => {
     const t = await newTenant(env.app);
     const { channel, board } = await inboxSetup(env, t);

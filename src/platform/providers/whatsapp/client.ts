@@ -1,5 +1,5 @@
 import type { Config } from '../../../config.js';
-import { providerRequest } from '../provider-error.js';
+import { ProviderError, providerRequest } from '../provider-error.js';
 
 /**
  * WhatsApp Cloud API (Graph-style): messages, message templates, resumable uploads and the phone number's
@@ -40,6 +40,8 @@ export interface WhatsAppProvider {
     kind: 'image' | 'audio' | 'video' | 'document',
     media: { id: string; caption?: string; filename?: string },
   ): Promise<{ messageId: string }>;
+  /** GET /{media-id} for its short-lived URL, then the bytes from that URL (with the token), at most maxBytes. */
+  downloadMedia(mediaId: string, maxBytes: number): Promise<{ bytes: Buffer; mimeType: string }>;
   /** POST /{phone-number-id}/media (multipart): the media id a message can send. */
   uploadMedia(file: { filename: string; mimeType: string; bytes: Buffer }): Promise<string>;
   health(): Promise<{ displayPhoneNumber: string | null; qualityRating: string | null }>;
@@ -103,6 +105,36 @@ export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredenti
           ...(kind === 'document' && media.filename ? { filename: media.filename } : {}),
         },
       }),
+    async downloadMedia(mediaId, maxBytes) {
+      const meta = await call<{ url?: string; mime_type?: string; file_size?: number }>(enc(mediaId));
+      if (!meta.url || !/^https?:\/\//.test(meta.url))
+        throw new ProviderError('whatsapp', 'media has no download URL', 502, true);
+      if ((meta.file_size ?? 0) > maxBytes)
+        throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+      let res: Response;
+      try {
+        res = await fetch(meta.url, {
+          headers: auth,
+          signal: AbortSignal.timeout(Math.max(timeoutMs, 60_000)),
+        });
+      } catch (err) {
+        throw new ProviderError('whatsapp', `media download failed (${(err as Error).message})`, 0, false);
+      }
+      if (!res.ok)
+        throw new ProviderError(
+          'whatsapp',
+          `media download: HTTP ${res.status}`,
+          res.status,
+          res.status < 500,
+        );
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (bytes.length > maxBytes)
+        throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+      return {
+        bytes,
+        mimeType: meta.mime_type ?? res.headers.get('content-type') ?? 'application/octet-stream',
+      };
+    },
     async uploadMedia(file) {
       const form = new FormData();
       form.set('messaging_product', 'whatsapp');
