@@ -15580,6 +15580,11 @@ export interface operations {
         page?: number;
         /** @description 1..100, default 25 */
         pageSize?: number;
+        /** @description the Strapi form, pagination[page] and pagination[pageSize]; same as page and pageSize */
+        pagination?: {
+          page?: number;
+          pageSize?: number;
+        };
         /** @description search the contact's name, phone and last message */
         q?: string;
         /** @description default: all statuses */

@@ -127,6 +127,13 @@ export const conversationListQuery = z.strictObject({
     .optional()
     .describe("search the contact's name, phone and last message"),
   ...pageQuery,
+  pagination: z
+    .strictObject({
+      page: z.coerce.number().int().min(1).optional(),
+      pageSize: z.coerce.number().int().min(1).max(100).optional(),
+    })
+    .optional()
+    .describe('the Strapi form, pagination[page] and pagination[pageSize]; same as page and pageSize'),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuery>;
 

@@ -195,8 +195,8 @@ async function assigneeFilter(tx: Tx, ctx: TenantContext, ref: string | undefine
 
 export async function listConversations(ctx: TenantContext, q: ConversationListQuery) {
   requireInbox(ctx);
-  const page = q.page ?? 1;
-  const pageSize = q.pageSize ?? 25;
+  const page = q.pagination?.page ?? q.page ?? 1;
+  const pageSize = q.pagination?.pageSize ?? q.pageSize ?? 25;
   return ctx.transaction(async (tx) => {
     const { rows, total } = await repo.listConversations(
       tx,

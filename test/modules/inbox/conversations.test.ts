@@ -63,6 +63,9 @@ describe('inboxes and conversations', () => {
     expect(await ids({ assignee: member.membershipId })).toEqual([a]);
     expect(await ids({ assignee: 'none' })).toEqual([b, c].sort());
     expect(await ids({ inboxId })).toHaveLength(3);
+    const paged = await t.api.get('/conversations', { 'pagination[pageSize]': 2, 'pagination[page]': 2 });
+    expect(paged.body.data).toHaveLength(1);
+    expect(paged.body.meta.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 2, total: 3 });
     expect(await ids({ q: 'alice' })).toEqual([a]);
     expect(await ids({ q: 'refund' })).toEqual([c]);
     await t.api.post(`/conversations/${cb.id}/seen`);
