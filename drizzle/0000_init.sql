@@ -522,6 +522,52 @@ CREATE TABLE "email_templates" (
 	CONSTRAINT "email_templates_organization_id_id_pk" PRIMARY KEY("organization_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "chat_inboxes" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "chat_inboxes_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"channel_id" bigint NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "chat_inboxes_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "chat_messages" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "chat_messages_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"conversation_id" bigint NOT NULL,
+	"direction" text NOT NULL,
+	"content" text DEFAULT '' NOT NULL,
+	"content_type" text NOT NULL,
+	"attachments" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"template" jsonb,
+	"status" text NOT NULL,
+	"error" text,
+	"sender_membership_id" bigint,
+	"provider_message_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "chat_messages_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "conversations" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "conversations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"inbox_id" bigint NOT NULL,
+	"wa_id" text NOT NULL,
+	"contact_id" bigint,
+	"status" text DEFAULT 'open' NOT NULL,
+	"snoozed_until" timestamp with time zone,
+	"assignee_membership_id" bigint,
+	"unread_count" integer DEFAULT 0 NOT NULL,
+	"last_message_at" timestamp with time zone,
+	"last_incoming_at" timestamp with time zone,
+	"last_message_preview" text,
+	"card_id" bigint,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "conversations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "invitations" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "invitations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -990,6 +1036,9 @@ ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FORE
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "chat_inboxes" ADD CONSTRAINT "chat_inboxes_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "chat_messages" ADD CONSTRAINT "chat_messages_conversation_fk" FOREIGN KEY ("organization_id","conversation_id") REFERENCES "public"."conversations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "conversations" ADD CONSTRAINT "conversations_inbox_fk" FOREIGN KEY ("organization_id","inbox_id") REFERENCES "public"."chat_inboxes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lead_deliveries" ADD CONSTRAINT "lead_deliveries_route_fk" FOREIGN KEY ("organization_id","route_id") REFERENCES "public"."lead_form_routes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lead_form_routes" ADD CONSTRAINT "lead_form_routes_integration_fk" FOREIGN KEY ("organization_id","integration_id") REFERENCES "public"."lead_integrations"("organization_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lead_form_routes" ADD CONSTRAINT "lead_form_routes_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -1087,6 +1136,15 @@ CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING b
 CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_templates_org_name_key" ON "email_templates" USING btree ("organization_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_inboxes_org_channel_key" ON "chat_inboxes" USING btree ("organization_id","channel_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "chat_messages_org_provider_id_key" ON "chat_messages" USING btree ("organization_id","provider_message_id") WHERE provider_message_id is not null;--> statement-breakpoint
+CREATE INDEX "chat_messages_org_conversation_idx" ON "chat_messages" USING btree ("organization_id","conversation_id","id" DESC NULLS LAST);--> statement-breakpoint
+CREATE UNIQUE INDEX "conversations_org_inbox_wa_key" ON "conversations" USING btree ("organization_id","inbox_id","wa_id");--> statement-breakpoint
+CREATE INDEX "conversations_org_last_message_idx" ON "conversations" USING btree ("organization_id","last_message_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "conversations_org_contact_idx" ON "conversations" USING btree ("organization_id","contact_id");--> statement-breakpoint
+CREATE INDEX "conversations_org_assignee_idx" ON "conversations" USING btree ("organization_id","assignee_membership_id");--> statement-breakpoint
+CREATE INDEX "conversations_org_card_idx" ON "conversations" USING btree ("organization_id","card_id");--> statement-breakpoint
+CREATE INDEX "conversations_org_unread_idx" ON "conversations" USING btree ("organization_id","inbox_id") WHERE unread_count > 0;--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_document_id_key" ON "invitations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_org_pending_email_key" ON "invitations" USING btree ("organization_id","email") WHERE status = 'pending';--> statement-breakpoint
 CREATE INDEX "invitations_token_hash_idx" ON "invitations" USING btree ("token_hash");--> statement-breakpoint

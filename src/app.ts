@@ -13,6 +13,7 @@ import { conversionPixelRoutes } from './modules/conversion-pixels/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
 import { emailTemplateRoutes } from './modules/email-templates/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { inboxRoutes } from './modules/inbox/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
@@ -81,6 +82,7 @@ const areas = [
   emailTemplateRoutes,
   campaignRoutes,
   campaignPublicRoutes,
+  inboxRoutes,
   savedFilterRoutes,
   distributionRoutes,
   webhookRoutes,

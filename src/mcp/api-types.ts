@@ -499,6 +499,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/boards/{boardId}/chat-cards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A board's chat cards
+     * @description BETA: Cards of the board linked to conversations, with their conversation ids.
+     *
+     *     Token scope: `chat:read` + `cards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listChatCards'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/boards/{boardId}/chat-channels': {
     parameters: {
       query?: never;
@@ -1303,6 +1325,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chat-contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search chat contacts
+     * @description BETA: Contacts with a phone number (reachable on WhatsApp) matching q, with their conversations.
+     *
+     *     Token scope: `chat:read` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['searchChatContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/contacts': {
     parameters: {
       query?: never;
@@ -1321,6 +1365,72 @@ export interface paths {
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['createContact'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{contactId}/chat-sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sync a contact to chat
+     * @description BETA: Makes sure the contact (with a phone number) has a conversation in the inbox, made like an inbound one (card on the linked board); sends nothing.
+     *
+     *     Token scope: `chat:write` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['syncContactToChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{contactId}/conversation-cards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Cards of a contact's conversations
+     * @description BETA: Cards linked to the contact's conversations, on boards the caller may see.
+     *
+     *     Token scope: `chat:read` + `contacts:read` + `cards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listContactConversationCards'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{contactId}/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A contact's conversations
+     * @description BETA: The conversations of a contact (documentId) the caller may see.
+     *
+     *     Token scope: `chat:read` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listContactConversations'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1475,6 +1585,316 @@ export interface paths {
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['mergeContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List conversations
+     * @description BETA: Newest activity first; filters status, assignee (documentId, me, none), inboxId, unread, q. Members see the unassigned conversations and theirs; admins all. Inbox, conversation and message ids are numeric; contact, card and board ids are documentIds.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listConversations'];
+    put?: never;
+    /**
+     * Start a conversation
+     * @description BETA: Opens (or reuses) the conversation of a contact in an inbox and sends a first message: outside the 24-hour window it must be a template, message: { content, template_params: { name, category, language, processed_params } }. Reaches a real person.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['startConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One conversation
+     * @description BETA: By numeric id, with windowExpiresAt (end of the 24-hour free-text window).
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change status or assignee
+     * @description BETA: status open|pending|resolved|snoozed (snoozedUntil with snoozed), assignee a membership documentId or null.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    patch: operations['updateConversationStatus'];
+    trace?: never;
+  };
+  '/api/conversations/{id}/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an attachment
+     * @description BETA: base64 + filename + mimeType, at most 50 MB decoded and a type WhatsApp supports (image/jpeg, image/png, audio/aac, audio/amr, audio/mpeg, audio/mp4, audio/ogg, video/mp4, video/3gpp, application/pdf, text/plain, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.ms-powerpoint, application/vnd.openxmlformats-officedocument.presentationml.presentation), else 400; inside the 24-hour window. Uploaded through the provider's media endpoint. Reaches a real person.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['sendConversationAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/card': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation's card
+     * @description BETA: The card linked to the conversation, or null.
+     *
+     *     Token scope: `chat:read` + `cards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getConversationCard'];
+    put?: never;
+    /**
+     * Create a card from a conversation
+     * @description BETA: A card (creationSource chat_inbound, entry phase, the conversation's contact) on board, by default the inbox's first linked board; 422 when the conversation has one.
+     *
+     *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['createCardFromConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/card/link': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Link a card to a conversation
+     * @description BETA: Links an existing card (documentId); 422 when the conversation has one (use switch).
+     *
+     *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['linkConversationToCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/card/switch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Switch a conversation's card
+     * @description BETA: Replaces the linked card with another (documentId); 422 when none is linked (use link).
+     *
+     *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['switchConversationCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Messages of a conversation
+     * @description BETA: Newest first; before=ID (older) or after=ID (newer) with numeric message ids; limit ≤ 100, default 20; meta.hasMore.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listConversationMessages'];
+    put?: never;
+    /**
+     * Send a message
+     * @description BETA: Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). A provider failure is a 502 and the message stays failed.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['sendConversationMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/messages/{messageId}/media': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a message's media
+     * @description BETA: The image, audio, video or document of a message, fetched through the provider (WhatsApp keeps inbound media; its short-lived URL is resolved here). 404 when the message has no media.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['downloadConversationMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/seen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark a conversation seen
+     * @description BETA: Sets unreadCount to 0.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['markConversationSeen'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/unread': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark a conversation unread
+     * @description BETA: unreadCount becomes at least 1.
+     *
+     *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    post: operations['markConversationUnread'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Live inbox updates (Server-Sent Events)
+     * @description BETA: A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['streamConversationEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/meta': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Conversation counts
+     * @description BETA: Counts of the conversations the caller may see: all, mine, unassigned, by status.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getConversationsMeta'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/unread-counts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Unread counts
+     * @description BETA: Conversations with unread messages and unread messages, in total and by inbox.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getConversationUnreadCounts'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1839,6 +2259,72 @@ export interface paths {
      * @description Public: no token needed.
      */
     get: operations['getHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/inboxes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List chat inboxes
+     * @description BETA: One inbox per WhatsApp channel, with the boards its conversations become cards on. Inbox, conversation and message ids are numeric; contact, card and board ids are documentIds.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listChatInboxes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/inboxes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One chat inbox
+     * @description BETA: The inbox by its numeric id.
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getChatInbox'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/inboxes/{id}/boards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Board links of an inbox
+     * @description BETA: The boards linked to the inbox's channel (PUT /boards/{boardId}/chat-channels sets them); a new conversation becomes a card (creationSource chat_inbound, entry phase) on the first one (createsCards).
+     *
+     *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listInboxBoardLinks'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3284,7 +3770,7 @@ export interface paths {
     put?: never;
     /**
      * WhatsApp Cloud API webhook (signed; public)
-     * @description Verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the channel app secret). Message statuses of campaign sends count as delivered (delivered), opened (read) or failed (failed).
+     * @description Verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the channel app secret). Message statuses of campaign sends count as delivered (delivered), opened (read) or failed (failed). Inbound messages (text, media, template replies) go to the inbox, idempotent on the provider message id; statuses of conversation messages update them. Answers 200 once everything is stored.
      *
      *     Public: no token needed.
      */
@@ -3747,6 +4233,58 @@ export interface components {
       /** @description E-mail channels, in the create answer only: the generated webhook signing key, shown once */
       webhookSecret?: string;
     };
+    ChatContactRef: {
+      documentId: string;
+      email: string | null;
+      name: string;
+      phone: string | null;
+    };
+    ChatInbox: {
+      /** @description boards linked to the channel; the first one receives new cards */
+      boards: {
+        documentId: string;
+        name: string;
+      }[];
+      channel: {
+        documentId: string;
+        name: string;
+        phoneNumberId: string | null;
+      };
+      createdAt: string;
+      /** @description numeric id of the inbox */
+      id: number;
+      /** @description the channel's name */
+      name: string;
+    };
+    ChatMessage: {
+      attachments: {
+        caption?: string | null;
+        filename: string | null;
+        mediaId: string | null;
+        mimeType: string | null;
+        size: number | null;
+      }[];
+      content: string;
+      /** @enum {string} */
+      contentType: 'text' | 'template' | 'image' | 'audio' | 'video' | 'document';
+      conversationId: number;
+      createdAt: string;
+      /** @enum {string} */
+      direction: 'incoming' | 'outgoing';
+      error: string | null;
+      /** @description numeric id of the message (the paging cursor) */
+      id: number;
+      sender: {
+        membership: components['schemas']['MembershipRef'] | null;
+        /** @enum {string} */
+        type: 'contact' | 'member' | 'system';
+      };
+      /** @enum {string} */
+      status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+      template: {
+        [key: string]: unknown;
+      } | null;
+    };
     Comment: {
       activityType: string | null;
       author: components['schemas']['MembershipRef'] | null;
@@ -3855,6 +4393,35 @@ export interface components {
       email: string | null;
       name: string;
       phone: string | null;
+    };
+    Conversation: {
+      assignee: components['schemas']['MembershipRef'] | null;
+      card: components['schemas']['ConversationCardRef'] | null;
+      contact: components['schemas']['ChatContactRef'] | null;
+      createdAt: string;
+      /** @description numeric id of the conversation */
+      id: number;
+      inboxId: number;
+      lastIncomingAt: string | null;
+      lastMessageAt: string | null;
+      lastMessagePreview: string | null;
+      snoozedUntil: string | null;
+      /** @enum {string} */
+      status: 'open' | 'pending' | 'resolved' | 'snoozed';
+      unreadCount: number;
+      updatedAt: string;
+      /** @description the WhatsApp user id (phone digits) */
+      waId: string;
+      /** @description end of the 24-hour window for free text; null: no incoming message yet (templates only) */
+      windowExpiresAt: string | null;
+    };
+    ConversationCardRef: {
+      board: {
+        documentId: string;
+        name: string;
+      };
+      documentId: string;
+      title: string;
     };
     ConversionEvent: {
       attempts: number;
@@ -4090,6 +4657,16 @@ export interface components {
       mimeType: string;
       name: string;
       size: number;
+    };
+    InboxBoardLink: {
+      board: {
+        boardType: string;
+        documentId: string;
+        name: string;
+      };
+      /** @description new conversations of the inbox become cards on this board */
+      createsCards: boolean;
+      inboxId: number;
     };
     Invitation: {
       createdAt: string;
@@ -5525,6 +6102,8 @@ export interface operations {
                 | 'card.deleted'
                 | 'contact.created'
                 | 'contact.updated'
+                | 'conversation.created'
+                | 'message.received'
                 | 'task.completed'
                 | 'campaign.completed'
                 | 'lead.received';
@@ -5835,6 +6414,8 @@ export interface operations {
                 | 'card.deleted'
                 | 'contact.created'
                 | 'contact.updated'
+                | 'conversation.created'
+                | 'message.received'
                 | 'task.completed'
                 | 'campaign.completed'
                 | 'lead.received';
@@ -8792,6 +9373,103 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CardAggregate'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listChatCards: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        boardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              board: {
+                documentId: string;
+                name: string;
+              };
+              contact: components['schemas']['ChatContactRef'] | null;
+              conversationIds: number[];
+              documentId: string;
+              title: string;
+            }[];
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -14853,6 +15531,105 @@ export interface operations {
       };
     };
   };
+  searchChatContacts: {
+    parameters: {
+      query?: {
+        /** @description 1..100, default 20 */
+        limit?: number;
+        /** @description name, phone or e-mail */
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              conversations: {
+                id: number;
+                inboxId: number;
+              }[];
+              documentId: string;
+              email: string | null;
+              name: string;
+              phone: string;
+            }[];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listContacts: {
     parameters: {
       query?: {
@@ -15064,6 +15841,296 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Contact'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  syncContactToChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "inboxId": 1
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description numeric id of the inbox (not a documentId) */
+            inboxId: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            conversation: components['schemas']['Conversation'];
+            created: boolean;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listContactConversationCards: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              board: {
+                documentId: string;
+                name: string;
+              };
+              contact: components['schemas']['ChatContactRef'] | null;
+              conversationIds: number[];
+              documentId: string;
+              title: string;
+            }[];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listContactConversations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Conversation'][];
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -16108,6 +17175,1692 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ContactMergeResult'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listConversations: {
+    parameters: {
+      query?: {
+        /** @description a membership documentId, `me` or `none` (unassigned) */
+        assignee?: string;
+        /** @description numeric id of the inbox (not a documentId) */
+        inboxId?: number;
+        /** @description page, from 1 */
+        page?: number;
+        /** @description 1..100, default 25 */
+        pageSize?: number;
+        /** @description the Strapi form, pagination[page] and pagination[pageSize]; same as page and pageSize */
+        pagination?: {
+          page?: number;
+          pageSize?: number;
+        };
+        /** @description search the contact's name, phone and last message */
+        q?: string;
+        /** @description default: all statuses */
+        status?: 'open' | 'pending' | 'resolved' | 'snoozed' | 'all';
+        /** @description true: only conversations with unread messages */
+        unread?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Conversation'][];
+            meta: {
+              pagination: {
+                page: number;
+                pageCount: number;
+                pageSize: number;
+                total: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  startConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "inboxId": 1,
+         *         "contact": "k3v9x2m8q1w7e5r4t6y0u2i8",
+         *         "message": {
+         *           "content": "Hello Ana, your order shipped",
+         *           "template_params": {
+         *             "name": "order_update",
+         *             "category": "UTILITY",
+         *             "language": "en_US",
+         *             "processed_params": {
+         *               "1": "Ana"
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description documentId of a contact with a phone number */
+            contact: string;
+            /** @description numeric id of the inbox (not a documentId) */
+            inboxId: number;
+            message: {
+              /**
+               * @description the text; with a template, its rendered text
+               * @default
+               */
+              content?: string;
+              /** @description a WhatsApp template (needed outside the 24-hour window) */
+              template_params?: {
+                category?: string;
+                language: string;
+                name: string;
+                /** @description body variables in order: { "1": "Ana", "2": "Friday" } or ["Ana", "Friday"] */
+                processed_params?:
+                  | {
+                      [key: string]: string;
+                    }
+                  | string[];
+              };
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            conversation: components['schemas']['Conversation'];
+            message: components['schemas']['ChatMessage'];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateConversationStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description membership documentId; null unassigns */
+            assignee?: string | null;
+            /** @description with status snoozed */
+            snoozedUntil?: string | null;
+            /** @enum {string} */
+            status?: 'open' | 'pending' | 'resolved' | 'snoozed';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sendConversationAttachment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "base64": "JVBERi0xLjQK",
+         *         "filename": "quote.pdf",
+         *         "mimeType": "application/pdf",
+         *         "caption": "Your quote"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description the file, base64-encoded (at most 50 MB decoded) */
+            base64: string;
+            caption?: string;
+            filename: string;
+            mimeType: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatMessage'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConversationCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            card: components['schemas']['ConversationCardRef'] | null;
+            conversationId: number;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createCardFromConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "board": "k3v9x2m8q1w7e5r4t6y0u2i8",
+         *         "title": "Ana — new order"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description board documentId; default: the inbox's first linked board */
+            board?: string;
+            title?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  linkConversationToCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "card": "k3v9x2m8q1w7e5r4t6y0u2i8"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description card documentId */
+            card: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  switchConversationCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "card": "k3v9x2m8q1w7e5r4t6y0u2i8"
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @description card documentId */
+            card: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listConversationMessages: {
+    parameters: {
+      query?: {
+        /** @description messages newer than this message id */
+        after?: number;
+        /** @description messages older than this message id */
+        before?: number;
+        /** @description 1..100, default 20 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatMessage'][];
+            meta: {
+              hasMore: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sendConversationMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "message": {
+         *           "content": "Thanks, we are on it!"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            message: {
+              /**
+               * @description the text; with a template, its rendered text
+               * @default
+               */
+              content?: string;
+              /** @description a WhatsApp template (needed outside the 24-hour window) */
+              template_params?: {
+                category?: string;
+                language: string;
+                name: string;
+                /** @description body variables in order: { "1": "Ana", "2": "Friday" } or ["Ana", "Friday"] */
+                processed_params?:
+                  | {
+                      [key: string]: string;
+                    }
+                  | string[];
+              };
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatMessage'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadConversationMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+        /** @description numeric id of the message (not a documentId) */
+        messageId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': unknown;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  markConversationSeen: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  markConversationUnread: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the conversation (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  streamConversationEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConversationsMeta: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            all: number;
+            byStatus: {
+              open: number;
+              pending: number;
+              resolved: number;
+              snoozed: number;
+            };
+            mine: number;
+            unassigned: number;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConversationUnreadCounts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            byInbox: {
+              conversations: number;
+              inboxId: number;
+              messages: number;
+            }[];
+            /** @description conversations with unread messages */
+            conversations: number;
+            /** @description unread messages */
+            messages: number;
+          };
         };
       };
       /** @description Bad request or validation error */
@@ -18771,6 +21524,265 @@ export interface operations {
             /** @enum {string} */
             status: 'degraded';
           };
+        };
+      };
+    };
+  };
+  listChatInboxes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatInbox'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getChatInbox: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the inbox (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatInbox'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listInboxBoardLinks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description numeric id of the inbox (not a documentId) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['InboxBoardLink'][];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
     };
@@ -29012,6 +32024,8 @@ export interface operations {
               | 'card.deleted'
               | 'contact.created'
               | 'contact.updated'
+              | 'conversation.created'
+              | 'message.received'
               | 'task.completed'
               | 'campaign.completed'
               | 'lead.received'
@@ -29221,6 +32235,8 @@ export interface operations {
               | 'card.deleted'
               | 'contact.created'
               | 'contact.updated'
+              | 'conversation.created'
+              | 'message.received'
               | 'task.completed'
               | 'campaign.completed'
               | 'lead.received'

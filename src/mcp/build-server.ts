@@ -12,6 +12,7 @@ import { errorResult, type Tool, type ToolEnv } from './tool-kit.js';
 import { agendaTools } from './tools/agenda.js';
 import { analyticsTools, boardTools, cardTools } from './tools/boards.js';
 import { contactTools } from './tools/contacts.js';
+import { inboxTools } from './tools/inbox.js';
 import { messagingTools } from './tools/messaging.js';
 import { productTools } from './tools/products.js';
 import { segmentTools } from './tools/segments.js';
@@ -28,13 +29,14 @@ export const TOOL_GROUPS = {
   products: () => productTools,
   messaging: () => messagingTools,
   agenda: () => agendaTools,
+  inbox: () => inboxTools,
 } satisfies Record<string, () => Tool[]>;
 
 export type ToolGroup = keyof typeof TOOL_GROUPS;
 export const TOOL_GROUP_NAMES = Object.keys(TOOL_GROUPS) as ToolGroup[];
 
-const instructions = `Tools over a multi-tenant CRM (contacts, boards and cards, segments, tasks, products, agenda and meetings, message and e-mail templates, chat channels).
-Identifiers: contacts, boards, cards, phases, segments, tasks, products, templates, meetings and channels are documentIds (24 lowercase letters and digits), never numeric ids. Find them with the list/search tools first.
+const instructions = `Tools over a multi-tenant CRM (contacts, boards and cards, segments, tasks, products, agenda and meetings, message and e-mail templates, chat channels, the WhatsApp inbox).
+Identifiers: contacts, boards, cards, phases, segments, tasks, products, templates, meetings and channels are documentIds (24 lowercase letters and digits), never numeric ids. Inbox ids, conversation ids and message ids are numbers; the two kinds are not interchangeable. Find them with the list/search tools first.
 Reads run at once. Every write needs a person's confirmation: either the client asks them, or the first call returns status confirmation_required with a preview and a one-time confirmationToken to pass on a second, identical call after the person agrees (status completed: done, see result; declined/cancelled: the person refused, do not retry unless they ask).
 Errors come back as tool errors with { error: { status, name, message, details } } (for 400s, details.errors names the fields to fix).`;
 

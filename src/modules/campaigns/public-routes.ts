@@ -208,7 +208,7 @@ export const campaignPublicRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = as
         tags,
         summary: 'WhatsApp Cloud API webhook (signed; public)',
         description:
-          'Verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the channel app secret). Message statuses of campaign sends count as delivered (delivered), opened (read) or failed (failed).',
+          'Verified by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the channel app secret). Message statuses of campaign sends count as delivered (delivered), opened (read) or failed (failed). Inbound messages (text, media, template replies) go to the inbox, idempotent on the provider message id; statuses of conversation messages update them. Answers 200 once everything is stored.',
         security: [],
         params: channelParams,
         headers: z.object({ 'x-hub-signature-256': z.string().max(200).optional() }),

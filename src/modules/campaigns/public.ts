@@ -1,10 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import type { Plan } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
+import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/credentials.js';
 import * as channelsRepo from '../channels/repo.js';
 import { chatChannels } from '../channels/table.js';
+import { ingestWhatsApp, type WaValue } from '../inbox/ingest.js';
+import { organizations } from '../organizations/table.js';
 import * as repo from './repo.js';
 import type { EmailEvent } from './schema.js';
 import { trackingSigner } from './tracking.js';
@@ -141,7 +145,7 @@ export async function whatsappHandshake(
 interface WhatsAppWebhook {
   entry?: {
     changes?: {
-      value?: {
+      value?: WaValue & {
         statuses?: {
           id?: string;
           status?: string;
@@ -156,7 +160,8 @@ interface WhatsAppWebhook {
 /**
  * POST /webhooks/whatsapp/{channelId}: verified by X-Hub-Signature-256 (the app secret) over the raw body.
  * Status updates of campaign messages count as delivered (delivered), opened (read) or failed (failed);
- * inbound messages belong to the inbox and are ignored here.
+ * inbound messages and the statuses of conversation messages go to the inbox (inbox/ingest.ts), in the same
+ * transaction: the provider gets its 200 only once everything is stored.
  */
 export async function whatsappEvents(
   db: Database,
@@ -174,10 +179,15 @@ export async function whatsappEvents(
   } catch {
     throw new AppError('BadRequestError', 'Malformed JSON in request body');
   }
-  const statuses = (body.entry ?? []).flatMap((e) =>
-    (e.changes ?? []).flatMap((c) => c.value?.statuses ?? []),
-  );
+  const values = (body.entry ?? []).flatMap((e) => (e.changes ?? []).map((c) => c.value ?? {}));
+  const statuses = values.flatMap((v) => v.statuses ?? []);
+  const messages = values.reduce((n, v) => n + (v.messages?.length ?? 0), 0);
   const orgId = channel.organizationId;
+  const [org] = await db.system
+    .select({ plan: organizations.plan })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  const inbox = planFeatures[org?.plan as Plan]?.includes('inbox') ?? false;
   return db.tenantTransaction(orgId, async (tx) => {
     const ids = statuses.map((s) => s.id).filter((x): x is string => typeof x === 'string');
     const recipients = await repo.recipientsByMessageIds(tx, orgId, channel.id, ids);
@@ -201,6 +211,8 @@ export async function whatsappEvents(
         );
       }
     }
-    return { received: statuses.length, matched };
+    if (!inbox) return { received: statuses.length + messages, matched };
+    const ingested = await ingestWhatsApp(tx, channel, values);
+    return { received: statuses.length + messages, matched: matched + ingested.matched + ingested.stored };
   });
 }

@@ -331,7 +331,9 @@ function dueFromPhase(structure: BoardStructure, phase: PhaseStructure | undefin
 }
 
 interface CreateOptions {
-  source: 'api' | 'form' | 'lead_ads';
+  source: 'api' | 'form' | 'lead_ads' | 'chat_inbound';
+  /** A chat fills no entry form: its card skips the required-field check (the team completes it). */
+  waiveRequired?: boolean;
   tracking?: Tracking | Record<string, string>;
   fieldOptions?: FieldWriteOptions;
 }
@@ -359,11 +361,12 @@ async function createCardIn(
     opts.fieldOptions,
   );
   const values = applyDefaults(structure.entryPhase, merged.next);
-  errors.push(
-    ...requiredErrors(
-      missingRequired(structure.entryPhase, values, hiddenFields(structure, rules, values)),
-    ).filter((e) => !errors.some((x) => x.path[1] === e.path[1])),
-  );
+  if (!opts.waiveRequired)
+    errors.push(
+      ...requiredErrors(
+        missingRequired(structure.entryPhase, values, hiddenFields(structure, rules, values)),
+      ).filter((e) => !errors.some((x) => x.path[1] === e.path[1])),
+    );
   const tagIds = input.tags ? resolveTags(structure, input.tags) : [];
   const assigneeIds = input.assignees ? await resolveAssignees(tx, orgId, input.assignees, errors) : [];
   const contactId = input.contact ? await resolveContact(tx, orgId, input.contact, errors) : null;
@@ -402,7 +405,7 @@ async function createCardIn(
         0,
         actor,
         'card_created',
-        `Card created (${{ form: 'public form', lead_ads: 'lead ad', api: 'API' }[opts.source]})`,
+        `Card created (${{ form: 'public form', lead_ads: 'lead ad', chat_inbound: 'chat', api: 'API' }[opts.source]})`,
         {
           phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
           creationSource: opts.source,
@@ -462,6 +465,28 @@ export async function createCard(ctx: TenantContext, boardId: string, input: Car
     const row = await createCardIn(tx, actorOf(ctx), scope.structure, input, { source: 'api' });
     return presentCard(tx, ctx.orgId, scope.structure, row);
   });
+}
+
+/**
+ * A card for a chat conversation (creationSource chat_inbound) in the board's entry phase, inside the
+ * caller's transaction (the inbox: an inbound conversation, or a member's "create card"). ctx null: the
+ * inbound webhook, no person acting. The caller has checked the board (or links it by configuration).
+ */
+export async function createChatCard(
+  tx: Tx,
+  orgId: number,
+  board: boardsRepo.BoardRow,
+  input: { title: string; contact: string | null },
+  ctx: TenantContext | null,
+) {
+  const structure = await structureOf(tx, orgId, board);
+  return createCardIn(
+    tx,
+    ctx ? actorOf(ctx) : { orgId, membershipId: null, ctx: null },
+    structure,
+    { title: input.title, ...(input.contact ? { contact: input.contact } : {}) },
+    { source: 'chat_inbound', waiveRequired: true },
+  );
 }
 
 /**

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'card.deleted',
   'contact.created',
   'contact.updated',
+  'conversation.created',
+  'message.received',
   'task.completed',
   'campaign.completed',
   'lead.received',

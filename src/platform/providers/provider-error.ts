@@ -42,7 +42,12 @@ const retryable = (status: number) => status === 0 || status === 408 || status =
 export async function providerRequest<T>(
   provider: ProviderError['provider'],
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; timeoutMs: number },
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Uint8Array | FormData;
+    timeoutMs: number;
+  },
   errorMessage: (body: any) => { message?: string; code?: string | number } = () => ({}),
 ): Promise<T> {
   let res: Response;

@@ -14,6 +14,13 @@ export async function startJsonServer(handle: Handler): Promise<{ server: Server
     req.on('end', async () => {
       try {
         const out = await handle(req, Buffer.concat(chunks), new URL(req.url ?? '/', 'http://peer'));
+        const raw = (out.body as { __raw?: string; type?: string } | null)?.__raw;
+        // A binary answer (a media download): `{ __raw: base64, type }`.
+        if (raw !== undefined) {
+          res.writeHead(out.status, { 'content-type': (out.body as { type: string }).type });
+          res.end(Buffer.from(raw, 'base64'));
+          return;
+        }
         res.writeHead(out.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(out.body));
       } catch (err) {

@@ -30,6 +30,10 @@ export interface WhatsAppPeer {
   messages: SentMessage[];
   templates: Map<string, PeerTemplate>;
   uploads: Map<string, { fileName: string; length: number; type: string; received: number }>;
+  /** Media uploaded with POST /{phone-number-id}/media (multipart), by media id. */
+  media: Map<string, { type: string; filename: string; bytes: number }>;
+  /** Makes media downloadable (GET /{media-id} → url → bytes), as an inbound image would be; its media id. */
+  addMedia(bytes: Buffer, mimeType: string): string;
   /** Every request the peer saw (method and path). */
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error. */
@@ -42,8 +46,29 @@ export interface WhatsAppPeer {
     phoneNumberId: string,
     statuses: { id: string; status: 'sent' | 'delivered' | 'read' | 'failed'; recipientId?: string }[],
   ): { body: string; headers: Record<string, string> };
+  /** An inbound-messages webhook as Meta sends it, signed with `appSecret`. */
+  messagesWebhook(
+    appSecret: string,
+    phoneNumberId: string,
+    messages: InboundMessage[],
+  ): { body: string; headers: Record<string, string> };
   close(): Promise<void>;
 }
+
+export interface InboundMessage {
+  from: string;
+  id?: string;
+  name?: string;
+  timestamp?: number;
+  type?: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+const sign = (appSecret: string, body: string) => ({
+  'content-type': 'application/json',
+  'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`,
+});
 
 const graphError = (status: number, message: string, code = 100) => ({
   status,
@@ -55,6 +80,8 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const messages: SentMessage[] = [];
   const templates = new Map<string, PeerTemplate>();
   const uploads = new Map<string, { fileName: string; length: number; type: string; received: number }>();
+  const media = new Map<string, { type: string; filename: string; bytes: number }>();
+  const stored = new Map<string, { bytes: Buffer; type: string }>();
   const requests: { method: string; path: string }[] = [];
   let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
   let delayMs = 0;
@@ -89,6 +116,23 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
           messages: [{ id }],
         },
       };
+    }
+    if (method === 'POST' && edge === 'media') {
+      const form = await new Response(new Uint8Array(body), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      })
+        .formData()
+        .catch(() => null);
+      const file = form?.get('file');
+      if (form?.get('messaging_product') !== 'whatsapp' || !(file instanceof Blob))
+        return graphError(400, 'Param file must be a file with one of the following types');
+      const id = String(9_000_000 + ++seq);
+      media.set(id, {
+        type: String(form.get('type') ?? file.type),
+        filename: (file as File).name ?? '',
+        bytes: file.size,
+      });
+      return { status: 200, body: { id } };
     }
     if (edge === 'message_templates') {
       if (method === 'GET') {
@@ -158,6 +202,21 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         body: { h: `4::${Buffer.from(`${node}:${session.fileName}`).toString('base64')}` },
       };
     }
+    if (method === 'GET' && node && stored.has(node)) {
+      const m = stored.get(node)!;
+      if (edge === 'download')
+        return { status: 200, body: { __raw: m.bytes.toString('base64'), type: m.type } };
+      return {
+        status: 200,
+        body: {
+          messaging_product: 'whatsapp',
+          id: node,
+          url: `${url}/bytes/${node}/download`,
+          mime_type: m.type,
+          file_size: m.bytes.length,
+        },
+      };
+    }
     if (method === 'GET' && node && !edge) {
       return {
         status: 200,
@@ -178,6 +237,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     messages,
     templates,
     uploads,
+    media,
     requests,
     failNext(count, status = 500, message = '') {
       failures = { count, status, message };
@@ -214,6 +274,43 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
       });
       const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
       return { body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } };
+    },
+    addMedia(bytes, mimeType) {
+      const id = `in-media-${randomBytes(6).toString('hex')}`;
+      stored.set(id, { bytes, type: mimeType });
+      return id;
+    },
+    messagesWebhook(appSecret, phoneNumberId, messages) {
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'waba',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '5511900000000', phone_number_id: phoneNumberId },
+                  contacts: [...new Map(messages.map((m) => [m.from, m])).values()].map((m) => ({
+                    profile: { name: m.name ?? `Person ${m.from.slice(-4)}` },
+                    wa_id: m.from,
+                  })),
+                  messages: messages.map(({ from, id, name: _name, timestamp, type, text, ...rest }) => ({
+                    from,
+                    id: id ?? `wamid.in.${randomBytes(10).toString('hex')}`,
+                    timestamp: String(timestamp ?? Math.floor(Date.now() / 1000)),
+                    type: type ?? 'text',
+                    ...(text !== undefined ? { text: { body: text } } : {}),
+                    ...rest,
+                  })),
+                },
+              },
+            ],
+          },
+        ],
+      });
+      return { body, headers: sign(appSecret, body) };
     },
     close: () => closeServer(server),
   };

@@ -1,5 +1,5 @@
 import type { Config } from '../../../config.js';
-import { providerRequest } from '../provider-error.js';
+import { ProviderError, providerRequest } from '../provider-error.js';
 
 /**
  * WhatsApp Cloud API (Graph-style): messages, message templates, resumable uploads and the phone number's
@@ -34,6 +34,16 @@ export interface WhatsAppProvider {
     template: { name: string; language: string; components?: unknown[] },
   ): Promise<{ messageId: string }>;
   sendText(to: string, body: string): Promise<{ messageId: string }>;
+  /** Sends media uploaded with uploadMedia (image, audio, video, document). */
+  sendMedia(
+    to: string,
+    kind: 'image' | 'audio' | 'video' | 'document',
+    media: { id: string; caption?: string; filename?: string },
+  ): Promise<{ messageId: string }>;
+  /** GET /{media-id} for its short-lived URL, then the bytes from that URL (with the token), at most maxBytes. */
+  downloadMedia(mediaId: string, maxBytes: number): Promise<{ bytes: Buffer; mimeType: string }>;
+  /** POST /{phone-number-id}/media (multipart): the media id a message can send. */
+  uploadMedia(file: { filename: string; mimeType: string; bytes: Buffer }): Promise<string>;
   health(): Promise<{ displayPhoneNumber: string | null; qualityRating: string | null }>;
   listTemplates(): Promise<ProviderTemplate[]>;
   createTemplate(def: {
@@ -85,6 +95,59 @@ export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredenti
         template: { name: t.name, language: { code: t.language }, components: t.components ?? [] },
       }),
     sendText: (to, body) => send({ to, type: 'text', text: { body, preview_url: false } }),
+    sendMedia: (to, kind, media) =>
+      send({
+        to,
+        type: kind,
+        [kind]: {
+          id: media.id,
+          ...(media.caption && kind !== 'audio' ? { caption: media.caption } : {}),
+          ...(kind === 'document' && media.filename ? { filename: media.filename } : {}),
+        },
+      }),
+    async downloadMedia(mediaId, maxBytes) {
+      const meta = await call<{ url?: string; mime_type?: string; file_size?: number }>(enc(mediaId));
+      if (!meta.url || !/^https?:\/\//.test(meta.url))
+        throw new ProviderError('whatsapp', 'media has no download URL', 502, true);
+      if ((meta.file_size ?? 0) > maxBytes)
+        throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+      let res: Response;
+      try {
+        res = await fetch(meta.url, {
+          headers: auth,
+          signal: AbortSignal.timeout(Math.max(timeoutMs, 60_000)),
+        });
+      } catch (err) {
+        throw new ProviderError('whatsapp', `media download failed (${(err as Error).message})`, 0, false);
+      }
+      if (!res.ok)
+        throw new ProviderError(
+          'whatsapp',
+          `media download: HTTP ${res.status}`,
+          res.status,
+          res.status < 500,
+        );
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (bytes.length > maxBytes)
+        throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+      return {
+        bytes,
+        mimeType: meta.mime_type ?? res.headers.get('content-type') ?? 'application/octet-stream',
+      };
+    },
+    async uploadMedia(file) {
+      const form = new FormData();
+      form.set('messaging_product', 'whatsapp');
+      form.set('type', file.mimeType);
+      form.set('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.filename);
+      const res = await providerRequest<{ id: string }>(
+        'whatsapp',
+        `${base}/${enc(creds.phoneNumberId)}/media`,
+        { method: 'POST', headers: auth, body: form, timeoutMs: Math.max(timeoutMs, 60_000) },
+        graphError,
+      );
+      return res.id;
+    },
     async health() {
       const res = await call<{ display_phone_number?: string; quality_rating?: string }>(
         `${enc(creds.phoneNumberId)}?fields=display_phone_number,quality_rating,verified_name`,

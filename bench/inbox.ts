@@ -1,0 +1,172 @@
+/**
+ * Inbox speed (issue 15): inbound webhook ingestion and the read paths, over real HTTP on 127.0.0.1, on the
+ * embedded database (or DATABASE_URL).
+ *  1. ingestion: signed WhatsApp webhooks (2 messages each, 200 senders) posted by 10 concurrent clients →
+ *     messages/s sustained and p99 to acknowledge (target ≥ 500 messages/s, p99 < 1 s);
+ *  2. seeds --conversations (default 10,000) and --messages (default 1,000,000) by SQL, then 10 concurrent
+ *     clients read the conversation list (page 1, 25) and a random conversation's message page (20) →
+ *     p50/p99 (target p99 < 50 ms at 10 connections on PostgreSQL).
+ *
+ *   npx tsx bench/inbox.ts [--posts 1000] [--conversations 10000] [--messages 1000000] [--reads 2000]
+ */
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, queryRows } from '../src/platform/db/client.js';
+import { migrateDatabase } from '../src/platform/db/migrate.js';
+import { startWhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
+import { numberFlag, parseFlags } from './lib.js';
+
+const flags = parseFlags(process.argv.slice(2));
+const POSTS = numberFlag(flags, 'posts', 1000);
+const CONVERSATIONS = numberFlag(flags, 'conversations', 10_000);
+const MESSAGES = numberFlag(flags, 'messages', 1_000_000);
+const READS = numberFlag(flags, 'reads', 2000);
+const CONCURRENCY = 10;
+
+const pct = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** Runs `total` tasks with `CONCURRENCY` workers; each task's latency. */
+async function pool(total: number, task: (i: number) => Promise<void>) {
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t0 = performance.now();
+        await task(i);
+        times.push(performance.now() - t0);
+      }
+    }),
+  );
+  return times;
+}
+
+async function main() {
+  const wa = await startWhatsAppPeer();
+  const config = loadConfig(
+    { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-inbox-${process.pid}` },
+    { CRM_WHATSAPP_API_URL: wa.url, RATE_LIMIT_ENABLED: false, PUBLIC_URL: 'http://crm.test' },
+  );
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: 'memory://',
+    poolSize: 20,
+  });
+  await migrateDatabase(db);
+  const app = await buildApp({ config, db });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/api${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const slug = `bench-inbox-${process.pid}`;
+  const reg = await call('POST', '/auth/local/register', {
+    username: slug,
+    email: `${slug}@x.test`,
+    password: 'correct-horse-battery',
+  });
+  const auth = { authorization: `Bearer ${reg.jwt}` };
+  await call('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
+  const h = { ...auth, 'x-tenant-id': slug };
+  const channel = await call(
+    'POST',
+    '/chat-channels',
+    {
+      data: {
+        name: 'WA',
+        type: 'whatsapp',
+        settings: { phoneNumberId: '1', businessAccountId: '2' },
+        credentials: { accessToken: wa.accessToken, appSecret: 'bench-secret', verifyToken: 'v' },
+      },
+    },
+    h,
+  );
+  const board = await call('POST', '/boards', { data: { name: 'Chats' } }, h);
+  await call(
+    'PUT',
+    `/boards/${board.documentId}/chat-channels`,
+    { data: { channels: [channel.documentId] } },
+    h,
+  );
+
+  // 1. Ingestion.
+  const senders = Array.from({ length: 200 }, (_, i) => `55119${String(10_000_000 + i)}`);
+  const started = performance.now();
+  const acks = await pool(POSTS, async (i) => {
+    const { body, headers } = wa.messagesWebhook('bench-secret', '1', [
+      { from: senders[i % senders.length], text: `hello ${i}` },
+      { from: senders[(i * 7) % senders.length], text: `again ${i}` },
+    ]);
+    const res = await fetch(`${base}/api/webhooks/whatsapp/${channel.documentId}`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+    if (res.status !== 200) throw new Error(`webhook → ${res.status} ${await res.text()}`);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `ingestion (${db.kind}): ${POSTS * 2} messages in ${seconds.toFixed(1)} s = ${((POSTS * 2) / seconds).toFixed(0)} messages/s; ack p50 ${ms(pct(acks, 0.5))}, p99 ${ms(pct(acks, 0.99))}`,
+  );
+
+  // 2. Seed by SQL (the reads are measured, not the seeding).
+  const [{ orgId, inboxId }] = await queryRows<{ orgId: number; inboxId: number }>(
+    db.system,
+    sql`select i.organization_id as "orgId", i.id as "inboxId" from chat_inboxes i
+        join organizations o on o.id = i.organization_id where o.slug = ${slug}`,
+  );
+  const t0 = performance.now();
+  await db.system.execute(sql`insert into conversations (organization_id, inbox_id, wa_id, status, unread_count, last_message_at, last_incoming_at, last_message_preview)
+    select ${orgId}, ${inboxId}, '5521' || lpad(g::text, 9, '0'), (array['open','pending','resolved','snoozed'])[1 + g % 4],
+           g % 3, now() - (g || ' minutes')::interval, now() - (g || ' minutes')::interval, 'message ' || g
+    from generate_series(1, ${CONVERSATIONS}) g`);
+  const convIds = (
+    await queryRows<{ id: number }>(
+      db.system,
+      sql`select id from conversations where organization_id = ${orgId} order by id`,
+    )
+  ).map((r) => r.id);
+  // Conversation ids have gaps (a lost ON CONFLICT race still takes an identity value): pick from the list.
+  for (let done = 0; done < MESSAGES; done += 100_000) {
+    const n = Math.min(100_000, MESSAGES - done);
+    await db.system.execute(sql`insert into chat_messages (organization_id, conversation_id, direction, content, content_type, status, provider_message_id, created_at)
+      select ${orgId}, (${sql.raw(`'{${convIds.join(',')}}'`)}::bigint[])[1 + g % ${convIds.length}], case when g % 2 = 0 then 'incoming' else 'outgoing' end,
+             'message body ' || g, 'text', 'delivered', 'wamid.seed.' || ${done} || '.' || g, now() - (g || ' seconds')::interval
+      from generate_series(1, ${n}) g`);
+  }
+  await db.system.execute(sql`analyze conversations`);
+  await db.system.execute(sql`analyze chat_messages`);
+  console.log(
+    `seeded ${CONVERSATIONS} conversations and ${MESSAGES} messages in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+
+  // 3. Reads at 10 connections.
+  const list = await pool(READS, async () => {
+    await call('GET', '/conversations?pageSize=25', undefined, h);
+  });
+  console.log(`conversation list: p50 ${ms(pct(list, 0.5))}, p99 ${ms(pct(list, 0.99))} (${READS} requests)`);
+  const pages = await pool(READS, async (i) => {
+    const id = convIds[(i * 7919) % convIds.length];
+    await call('GET', `/conversations/${id}/messages?limit=20`, undefined, h);
+  });
+  console.log(`message page: p50 ${ms(pct(pages, 0.5))}, p99 ${ms(pct(pages, 0.99))} (${READS} requests)`);
+
+  await app.close();
+  await db.close();
+  await wa.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

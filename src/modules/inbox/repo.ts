@@ -1,0 +1,427 @@
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { queryRows, type Tx } from '../../platform/db/client.js';
+import { boards } from '../boards/table.js';
+import { cards } from '../cards/table.js';
+import { boardChatChannels, chatChannels } from '../channels/table.js';
+import { contacts } from '../contacts/table.js';
+import { chatInboxes, chatMessages, conversations } from './table.js';
+
+export type InboxRow = typeof chatInboxes.$inferSelect;
+export type ConversationRow = typeof conversations.$inferSelect;
+export type MessageRow = typeof chatMessages.$inferSelect;
+
+/** Every WhatsApp channel has its inbox: made here, idempotently (one statement, no race). */
+export async function ensureInboxes(tx: Tx, orgId: number) {
+  await tx.execute(sql`insert into chat_inboxes (organization_id, channel_id)
+    select organization_id, id from chat_channels where organization_id = ${orgId} and type = 'whatsapp'
+    on conflict (organization_id, channel_id) do nothing`);
+}
+
+export async function inboxOfChannel(tx: Tx, orgId: number, channelId: number): Promise<number> {
+  const [made] = await tx
+    .insert(chatInboxes)
+    .values({ organizationId: orgId, channelId })
+    .onConflictDoNothing()
+    .returning({ id: chatInboxes.id });
+  if (made) return made.id;
+  const [row] = await tx
+    .select({ id: chatInboxes.id })
+    .from(chatInboxes)
+    .where(and(eq(chatInboxes.organizationId, orgId), eq(chatInboxes.channelId, channelId)));
+  return row.id;
+}
+
+const inboxSelect = {
+  inbox: chatInboxes,
+  channel: {
+    id: chatChannels.id,
+    documentId: chatChannels.documentId,
+    name: chatChannels.name,
+    settings: chatChannels.settings,
+  },
+};
+
+export async function listInboxes(tx: Tx, orgId: number, id?: number) {
+  return tx
+    .select(inboxSelect)
+    .from(chatInboxes)
+    .innerJoin(
+      chatChannels,
+      and(
+        eq(chatChannels.organizationId, chatInboxes.organizationId),
+        eq(chatChannels.id, chatInboxes.channelId),
+      ),
+    )
+    .where(and(eq(chatInboxes.organizationId, orgId), id === undefined ? undefined : eq(chatInboxes.id, id)))
+    .orderBy(asc(chatInboxes.id));
+}
+
+/** Boards linked to channels (GET|PUT /boards/{id}/chat-channels), oldest link target first. */
+export async function boardsOfChannels(tx: Tx, orgId: number, channelIds: number[]) {
+  if (channelIds.length === 0) return [];
+  return tx
+    .select({
+      channelId: boardChatChannels.channelId,
+      id: boards.id,
+      documentId: boards.documentId,
+      name: boards.name,
+      boardType: boards.boardType,
+    })
+    .from(boardChatChannels)
+    .innerJoin(
+      boards,
+      and(
+        eq(boards.organizationId, boardChatChannels.organizationId),
+        eq(boards.id, boardChatChannels.boardId),
+      ),
+    )
+    .where(and(eq(boardChatChannels.organizationId, orgId), inArray(boardChatChannels.channelId, channelIds)))
+    .orderBy(asc(boards.id));
+}
+
+// ---- conversations
+
+export interface ConversationFilter {
+  visibility: SQL | undefined;
+  status?: string;
+  assignee?: number | null;
+  inboxId?: number;
+  unread?: boolean;
+  q?: string;
+  contactId?: number;
+}
+
+function conversationWhere(orgId: number, f: ConversationFilter): SQL {
+  const parts: (SQL | undefined)[] = [eq(conversations.organizationId, orgId), f.visibility];
+  if (f.status) parts.push(eq(conversations.status, f.status as ConversationRow['status']));
+  if (f.assignee === null) parts.push(isNull(conversations.assigneeMembershipId));
+  else if (f.assignee !== undefined) parts.push(eq(conversations.assigneeMembershipId, f.assignee));
+  if (f.inboxId !== undefined) parts.push(eq(conversations.inboxId, f.inboxId));
+  if (f.unread === true) parts.push(gt(conversations.unreadCount, 0));
+  if (f.unread === false) parts.push(eq(conversations.unreadCount, 0));
+  if (f.contactId !== undefined) parts.push(eq(conversations.contactId, f.contactId));
+  if (f.q) {
+    const like = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    parts.push(
+      or(
+        sql`lower(coalesce(${conversations.lastMessagePreview}, '')) like ${like}`,
+        sql`${conversations.waId} like ${like}`,
+        sql`exists (select 1 from contacts c where c.organization_id = ${conversations.organizationId}
+              and c.id = ${conversations.contactId} and c.search_text like ${like})`,
+      ),
+    );
+  }
+  return and(...parts)!;
+}
+
+export async function listConversations(
+  tx: Tx,
+  orgId: number,
+  f: ConversationFilter,
+  window: { offset: number; limit: number },
+) {
+  const where = conversationWhere(orgId, f);
+  const rows = await tx
+    .select()
+    .from(conversations)
+    .where(where)
+    .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id))
+    .offset(window.offset)
+    .limit(window.limit);
+  const [{ total }] = await tx.select({ total: count() }).from(conversations).where(where);
+  return { rows, total };
+}
+
+export async function findConversation(
+  tx: Tx,
+  orgId: number,
+  id: number,
+  visibility: SQL | undefined,
+  lock = false,
+) {
+  const q = tx
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.organizationId, orgId), eq(conversations.id, id), visibility));
+  const [row] = lock ? await q.for('update') : await q;
+  return row as ConversationRow | undefined;
+}
+
+export async function conversationCounts(tx: Tx, orgId: number, visibility: SQL | undefined, me: number) {
+  const [row] = await queryRows<Record<string, number>>(
+    tx,
+    sql`select count(*)::int as "all",
+          count(*) filter (where assignee_membership_id = ${me})::int as mine,
+          count(*) filter (where assignee_membership_id is null)::int as unassigned,
+          count(*) filter (where status = 'open')::int as open,
+          count(*) filter (where status = 'pending')::int as pending,
+          count(*) filter (where status = 'resolved')::int as resolved,
+          count(*) filter (where status = 'snoozed')::int as snoozed
+        from conversations where organization_id = ${orgId} ${visibility ? sql`and ${visibility}` : sql``}`,
+  );
+  return row;
+}
+
+export async function unreadByInbox(tx: Tx, orgId: number, visibility: SQL | undefined) {
+  return queryRows<{ inboxId: number; conversations: number; messages: number }>(
+    tx,
+    sql`select inbox_id as "inboxId", count(*)::int as conversations, coalesce(sum(unread_count), 0)::int as messages
+        from conversations where organization_id = ${orgId} and unread_count > 0
+        ${visibility ? sql`and ${visibility}` : sql``}
+        group by inbox_id order by inbox_id`,
+  );
+}
+
+export async function insertConversation(
+  tx: Tx,
+  orgId: number,
+  values: { inboxId: number; waId: string; contactId: number | null },
+) {
+  const [row] = await tx
+    .insert(conversations)
+    .values({ organizationId: orgId, ...values })
+    .onConflictDoNothing()
+    .returning();
+  return row as ConversationRow | undefined;
+}
+
+export async function conversationByWaId(tx: Tx, orgId: number, inboxId: number, waId: string) {
+  const [row] = await tx
+    .select()
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.organizationId, orgId),
+        eq(conversations.inboxId, inboxId),
+        eq(conversations.waId, waId),
+      ),
+    )
+    .for('update');
+  return row as ConversationRow;
+}
+
+export async function updateConversation(
+  tx: Tx,
+  orgId: number,
+  id: number,
+  values: Partial<ConversationRow>,
+) {
+  const [row] = await tx
+    .update(conversations)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(conversations.organizationId, orgId), eq(conversations.id, id)))
+    .returning();
+  return row;
+}
+
+export async function cardRefsByIds(tx: Tx, orgId: number, ids: number[]) {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0)
+    return new Map<
+      number,
+      { documentId: string; title: string; board: { documentId: string; name: string } }
+    >();
+  const rows = await tx
+    .select({
+      id: cards.id,
+      documentId: cards.documentId,
+      title: cards.title,
+      boardDocumentId: boards.documentId,
+      boardName: boards.name,
+    })
+    .from(cards)
+    .innerJoin(boards, and(eq(boards.organizationId, cards.organizationId), eq(boards.id, cards.boardId)))
+    .where(and(eq(cards.organizationId, orgId), inArray(cards.id, unique)));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        documentId: r.documentId,
+        title: r.title,
+        board: { documentId: r.boardDocumentId, name: r.boardName },
+      },
+    ]),
+  );
+}
+
+export async function findCardByDocumentId(tx: Tx, orgId: number, documentId: string) {
+  const [row] = await tx
+    .select({ id: cards.id, boardId: cards.boardId, contactId: cards.contactId })
+    .from(cards)
+    .where(and(eq(cards.organizationId, orgId), eq(cards.documentId, documentId)));
+  return row;
+}
+
+/** Cards linked to conversations, optionally of one board or of one contact's conversations. */
+export async function chatCards(
+  tx: Tx,
+  orgId: number,
+  f: { boardId?: number; contactId?: number; visibility: SQL | undefined },
+) {
+  return queryRows<{ cardId: number; boardId: number; contactId: number | null; conversationIds: number[] }>(
+    tx,
+    sql`select k.id as "cardId", k.board_id as "boardId", k.contact_id as "contactId",
+          array_agg(conversations.id order by conversations.id) as "conversationIds"
+        from conversations
+        join cards k on k.organization_id = conversations.organization_id and k.id = conversations.card_id
+        where conversations.organization_id = ${orgId}
+          ${f.boardId !== undefined ? sql`and k.board_id = ${f.boardId}` : sql``}
+          ${f.contactId !== undefined ? sql`and conversations.contact_id = ${f.contactId}` : sql``}
+          ${f.visibility ? sql`and ${f.visibility}` : sql``}
+        group by k.id, k.board_id, k.contact_id
+        order by k.id desc limit 500`,
+  );
+}
+
+/** Contacts with a phone, searched like the contact list's `q`, with their conversations. */
+export async function chatContacts(tx: Tx, orgId: number, q: string | undefined, limit: number) {
+  const like = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const rows = await tx
+    .select({
+      id: contacts.id,
+      documentId: contacts.documentId,
+      name: contacts.name,
+      phone: contacts.phone,
+      email: contacts.email,
+    })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.organizationId, orgId),
+        sql`${contacts.phone} is not null`,
+        like ? sql`${contacts.searchText} like ${like}` : undefined,
+      ),
+    )
+    .orderBy(asc(contacts.name), asc(contacts.id))
+    .limit(limit);
+  const convs =
+    rows.length === 0
+      ? []
+      : await tx
+          .select({
+            id: conversations.id,
+            inboxId: conversations.inboxId,
+            contactId: conversations.contactId,
+          })
+          .from(conversations)
+          .where(
+            and(
+              eq(conversations.organizationId, orgId),
+              inArray(
+                conversations.contactId,
+                rows.map((r) => r.id),
+              ),
+            ),
+          )
+          .orderBy(asc(conversations.id));
+  return rows.map(({ id, ...r }) => ({
+    ...r,
+    phone: r.phone as string,
+    conversations: convs.filter((c) => c.contactId === id).map((c) => ({ id: c.id, inboxId: c.inboxId })),
+  }));
+}
+
+/** A contact matched by phone (E.164), the oldest first. */
+export async function contactByPhone(tx: Tx, orgId: number, phone: string) {
+  const [row] = await tx
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), eq(contacts.phone, phone)))
+    .orderBy(asc(contacts.id))
+    .limit(1);
+  return row;
+}
+
+// ---- messages
+
+export async function messagePage(
+  tx: Tx,
+  orgId: number,
+  conversationId: number,
+  q: { before?: number; after?: number; limit: number },
+) {
+  const base = and(eq(chatMessages.organizationId, orgId), eq(chatMessages.conversationId, conversationId));
+  if (q.after !== undefined) {
+    // The `limit` messages just after the cursor (oldest first), then newest first like every page.
+    const rows = await tx
+      .select()
+      .from(chatMessages)
+      .where(and(base, gt(chatMessages.id, q.after)))
+      .orderBy(asc(chatMessages.id))
+      .limit(q.limit + 1);
+    const hasMore = rows.length > q.limit;
+    return { rows: rows.slice(0, q.limit).reverse(), hasMore };
+  }
+  const rows = await tx
+    .select()
+    .from(chatMessages)
+    .where(and(base, q.before !== undefined ? lt(chatMessages.id, q.before) : undefined))
+    .orderBy(desc(chatMessages.id))
+    .limit(q.limit + 1);
+  return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+}
+
+export async function insertMessage(
+  tx: Tx,
+  orgId: number,
+  values: Omit<typeof chatMessages.$inferInsert, 'organizationId' | 'id'>,
+) {
+  const [row] = await tx
+    .insert(chatMessages)
+    .values({ ...values, organizationId: orgId })
+    .onConflictDoNothing()
+    .returning();
+  return row as MessageRow | undefined;
+}
+
+export async function findMessage(tx: Tx, orgId: number, id: number) {
+  const [row] = await tx
+    .select()
+    .from(chatMessages)
+    .where(and(eq(chatMessages.organizationId, orgId), eq(chatMessages.id, id)));
+  return row as MessageRow | undefined;
+}
+
+export async function updateMessage(tx: Tx, orgId: number, id: number, values: Partial<MessageRow>) {
+  const [row] = await tx
+    .update(chatMessages)
+    .set({ ...values, updatedAt: new Date() })
+    .where(and(eq(chatMessages.organizationId, orgId), eq(chatMessages.id, id)))
+    .returning();
+  return row;
+}
+
+const statusRank = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4 } as const;
+
+/** A provider status moves a message forward only (a late `delivered` never undoes `read`). */
+export async function applyStatus(
+  tx: Tx,
+  orgId: number,
+  providerMessageId: string,
+  status: 'sent' | 'delivered' | 'read' | 'failed',
+  error: string | null,
+) {
+  const lower = Object.entries(statusRank)
+    .filter(([, r]) => r < statusRank[status])
+    .map(([s]) => s as MessageRow['status']);
+  const [row] = await tx
+    .update(chatMessages)
+    .set({ status, error, updatedAt: new Date() })
+    .where(
+      and(
+        eq(chatMessages.organizationId, orgId),
+        eq(chatMessages.providerMessageId, providerMessageId),
+        inArray(chatMessages.status, status === 'failed' ? ['queued', 'sent', 'delivered'] : lower),
+      ),
+    )
+    .returning();
+  return row as MessageRow | undefined;
+}
+
+export async function conversationsByIds(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0) return [];
+  return tx
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.organizationId, orgId), inArray(conversations.id, ids)));
+}
