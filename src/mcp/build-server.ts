@@ -77,11 +77,22 @@ function jsonSchema(schema: z.ZodObject, io: 'input' | 'output') {
     : (dropFormatPatterns(json) as Record<string, unknown>);
 }
 
+/** zod's `.int()` bounds every integer by ±2^53−1: true of any id, and a dozen tokens each time. */
+function isSafeIntegerBound(key: string, value: unknown) {
+  return (
+    (key === 'minimum' || key === 'maximum') &&
+    typeof value === 'number' &&
+    Math.abs(value) === Number.MAX_SAFE_INTEGER
+  );
+}
+
 /** `format: date-time` says it all: the long regular expression zod adds beside it only costs tokens. */
 function dropFormatPatterns(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(dropFormatPatterns);
   if (!node || typeof node !== 'object') return node;
-  const entries = Object.entries(node).filter(([k]) => !(k === 'pattern' && 'format' in node));
+  const entries = Object.entries(node).filter(
+    ([k, v]) => !(k === 'pattern' && 'format' in node) && !isSafeIntegerBound(k, v),
+  );
   return Object.fromEntries(entries.map(([k, v]) => [k, dropFormatPatterns(v)]));
 }
 
@@ -94,7 +105,8 @@ function compact(node: unknown): unknown {
       key === 'description' ||
       key === 'required' ||
       key === 'additionalProperties' ||
-      key === 'propertyNames'
+      key === 'propertyNames' ||
+      isSafeIntegerBound(key, value)
     )
       continue;
     out[key] = key === 'properties' ? mapValues(value as Record<string, unknown>) : compact(value);

@@ -10,13 +10,7 @@ import { docId, membershipRef } from './common.js';
  */
 
 const numeric = (what: string, where: string) =>
-  z
-    .number()
-    .int()
-    .positive()
-    .describe(
-      `Numeric id of the ${what} (${where}). Inbox ids are numbers and are not interchangeable with documentIds: never pass a contact, card or board documentId here.`,
-    );
+  z.number().int().positive().describe(`Numeric id of the ${what} (${where}); a number, never a documentId`);
 
 const inboxId = numeric('inbox', 'see crm.list_chat_inboxes');
 const conversationId = numeric('conversation', 'see crm.list_conversations');
