@@ -48,6 +48,14 @@ const envObject = z.object({
   /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */
   CRM_WORKERS: z.enum(['inline', 'external']).default('inline'),
   CRM_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  /**
+   * Prefix of every job queue: processes with different namespaces on one database never take each other's
+   * jobs (the test suite gives each worker process its own; deployments leave it empty).
+   */
+  CRM_JOBS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_]*$/, 'letters, digits and underscores only')
+    .default(''),
   CRM_JOBS_MAINTENANCE_SECONDS: z.coerce.number().int().min(1).default(60),
   /** An active job older than this (its worker died) is failed and retried, unless its queue says otherwise. */
   CRM_JOBS_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),

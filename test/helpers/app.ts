@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
+import { queueNameIn } from '../../src/platform/jobs/jobs.js';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -143,7 +144,7 @@ export async function invitationMail(email: string) {
   const [job] = await queryRows<{ data: { to: string; subject: string; text: string } }>(
     db.system,
     sql`delete from pgboss.job where id = (
-          select id from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
+          select id from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')} and data->>'to' = ${email}
             and data->>'subject' like 'Invitation to join %' order by created_on desc limit 1)
         returning data`,
   );

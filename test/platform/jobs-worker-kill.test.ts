@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
-import { createJobs, type Jobs } from '../../src/platform/jobs/jobs.js';
+import { createJobs, type Jobs, queueNameIn } from '../../src/platform/jobs/jobs.js';
 import { enqueueMail } from '../../src/platform/mail/mailer.js';
 import { testConfig } from '../helpers/app.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -90,7 +90,7 @@ test.skipIf(!url)(
     while (Date.now() < until) {
       states = await queryRows(
         db.system,
-        sql`select state::text as state, count(*)::int as n from pgboss.job where name = 'mail-send' group by state`,
+        sql`select state::text as state, count(*)::int as n from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')} group by state`,
       );
       if (states.length === 1 && states[0].state === 'completed') break;
       await new Promise((r) => setTimeout(r, 250));

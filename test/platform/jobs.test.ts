@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
-import { createJobs, type Jobs, type QueueDef } from '../../src/platform/jobs/jobs.js';
+import { createJobs, type Jobs, type QueueDef, queueNameIn } from '../../src/platform/jobs/jobs.js';
 import { jobsReport } from '../../src/platform/jobs/report.js';
 import { testConfig, unique } from '../helpers/app.js';
 
@@ -97,9 +97,10 @@ describe('jobs on the test database', () => {
     expect(JSON.stringify(job.output)).toContain('boom');
     // Operators see it (`crm jobs`).
     const report = await jobsReport(db);
-    expect(report.counts).toContainEqual({ queue: q.name, state: 'failed', count: 1 });
+    const served = queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', q.name);
+    expect(report.counts).toContainEqual({ queue: served, state: 'failed', count: 1 });
     expect(report.failed.find((f) => f.id === id)).toMatchObject({
-      queue: q.name,
+      queue: served,
       retryCount: 2,
       error: 'boom 2',
     });
@@ -135,7 +136,7 @@ describe('jobs on the test database', () => {
       runs++;
       const [{ n }] = await queryRows<{ n: number }>(
         db.system,
-        sql`select count(*)::int as n from pgboss.job where name = ${q.name} and state = 'created'`,
+        sql`select count(*)::int as n from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', q.name)} and state = 'created'`,
       );
       waiting.push(Number(n));
       if (runs === 2) throw new Error('one failed run does not end the chain');

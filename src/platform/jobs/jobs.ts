@@ -130,10 +130,19 @@ export function txExecutor(tx: Tx): Executor {
   };
 }
 
+/** A queue's name in pg-boss under a namespace (CRM_JOBS_NAMESPACE): for tests and reports reading pgboss.job. */
+export function queueNameIn(namespace: string, name: string): string {
+  return namespace ? `${namespace}__${name}` : name;
+}
+
 const queueDefaults = { retryLimit: 5, retryDelay: 30, retryBackoff: true };
 
 export function createJobs(database: Database, config: Config): Jobs {
   const db = database.kind === 'pglite' ? pgliteExecutor(database) : poolExecutor(database);
+  const ns = config.CRM_JOBS_NAMESPACE;
+  /** The queue under this process's namespace: every pg-boss call below uses the namespaced name. */
+  const named = <Q extends { name: string }>(queue: Q): Q =>
+    ns ? { ...queue, name: `${ns}__${queue.name}` } : queue;
   let boss: PgBoss | undefined;
   let workersOn = false;
   const handlers = new Map<string, { queue: QueueDef; handler: JobHandler<any> }>();
@@ -210,7 +219,8 @@ export function createJobs(database: Database, config: Config): Jobs {
   };
 
   const jobs: Jobs = {
-    async send(queue, data, opts = {}) {
+    async send(q, data, opts = {}) {
+      const queue = named(q);
       // Inside a transaction the queue must exist already: on PGlite the one connection is busy with it.
       if (opts.tx && !queues.has(queue.name))
         throw new Error(`Queue ${queue.name} is not registered (jobs.work) before the queue started`);
@@ -224,18 +234,21 @@ export function createJobs(database: Database, config: Config): Jobs {
       return id;
     },
     schedule: (queue, data, at, opts = {}) => jobs.send(queue, data, { ...opts, startAfter: at }),
-    async cancel(queue, id, opts = {}) {
+    async cancel(q, id, opts = {}) {
+      const queue = named(q);
       await started().cancel(queue.name, id, { db: opts.tx ? txExecutor(opts.tx) : undefined } as any);
     },
-    async work(queue, handler) {
+    async work(q, handler) {
+      const queue = named(q);
       handlers.set(queue.name, { queue, handler });
       if (workersOn) await runWorker(queue, handler);
     },
     async every(queue, everySeconds, handler) {
       // The next occurrence is the retry of a failed one.
-      const def: QueueDef = { retryLimit: 0, ...queue, policy: 'short' };
+      const def: QueueDef = named({ retryLimit: 0, ...queue, policy: 'short' });
       periodic.push(def);
-      await jobs.work(def, async () => {
+      // work() names it again: hand it the plain name.
+      await jobs.work({ ...def, name: queue.name }, async () => {
         try {
           await handler();
         } finally {
@@ -245,10 +258,10 @@ export function createJobs(database: Database, config: Config): Jobs {
       if (workersOn) await queueNext(def);
     },
     nudge(queue) {
-      for (const id of workerIds.get(queue.name) ?? []) boss?.notifyWorker(id);
+      for (const id of workerIds.get(named(queue).name) ?? []) boss?.notifyWorker(id);
     },
     async getJob(queue, id) {
-      const job = await started().getJobById(queue.name, id, { includeArchive: true });
+      const job = await started().getJobById(named(queue).name, id, { includeArchive: true });
       return job ? (job as unknown as JobInfo) : null;
     },
     async start({ workers }) {

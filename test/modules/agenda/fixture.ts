@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { queryRows } from '../../../src/platform/db/client.js';
+import { queueNameIn } from '../../../src/platform/jobs/jobs.js';
 import { createMailer, type MailMessage } from '../../../src/platform/mail/mailer.js';
 import { type Api, getApp, testConfig } from '../../helpers/app.js';
 import { type Radicale, startRadicale } from '../../helpers/peers/radicale.js';
@@ -57,7 +58,7 @@ export async function deliverMailTo(email: string, smtp: TestSmtp) {
   const { db } = await getApp();
   const jobs = await queryRows<{ data: MailMessage }>(
     db.system,
-    sql`with taken as (delete from pgboss.job where name = 'mail-send' and data->>'to' = ${email}
+    sql`with taken as (delete from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')} and data->>'to' = ${email}
           returning data, created_on, id) select data from taken order by created_on, id`,
   );
   const mailer = createMailer({

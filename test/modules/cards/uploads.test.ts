@@ -17,6 +17,7 @@ import * as repo from '../../../src/modules/cards/repo.js';
 import { deleteCard } from '../../../src/modules/cards/service.js';
 import { type Database, queryRows } from '../../../src/platform/db/client.js';
 import { newDocumentId } from '../../../src/platform/db/ids.js';
+import { queueNameIn } from '../../../src/platform/jobs/jobs.js';
 import { makeTenantContext, type TenantContext } from '../../../src/platform/tenancy/context.js';
 import { startJobs } from '../../../src/workers.js';
 import { getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
@@ -370,7 +371,9 @@ describe('the orphan sweep', () => {
     // The queue keeps one waiting run: a process started earlier on this database (another test file's workers)
     // may have queued it minutes ahead, and this process's immediate run would then be dropped.
     await db.system
-      .execute(sql`delete from pgboss.job where name = ${uploadSweepQueue.name} and state = 'created'`)
+      .execute(
+        sql`delete from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', uploadSweepQueue.name)} and state = 'created'`,
+      )
       .catch(() => {}); // no pg-boss schema yet: nothing queued
     const background = await startJobs(config, db, true);
     try {
