@@ -160,8 +160,15 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
       .first()
       .getAttribute('data-card-id'))!;
     await page.locator(`[data-card-id="${id}"]`).focus();
+    // dnd-kit acts on animation frames: each key waits for the state the previous one set (picked up, then
+    // over the next column), or a fast keyboard on a busy machine outruns it.
+    const frames = () =>
+      page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.keyboard.press('Space');
+    await page.locator(`[data-card-id="${id}"][aria-pressed="true"]`).first().waitFor();
+    await frames();
     await page.keyboard.press('ArrowRight');
+    await frames();
     await shot(page, 'keyboard-picked');
     await page.keyboard.press('Space');
     await inColumn('ganho', id).waitFor();
