@@ -45,6 +45,11 @@ export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSm
     },
   };
   const server = new SMTPServer(options);
+  // A client killed mid-session (the kill -9 tests) resets its socket: the server reports it as an 'error' event,
+  // which without a listener would be an uncaught exception in the test process.
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') console.error(`test SMTP server: ${err.message}`);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as { port: number };
   return {
