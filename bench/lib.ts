@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg as osLoad } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { databaseOptions, loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/platform/db/client.js';
 
@@ -124,3 +126,35 @@ export function readMeta(): SeedMeta {
     );
   }
 }
+
+/**
+ * Load-insensitive figures for a bench on a shared machine: statements sent to PostgreSQL (every
+ * `pg.Client#query`, i.e. one round trip each, BEGIN/COMMIT included) and this process's CPU time, between
+ * `start()` and `stop()`. PGlite runs the same statements in-process (not counted: its query path is private).
+ */
+export function statementMeter() {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  let statements = 0;
+  let cpu0 = process.cpuUsage();
+  let t0 = performance.now();
+  return {
+    start() {
+      statements = 0;
+      proto.query = function (this: unknown, ...args: unknown[]) {
+        statements++;
+        return original.apply(this, args);
+      };
+      cpu0 = process.cpuUsage();
+      t0 = performance.now();
+    },
+    stop() {
+      proto.query = original;
+      const cpu = process.cpuUsage(cpu0);
+      return { statements, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - t0 };
+    },
+  };
+}
+
+/** The 1-minute load average, for the figures' context. */
+export const loadAverage = () => osLoad()[0].toFixed(1);

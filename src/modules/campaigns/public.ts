@@ -5,7 +5,6 @@ import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/credentials.js';
-import * as channelsRepo from '../channels/repo.js';
 import { chatChannels } from '../channels/table.js';
 import { ingestWhatsApp, type WaValue } from '../inbox/ingest.js';
 import { organizations } from '../organizations/table.js';
@@ -58,17 +57,19 @@ export async function unsubscribe(db: Database, token: string) {
 
 const unknownChannel = () => new AppError('NotFoundError', 'Channel not found');
 
+/**
+ * The channel a webhook names, with its organization's plan: one statement on the connection's own role, since
+ * the organization is not known before the channel is found (every later statement runs in its RLS transaction).
+ */
 async function channelForWebhook(db: Database, documentId: string, type: 'email' | 'whatsapp') {
   const [row] = await db.system
-    .select({ organizationId: chatChannels.organizationId })
+    .select({ channel: chatChannels, plan: organizations.plan })
     .from(chatChannels)
-    .where(eq(chatChannels.documentId, documentId));
-  if (!row) throw unknownChannel();
-  const channel = await db.tenantTransaction(row.organizationId, (tx) =>
-    channelsRepo.findChannel(tx, row.organizationId, documentId),
-  );
-  if (!channel || channel.type !== type) throw unknownChannel();
-  return channel;
+    .innerJoin(organizations, eq(organizations.id, chatChannels.organizationId))
+    .where(eq(chatChannels.documentId, documentId))
+    .limit(1);
+  if (!row || row.channel.type !== type) throw unknownChannel();
+  return { ...row.channel, plan: row.plan };
 }
 
 function checkSignature(secret: string | undefined, raw: Buffer, header: string | undefined) {
@@ -183,11 +184,7 @@ export async function whatsappEvents(
   const statuses = values.flatMap((v) => v.statuses ?? []);
   const messages = values.reduce((n, v) => n + (v.messages?.length ?? 0), 0);
   const orgId = channel.organizationId;
-  const [org] = await db.system
-    .select({ plan: organizations.plan })
-    .from(organizations)
-    .where(eq(organizations.id, orgId));
-  const inbox = planFeatures[org?.plan as Plan]?.includes('inbox') ?? false;
+  const inbox = planFeatures[channel.plan as Plan]?.includes('inbox') ?? false;
   return db.tenantTransaction(orgId, async (tx) => {
     const ids = statuses.map((s) => s.id).filter((x): x is string => typeof x === 'string');
     const recipients = await repo.recipientsByMessageIds(tx, orgId, channel.id, ids);

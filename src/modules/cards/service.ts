@@ -479,14 +479,33 @@ export async function createChatCard(
   input: { title: string; contact: string | null },
   ctx: TenantContext | null,
 ) {
+  const [card] = await createChatCards(tx, orgId, board, [input], ctx);
+  return card;
+}
+
+/** The cards of several new conversations on one board: the structure is read once (inbox ingestion). */
+export async function createChatCards(
+  tx: Tx,
+  orgId: number,
+  board: boardsRepo.BoardRow,
+  inputs: { title: string; contact: string | null }[],
+  ctx: TenantContext | null,
+) {
+  if (inputs.length === 0) return [];
   const structure = await structureOf(tx, orgId, board);
-  return createCardIn(
-    tx,
-    ctx ? actorOf(ctx) : { orgId, membershipId: null, ctx: null },
-    structure,
-    { title: input.title, ...(input.contact ? { contact: input.contact } : {}) },
-    { source: 'chat_inbound', waiveRequired: true },
-  );
+  const actor = ctx ? actorOf(ctx) : { orgId, membershipId: null, ctx: null };
+  const rows = [];
+  for (const input of inputs)
+    rows.push(
+      await createCardIn(
+        tx,
+        actor,
+        structure,
+        { title: input.title, ...(input.contact ? { contact: input.contact } : {}) },
+        { source: 'chat_inbound', waiveRequired: true },
+      ),
+    );
+  return rows;
 }
 
 /**

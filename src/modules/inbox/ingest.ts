@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { recordEvent } from '../../platform/events/outbox.js';
+import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { findBoardById } from '../boards/repo.js';
-import { createChatCard } from '../cards/service.js';
-import { insertActivities, insertContacts } from '../contacts/repo.js';
+import { createChatCards } from '../cards/service.js';
+import { type ContactRow, insertActivities, insertContacts } from '../contacts/repo.js';
 import { toContacts } from '../contacts/service.js';
-import { notifyLive } from './notify.js';
+import { type LiveNotice, notifyLive, notifyLiveMany } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
 
@@ -105,29 +105,72 @@ export function parseMessage(m: WaMessage): Parsed | null {
 
 const preview = (p: Parsed) => (p.content ? p.content.slice(0, 200) : `[${p.contentType}]`);
 
-/** The contact of a new conversation: matched by phone, else created (serialized per phone number). */
-async function contactFor(tx: Tx, orgId: number, waId: string, name: string | undefined) {
-  const parsed = normalizePhone(`+${waId}`);
-  const phone = parsed.ok ? parsed.phone : null;
-  if (phone) {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(${`contact-phone:${orgId}:${phone}`}, 0))`,
-    );
-    const found = await repo.contactByPhone(tx, orgId, phone);
-    if (found) return found;
+/**
+ * The contacts of new conversations: matched by phone, else created — serialized per phone number (advisory
+ * locks taken in phone order) — with their activity and contact.created events. A fixed number of statements
+ * whatever the number of senders.
+ */
+async function contactsFor(tx: Tx, orgId: number, senders: { waId: string; name: string | undefined }[]) {
+  const phoneOf = new Map<string, string | null>();
+  for (const s of senders) {
+    const parsed = normalizePhone(`+${s.waId}`);
+    phoneOf.set(s.waId, parsed.ok ? parsed.phone : null);
   }
-  const [row] = await insertContacts(tx, orgId, [{ name: name?.trim() || `+${waId}`, phone }]);
-  await insertActivities(tx, orgId, [
-    {
+  const phones = [...new Set([...phoneOf.values()].filter((p): p is string => p !== null))].sort();
+  if (phones.length > 0) {
+    const keys = JSON.stringify(phones.map((p) => `contact-phone:${orgId}:${p}`));
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(k, 0))
+          from jsonb_array_elements_text(${keys}::jsonb) with ordinality as t(k, i) order by i`,
+    );
+  }
+  const found = await repo.contactsByPhones(tx, orgId, phones);
+  const out = new Map<string, ContactRow>();
+  // Senders without a contact yet; two senders of one phone (e.g. a wa_id with and without a trunk digit) share one.
+  const toMake: { waId: string; name: string; phone: string | null }[] = [];
+  for (const s of senders) {
+    const phone = phoneOf.get(s.waId) ?? null;
+    const hit = phone ? found.get(phone) : undefined;
+    if (hit) out.set(s.waId, hit);
+    else if (!phone || !toMake.some((m) => m.phone === phone))
+      toMake.push({ waId: s.waId, name: s.name?.trim() || `+${s.waId}`, phone });
+  }
+  const made = await insertContacts(
+    tx,
+    orgId,
+    toMake.map((m) => ({ name: m.name, phone: m.phone })),
+  );
+  if (made.length === 0) return out;
+  const byPhone = new Map<string, ContactRow>();
+  made.forEach((row, i) => {
+    out.set(toMake[i].waId, row);
+    if (toMake[i].phone) byPhone.set(toMake[i].phone!, row);
+  });
+  for (const s of senders) {
+    const phone = phoneOf.get(s.waId);
+    if (!out.has(s.waId) && phone && byPhone.has(phone)) out.set(s.waId, byPhone.get(phone)!);
+  }
+  await insertActivities(
+    tx,
+    orgId,
+    made.map((row) => ({
       contactId: row.id,
       activityType: 'contact_created',
       description: `Contact ${row.name} created from a WhatsApp conversation`,
       actorId: null,
-    },
-  ]);
-  const [contact] = await toContacts(tx, orgId, [row]);
-  await recordEvent(tx, orgId, 'contact.created', `contact:${row.documentId}`, { contact });
-  return row;
+    })),
+  );
+  const presented = await toContacts(tx, orgId, made);
+  await recordEvents(
+    tx,
+    orgId,
+    made.map((row, i) => ({
+      type: 'contact.created' as const,
+      subject: `contact:${row.documentId}`,
+      data: { contact: presented[i] },
+    })),
+  );
+  return out;
 }
 
 /** The card of a new conversation, on the first board linked to the channel (none linked: no card). */
@@ -138,38 +181,29 @@ export async function cardForConversation(
   contact: { documentId: string; name: string } | null,
   waId: string,
 ) {
+  const [cardId] = await cardsForConversations(tx, orgId, channelId, [{ contact, waId }]);
+  return cardId;
+}
+
+/** The cards of several new conversations (the board is read once); null each when no board is linked. */
+async function cardsForConversations(
+  tx: Tx,
+  orgId: number,
+  channelId: number,
+  convs: { contact: { documentId: string; name: string } | null; waId: string }[],
+): Promise<(number | null)[]> {
+  if (convs.length === 0) return [];
   const [link] = await repo.boardsOfChannels(tx, orgId, [channelId]);
-  if (!link) return null;
-  const board = await findBoardById(tx, orgId, link.id);
-  if (!board) return null;
-  const card = await createChatCard(
+  const board = link ? await findBoardById(tx, orgId, link.id) : undefined;
+  if (!board) return convs.map(() => null);
+  const cards = await createChatCards(
     tx,
     orgId,
     board,
-    { title: contact?.name ?? `+${waId}`, contact: contact?.documentId ?? null },
+    convs.map((c) => ({ title: c.contact?.name ?? `+${c.waId}`, contact: c.contact?.documentId ?? null })),
     null,
   );
-  return card.id;
-}
-
-async function conversationFor(
-  tx: Tx,
-  channel: Channel,
-  inboxId: number,
-  waId: string,
-  name: string | undefined,
-) {
-  const orgId = channel.organizationId;
-  const made = await repo.insertConversation(tx, orgId, { inboxId, waId, contactId: null });
-  // Someone else's (or an earlier) conversation: wait for its lock, which orders this message after theirs.
-  if (!made) return repo.conversationByWaId(tx, orgId, inboxId, waId);
-  const contact = await contactFor(tx, orgId, waId, name);
-  const cardId = await cardForConversation(tx, orgId, channel.id, contact, waId);
-  const row = await repo.updateConversation(tx, orgId, made.id, { contactId: contact.id, cardId });
-  await recordEvent(tx, orgId, 'conversation.created', `conversation:${row.id}`, {
-    conversation: { id: row.id, inboxId, waId, contact: contact.documentId },
-  });
-  return row;
+  return cards.map((c) => c.id);
 }
 
 const at = (timestamp: string | undefined) => {
@@ -179,60 +213,147 @@ const at = (timestamp: string | undefined) => {
 
 const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
 
+/**
+ * One payload's messages in a fixed number of statements whatever their number (docs/inbox.md, "Figures"):
+ * the inbox, the senders' conversations locked in wa_id order (two), for new conversations their contacts
+ * (four or five) and cards (the board read once, then each card), the messages (one insert, ids in the
+ * provider's order per sender), the conversations' new state (one update), the events (one insert) and the
+ * live notices (one NOTIFY statement).
+ */
 export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]) {
   const orgId = channel.organizationId;
-  const inboxId = await repo.inboxOfChannel(tx, orgId, channel.id);
   let stored = 0;
   let matched = 0;
   const names = new Map<string, string>();
   for (const v of values)
     for (const c of v.contacts ?? []) if (c.wa_id && c.profile?.name) names.set(c.wa_id, c.profile.name);
+  const seen = new Set<string>();
   const messages = values
     .flatMap((v) => v.messages ?? [])
     .filter((m) => typeof m.from === 'string' && /^\d{4,20}$/.test(m.from) && typeof m.id === 'string')
-    .map((m, i) => ({ m, i }))
+    .map((m, i) => ({ m, i, parsed: parseMessage(m) }))
+    .filter((x): x is { m: WaMessage; i: number; parsed: Parsed } => {
+      // A kind the inbox does not keep, or the same id twice in one payload: skipped.
+      if (!x.parsed || seen.has(x.m.id!)) return false;
+      seen.add(x.m.id!);
+      return true;
+    })
     .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i));
-  for (const { m } of messages) {
-    const parsed = parseMessage(m);
-    if (!parsed) continue;
-    const conv = await conversationFor(tx, channel, inboxId, m.from!, names.get(m.from!));
-    const when = at(m.timestamp);
-    const row = await repo.insertMessage(tx, orgId, {
-      conversationId: conv.id,
-      direction: 'incoming',
-      ...parsed,
-      status: 'delivered',
-      providerMessageId: m.id!,
-      createdAt: when,
-    });
-    if (!row) continue; // a redelivery: stored before
-    stored++;
-    await repo.updateConversation(tx, orgId, conv.id, {
-      unreadCount: conv.unreadCount + 1,
-      lastMessageAt: later(conv.lastMessageAt, when),
-      lastIncomingAt: later(conv.lastIncomingAt, when),
-      lastMessagePreview: preview(parsed),
-      // A contact writing again reopens a resolved or snoozed conversation.
-      ...(conv.status === 'resolved' || conv.status === 'snoozed'
-        ? { status: 'open', snoozedUntil: null }
-        : {}),
-    });
-    conv.unreadCount += 1;
-    conv.lastMessageAt = later(conv.lastMessageAt, when);
-    conv.lastIncomingAt = later(conv.lastIncomingAt, when);
-    await recordEvent(tx, orgId, 'message.received', `conversation:${conv.id}`, {
-      conversationId: conv.id,
-      messageId: row.id,
-      contentType: row.contentType,
-      content: row.content,
-    });
-    await notifyLive(tx, {
+  if (messages.length > 0) {
+    const inboxId = await repo.inboxOfChannel(tx, orgId, channel.id);
+    const locked = await repo.lockConversations(
+      tx,
       orgId,
-      type: 'message.created',
-      conversationId: conv.id,
-      messageId: row.id,
-      assignee: conv.assigneeMembershipId,
-    });
+      inboxId,
+      messages.map((x) => x.m.from!),
+    );
+    const convs = new Map(locked.rows.map((c) => [c.waId, { ...c }]));
+    const fresh = locked.rows.filter((c) => locked.made.has(c.waId));
+    if (fresh.length > 0) {
+      const contacts = await contactsFor(
+        tx,
+        orgId,
+        fresh.map((c) => ({ waId: c.waId, name: names.get(c.waId) })),
+      );
+      const cardIds = await cardsForConversations(
+        tx,
+        orgId,
+        channel.id,
+        fresh.map((c) => ({ contact: contacts.get(c.waId) ?? null, waId: c.waId })),
+      );
+      fresh.forEach((c, i) => {
+        const conv = convs.get(c.waId)!;
+        conv.contactId = contacts.get(c.waId)?.id ?? null;
+        conv.cardId = cardIds[i];
+      });
+      await recordEvents(
+        tx,
+        orgId,
+        fresh.map((c) => ({
+          type: 'conversation.created' as const,
+          subject: `conversation:${c.id}`,
+          data: {
+            conversation: {
+              id: c.id,
+              inboxId,
+              waId: c.waId,
+              contact: contacts.get(c.waId)?.documentId ?? null,
+            },
+          },
+        })),
+      );
+    }
+    const rows = await repo.insertMessages(
+      tx,
+      orgId,
+      messages.map(({ m, parsed }) => ({
+        conversationId: convs.get(m.from!)!.id,
+        direction: 'incoming' as const,
+        ...parsed,
+        status: 'delivered' as const,
+        providerMessageId: m.id!,
+        createdAt: at(m.timestamp),
+      })),
+    );
+    // Rows come back in insertion order; redeliveries (stored before) are absent.
+    const byProviderId = new Map(rows.map((r) => [r.providerMessageId, r]));
+    const changed = new Set<string>(fresh.map((c) => c.waId));
+    const events: Parameters<typeof recordEvents>[2] = [];
+    const notices: LiveNotice[] = [];
+    for (const { m, parsed } of messages) {
+      const row = byProviderId.get(m.id!);
+      if (!row) continue;
+      stored++;
+      const conv = convs.get(m.from!)!;
+      const when = row.createdAt;
+      conv.unreadCount += 1;
+      conv.lastMessageAt = later(conv.lastMessageAt, when);
+      conv.lastIncomingAt = later(conv.lastIncomingAt, when);
+      conv.lastMessagePreview = preview(parsed);
+      // A contact writing again reopens a resolved or snoozed conversation.
+      if (conv.status === 'resolved' || conv.status === 'snoozed') {
+        conv.status = 'open';
+        conv.snoozedUntil = null;
+      }
+      changed.add(conv.waId);
+      events.push({
+        type: 'message.received',
+        subject: `conversation:${conv.id}`,
+        data: {
+          conversationId: conv.id,
+          messageId: row.id,
+          contentType: row.contentType,
+          content: row.content,
+        },
+      });
+      notices.push({
+        orgId,
+        type: 'message.created',
+        conversationId: conv.id,
+        messageId: row.id,
+        assignee: conv.assigneeMembershipId,
+      });
+    }
+    await repo.updateConversations(
+      tx,
+      orgId,
+      [...changed].map((waId) => {
+        const c = convs.get(waId)!;
+        return {
+          id: c.id,
+          contactId: c.contactId,
+          cardId: c.cardId,
+          status: c.status,
+          snoozedUntil: c.snoozedUntil,
+          unreadCount: c.unreadCount,
+          lastMessageAt: c.lastMessageAt,
+          lastIncomingAt: c.lastIncomingAt,
+          lastMessagePreview: c.lastMessagePreview,
+        };
+      }),
+    );
+    await recordEvents(tx, orgId, events);
+    await notifyLiveMany(tx, notices);
   }
   for (const s of values.flatMap((v) => v.statuses ?? [])) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;

@@ -17,18 +17,25 @@ export async function ensureInboxes(tx: Tx, orgId: number) {
     on conflict (organization_id, channel_id) do nothing`);
 }
 
+/** The channel's inbox, made on first use: one statement (an insert that yields to an existing row). */
 export async function inboxOfChannel(tx: Tx, orgId: number, channelId: number): Promise<number> {
-  const [made] = await tx
-    .insert(chatInboxes)
-    .values({ organizationId: orgId, channelId })
-    .onConflictDoNothing()
-    .returning({ id: chatInboxes.id });
-  if (made) return made.id;
-  const [row] = await tx
+  const [row] = await queryRows<{ id: number }>(
+    tx,
+    sql`with made as (
+          insert into chat_inboxes (organization_id, channel_id) values (${orgId}, ${channelId})
+          on conflict (organization_id, channel_id) do nothing returning id)
+        select id from made
+        union all
+        select id from chat_inboxes where organization_id = ${orgId} and channel_id = ${channelId}
+        limit 1`,
+  );
+  if (row) return row.id;
+  // Made by a concurrent transaction after this statement's snapshot: committed now (the insert waited for it).
+  const [again] = await tx
     .select({ id: chatInboxes.id })
     .from(chatInboxes)
     .where(and(eq(chatInboxes.organizationId, orgId), eq(chatInboxes.channelId, channelId)));
-  return row.id;
+  return again.id;
 }
 
 const inboxSelect = {
@@ -200,6 +207,64 @@ export async function conversationByWaId(tx: Tx, orgId: number, inboxId: number,
   return row as ConversationRow;
 }
 
+/**
+ * The conversations of several senders of one inbox, locked (FOR UPDATE) for the rest of the transaction:
+ * the missing ones are inserted (locked by the insert), the others read FOR UPDATE. Both in ascending wa_id
+ * order, so concurrent payloads lock in the same order (no deadlock); a sender another transaction is adding
+ * waits for it. Two statements whatever the number of senders.
+ */
+export async function lockConversations(tx: Tx, orgId: number, inboxId: number, waIds: string[]) {
+  const sorted = [...new Set(waIds)].sort();
+  const made = await queryRows<{ id: number; wa_id: string }>(
+    tx,
+    sql`insert into conversations (organization_id, inbox_id, wa_id)
+        select ${orgId}, ${inboxId}, w from jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) w order by w
+        on conflict do nothing returning id, wa_id`,
+  );
+  const madeIds = new Set(made.map((r) => r.wa_id));
+  const rows = await tx
+    .select()
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.organizationId, orgId),
+        eq(conversations.inboxId, inboxId),
+        sql`${conversations.waId} = any(select jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb))`,
+      ),
+    )
+    .orderBy(asc(conversations.waId))
+    .for('update');
+  return { rows: rows as ConversationRow[], made: madeIds };
+}
+
+/** Several conversations' new state in one statement (the rows are locked by the caller). */
+export async function updateConversations(
+  tx: Tx,
+  orgId: number,
+  updates: (Pick<
+    ConversationRow,
+    | 'id'
+    | 'contactId'
+    | 'cardId'
+    | 'status'
+    | 'snoozedUntil'
+    | 'unreadCount'
+    | 'lastMessageAt'
+    | 'lastIncomingAt'
+    | 'lastMessagePreview'
+  > & {})[],
+) {
+  if (updates.length === 0) return;
+  await tx.execute(sql`update conversations c set
+      contact_id = v."contactId", card_id = v."cardId", status = v.status, snoozed_until = v."snoozedUntil",
+      unread_count = v."unreadCount", last_message_at = v."lastMessageAt", last_incoming_at = v."lastIncomingAt",
+      last_message_preview = v."lastMessagePreview", updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as v(
+      "id" bigint, "contactId" bigint, "cardId" bigint, "status" text, "snoozedUntil" timestamptz,
+      "unreadCount" integer, "lastMessageAt" timestamptz, "lastIncomingAt" timestamptz, "lastMessagePreview" text)
+    where c.organization_id = ${orgId} and c.id = v."id"`);
+}
+
 export async function updateConversation(
   tx: Tx,
   orgId: number,
@@ -322,6 +387,17 @@ export async function chatContacts(tx: Tx, orgId: number, q: string | undefined,
 }
 
 /** A contact matched by phone (E.164), the oldest first. */
+/** The oldest contact of each phone (contacts matched by phone, e.g. a new conversation's number). */
+export async function contactsByPhones(tx: Tx, orgId: number, phones: string[]) {
+  if (phones.length === 0) return new Map<string, typeof contacts.$inferSelect>();
+  const rows = await tx
+    .selectDistinctOn([contacts.phone])
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), inArray(contacts.phone, phones)))
+    .orderBy(asc(contacts.phone), asc(contacts.id));
+  return new Map(rows.map((r) => [r.phone as string, r]));
+}
+
 export async function contactByPhone(tx: Tx, orgId: number, phone: string) {
   const [row] = await tx
     .select()
@@ -372,6 +448,21 @@ export async function insertMessage(
     .onConflictDoNothing()
     .returning();
   return row as MessageRow | undefined;
+}
+
+/** Several messages in one statement, in the list's order (their ids follow it); a stored provider id is skipped. */
+export async function insertMessages(
+  tx: Tx,
+  orgId: number,
+  values: Omit<typeof chatMessages.$inferInsert, 'organizationId' | 'id'>[],
+) {
+  if (values.length === 0) return [];
+  const rows = await tx
+    .insert(chatMessages)
+    .values(values.map((v) => ({ ...v, organizationId: orgId })))
+    .onConflictDoNothing()
+    .returning();
+  return rows as MessageRow[];
 }
 
 export async function findMessage(tx: Tx, orgId: number, id: number) {

@@ -54,3 +54,23 @@ export async function recordEvent(
     depth: currentEventDepth(),
   });
 }
+
+/** Several events in one statement (same guarantees as recordEvent; ids follow the list's order). */
+export async function recordEvents(
+  tx: Tx,
+  orgId: number,
+  events: { type: EventType; subject: string; data: Record<string, unknown> }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const depth = currentEventDepth();
+  await tx.insert(domainEvents).values(
+    events.map((e) => ({
+      organizationId: orgId,
+      eventId: `evt_${randomUUID()}`,
+      type: e.type,
+      subject: e.subject,
+      data: e.data,
+      depth,
+    })),
+  );
+}
