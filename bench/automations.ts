@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startJobs } from '../src/workers.js';
+import { loadAverage, statementMeter } from './lib.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
@@ -38,7 +39,8 @@ async function main() {
 
   const config = loadConfig(
     { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-automations-${process.pid}` },
-    { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_JOBS_POLL_SECONDS: 0.5, RATE_LIMIT_ENABLED: false },
+    // The service's default job poll (CRM_JOBS_POLL_SECONDS, 2 s) unless the environment sets one.
+    { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', RATE_LIMIT_ENABLED: false },
   );
   const db = await openDatabase({
     databaseUrl: process.env.DATABASE_URL,
@@ -96,7 +98,10 @@ async function main() {
   if (automation.status !== 201) throw new Error(JSON.stringify(automation.body));
 
   /** N title changes, CONCURRENCY at a time: writes per second and each write's response time. */
+  const meter = statementMeter();
   const writes = async (label: string) => {
+    const load = loadAverage();
+    meter.start();
     const committed = new Map<string, number>();
     let next = 0;
     const t0 = performance.now();
@@ -112,7 +117,7 @@ async function main() {
         }
       }),
     );
-    return { perSecond: N / ((performance.now() - t0) / 1000), committed };
+    return { perSecond: N / ((performance.now() - t0) / 1000), committed, load };
   };
   /** Waits (bounded) until every write reached the receiver on `paths`; the lags in ms per path. */
   const lags = async (committed: Map<string, number>, paths: string[]) => {
@@ -122,16 +127,24 @@ async function main() {
         (n, path) => n + [...committed.keys()].filter((k) => !arrived.has(`${path}|${k}`)).length,
         0,
       );
-    while (missing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    return Object.fromEntries(
-      paths.map((path) => {
+    while (missing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Statements (PostgreSQL round trips, the workers' included) and this process's CPU per write, from the
+    // first write to the last delivery: independent of the machine's load.
+    const m = meter.stop();
+    const cost = {
+      ...(process.env.DATABASE_URL ? { statementsPerWrite: +(m.statements / N).toFixed(1) } : {}),
+      cpuMsPerWrite: +(m.cpuMs / N).toFixed(2),
+    };
+    return Object.fromEntries([
+      ['cost', cost],
+      ...paths.map((path) => {
         const xs = [...committed].flatMap(([k, t]) => {
           const a = arrived.get(`${path}|${k}`);
           return a === undefined ? [] : [a - t];
         });
         return [path, { delivered: xs.length, p50: Math.round(p(xs, 0.5)), p95: Math.round(p(xs, 0.95)) }];
       }),
-    );
+    ]);
   };
 
   const off = await writes('off');
@@ -143,6 +156,7 @@ async function main() {
     backend: process.env.DATABASE_URL ? 'postgresql' : 'pglite',
     writes: N,
     concurrency: CONCURRENCY,
+    loadAverage: { automationOff: off.load, automationOn: on.load },
     writesPerSecond: { automationOff: Math.round(off.perSecond), automationOn: Math.round(on.perSecond) },
     onVsOff: `${Math.round((on.perSecond / off.perSecond) * 100)}%`,
     lagMs: { automationOff: offLag, automationOn: onLag },

@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { withEventDepth } from '../../platform/events/outbox.js';
+import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
@@ -38,7 +39,9 @@ async function claim(tx: Tx, orgId: number, subject: string) {
     .where(and(eq(runs.organizationId, orgId), eq(runs.subject, subject), eq(runs.status, 'pending')))
     .orderBy(asc(runs.id))
     .limit(1)
-    .for('update', { skipLocked: true });
+    // Not SKIP LOCKED: a second runner (another worker process woken by the same commit) waits for the claim,
+    // then finds the head leased, and never runs a later run of the subject before it.
+    .for('update');
   if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
   await tx
     .update(runs)
@@ -142,6 +145,9 @@ async function execute(
   const actions = automation.actions as Action[];
   const results = [...(run.results as ActionResult[])];
   const event = run.event as ActionEnv['event'];
+  // Recorded with the run's end: a crash before it runs the last action again (an http_request may repeat
+  // with the same webhook-id; a card or task change recorded its result in its own transaction, the arm hook).
+  let last: { index: number; result: ActionResult; reserved: boolean } | undefined;
   for (let i = results.length; i < actions.length; i++) {
     const a = actions[i];
     let reserved = false;
@@ -176,9 +182,12 @@ async function execute(
       onCommit.hook = null;
       // Actions without a transaction of their own (http_request, sends) record here.
       const ok = { type: a.type, ok: true, message: null, output };
-      await db.tenantTransaction(orgId, (tx) =>
-        reserved ? setResult(tx, orgId, run.id, i, ok) : appendResult(tx, orgId, run.id, i, ok),
-      );
+      // The last action's result commits with the run's end (one transaction less per run).
+      if (i === actions.length - 1) last = { index: i, result: ok, reserved };
+      else
+        await db.tenantTransaction(orgId, (tx) =>
+          reserved ? setResult(tx, orgId, run.id, i, ok) : appendResult(tx, orgId, run.id, i, ok),
+        );
       results.push({ type: a.type, ok: true, message: null, output });
     } catch (err) {
       onCommit.hook = null;
@@ -197,22 +206,28 @@ async function execute(
         return false;
       }
       const result = { type: a.type, ok: false, message };
-      await db.tenantTransaction(orgId, (tx) =>
-        reserved ? setResult(tx, orgId, run.id, i, result) : appendResult(tx, orgId, run.id, i, result),
-      );
+      if (i === actions.length - 1) last = { index: i, result, reserved };
+      else
+        await db.tenantTransaction(orgId, (tx) =>
+          reserved ? setResult(tx, orgId, run.id, i, result) : appendResult(tx, orgId, run.id, i, result),
+        );
       results.push(result);
     }
   }
   const failed = results.filter((r) => !r.ok).length;
-  await db.tenantTransaction(orgId, (tx) =>
-    finish(
+  await db.tenantTransaction(orgId, async (tx) => {
+    if (last)
+      await (last.reserved
+        ? setResult(tx, orgId, run.id, last.index, last.result)
+        : appendResult(tx, orgId, run.id, last.index, last.result));
+    await finish(
       tx,
       orgId,
       run.id,
       failed ? 'failed' : 'succeeded',
       failed ? `${failed} of ${results.length} actions failed` : null,
-    ),
-  );
+    );
+  });
   return true;
 }
 
@@ -271,13 +286,24 @@ export async function runDue(
   return done;
 }
 
-/** A periodic run keeps going while there is work, up to this long (the lag is not held to the job cadence). */
-const RUN_BUDGET_MS = 5_000;
-
-/** The periodic run: about every second, in one worker process of the cluster at a time. */
+/**
+ * The runner: woken in process when the dispatcher fanned events out (src/platform/events/wake.ts), and about
+ * every second as a periodic job (one worker process of the cluster at a time) for retries and waits that became
+ * due; both through one pump, which keeps going while there is work (up to 5 s).
+ */
 export async function registerAutomationWorkers(deps: WorkerDeps) {
+  const pump = new Pump('automations: run', () => runDue(deps));
+  let woken = false;
   await deps.jobs.every(automationQueue, 1, async () => {
-    const until = Date.now() + RUN_BUDGET_MS;
-    while ((await runDue(deps)) > 0 && Date.now() < until);
+    if (!woken) {
+      woken = true;
+      const off = onEventsDispatched(() => pump.kick());
+      deps.jobs.onStop(async () => {
+        off();
+        woken = false;
+        await pump.drain();
+      });
+    }
+    await pump.run();
   });
 }

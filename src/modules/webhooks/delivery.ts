@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
+import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
@@ -59,9 +60,10 @@ interface Due {
 }
 
 /**
- * The subscription's oldest pending delivery, claimed: locked (SKIP LOCKED) and, when due, its next attempt moved
- * past the request's timeout in the same transaction, so a second dispatcher run (during a restart) finds it not
- * due and never sends it twice.
+ * The subscription's oldest pending delivery, claimed: locked and, when due, its next attempt moved past the
+ * request's timeout in the same transaction, so a second run (another worker process woken by the same
+ * commit, or during a restart) waits for the claim, then finds the head not due: it never sends it twice
+ * nor skips ahead of it (event order per subscription).
  */
 async function claimHead(tx: Tx, orgId: number, subscriptionId: number): Promise<Due | undefined> {
   const [row] = await tx
@@ -82,7 +84,7 @@ async function claimHead(tx: Tx, orgId: number, subscriptionId: number): Promise
     )
     .orderBy(asc(deliveries.id))
     .limit(1)
-    .for('update', { skipLocked: true });
+    .for('update');
   if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
   await tx
     .update(deliveries)
@@ -207,11 +209,24 @@ async function record(
     .where(subWhere);
 }
 
-/** The periodic delivery run: about every second, in one worker process of the cluster at a time. */
+/**
+ * The delivery run: woken in process when the dispatcher fanned events out (src/platform/events/wake.ts), and
+ * about every second as a periodic job (one worker process of the cluster at a time) for retries that became
+ * due; both through one pump. While deliveries keep coming, up to 5 s per run.
+ */
 export async function registerWebhookWorkers(deps: WorkerDeps) {
+  const pump = new Pump('webhooks: delivery', () => deliverDue(deps));
+  let woken = false;
   await deps.jobs.every(webhookQueue, 1, async () => {
-    // While deliveries keep coming, up to 5 s per run: a busy subscription is not held to 50 per job tick.
-    const until = Date.now() + 5_000;
-    while ((await deliverDue(deps)) > 0 && Date.now() < until);
+    if (!woken) {
+      woken = true;
+      const off = onEventsDispatched(() => pump.kick());
+      deps.jobs.onStop(async () => {
+        off();
+        woken = false;
+        await pump.drain();
+      });
+    }
+    await pump.run();
   });
 }

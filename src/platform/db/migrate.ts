@@ -7,6 +7,7 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
 import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
+import { EVENTS_NOTIFY_SQL } from '../events/wake.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
 
@@ -46,6 +47,7 @@ async function migrateUnlocked(database: Database): Promise<void> {
   // Triggers the schema generator cannot express (idempotent, like the policies below).
   for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
   for (const ddl of REPORT_ROLLUP_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of EVENTS_NOTIFY_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
   for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
@@ -98,6 +100,7 @@ function schemaFingerprint(): string {
         LEAKPROOF_SQL,
         CARD_COUNTS_SQL,
         REPORT_ROLLUP_SQL,
+        EVENTS_NOTIFY_SQL,
         TENANT_POLICY_SQL,
         IDEMPOTENCY_COMMIT_SQL,
       ]

@@ -22,8 +22,8 @@ export type EventConsumer = (tx: Tx, orgId: number, events: PendingEvent[]) => P
 
 /**
  * Fans undispatched events out to the consumers, oldest-waiting organizations first, one transaction per
- * organization; rows are locked (SKIP LOCKED) so two dispatchers (several worker processes) never take the same
- * event.
+ * organization; two dispatchers (several worker processes, woken by the same commit) take an organization in
+ * turn (advisory lock) and never the same event.
  */
 export async function dispatchEvents(db: Database, consumers: EventConsumer[]): Promise<number> {
   const orgs = await queryRows<{ organization_id: number }>(
@@ -49,6 +49,9 @@ export async function dispatchOrganization(
   consumers: EventConsumer[],
 ): Promise<number> {
   return db.tenantTransaction(orgId, async (tx) => {
+    // Dispatchers of several worker processes take an organization's events one after the other, in id order
+    // (the consumers' rows then follow the events' order).
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`events-dispatch:${orgId}`}, 0))`);
     const rows = await queryRows<{
       id: number;
       event_id: string;

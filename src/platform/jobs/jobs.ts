@@ -81,6 +81,8 @@ export interface Jobs {
   /** Installs pg-boss's schema (idempotent); with workers: true also supervises and runs handlers. */
   start(opts: { workers: boolean }): Promise<void>;
   stop(opts?: { graceful?: boolean }): Promise<void>;
+  /** Runs `fn` when the queue stops (before pg-boss does): for what a handler opened, e.g. a LISTEN connection. */
+  onStop(fn: () => Promise<void>): void;
 }
 
 type Executor = { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
@@ -148,6 +150,7 @@ export function createJobs(database: Database, config: Config): Jobs {
   const handlers = new Map<string, { queue: QueueDef; handler: JobHandler<any> }>();
   const periodic: QueueDef[] = [];
   const queues = new Map<string, Promise<void>>();
+  const stopHooks: (() => Promise<void>)[] = [];
 
   const started = () => {
     if (!boss) throw new Error('The job queue is not started');
@@ -286,7 +289,11 @@ export function createJobs(database: Database, config: Config): Jobs {
         for (const queue of periodic) await queueNext(queue);
       }
     },
+    onStop(fn) {
+      stopHooks.push(fn);
+    },
     async stop({ graceful = true } = {}) {
+      for (const fn of stopHooks.splice(0)) await fn().catch(() => {});
       const b = boss;
       if (!b) return;
       boss = undefined;

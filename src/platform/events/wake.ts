@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import type { Database } from '../db/client.js';
+
+/**
+ * Event delivery woken on commit instead of waiting for the next poll (issue 18: lag from commit to delivery).
+ *
+ * - A statement trigger on `domain_events` NOTIFYs EVENTS_CHANNEL: PostgreSQL delivers it when the writing
+ *   transaction commits (never for a rolled-back one), once per transaction (equal payloads are folded).
+ * - Each worker process LISTENs (its own connection on PostgreSQL, the embedded database on PGlite) and kicks
+ *   its dispatcher; a dispatch that fanned events out kicks the consumers' runners (webhook deliveries,
+ *   automation runs) the same way, in process.
+ * - A kick never overlaps a run: a Pump runs its work once at a time in the process and folds the kicks that
+ *   arrive meanwhile into one more pass. The periodic jobs stay as the safety net (a lost notification, work
+ *   that becomes due later: retries) and go through the same pumps. Across worker processes the work itself
+ *   is safe to run side by side (per-organization lock in the dispatcher, claims that wait for each other).
+ */
+
+export const EVENTS_CHANNEL = 'crm_events';
+
+export const EVENTS_NOTIFY_SQL = [
+  `CREATE OR REPLACE FUNCTION crm_events_notify() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_notify('${EVENTS_CHANNEL}', '');
+  RETURN NULL;
+END $fn$`,
+  `DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'domain_events_notify' AND tgrelid = 'domain_events'::regclass) THEN
+    CREATE TRIGGER domain_events_notify AFTER INSERT ON domain_events
+      FOR EACH STATEMENT EXECUTE FUNCTION crm_events_notify();
+  END IF;
+END $$`,
+];
+
+/** Runs `work` (which answers how much it did) until a pass does nothing, once at a time; kicks meanwhile fold. */
+export class Pump {
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly work: () => Promise<number>,
+    /** A pass after which nothing is left ends the run; a busy run yields after this long (the periodic job resumes). */
+    private readonly budgetMs = 5_000,
+  ) {}
+
+  /** Runs now, or once more after the current run; resolves when that run ends. */
+  run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Resolves when no run is in progress (a stopping process waits for the run a kick started). */
+  async drain() {
+    while (this.running) await this.running.catch(() => {});
+  }
+
+  /** Like run, without waiting (errors are logged). */
+  kick() {
+    this.run().catch((err) => console.error(`${this.name}: ${(err as Error).message}`));
+  }
+
+  private async loop() {
+    const until = Date.now() + this.budgetMs;
+    for (;;) {
+      this.again = false;
+      const done = await this.work();
+      if ((done === 0 && !this.again) || Date.now() >= until) return;
+    }
+  }
+}
+
+/** In-process signal: the dispatcher fanned events out (consumers' runners subscribe their pump's kick). */
+const dispatchedListeners = new Set<() => void>();
+export function onEventsDispatched(fn: () => void) {
+  dispatchedListeners.add(fn);
+  return () => dispatchedListeners.delete(fn);
+}
+export function eventsDispatched() {
+  for (const fn of dispatchedListeners) fn();
+}
+
+/**
+ * LISTENs on EVENTS_CHANNEL and calls `onCommit` for each notification; answers the function that stops.
+ * A lost connection (PostgreSQL) is replaced after a second; meanwhile the periodic dispatch covers.
+ */
+export async function listenForEvents(db: Database, onCommit: () => void): Promise<() => Promise<void>> {
+  if (db.pglite) return db.pglite.listen(EVENTS_CHANNEL, () => onCommit());
+  const pool = db.pool as pg.Pool;
+  let closed = false;
+  let release: ((err?: Error) => void) | undefined;
+  const connect = async (): Promise<void> => {
+    const client = await pool.connect();
+    let released = false;
+    release = (err?: Error) => {
+      if (released) return;
+      released = true;
+      client.removeAllListeners('notification');
+      client.release(err ?? true);
+    };
+    const own = release;
+    client.on('notification', (m) => {
+      if (m.channel === EVENTS_CHANNEL) onCommit();
+    });
+    client.once('error', (err) => {
+      console.error(`events: listening connection lost: ${err.message}`);
+      own(err);
+      if (!closed) setTimeout(() => void connect().catch(() => {}), 1000).unref();
+    });
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    // Events committed while nobody listened (start, reconnect): one pass picks them up.
+    onCommit();
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    release?.();
+  };
+}
