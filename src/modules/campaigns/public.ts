@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
@@ -7,6 +7,7 @@ import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/credentials.js';
 import { chatChannels } from '../channels/table.js';
 import { ingestWhatsApp, type WaValue } from '../inbox/ingest.js';
+import { chatInboxes } from '../inbox/table.js';
 import { organizations } from '../organizations/table.js';
 import * as repo from './repo.js';
 import type { EmailEvent } from './schema.js';
@@ -58,18 +59,25 @@ export async function unsubscribe(db: Database, token: string) {
 const unknownChannel = () => new AppError('NotFoundError', 'Channel not found');
 
 /**
- * The channel a webhook names, with its organization's plan: one statement on the connection's own role, since
+ * The channel a webhook names, with its organization's plan and its inbox (if made yet): one statement on the connection's own role, since
  * the organization is not known before the channel is found (every later statement runs in its RLS transaction).
  */
 async function channelForWebhook(db: Database, documentId: string, type: 'email' | 'whatsapp') {
   const [row] = await db.system
-    .select({ channel: chatChannels, plan: organizations.plan })
+    .select({ channel: chatChannels, plan: organizations.plan, inboxId: chatInboxes.id })
     .from(chatChannels)
     .innerJoin(organizations, eq(organizations.id, chatChannels.organizationId))
+    .leftJoin(
+      chatInboxes,
+      and(
+        eq(chatInboxes.organizationId, chatChannels.organizationId),
+        eq(chatInboxes.channelId, chatChannels.id),
+      ),
+    )
     .where(eq(chatChannels.documentId, documentId))
     .limit(1);
   if (!row || row.channel.type !== type) throw unknownChannel();
-  return { ...row.channel, plan: row.plan };
+  return { ...row.channel, plan: row.plan, inboxId: row.inboxId };
 }
 
 function checkSignature(secret: string | undefined, raw: Buffer, header: string | undefined) {

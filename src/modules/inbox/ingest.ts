@@ -6,7 +6,7 @@ import { findBoardById } from '../boards/repo.js';
 import { createChatCards } from '../cards/service.js';
 import { type ContactRow, insertActivities, insertContacts } from '../contacts/repo.js';
 import { toContacts } from '../contacts/service.js';
-import { type LiveNotice, notifyLive, notifyLiveMany } from './notify.js';
+import { type LiveNotice, notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
 
@@ -58,6 +58,8 @@ export interface WaValue {
 interface Channel {
   organizationId: number;
   id: number;
+  /** The channel's inbox when the caller read it with the channel (made here otherwise). */
+  inboxId?: number | null;
 }
 
 type Parsed = Pick<repo.MessageRow, 'content' | 'contentType'> & { attachments: StoredAttachment[] };
@@ -217,8 +219,8 @@ const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
  * One payload's messages in a fixed number of statements whatever their number (docs/inbox.md, "Figures"):
  * the inbox, the senders' conversations locked in wa_id order (two), for new conversations their contacts
  * (four or five) and cards (the board read once, then each card), the messages (one insert, ids in the
- * provider's order per sender), the conversations' new state (one update), the events (one insert) and the
- * live notices (one NOTIFY statement).
+ * provider's order per sender), the conversations' new state and the live notices (one statement), the events (one insert) and the
+ * live notices (with the update).
  */
 export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]) {
   const orgId = channel.organizationId;
@@ -240,7 +242,7 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
     })
     .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i));
   if (messages.length > 0) {
-    const inboxId = await repo.inboxOfChannel(tx, orgId, channel.id);
+    const inboxId = channel.inboxId ?? (await repo.inboxOfChannel(tx, orgId, channel.id));
     const locked = await repo.lockConversations(
       tx,
       orgId,
@@ -337,6 +339,7 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
     await repo.updateConversations(
       tx,
       orgId,
+      notices,
       [...changed].map((waId) => {
         const c = convs.get(waId)!;
         return {
@@ -353,7 +356,6 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       }),
     );
     await recordEvents(tx, orgId, events);
-    await notifyLiveMany(tx, notices);
   }
   for (const s of values.flatMap((v) => v.statuses ?? [])) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;

@@ -20,12 +20,3 @@ export interface LiveNotice {
 export async function notifyLive(tx: Tx, notice: LiveNotice) {
   await tx.execute(sql`select pg_notify(${LIVE_CHANNEL}, ${JSON.stringify(notice)})`);
 }
-
-/** Several notices in one statement, sent in the list's order at commit. */
-export async function notifyLiveMany(tx: Tx, notices: LiveNotice[]) {
-  if (notices.length === 0) return;
-  const payloads = JSON.stringify(notices.map((n) => JSON.stringify(n)));
-  await tx.execute(
-    sql`select pg_notify(${LIVE_CHANNEL}, p) from jsonb_array_elements_text(${payloads}::jsonb) with ordinality as t(p, i) order by i`,
-  );
-}

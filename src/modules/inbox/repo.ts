@@ -4,6 +4,7 @@ import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { boardChatChannels, chatChannels } from '../channels/table.js';
 import { contacts } from '../contacts/table.js';
+import { LIVE_CHANNEL, type LiveNotice } from './notify.js';
 import { chatInboxes, chatMessages, conversations } from './table.js';
 
 export type InboxRow = typeof chatInboxes.$inferSelect;
@@ -237,11 +238,15 @@ export async function lockConversations(tx: Tx, orgId: number, inboxId: number, 
   return { rows: rows as ConversationRow[], made: madeIds };
 }
 
-/** Several conversations' new state in one statement (the rows are locked by the caller). */
+/**
+ * Several conversations' new state and the live notices of the change (LIVE_CHANNEL, sent at commit in the
+ * list's order) in one statement; the rows are locked by the caller.
+ */
 export async function updateConversations(
   tx: Tx,
   orgId: number,
-  updates: (Pick<
+  notices: LiveNotice[],
+  updates: Pick<
     ConversationRow,
     | 'id'
     | 'contactId'
@@ -252,17 +257,24 @@ export async function updateConversations(
     | 'lastMessageAt'
     | 'lastIncomingAt'
     | 'lastMessagePreview'
-  > & {})[],
+  >[],
 ) {
-  if (updates.length === 0) return;
-  await tx.execute(sql`update conversations c set
-      contact_id = v."contactId", card_id = v."cardId", status = v.status, snoozed_until = v."snoozedUntil",
-      unread_count = v."unreadCount", last_message_at = v."lastMessageAt", last_incoming_at = v."lastIncomingAt",
-      last_message_preview = v."lastMessagePreview", updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as v(
-      "id" bigint, "contactId" bigint, "cardId" bigint, "status" text, "snoozedUntil" timestamptz,
-      "unreadCount" integer, "lastMessageAt" timestamptz, "lastIncomingAt" timestamptz, "lastMessagePreview" text)
-    where c.organization_id = ${orgId} and c.id = v."id"`);
+  if (updates.length === 0 && notices.length === 0) return;
+  const payloads = JSON.stringify(notices.map((n) => JSON.stringify(n)));
+  await tx.execute(sql`with u as (
+      update conversations c set
+        contact_id = v."contactId", card_id = v."cardId", status = v.status, snoozed_until = v."snoozedUntil",
+        unread_count = v."unreadCount", last_message_at = v."lastMessageAt", last_incoming_at = v."lastIncomingAt",
+        last_message_preview = v."lastMessagePreview", updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as v(
+        "id" bigint, "contactId" bigint, "cardId" bigint, "status" text, "snoozedUntil" timestamptz,
+        "unreadCount" integer, "lastMessageAt" timestamptz, "lastIncomingAt" timestamptz, "lastMessagePreview" text)
+      where c.organization_id = ${orgId} and c.id = v."id"
+      returning 1),
+    n as (
+      select pg_notify(${LIVE_CHANNEL}, p) from jsonb_array_elements_text(${payloads}::jsonb) with ordinality as t(p, i)
+      order by i)
+    select (select count(*) from u) as updated, (select count(*) from n) as notified`);
 }
 
 export async function updateConversation(
