@@ -13,6 +13,7 @@ import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startJobs } from '../src/workers.js';
 import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
+import { loadAverage, statementMeter } from './lib.js';
 
 const N = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 20);
@@ -133,6 +134,9 @@ async function main() {
   const hooks = Array.from({ length: Math.ceil(N / PER_HOOK) }, (_, i) =>
     leads.slice(i * PER_HOOK, (i + 1) * PER_HOOK),
   );
+  const load = loadAverage();
+  const meter = statementMeter();
+  meter.start();
   const t0 = Date.now();
   let next = 0;
   await Promise.all(
@@ -150,7 +154,8 @@ async function main() {
   const sentMs = Date.now() - t0;
   // Wait for every card (bounded: 10 minutes).
   let done = 0;
-  for (let i = 0; i < 1200 && done < N; i++) {
+  let polls = 0;
+  for (let i = 0; i < 1200 && done < N; i++, polls++) {
     await new Promise((r) => setTimeout(r, 500));
     [{ n: done }] = await queryRows<{ n: number }>(
       db.system,
@@ -158,6 +163,9 @@ async function main() {
     );
   }
   const totalMs = Date.now() - t0;
+  // Statements (PostgreSQL round trips: webhooks, queue, workers; less this loop's polls) and this process's CPU
+  // per lead: independent of the machine's load.
+  const m = meter.stop();
   const rows = await queryRows<{ leadgen_id: string; created_at: Date }>(
     db.system,
     sql`select tracking->>'leadgen_id' as leadgen_id, created_at from cards
@@ -173,6 +181,9 @@ async function main() {
     leads: N,
     webhooksAtOnce: CONCURRENCY,
     leadsPerWebhook: PER_HOOK,
+    loadAverage: load,
+    ...(db.kind === 'postgres' ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) } : {}),
+    cpuMsPerLead: +(m.cpuMs / N).toFixed(2),
     cards: rows.length,
     distinctLeads: new Set(rows.map((r) => r.leadgen_id)).size,
     failed: failed.n,

@@ -189,16 +189,9 @@ export async function processLead(
 ) {
   const { orgId, deliveryId } = data;
   const db = kit.db;
-  const loaded = await db.tenantTransaction(orgId, async (tx) => {
-    const delivery = await repo.findDeliveryById(tx, orgId, deliveryId);
-    if (!delivery || delivery.status === 'succeeded') return null;
-    const route = await repo.findRouteById(tx, orgId, delivery.routeId);
-    if (!route) return null;
-    const integration = await repo.findIntegrationById(tx, orgId, route.integrationId);
-    const pages = integration ? await repo.pagesOf(tx, orgId, [integration.id]) : [];
-    return { delivery, route, integration, page: pages.find((p) => p.pageId === route.pageId) };
-  });
-  if (!loaded) return;
+  // The delivery, its route, integration and page: one statement.
+  const loaded = await db.tenantTransaction(orgId, (tx) => repo.deliveryForJob(tx, orgId, deliveryId));
+  if (!loaded || loaded.delivery.status === 'succeeded') return;
   const { delivery, route, integration, page } = loaded;
   try {
     if (!kit.client)
@@ -273,19 +266,25 @@ async function matchOrCreateContact(tx: Tx, orgId: number, values: Record<string
   const email = values.email && emailLike(values.email.trim()) ? values.email.trim().toLowerCase() : null;
   const parsed = values.phone ? normalizePhone(values.phone, values.country) : null;
   const phone = parsed?.ok ? parsed.phone : null;
-  const keys = [email && `e:${email}`, phone && `p:${phone}`].filter((k): k is string => !!k).sort();
-  for (const k of keys)
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`lead-contact:${orgId}:${k}`}, 0))`);
-  for (const cond of [
-    email ? sql`lower(${contacts.email}) = ${email}` : null,
-    phone ? eq(contacts.phone, phone) : null,
-  ]) {
-    if (!cond) continue;
+  const keys = [email && `e:${email}`, phone && `p:${phone}`]
+    .filter((k): k is string => !!k)
+    .sort()
+    .map((k) => `lead-contact:${orgId}:${k}`);
+  // Both locks in one statement, in the keys' order.
+  if (keys.length > 0)
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(k, 0))
+          from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) with ordinality as t(k, i) order by i`,
+    );
+  // The oldest contact with the e-mail, else the oldest with the phone: one statement.
+  const byEmail = email ? sql`lower(${contacts.email}) = ${email}` : sql`false`;
+  const byPhone = phone ? eq(contacts.phone, phone) : sql`false`;
+  if (email || phone) {
     const [found] = await tx
       .select()
       .from(contacts)
-      .where(and(eq(contacts.organizationId, orgId), cond))
-      .orderBy(asc(contacts.id))
+      .where(and(eq(contacts.organizationId, orgId), sql`(${byEmail} or ${byPhone})`))
+      .orderBy(sql`case when ${byEmail} then 0 else 1 end`, asc(contacts.id))
       .limit(1);
     if (found) return { row: found, created: false };
   }
@@ -301,14 +300,6 @@ async function matchOrCreateContact(tx: Tx, orgId: number, values: Record<string
       postalCode: values.postal_code?.slice(0, 20) ?? null,
     },
   ]);
-  await contactsRepo.insertActivities(tx, orgId, [
-    {
-      contactId: row.id,
-      activityType: 'contact_created',
-      description: `Contact ${row.name} created from a lead ad`,
-      actorId: null,
-    },
-  ]);
   const [contact] = await toContacts(tx, orgId, [row]);
   await recordEvent(tx, orgId, 'contact.created', `contact:${row.documentId}`, { contact });
   return { row, created: true };
@@ -322,7 +313,7 @@ async function makeCard(
   lead: LeadAdsLead,
 ) {
   const mapped = applyMapping(route, lead);
-  const { row: contact } = await matchOrCreateContact(tx, orgId, mapped.contact, lead.id);
+  const { row: contact, created } = await matchOrCreateContact(tx, orgId, mapped.contact, lead.id);
   const tracking: Record<string, string> = {
     utm_source: 'lead_ads',
     leadgen_id: lead.id,
@@ -342,7 +333,18 @@ async function makeCard(
     tracking,
   });
   const cardRef = { documentId: card.documentId, title: card.title };
+  // A new contact's "created" entry and the card's: one insert.
   await contactsRepo.insertActivities(tx, orgId, [
+    ...(created
+      ? [
+          {
+            contactId: contact.id,
+            activityType: 'contact_created' as const,
+            description: `Contact ${contact.name} created from a lead ad`,
+            actorId: null,
+          },
+        ]
+      : []),
     {
       contactId: contact.id,
       activityType: 'card_created',

@@ -280,6 +280,53 @@ export async function findDeliveryById(tx: Tx, orgId: number, id: number, lock =
   return row as DeliveryRow | undefined;
 }
 
+/**
+ * What a lead job needs, in one statement: its delivery, the delivery's route, the route's integration and
+ * the integration's page of the route (undefined when the delivery or its route is gone).
+ */
+export async function deliveryForJob(tx: Tx, orgId: number, id: number) {
+  const [row] = await tx
+    .select({
+      delivery: leadDeliveries,
+      route: leadFormRoutes,
+      integration: leadIntegrations,
+      page: leadIntegrationPages,
+    })
+    .from(leadDeliveries)
+    .innerJoin(
+      leadFormRoutes,
+      and(
+        eq(leadFormRoutes.organizationId, leadDeliveries.organizationId),
+        eq(leadFormRoutes.id, leadDeliveries.routeId),
+      ),
+    )
+    .leftJoin(
+      leadIntegrations,
+      and(
+        eq(leadIntegrations.organizationId, leadFormRoutes.organizationId),
+        eq(leadIntegrations.id, leadFormRoutes.integrationId),
+      ),
+    )
+    .leftJoin(
+      leadIntegrationPages,
+      and(
+        eq(leadIntegrationPages.organizationId, leadIntegrations.organizationId),
+        eq(leadIntegrationPages.integrationId, leadIntegrations.id),
+        eq(leadIntegrationPages.pageId, leadFormRoutes.pageId),
+      ),
+    )
+    .where(and(eq(leadDeliveries.organizationId, orgId), eq(leadDeliveries.id, id)))
+    .limit(1);
+  return row as
+    | {
+        delivery: DeliveryRow;
+        route: RouteRow;
+        integration: IntegrationRow | null;
+        page: typeof leadIntegrationPages.$inferSelect | null;
+      }
+    | undefined;
+}
+
 export async function findDelivery(tx: Tx, orgId: number, routeId: number, documentId: string) {
   const [row] = await tx
     .select()
