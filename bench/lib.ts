@@ -136,13 +136,20 @@ export function statementMeter() {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   let statements = 0;
+  const texts = new Map<string, number>();
   let cpu0 = process.cpuUsage();
   let t0 = performance.now();
   return {
     start() {
       statements = 0;
+      texts.clear();
       proto.query = function (this: unknown, ...args: unknown[]) {
         statements++;
+        if (process.env.BENCH_STATEMENTS) {
+          const q = args[0] as string | { text?: string };
+          const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
+          texts.set(text, (texts.get(text) ?? 0) + 1);
+        }
         return original.apply(this, args);
       };
       cpu0 = process.cpuUsage();
@@ -151,6 +158,10 @@ export function statementMeter() {
     stop() {
       proto.query = original;
       const cpu = process.cpuUsage(cpu0);
+      // BENCH_STATEMENTS=1: the most frequent statements (their first 90 characters), on stderr.
+      if (process.env.BENCH_STATEMENTS)
+        for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 30))
+          console.error(`${String(n).padStart(7)}  ${text}`);
       return { statements, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - t0 };
     },
   };
