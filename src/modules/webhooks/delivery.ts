@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
@@ -59,14 +59,18 @@ interface Due {
   nextAttemptAt: Date;
 }
 
+/** Deliveries of one subscription claimed together (then sent one after the other, in order). */
+const CLAIM_BATCH = 10;
+
 /**
- * The subscription's oldest pending delivery, claimed: locked and, when due, its next attempt moved past the
- * request's timeout in the same transaction, so a second run (another worker process woken by the same
- * commit, or during a restart) waits for the claim, then finds the head not due: it never sends it twice
- * nor skips ahead of it (event order per subscription).
+ * The subscription's oldest pending deliveries that are due (at most `limit`, stopping at the first one not
+ * due: a delivery waiting for its retry holds the later ones back), claimed: locked and their next attempt moved
+ * past the requests' timeouts in the same transaction, so a second run (another worker process woken by the
+ * same commit, or during a restart) waits for the claim, then finds the head not due: it never sends one twice
+ * nor skips ahead (event order per subscription). Two statements for the batch.
  */
-async function claimHead(tx: Tx, orgId: number, subscriptionId: number): Promise<Due | undefined> {
-  const [row] = await tx
+async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: number): Promise<Due[]> {
+  const rows = await tx
     .select({
       id: deliveries.id,
       eventId: deliveries.eventId,
@@ -83,14 +87,28 @@ async function claimHead(tx: Tx, orgId: number, subscriptionId: number): Promise
       ),
     )
     .orderBy(asc(deliveries.id))
-    .limit(1)
+    .limit(limit)
     .for('update');
-  if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
+  const now = Date.now();
+  const due: Due[] = [];
+  for (const r of rows) {
+    if (r.nextAttemptAt.getTime() > now) break;
+    due.push(r);
+  }
+  if (due.length === 0) return due;
   await tx
     .update(deliveries)
-    .set({ nextAttemptAt: new Date(Date.now() + 2 * TIMEOUT_MS) })
-    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.id, row.id)));
-  return row;
+    .set({ nextAttemptAt: new Date(now + (due.length + 1) * TIMEOUT_MS) })
+    .where(
+      and(
+        eq(deliveries.organizationId, orgId),
+        inArray(
+          deliveries.id,
+          due.map((d) => d.id),
+        ),
+      ),
+    );
+  return due;
 }
 
 /**
@@ -126,36 +144,46 @@ export async function deliverDue(
       const orgId = Number(organization_id);
       const subscriptionId = Number(subscription_id);
       let sent = 0;
-      for (let i = 0; i < PER_RUN; i++) {
+      while (sent < PER_RUN) {
         const found = await db.tenantTransaction(orgId, async (tx) => {
           const [sub] = await tx
             .select()
             .from(subs)
             .where(and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId)));
-          const head = sub?.enabled ? await claimHead(tx, orgId, subscriptionId) : undefined;
-          return head ? { sub, head } : undefined;
+          const heads = sub?.enabled
+            ? await claimHeads(tx, orgId, subscriptionId, Math.min(CLAIM_BATCH, PER_RUN - sent))
+            : [];
+          return heads.length ? { sub, heads } : undefined;
         });
         if (!found) break;
-        const { sub, head } = found;
+        const { sub, heads } = found;
         const secret = box.decrypt(sub.secretSealed, sealContext(orgId, sub.documentId));
-        const body = JSON.stringify(head.payload);
-        let status: number | null = null;
-        let error: string | null = null;
-        try {
-          const res = await send(sub.url, {
-            method: 'POST',
-            headers: webhookHeaders(secret, head.eventId, body),
-            body,
-          });
-          status = res.status;
-          await res.body?.cancel().catch(() => {});
-          if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
-        } catch (err) {
-          error = (err as Error).message.slice(0, 500);
+        const outcomes: Outcome[] = [];
+        for (const head of heads) {
+          const body = JSON.stringify(head.payload);
+          let status: number | null = null;
+          let error: string | null = null;
+          try {
+            const res = await send(sub.url, {
+              method: 'POST',
+              headers: webhookHeaders(secret, head.eventId, body),
+              body,
+            });
+            status = res.status;
+            await res.body?.cancel().catch(() => {});
+            if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
+          } catch (err) {
+            error = (err as Error).message.slice(0, 500);
+          }
+          outcomes.push({ head, status, error });
+          if (error) break; // its retry waits: later deliveries of this subscription wait behind it
         }
-        await db.tenantTransaction(orgId, (tx) => record(tx, orgId, sub.id, head, status, error));
-        sent++;
-        if (error) break; // its retry waits: later deliveries of this subscription wait behind it
+        // The batch's outcomes in one transaction; the claimed ones not sent (behind a failure) are due again.
+        await db.tenantTransaction(orgId, (tx) =>
+          record(tx, orgId, sub, outcomes, heads.slice(outcomes.length)),
+        );
+        sent += outcomes.length;
+        if (outcomes[outcomes.length - 1].error) break;
       }
       return sent;
     }),
@@ -163,48 +191,70 @@ export async function deliverDue(
   return counts.reduce((a, b) => a + b, 0);
 }
 
+interface Outcome {
+  head: Due;
+  status: number | null;
+  error: string | null;
+}
+
+/** A claimed batch's outcomes: successes first (one statement), then at most one failure, in order. */
 async function record(
   tx: Tx,
   orgId: number,
-  subscriptionId: number,
-  head: Due,
-  status: number | null,
-  error: string | null,
+  sub: { id: number; consecutiveFailures: number },
+  outcomes: Outcome[],
+  unsent: Due[],
 ) {
-  const attempts = head.attempts + 1;
-  const where = and(eq(deliveries.organizationId, orgId), eq(deliveries.id, head.id));
-  const subWhere = and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId));
-  if (!error) {
+  const subWhere = and(eq(subs.organizationId, orgId), eq(subs.id, sub.id));
+  const ok = outcomes.filter((o) => !o.error);
+  if (ok.length > 0) {
+    const rows = JSON.stringify(
+      ok.map((o) => ({ id: o.head.id, attempts: o.head.attempts + 1, status: o.status })),
+    );
+    await tx.execute(sql`update webhook_deliveries d set status = 'delivered', attempts = v.attempts,
+        last_status_code = v.status, last_error = null, delivered_at = now()
+      from jsonb_to_recordset(${rows}::jsonb) as v(id bigint, attempts integer, status integer)
+      where d.organization_id = ${orgId} and d.id = v.id`);
+  }
+  if (unsent.length > 0)
     await tx
       .update(deliveries)
-      .set({
-        status: 'delivered',
-        attempts,
-        lastStatusCode: status,
-        lastError: null,
-        deliveredAt: new Date(),
-      })
-      .where(where);
-    await tx.update(subs).set({ consecutiveFailures: 0 }).where(subWhere);
+      .set({ nextAttemptAt: new Date() })
+      .where(
+        and(
+          eq(deliveries.organizationId, orgId),
+          inArray(
+            deliveries.id,
+            unsent.map((d) => d.id),
+          ),
+        ),
+      );
+  const failed = outcomes.find((o) => o.error);
+  if (!failed) {
+    if (sub.consecutiveFailures !== 0) await tx.update(subs).set({ consecutiveFailures: 0 }).where(subWhere);
     return;
   }
+  const attempts = failed.head.attempts + 1;
   const final = attempts >= MAX_ATTEMPTS;
   await tx
     .update(deliveries)
     .set({
       status: final ? 'failed' : 'pending',
       attempts,
-      lastStatusCode: status,
-      lastError: error,
+      lastStatusCode: failed.status,
+      lastError: failed.error,
       nextAttemptAt: new Date(Date.now() + 5_000 * 2 ** (attempts - 1)),
     })
-    .where(where);
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.id, failed.head.id)));
+  const error = failed.error!;
+  // A success earlier in the batch ended the previous run of failures.
+  const base = ok.length > 0 ? sql`0` : sql`${subs.consecutiveFailures}`;
   await tx
     .update(subs)
     .set({
-      consecutiveFailures: sql`${subs.consecutiveFailures} + 1`,
-      enabled: sql`${subs.enabled} and ${subs.consecutiveFailures} + 1 < ${DISABLE_AFTER}`,
-      disabledReason: sql`case when ${subs.consecutiveFailures} + 1 >= ${DISABLE_AFTER} then ${`${DISABLE_AFTER} failed attempts in a row; last: ${error}`} else ${subs.disabledReason} end`,
+      consecutiveFailures: sql`${base} + 1`,
+      enabled: sql`${subs.enabled} and ${base} + 1 < ${DISABLE_AFTER}`,
+      disabledReason: sql`case when ${base} + 1 >= ${DISABLE_AFTER} then ${`${DISABLE_AFTER} failed attempts in a row; last: ${error}`} else ${subs.disabledReason} end`,
     })
     .where(subWhere);
 }
