@@ -77,25 +77,37 @@ async function finish(tx: Tx, orgId: number, runId: number, status: string, mess
     .where(and(eq(runs.organizationId, orgId), eq(runs.id, runId)));
 }
 
+interface ActorRow {
+  user_id: number;
+  document_id: string;
+  role: string;
+  slug: string;
+  plan: string;
+}
+type ActorCache = Map<string, Promise<ActorRow | undefined>>;
+
 /** The automation's admin as a request context: the actions pass the same checks as that person's API calls. */
 async function actorContext(
   deps: Pick<WorkerDeps, 'db'>,
   orgId: number,
   membershipId: number,
   onCommit: { hook: ((tx: Tx) => Promise<void>) | null },
+  actors: ActorCache,
 ): Promise<TenantContext | string> {
-  const [m] = await queryRows<{
-    user_id: number;
-    document_id: string;
-    role: string;
-    slug: string;
-    plan: string;
-  }>(
-    deps.db.system,
-    sql`select m.user_id, m.document_id, m.role, o.slug, o.plan from memberships m
-        join organizations o on o.id = m.organization_id
-        where m.organization_id = ${orgId} and m.id = ${membershipId}`,
-  );
+  // Read once per pass of the runner (runDue) per organization and admin: a pass lasts seconds.
+  const key = `${orgId}:${membershipId}`;
+  let read = actors.get(key);
+  if (!read) {
+    read = queryRows<ActorRow>(
+      deps.db.system,
+      sql`select m.user_id, m.document_id, m.role, o.slug, o.plan from memberships m
+          join organizations o on o.id = m.organization_id
+          where m.organization_id = ${orgId} and m.id = ${membershipId}`,
+    ).then((rows) => rows[0]);
+    actors.set(key, read);
+    read.catch(() => actors.delete(key));
+  }
+  const m = await read;
   if (!m) return 'the admin who saved this automation is no longer a member: save it again';
   if (!planFeatures[m.plan as Plan]?.includes('automations'))
     return `the ${m.plan} plan does not include the automations feature`;
@@ -128,6 +140,7 @@ async function execute(
   orgId: number,
   run: RunRow,
   automation: AutomationRow | undefined,
+  actors: ActorCache = new Map(),
 ): Promise<boolean> {
   const { db } = deps;
   if (!automation?.enabled) {
@@ -137,7 +150,7 @@ async function execute(
     return true;
   }
   const onCommit: { hook: ((tx: Tx) => Promise<void>) | null } = { hook: null };
-  const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit);
+  const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit, actors);
   if (typeof ctx === 'string') {
     await db.tenantTransaction(orgId, (tx) => finish(tx, orgId, run.id, 'failed', ctx));
     return true;
@@ -261,6 +274,7 @@ export async function runDue(
   const secretOf = (a: AutomationRow) =>
     box.decrypt(a.secretSealed, sealContext(a.organizationId, a.documentId));
   let done = 0;
+  const actors: ActorCache = new Map();
   for (let i = 0; i < heads.length; i += PARALLEL) {
     const counts = await Promise.all(
       heads.slice(i, i + PARALLEL).map(async (h) => {
@@ -270,12 +284,18 @@ export async function runDue(
           const claimed = await db.tenantTransaction(orgId, (tx) => claim(tx, orgId, h.subject));
           if (!claimed) break;
           n++;
-          const onward = await execute(deps, fetch, secretOf, orgId, claimed.run, claimed.automation).catch(
-            (err) => {
-              console.error(`automations: run ${claimed.run.id} failed: ${(err as Error).message}`);
-              return false;
-            },
-          );
+          const onward = await execute(
+            deps,
+            fetch,
+            secretOf,
+            orgId,
+            claimed.run,
+            claimed.automation,
+            actors,
+          ).catch((err) => {
+            console.error(`automations: run ${claimed.run.id} failed: ${(err as Error).message}`);
+            return false;
+          });
           if (!onward) break;
         }
         return n;
