@@ -48,7 +48,11 @@ async function pool(total: number, task: (i: number) => Promise<void>) {
 async function main() {
   const wa = await startWhatsAppPeer();
   const config = loadConfig(
-    { ...process.env, CRM_LOG_LEVEL: process.env.BENCH_LOG ?? 'silent', CRM_DATA_DIR: `/tmp/crm-bench-inbox-${process.pid}` },
+    {
+      ...process.env,
+      CRM_LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
+      CRM_DATA_DIR: `/tmp/crm-bench-inbox-${process.pid}`,
+    },
     { CRM_WHATSAPP_API_URL: wa.url, RATE_LIMIT_ENABLED: false, PUBLIC_URL: 'http://crm.test' },
   );
   const db = await openDatabase({
