@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
 import { BoardsPage } from './pages/Boards';
+import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
 import { KanbanPage } from './pages/Kanban';
 import { OrgsPage } from './pages/Orgs';
@@ -79,6 +80,9 @@ export function App() {
       </div>
     );
   }
+  // An agent's confirmation link names its organization itself: no organization needs to be picked first.
+  const confirm = match('/confirm/:id', path);
+  if (confirm) return <Shell>{<ConfirmPage id={confirm.id} />}</Shell>;
   if (!session.org || path === '/orgs') return <Shell>{<OrgsPage />}</Shell>;
 
   return <Shell>{route(path)}</Shell>;

@@ -93,6 +93,19 @@ const ptBR = {
   noItems: 'Nada por aqui.',
   back: 'Voltar',
   signUpDone: 'Conta criada.',
+  confirmTitle: 'Seu assistente pede aprovação',
+  confirmTool: 'Ferramenta',
+  confirmOrg: 'Organização',
+  confirmExpires: 'Expira em',
+  confirmArguments: 'O que será enviado',
+  confirmPreview: 'Resultado previsto (simulação)',
+  confirmApprove: 'Aprovar',
+  confirmDecline: 'Recusar',
+  confirm_approved: 'Aprovado. Volte ao seu assistente: ele fará a alteração.',
+  confirm_declined: 'Recusado. Nada foi alterado.',
+  confirm_used: 'Aprovado e já feito.',
+  confirm_expired: 'Este pedido expirou. Peça ao assistente para tentar de novo.',
+  confirm_pending: 'Aguardando sua decisão.',
 };
 type Dict = typeof ptBR;
 const en: Dict = {
@@ -186,6 +199,19 @@ const en: Dict = {
   noItems: 'Nothing here.',
   back: 'Back',
   signUpDone: 'Account created.',
+  confirmTitle: 'Your assistant asks for approval',
+  confirmTool: 'Tool',
+  confirmOrg: 'Organization',
+  confirmExpires: 'Expires',
+  confirmArguments: 'What will be sent',
+  confirmPreview: 'Expected result (dry run)',
+  confirmApprove: 'Approve',
+  confirmDecline: 'Decline',
+  confirm_approved: 'Approved. Go back to your assistant: it will make the change.',
+  confirm_declined: 'Declined. Nothing was changed.',
+  confirm_used: 'Approved and already done.',
+  confirm_expired: 'This request expired. Ask the assistant to try again.',
+  confirm_pending: 'Waiting for your decision.',
 };
 
 export type Lang = 'pt-BR' | 'en';
