@@ -10,10 +10,10 @@ export const confirmationInput = z.strictObject({
   expiresInSeconds: z
     .number()
     .int()
-    .min(30)
+    .min(1)
     .max(3600)
     .optional()
-    .describe('How long the person has to decide (default 900, 30..3600)'),
+    .describe('How long the person has to decide (default 900, 1..3600)'),
 });
 export type ConfirmationInput = z.infer<typeof confirmationInput>;
 

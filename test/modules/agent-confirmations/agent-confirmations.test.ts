@@ -93,7 +93,7 @@ describe('agent confirmations', () => {
     const noTool = await agent.post('/agent-confirmations', { data: { summary: 's', arguments: {} } });
     expect(noTool.status).toBe(400);
     expect(JSON.stringify(noTool.body.error)).toContain('tool');
-    const badTtl = await agent.post('/agent-confirmations', { data: { ...ask, expiresInSeconds: 5 } });
+    const badTtl = await agent.post('/agent-confirmations', { data: { ...ask, expiresInSeconds: 0 } });
     expect(badTtl.status).toBe(400);
     const extra = await agent.post('/agent-confirmations', { data: { ...ask, status: 'approved' } });
     expect(extra.status).toBe(400);
