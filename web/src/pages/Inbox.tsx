@@ -525,7 +525,7 @@ function Composer({ conv, inbox, windowOpen }: { conv: Conversation; inbox?: Inb
           channelId={inbox?.channel.documentId}
           sending={sending}
           onSend={send}
-          onText={windowOpen ? () => setTemplate(false) : undefined}
+          onText={() => setTemplate(false)}
         />
       )}
       {error && (
