@@ -74,6 +74,16 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     });
     expect(card.status).toBe(201);
     deal = { boardId: board.body.documentId, cardId: card.body.documentId };
+    const at = (days: number, hour: number) => {
+      const d = new Date(Date.now() + days * 86_400_000);
+      d.setUTCHours(hour, 0, 0, 0);
+      return d.toISOString();
+    };
+    const task = await t.api.post('/tasks', {
+      data: { name: 'Ligar para a Acme', card: deal.cardId, dueDate: at(1, 17) },
+    });
+    expect(task.status).toBe(201);
+    await t.api.put(`/boards/${deal.boardId}/cards/${deal.cardId}`, { data: { dueDate: at(2, 15) } });
     viewer = (await addMember(t, 'viewer')).user;
     // Another organization's conversation.
     const other = await newTenant(env.app);
@@ -133,7 +143,14 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await expect
       .poll(() => page.locator(`[data-conversation-id="${conv.id}"]`).textContent())
       .toContain('Perfeito, obrigada!');
+    // Read while open: the new message does not leave the conversation unread.
+    await expect.poll(async () => (await t.api.get(`/conversations/${conv.id}`)).body.unreadCount).toBe(0);
     await shot(page, '10-inbox');
+    await page.getByRole('button', { name: 'Marcar como não lida' }).click();
+    await expect.poll(async () => (await t.api.get(`/conversations/${conv.id}`)).body.unreadCount).toBe(1);
+    await page.locator(`[data-conversation-id="${conv.id}"] [data-unread]`).waitFor();
+    await page.getByRole('button', { name: 'Marcar como lida' }).click();
+    await expect.poll(async () => (await t.api.get(`/conversations/${conv.id}`)).body.unreadCount).toBe(0);
   });
 
   test('status and assignment change through the thread header; filters narrow the list', async () => {
@@ -211,6 +228,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
         hasText: 'Apresentação da proposta',
       });
       await item.waitFor();
+      await page.locator('[data-testid=agenda-list]').getByText('Ligar para a Acme').waitFor();
       await shot(page, '11-agenda');
 
       // The card drawer lists it.
@@ -231,6 +249,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     const section = page.locator('[data-testid=card-conversation]');
     await section.getByText('Perfeito, obrigada!').waitFor();
     await page.locator('[data-testid=card-meetings]').waitFor();
+    await section.scrollIntoViewIfNeeded();
     await shot(page, '13-drawer-conversation');
     await section.getByRole('link', { name: 'Abrir nas conversas' }).click();
     await page.locator('[data-testid=conversation]').waitFor();
@@ -250,6 +269,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     const row = page.locator('[data-testid=tokens] tr', { hasText: 'Integração ERP' });
     await row.waitFor();
     expect(await row.textContent()).toContain('contacts:read');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, '12-settings');
     const withToken = apiClient(env.app, { authorization: `Bearer ${token}`, 'x-tenant-id': t.slug });
     expect((await withToken.get('/contacts')).status).toBe(200);

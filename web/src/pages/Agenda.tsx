@@ -10,7 +10,6 @@ type Schemas = import('../api').Schemas;
 type Item = Schemas['AgendaItem'];
 type Connection = Schemas['CalendarConnection'];
 
-const DAY = 86_400_000;
 /** Monday 00:00 (local) of the week holding `d`. */
 const mondayOf = (d: Date) => {
   const x = new Date(d.getFullYear(), d.getMonth(), d.getDate());
@@ -277,7 +276,9 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
   const [boardId, setBoardId] = useState(props.boardId ?? '');
   const [cardQ, setCardQ] = useState('');
   const [card, setCard] = useState<Card | null>(props.card ?? null);
-  const next = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + DAY);
+  // Tomorrow at 10:00 (local), 30 minutes.
+  const next = addDays(new Date(), 1);
+  next.setHours(10, 0, 0, 0);
   const [form, setForm] = useState({
     title: '',
     start: localInput(next),

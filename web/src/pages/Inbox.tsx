@@ -286,11 +286,14 @@ function ConversationView({ id, inboxes }: { id: number; inboxes: Inbox[] }) {
       ).data as Member[],
   });
   const c = conv.data;
-  // Opening an unread conversation marks it seen (members and up).
-  const seenOnce = useRef<number | null>(null);
+  // An open conversation is read: opening it, and each message arriving while it is open, marks it seen
+  // (members and up) — unless the person just marked it unread, until they open another one.
+  const keptUnread = useRef<number | null>(null);
   useEffect(() => {
-    if (!c || !writable || c.unreadCount === 0 || seenOnce.current === c.id) return;
-    seenOnce.current = c.id;
+    if (keptUnread.current !== id) keptUnread.current = null;
+  }, [id]);
+  useEffect(() => {
+    if (!c || !writable || c.unreadCount === 0 || keptUnread.current === c.id) return;
     void act(() => client.POST('/api/conversations/{id}/seen', { params: { path: { id } } }));
   }, [c?.id, c?.unreadCount]);
   const thread = useRef<HTMLOListElement>(null);
@@ -400,13 +403,14 @@ function ConversationView({ id, inboxes }: { id: number; inboxes: Inbox[] }) {
             <button
               type="button"
               class="secondary"
-              onClick={() =>
-                act(() =>
+              onClick={() => {
+                keptUnread.current = c.unreadCount > 0 ? null : c.id;
+                void act(() =>
                   c.unreadCount > 0
                     ? client.POST('/api/conversations/{id}/seen', { params: { path: { id } } })
                     : client.POST('/api/conversations/{id}/unread', { params: { path: { id } } }),
-                )
-              }
+                );
+              }}
             >
               {c.unreadCount > 0 ? t('markSeen') : t('markUnread')}
             </button>
