@@ -47,9 +47,18 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     env = await startMessaging();
     base = await env.app.listen({ port: 0, host: '127.0.0.1' });
     t = await newTenant(env.app);
-    const setup = await inboxSetup(env, t);
+    const setup = await inboxSetup(env, t, { board: false });
     channel = setup.channel;
-    chatBoard = setup.board!.documentId;
+    // New conversations become cards on this board (its entry phase).
+    const chats = await t.api.post('/boards', {
+      data: {
+        name: 'Atendimento WhatsApp',
+        phases: [{ name: 'Novo contato' }, { name: 'Em conversa' }, { name: 'Fechado' }],
+      },
+    });
+    chatBoard = chats.body.documentId;
+    const linked = await t.api.put(`/boards/${chatBoard}/chat-channels`, { data: { channels: [channel] } });
+    expect(linked.status).toBe(200);
     from = waNumber();
     await inbound(env, channel, [{ from, name: 'Carla Souza', text: 'Olá, quero um orçamento' }]);
     conv = await conversationOf(t.api, from);

@@ -70,8 +70,10 @@ export function AgendaPage() {
   }
   const connection = connections.data?.[0];
   const renderItem = (it: Item) => (
-    <li key={it.id} class={`agenda-item ${it.source}`} data-agenda-id={it.id}>
-      <span class="muted small">{it.allDay ? t('allDay') : `${time(it.start)}–${time(it.end)}`}</span>{' '}
+    <li key={it.id} class={`agenda-item src-${it.source}`} data-agenda-id={it.id}>
+      <span class="muted small">
+        {it.allDay ? t('allDay') : it.start === it.end ? time(it.start) : `${time(it.start)}–${time(it.end)}`}
+      </span>{' '}
       <span class="badge">{t(`src_${it.source}`)}</span> <strong>{it.title}</strong>
       {it.link?.type === 'task' && (
         <>
