@@ -202,6 +202,8 @@ const ptBR = {
   inviteMember: 'Convidar por e-mail',
   invite: 'Convidar',
   membersReadOnly: 'Só administradores convidam, mudam papéis e removem membros.',
+  previousPage: 'Página anterior',
+  nextPage: 'Próxima página',
 };
 type Dict = typeof ptBR;
 const en: Dict = {
@@ -405,6 +407,8 @@ const en: Dict = {
   inviteMember: 'Invite by e-mail',
   invite: 'Invite',
   membersReadOnly: 'Only admins invite, change roles and remove members.',
+  previousPage: 'Previous page',
+  nextPage: 'Next page',
 };
 
 export type Lang = 'pt-BR' | 'en';

@@ -226,7 +226,12 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
         </ul>
         {pag && pag.pageCount > 1 && (
           <nav class="pager" aria-label="pagination">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)} aria-label="‹">
+            <button
+              type="button"
+              disabled={page <= 1}
+              onClick={() => setPage(page - 1)}
+              aria-label={t('previousPage')}
+            >
               ‹
             </button>
             <span>
@@ -236,7 +241,7 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
               type="button"
               disabled={page >= pag.pageCount}
               onClick={() => setPage(page + 1)}
-              aria-label="›"
+              aria-label={t('nextPage')}
             >
               ›
             </button>
