@@ -325,7 +325,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await p.context().close();
   });
 
-  test('on a plan without the inbox and agenda, the pages say so', async () => {
+  test('on a plan without the inbox and agenda, the pages say so (in Portuguese and English)', async () => {
     const p = await newPage(browser);
     const freeErrors = watchConsole(p, [403]);
     await signIn(p, free.user, free.slug);
@@ -333,6 +333,12 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await p.locator('[data-testid=feature-unavailable]').getByText('Não disponível no seu plano').waitFor();
     await p.getByRole('link', { name: 'Agenda' }).click();
     await p.locator('[data-testid=feature-unavailable] code').getByText('agenda').waitFor();
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.getByRole('heading', { name: 'Not available on your plan' }).waitFor();
+    await p.getByRole('link', { name: 'Inbox' }).click();
+    await p.getByRole('heading', { name: 'Not available on your plan' }).waitFor();
+    await p.getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('heading', { name: 'API tokens' }).waitFor();
     expect(freeErrors).toEqual([]);
     await p.context().close();
   });

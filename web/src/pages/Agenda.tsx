@@ -437,7 +437,13 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
             type="datetime-local"
             required
             value={form.start}
-            onInput={set('start')}
+            onInput={(e) => {
+              // The end follows the start, keeping the duration.
+              const start = (e.target as HTMLInputElement).value;
+              const length = new Date(form.end).getTime() - new Date(form.start).getTime();
+              const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
+              setForm({ ...form, start, end: Number.isNaN(end.getTime()) ? form.end : localInput(end) });
+            }}
           />
         </label>
         <label>
