@@ -339,6 +339,15 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await p.getByRole('heading', { name: 'Not available on your plan' }).waitFor();
     await p.getByRole('link', { name: 'Settings' }).click();
     await p.getByRole('heading', { name: 'API tokens' }).waitFor();
+    // The card drawer leaves the meetings and conversation sections out.
+    const board = await free.api.post('/boards', { data: { name: 'Vendas', phases: [{ name: 'Novo' }] } });
+    const card = await free.api.post(`/boards/${board.body.documentId}/cards`, { data: { title: 'Loja' } });
+    await p.goto(`${base}/app/boards/${board.body.documentId}/cards/${card.body.documentId}`);
+    await p.locator('[data-testid=card-drawer]').getByRole('heading', { name: 'Tasks' }).waitFor();
+    await p.locator('#comments-title').waitFor();
+    // The section shows while its first call is under way and goes on the 403.
+    await expect.poll(() => p.locator('[data-testid=card-meetings]').count()).toBe(0);
+    expect(await p.locator('[data-testid=card-conversation]').count()).toBe(0);
     expect(freeErrors).toEqual([]);
     await p.context().close();
   });
