@@ -200,6 +200,8 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await page.goto(`${base}/app/inbox/${otherConversation}`);
     await page.locator('[data-testid=not-found]').waitFor();
     expect(await page.getByText('segredo').count()).toBe(0);
+    await page.goto(`${base}/app/inbox/not-a-number`);
+    await page.locator('[data-testid=not-found]').waitFor();
   });
 
   test.skipIf(!!noCalDav)(

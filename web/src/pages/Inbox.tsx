@@ -97,6 +97,8 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
 
   const off = featureOff(inboxes.error);
   if (off) return <FeatureOff feature={off} />;
+  // Conversation ids are numeric: anything else is no conversation.
+  if (conversationId !== undefined && !/^\d{1,15}$/.test(conversationId)) return <NotFound />;
   const pag = list.data?.meta.pagination;
   return (
     <section class="page inbox" data-testid="inbox">
