@@ -354,6 +354,46 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await p.context().close();
   });
 
+  test("an agent's change: the person signs in from the link, sees it and approves; another member gets not-found", async () => {
+    const tok = await t.userApi.post('/users/generate-token', { expiration: '1d' });
+    const agent = apiClient(t.app, { authorization: `Bearer ${tok.body.token}`, 'x-tenant-id': t.slug });
+    const asked = await agent.post('/agent-confirmations', {
+      data: {
+        tool: 'crm.move_card_phase',
+        summary: 'move the card to the phase "Fechado" — "Acme — renovação"',
+        arguments: { boardId: deal.boardId, cardId: deal.cardId, phase: 'Fechado' },
+        preview: { data: { title: 'Acme — renovação' } },
+      },
+    });
+    expect(asked.status).toBe(201);
+    const link = `${base}${asked.body.url}`;
+    const p = await newPage(browser);
+    const confirmErrors = watchConsole(p);
+    await p.goto(link);
+    await p.fill('input[type=email]', t.user.email);
+    await p.fill('input[type=password]', t.user.password);
+    await p.click('button[type=submit]');
+    // Signing in comes back to the request, whichever organization was picked before.
+    await p.getByRole('heading', { name: 'Seu assistente pede aprovação' }).waitFor();
+    await p.getByText('move the card to the phase "Fechado"').waitFor();
+    await shot(p, '14-agent-confirmation');
+    await p.getByRole('button', { name: 'Aprovar' }).click();
+    await p.locator('[data-confirmation-status=approved]').waitFor();
+    expect((await agent.get(`/agent-confirmations/${asked.body.documentId}`)).body.status).toBe('approved');
+    expect(confirmErrors).toEqual([]);
+    await p.context().close();
+
+    // The viewer of the same organization: the request is not theirs.
+    const v = await newPage(browser);
+    watchConsole(v, [404]);
+    await v.goto(link);
+    await v.fill('input[type=email]', viewer.email);
+    await v.fill('input[type=password]', viewer.password);
+    await v.click('button[type=submit]');
+    await v.locator('[data-testid=not-found]').waitFor();
+    await v.context().close();
+  });
+
   test('no console errors on the way', () => {
     expect(errors).toEqual([]);
   });
