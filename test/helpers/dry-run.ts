@@ -8,7 +8,7 @@ import { getApp, type Res, type Tenant } from './app.js';
  * organization_id (records, history, domain events, audit entries, outbox rows…), the organization's pg-boss
  * jobs (reminders, mail, dispatch) and the user's idempotency keys. Equal snapshots: nothing was written.
  */
-export async function snapshot(t: Tenant): Promise<Record<string, string>> {
+export async function snapshot(t: Tenant, mailTo: string[] = []): Promise<Record<string, string>> {
   const { db } = await getApp();
   const [org] = await queryRows<{ id: number }>(
     db.system,
@@ -31,7 +31,11 @@ export async function snapshot(t: Tenant): Promise<Record<string, string>> {
   const [jobs] = await queryRows<{ n: number; digest: string | null }>(
     db.system,
     sql`select count(*)::int as n, md5(string_agg(id::text || state, '|' order by id)) as digest
-        from pgboss.job where data->>'orgId' = ${String(org.id)} or data->>'to' like ${`%${t.user.email}%`}`,
+        from pgboss.job where data->>'orgId' = ${String(org.id)}
+          or data->>'to' in (${sql.join(
+            [t.user.email, ...mailTo].map((e) => sql`${e}`),
+            sql`, `,
+          )})`,
   );
   out['pgboss.job'] = `${jobs.n}:${jobs.digest ?? ''}`;
   const [keys] = await queryRows<{ n: number }>(
@@ -61,10 +65,10 @@ export function withoutDryRun(body: any) {
  * Runs `call` as a dry run, checks the database is unchanged, then runs it for real: the dry run must answer the
  * same 4xx (same error) as the real call. Returns both answers.
  */
-export async function sameFailure(t: Tenant, call: (query: string) => Promise<Res>) {
-  const before = await snapshot(t);
+export async function sameFailure(t: Tenant, call: (query: string) => Promise<Res>, mailTo: string[] = []) {
+  const before = await snapshot(t, mailTo);
   const dry = await call('?dryRun=true');
-  expect(await snapshot(t)).toEqual(before);
+  expect(await snapshot(t, mailTo)).toEqual(before);
   const real = await call('');
   expect(real.status, JSON.stringify(real.body)).toBeGreaterThanOrEqual(400);
   expect(real.status).toBeLessThan(500);
@@ -75,10 +79,14 @@ export async function sameFailure(t: Tenant, call: (query: string) => Promise<Re
 }
 
 /** Runs `call` as a dry run (expected to succeed) and checks that nothing was written. */
-export async function dryRunChangesNothing(t: Tenant, call: (query: string) => Promise<Res>) {
-  const before = await snapshot(t);
+export async function dryRunChangesNothing(
+  t: Tenant,
+  call: (query: string) => Promise<Res>,
+  mailTo: string[] = [],
+) {
+  const before = await snapshot(t, mailTo);
   const dry = await call('?dryRun=true');
   expectDryRun(dry);
-  expect(await snapshot(t)).toEqual(before);
+  expect(await snapshot(t, mailTo)).toEqual(before);
   return dry;
 }
