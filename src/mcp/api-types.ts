@@ -85,6 +85,8 @@ export interface paths {
      * @description BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, access) as the admin who saved it. `http_request` is signed with the returned secret (Standard Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createAutomation'];
     delete?: never;
@@ -112,6 +114,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`). Fields not sent keep their value; the whole automation is checked again.
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateAutomation'];
     post?: never;
@@ -120,6 +124,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteAutomation'];
     options?: never;
@@ -141,6 +147,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createDisable'];
     delete?: never;
@@ -163,6 +171,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEnable'];
     delete?: never;
@@ -251,6 +261,8 @@ export interface paths {
     /**
      * Create a board (admin), optionally with phases, fields and tags, or from a template
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createBoard'];
     delete?: never;
@@ -275,6 +287,8 @@ export interface paths {
     /**
      * Create a card (in the entry phase unless currentPhase is given)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCard'];
     delete?: never;
@@ -303,6 +317,8 @@ export interface paths {
      * @description BETA: Writes the event to your connected calendar (CalDAV PUT) and e-mails each attendee an iTIP REQUEST invitation with an .ics; adds a system comment to the card. Changes your calendar and notifies people. No connected calendar → 422.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['scheduleCardMeeting'];
     delete?: never;
@@ -349,6 +365,8 @@ export interface paths {
     /**
      * Comment on a card
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCardComment'];
     delete?: never;
@@ -368,12 +386,16 @@ export interface paths {
     /**
      * Edit one of your comments
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCardComment'];
     post?: never;
     /**
      * Delete a comment (its author, or an admin)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCardComment'];
     options?: never;
@@ -399,6 +421,8 @@ export interface paths {
      * @description unitPrice defaults to the product's price; a unit price below the product's minPrice (after the discount) is a 422. With autoUpdateCardValue the card's value becomes the total of its lines.
      *
      *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addCardProduct'];
     delete?: never;
@@ -418,12 +442,16 @@ export interface paths {
     /**
      * Change a product line of a card; partial
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCardProduct'];
     post?: never;
     /**
      * Remove a product line from a card
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['removeCardProduct'];
     options?: never;
@@ -446,12 +474,16 @@ export interface paths {
     /**
      * Update a card (partial; `fields` merge by slug; `currentPhase` moves it)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCard'];
     post?: never;
     /**
      * Delete a card permanently
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCard'];
     options?: never;
@@ -471,6 +503,8 @@ export interface paths {
     /**
      * Move a card to another phase (422 when blocked or required fields are empty)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['moveCard'];
     delete?: never;
@@ -540,6 +574,8 @@ export interface paths {
      * @description BETA: replaces the list; an empty list unlinks every channel.
      *
      *     Token scope: `boards:write` + `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['setBoardChatChannels'];
     post?: never;
@@ -565,6 +601,8 @@ export interface paths {
     /**
      * Add a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createFieldCondition'];
     delete?: never;
@@ -588,12 +626,16 @@ export interface paths {
     /**
      * Change a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateFieldCondition'];
     post?: never;
     /**
      * Delete a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteFieldCondition'];
     options?: never;
@@ -617,6 +659,8 @@ export interface paths {
     /**
      * Add a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createField'];
     delete?: never;
@@ -640,12 +684,16 @@ export interface paths {
     /**
      * Change a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateField'];
     post?: never;
     /**
      * Delete a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteField'];
     options?: never;
@@ -689,6 +737,8 @@ export interface paths {
     /**
      * Add a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createPhase'];
     delete?: never;
@@ -712,12 +762,16 @@ export interface paths {
     /**
      * Change a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updatePhase'];
     post?: never;
     /**
      * Delete a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deletePhase'];
     options?: never;
@@ -805,6 +859,8 @@ export interface paths {
     /**
      * Add a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTag'];
     delete?: never;
@@ -828,12 +884,16 @@ export interface paths {
     /**
      * Change a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTag'];
     post?: never;
     /**
      * Delete a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTag'];
     options?: never;
@@ -856,12 +916,16 @@ export interface paths {
     /**
      * Update a board, its settings and people (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateBoard'];
     post?: never;
     /**
      * Delete a board with its phases, fields, tags and cards (admin)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteBoard'];
     options?: never;
@@ -912,6 +976,8 @@ export interface paths {
      * @description BETA: Removes the connection and its stored password; meetings already made stay.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCalendarConnection'];
     options?: never;
@@ -940,6 +1006,8 @@ export interface paths {
      * @description BETA: Only its organizer. Removes the event from the calendar, e-mails every attendee an iTIP CANCEL and keeps the meeting readable with status `cancelled`; adds a system comment to the card.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['cancelCalendarMeeting'];
     options?: never;
@@ -949,6 +1017,8 @@ export interface paths {
      * @description BETA: Only its organizer. Updates the calendar event with SEQUENCE + 1 and sends every attendee an updated iTIP REQUEST (removed attendees get a CANCEL); adds a system comment to the card.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     patch: operations['updateCalendarMeeting'];
     trace?: never;
@@ -973,6 +1043,8 @@ export interface paths {
      * @description channel, segment and template are documentIds; the template must fit the channel (an e-mail template, or a WhatsApp template of that channel); SMS campaigns send messageConfig.text.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCampaign'];
     delete?: never;
@@ -1000,6 +1072,8 @@ export interface paths {
      * @description Other statuses are a 422 naming the status and the allowed actions.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCampaign'];
     post?: never;
@@ -1008,6 +1082,8 @@ export interface paths {
      * @description Its recipient ledger goes with it; suppressions it caused stay.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCampaign'];
     options?: never;
@@ -1029,6 +1105,8 @@ export interface paths {
      * @description Cancel (draft, scheduled, processing or paused → cancelled); pending recipients are skipped. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['cancelCampaign'];
     delete?: never;
@@ -1051,6 +1129,8 @@ export interface paths {
      * @description Pause sending (processing or scheduled → paused); messages in flight finish. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['pauseCampaign'];
     delete?: never;
@@ -1095,6 +1175,8 @@ export interface paths {
      * @description Resume (paused → processing, or scheduled when its date is still ahead). Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['resumeCampaign'];
     delete?: never;
@@ -1139,6 +1221,8 @@ export interface paths {
      * @description Start sending (draft → processing, or scheduled when scheduledAt is in the future). The audience is fixed at start from the segment. Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['triggerCampaign'];
     delete?: never;
@@ -1167,6 +1251,8 @@ export interface paths {
      * @description BETA: settings and credentials depend on type (whatsapp: phoneNumberId, businessAccountId / accessToken, appSecret, verifyToken; email: fromName, fromAddress, replyTo? / smtpUrl?, webhookSecret?; sms: from / accountSid, authToken). Credentials are encrypted and write-only. An e-mail channel answers its generated webhookSecret once.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createChatChannel'];
     delete?: never;
@@ -1195,6 +1281,8 @@ export interface paths {
      * @description BETA: real side effect: the template is submitted for review at the provider and stored as PENDING (sync later for its status). A provider refusal is a 502 with its message.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createWhatsappTemplate'];
     delete?: never;
@@ -1218,6 +1306,8 @@ export interface paths {
      * @description BETA: real side effect: the template is deleted at the provider (every language of its name, as the Cloud API does).
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteWhatsappTemplate'];
     options?: never;
@@ -1239,6 +1329,8 @@ export interface paths {
      * @description BETA: a resumable upload to the Meta app of the channel (settings.appId). Types: image/jpeg, image/png (≤ 5 MB), video/mp4, application/pdf (≤ 16 MB).
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['uploadWhatsappTemplateMediaHandle'];
     delete?: never;
@@ -1261,6 +1353,8 @@ export interface paths {
      * @description BETA: adds new templates, refreshes status and components, removes those deleted at the provider.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['syncWhatsappTemplates'];
     delete?: never;
@@ -1288,6 +1382,8 @@ export interface paths {
      * @description BETA: the type cannot change. Credentials given are merged into the stored ones and re-encrypted.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateChatChannel'];
     post?: never;
@@ -1296,6 +1392,8 @@ export interface paths {
      * @description BETA: refused (422) while campaigns use it; its templates and board links go with it.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteChatChannel'];
     options?: never;
@@ -1363,6 +1461,8 @@ export interface paths {
     /**
      * Create a contact
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createContact'];
     delete?: never;
@@ -1385,6 +1485,8 @@ export interface paths {
      * @description BETA: Makes sure the contact (with a phone number) has a conversation in the inbox, made like an inbound one (card on the linked board); sends nothing.
      *
      *     Token scope: `chat:write` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['syncContactToChat'];
     delete?: never;
@@ -1452,12 +1554,16 @@ export interface paths {
     /**
      * Update a contact (partial)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateContact'];
     post?: never;
     /**
      * Delete a contact permanently
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteContact'];
     options?: never;
@@ -1481,6 +1587,8 @@ export interface paths {
     /**
      * Log a call (call_completed or call_attempted)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['logContactCall'];
     delete?: never;
@@ -1501,6 +1609,8 @@ export interface paths {
     /**
      * Add a note to the timeline (note_added)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addContactNote'];
     delete?: never;
@@ -1521,6 +1631,8 @@ export interface paths {
     /**
      * Delete many contacts by ids or by filters (admin)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['bulkDeleteContacts'];
     delete?: never;
@@ -1541,6 +1653,8 @@ export interface paths {
     /**
      * Set owner, team, type, location or custom fields on many contacts
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['bulkUpdateContacts'];
     delete?: never;
@@ -1563,6 +1677,8 @@ export interface paths {
      * @description Options in the query string (or as multipart fields before the file): `dryRun`, `delimiter`, `mapping`. Rows with errors are reported and skipped; the others are written in one transaction.
      *
      *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['importContacts'];
     delete?: never;
@@ -1583,6 +1699,8 @@ export interface paths {
     /**
      * Merge contacts into a survivor (timeline, cards and conversations move to it)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['mergeContacts'];
     delete?: never;
@@ -1611,6 +1729,8 @@ export interface paths {
      * @description BETA: Opens (or reuses) the conversation of a contact in an inbox and sends a first message: outside the 24-hour window it must be a template, message: { content, template_params: { name, category, language, processed_params } }. Reaches a real person.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['startConversation'];
     delete?: never;
@@ -1643,6 +1763,8 @@ export interface paths {
      * @description BETA: status open|pending|resolved|snoozed (snoozedUntil with snoozed), assignee a membership documentId or null.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     patch: operations['updateConversationStatus'];
     trace?: never;
@@ -1661,6 +1783,8 @@ export interface paths {
      * @description BETA: base64 + filename + mimeType, at most 50 MB decoded and a type WhatsApp supports (image/jpeg, image/png, audio/aac, audio/amr, audio/mpeg, audio/mp4, audio/ogg, video/mp4, video/3gpp, application/pdf, text/plain, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.ms-powerpoint, application/vnd.openxmlformats-officedocument.presentationml.presentation), else 400; inside the 24-hour window. Uploaded through the provider's media endpoint. Reaches a real person.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendConversationAttachment'];
     delete?: never;
@@ -1689,6 +1813,8 @@ export interface paths {
      * @description BETA: A card (creationSource chat_inbound, entry phase, the conversation's contact) on board, by default the inbox's first linked board; 422 when the conversation has one.
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCardFromConversation'];
     delete?: never;
@@ -1711,6 +1837,8 @@ export interface paths {
      * @description BETA: Links an existing card (documentId); 422 when the conversation has one (use switch).
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['linkConversationToCard'];
     delete?: never;
@@ -1733,6 +1861,8 @@ export interface paths {
      * @description BETA: Replaces the linked card with another (documentId); 422 when none is linked (use link).
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['switchConversationCard'];
     delete?: never;
@@ -1761,6 +1891,8 @@ export interface paths {
      * @description BETA: Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). A provider failure is a 502 and the message stays failed.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendConversationMessage'];
     delete?: never;
@@ -1805,6 +1937,8 @@ export interface paths {
      * @description BETA: Sets unreadCount to 0.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markConversationSeen'];
     delete?: never;
@@ -1827,6 +1961,8 @@ export interface paths {
      * @description BETA: unreadCount becomes at least 1.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markConversationUnread'];
     delete?: never;
@@ -1921,6 +2057,8 @@ export interface paths {
      * @description BETA: Each card of the board that meets the trigger (`won`, or `{ phase }`) is sent once to the Conversions API (event_id = card + trigger; e-mail and phone normalised and SHA-256 hashed); the access token is write-only (stored encrypted). BETA: organization admins only (plan feature `conversions`).
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createConversionPixel'];
     delete?: never;
@@ -1948,6 +2086,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `conversions`). Fields not sent keep their value; a new accessToken replaces the stored one.
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateConversionPixel'];
     post?: never;
@@ -1956,6 +2096,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `conversions`).
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteConversionPixel'];
     options?: never;
@@ -2027,6 +2169,8 @@ export interface paths {
      * @description BETA: From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createDistributionQueue'];
     delete?: never;
@@ -2054,6 +2198,8 @@ export interface paths {
      * @description BETA: Name, strategy, active, members (the list is replaced; those who stay keep their turn).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateDistributionQueue'];
     post?: never;
@@ -2062,6 +2208,8 @@ export interface paths {
      * @description BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteDistributionQueue'];
     options?: never;
@@ -2089,6 +2237,8 @@ export interface paths {
      * @description BETA: PNG, JPEG, GIF or WebP (checked on the bytes), at most 2 MB; answers a stable public URL for the template HTML.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEmailAsset'];
     delete?: never;
@@ -2112,6 +2262,8 @@ export interface paths {
      * @description BETA: its public URL stops working; messages already sent show a broken image.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteEmailAsset'];
     options?: never;
@@ -2161,6 +2313,8 @@ export interface paths {
      * @description BETA: variables {{contact.name}}, {{contact.email}}, {{contact.phone}}, {{organization.name}}, {{unsubscribeUrl}}, {{contact.customFields.KEY}}, {{variables.KEY}}; any other is a 400.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEmailTemplate'];
     delete?: never;
@@ -2188,6 +2342,8 @@ export interface paths {
      * @description BETA: the same variable rules as create.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateEmailTemplate'];
     post?: never;
@@ -2196,6 +2352,8 @@ export interface paths {
      * @description BETA: refused (422) while a campaign uses it.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteEmailTemplate'];
     options?: never;
@@ -2217,6 +2375,8 @@ export interface paths {
      * @description BETA: no message is sent.
      *
      *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewEmailTemplate'];
     delete?: never;
@@ -2239,6 +2399,8 @@ export interface paths {
      * @description BETA: real side effect: one e-mail, subject prefixed [TEST], sent at once through the channel given (or the service mail); the suppression list is ignored. 202 once the SMTP server accepted it; 502 when it refused.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendTestEmail'];
     delete?: never;
@@ -2372,6 +2534,8 @@ export interface paths {
     /**
      * Revoke a pending invitation (admin): its link stops working
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['revokeInvitation'];
     options?: never;
@@ -2563,6 +2727,8 @@ export interface paths {
      * @description BETA: queues the lead again with the route as it is now; only failed deliveries (else 422).
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['redeliverLead'];
     delete?: never;
@@ -2618,6 +2784,8 @@ export interface paths {
      * @description BETA: only the name changes here; tokens change by reconnecting.
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateLeadIntegration'];
     post?: never;
@@ -2626,6 +2794,8 @@ export interface paths {
      * @description BETA: refused (422) while form routes use it; its stored tokens go with it.
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteLeadIntegration'];
     options?: never;
@@ -2673,6 +2843,8 @@ export interface paths {
      * @description Sends an e-mail with a single-use link valid 7 days; the person becomes a member only by accepting it (POST /invitations/{token}/accept, signed in with the invited address). The answer is the same whether or not the address has an account or is already a member. Inviting a pending address again renews its invitation (new link, role and expiry) instead of adding another.
      *
      *     Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['inviteMember'];
     delete?: never;
@@ -2696,12 +2868,16 @@ export interface paths {
     /**
      * Change a member role (admin; owner role by owners)
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateMembership'];
     post?: never;
     /**
      * Remove a member (admin, or oneself)
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteMembership'];
     options?: never;
@@ -2741,6 +2917,8 @@ export interface paths {
     /**
      * Mark one of the caller’s notifications as read
      * @description Token scope: `notifications:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markNotificationRead'];
     delete?: never;
@@ -2815,6 +2993,8 @@ export interface paths {
      * @description A layout is page settings plus blocks (heading, text, fields, items, totals, divider, spacer) whose text holds `{{placeholders}}`; see docs/products-quotes.md.
      *
      *     Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createPdfTemplate'];
     delete?: never;
@@ -2838,12 +3018,16 @@ export interface paths {
     /**
      * Update a PDF template (admin); partial
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updatePdfTemplate'];
     post?: never;
     /**
      * Delete a PDF template (admin); without a default, quotes use the built-in layout
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deletePdfTemplate'];
     options?: never;
@@ -2863,6 +3047,8 @@ export interface paths {
     /**
      * Render the template as a PDF, with one of your quotes or with sample data
      * @description Token scope: `quotes:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewPdfTemplate'];
     delete?: never;
@@ -2887,6 +3073,8 @@ export interface paths {
     /**
      * Create a product category (admin); names are unique
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createProductCategory'];
     delete?: never;
@@ -2910,12 +3098,16 @@ export interface paths {
     /**
      * Rename a product category (admin)
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateProductCategory'];
     post?: never;
     /**
      * Delete a product category (admin); its products keep existing without a category
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteProductCategory'];
     options?: never;
@@ -2939,6 +3131,8 @@ export interface paths {
     /**
      * Create a product (admin); name, sku and price are required, sku is unique
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createProduct'];
     delete?: never;
@@ -2962,12 +3156,16 @@ export interface paths {
     /**
      * Update a product (admin); partial
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateProduct'];
     post?: never;
     /**
      * Delete a product (admin); quote and card lines keep their copied name and SKU
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteProduct'];
     options?: never;
@@ -2993,6 +3191,8 @@ export interface paths {
      * @description Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.
      *
      *     Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createQuote'];
     delete?: never;
@@ -3016,12 +3216,16 @@ export interface paths {
     /**
      * Update a quote (member); partial, `items` replaces all lines (draft quotes only)
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateQuote'];
     post?: never;
     /**
      * Delete a quote (member)
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteQuote'];
     options?: never;
@@ -3069,6 +3273,8 @@ export interface paths {
      * @description BETA: The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSavedFilter'];
     delete?: never;
@@ -3096,6 +3302,8 @@ export interface paths {
      * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateSavedFilter'];
     post?: never;
@@ -3104,6 +3312,8 @@ export interface paths {
      * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSavedFilter'];
     options?: never;
@@ -3127,6 +3337,8 @@ export interface paths {
     /**
      * Create a segment (member)
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSegment'];
     delete?: never;
@@ -3150,12 +3362,16 @@ export interface paths {
     /**
      * Update a segment; only the keys sent change (member)
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateSegment'];
     post?: never;
     /**
      * Delete a segment (member); 422 while other segments link to it
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSegment'];
     options?: never;
@@ -3237,6 +3453,8 @@ export interface paths {
      * @description Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.
      *
      *     Token scope: `segments:read` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewSegment'];
     delete?: never;
@@ -3265,6 +3483,8 @@ export interface paths {
      * @description E-mail addresses are compared lower-cased, phone numbers as + and digits.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSuppression'];
     delete?: never;
@@ -3288,6 +3508,8 @@ export interface paths {
      * @description Only with the person’s renewed consent.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSuppression'];
     options?: never;
@@ -3311,6 +3533,8 @@ export interface paths {
     /**
      * Create a task
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTask'];
     delete?: never;
@@ -3334,12 +3558,16 @@ export interface paths {
     /**
      * Update a task (a changed dueDate reschedules its reminder)
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTask'];
     post?: never;
     /**
      * Delete a task
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTask'];
     options?: never;
@@ -3358,6 +3586,8 @@ export interface paths {
     /**
      * Change the status; completing a recurring task with a dueDate creates the next occurrence
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['setTaskStatus'];
     post?: never;
@@ -3383,6 +3613,8 @@ export interface paths {
     /**
      * Create a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTeam'];
     delete?: never;
@@ -3406,12 +3638,16 @@ export interface paths {
     /**
      * Rename or describe a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTeam'];
     post?: never;
     /**
      * Delete a team (admin); its contacts keep no team
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTeam'];
     options?: never;
@@ -3435,6 +3671,8 @@ export interface paths {
     /**
      * Add a member to a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addTeamMember'];
     delete?: never;
@@ -3460,6 +3698,8 @@ export interface paths {
     /**
      * Remove a member from a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['removeTeamMember'];
     options?: never;
@@ -3639,6 +3879,8 @@ export interface paths {
      * @description BETA: Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; retried with exponential backoff, in order per subscription; the subscription is disabled after repeated failures. BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createWebhookSubscription'];
     delete?: never;
@@ -3666,6 +3908,8 @@ export interface paths {
      * @description BETA: organization admins only. `enabled: true` re-enables one disabled after repeated failures.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateWebhookSubscription'];
     post?: never;
@@ -3674,6 +3918,8 @@ export interface paths {
      * @description BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteWebhookSubscription'];
     options?: never;
@@ -5484,7 +5730,10 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+    DryRun: 'true' | 'false';
+  };
   requestBodies: never;
   headers: never;
   pathItems: never;
@@ -5934,7 +6183,10 @@ export interface operations {
   };
   createAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -6275,7 +6527,10 @@ export interface operations {
   };
   updateAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6501,7 +6756,10 @@ export interface operations {
   };
   deleteAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6591,7 +6849,10 @@ export interface operations {
   };
   createDisable: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6677,7 +6938,10 @@ export interface operations {
   };
   createEnable: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -7207,7 +7471,10 @@ export interface operations {
   };
   createBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -7584,7 +7851,10 @@ export interface operations {
   };
   createCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -7802,7 +8072,10 @@ export interface operations {
   };
   scheduleCardMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8181,7 +8454,10 @@ export interface operations {
   };
   createCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8288,7 +8564,10 @@ export interface operations {
   };
   updateCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8389,7 +8668,10 @@ export interface operations {
   };
   deleteCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8634,7 +8916,10 @@ export interface operations {
   };
   addCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8739,7 +9024,10 @@ export interface operations {
   };
   updateCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8843,7 +9131,10 @@ export interface operations {
   };
   removeCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9033,7 +9324,10 @@ export interface operations {
   };
   updateCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9154,7 +9448,10 @@ export interface operations {
   };
   deleteCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9246,7 +9543,10 @@ export interface operations {
   };
   moveCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9626,7 +9926,10 @@ export interface operations {
   };
   setBoardChatChannels: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         boardId: string;
@@ -9840,7 +10143,10 @@ export interface operations {
   };
   createFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10067,7 +10373,10 @@ export interface operations {
   };
   updateFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10208,7 +10517,10 @@ export interface operations {
   };
   deleteFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10411,7 +10723,10 @@ export interface operations {
   };
   createField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10635,7 +10950,10 @@ export interface operations {
   };
   updateField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10773,7 +11091,10 @@ export interface operations {
   };
   deleteField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11062,7 +11383,10 @@ export interface operations {
   };
   createPhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11262,7 +11586,10 @@ export interface operations {
   };
   updatePhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11376,7 +11703,10 @@ export interface operations {
   };
   deletePhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11942,7 +12272,10 @@ export interface operations {
   };
   createTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12126,7 +12459,10 @@ export interface operations {
   };
   updateTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12224,7 +12560,10 @@ export interface operations {
   };
   deleteTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12402,7 +12741,10 @@ export interface operations {
   };
   updateBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12531,7 +12873,10 @@ export interface operations {
   };
   deleteBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12820,7 +13165,10 @@ export interface operations {
   };
   deleteCalendarConnection: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12996,7 +13344,10 @@ export interface operations {
   };
   cancelCalendarMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13082,7 +13433,10 @@ export interface operations {
   };
   updateCalendarMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13336,7 +13690,10 @@ export interface operations {
   };
   createCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -13543,7 +13900,10 @@ export interface operations {
   };
   updateCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13662,7 +14022,10 @@ export interface operations {
   };
   deleteCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13752,7 +14115,10 @@ export interface operations {
   };
   cancelCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13838,7 +14204,10 @@ export interface operations {
   };
   pauseCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14084,7 +14453,10 @@ export interface operations {
   };
   resumeCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14266,7 +14638,10 @@ export interface operations {
   };
   triggerCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14492,7 +14867,10 @@ export interface operations {
   };
   createChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -14736,7 +15114,10 @@ export interface operations {
   };
   createWhatsappTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -14863,7 +15244,10 @@ export interface operations {
   };
   deleteWhatsappTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -14955,7 +15339,10 @@ export interface operations {
   };
   uploadWhatsappTemplateMediaHandle: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -15061,7 +15448,10 @@ export interface operations {
   };
   syncWhatsappTemplates: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -15240,7 +15630,10 @@ export interface operations {
   };
   updateChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -15351,7 +15744,10 @@ export interface operations {
   };
   deleteChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -15776,7 +16172,10 @@ export interface operations {
   };
   createContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -15910,7 +16309,10 @@ export interface operations {
   };
   syncContactToChat: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16286,7 +16688,10 @@ export interface operations {
   };
   updateContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16415,7 +16820,10 @@ export interface operations {
   };
   deleteContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16648,7 +17056,10 @@ export interface operations {
   };
   logContactCall: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16753,7 +17164,10 @@ export interface operations {
   };
   addContactNote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16850,7 +17264,10 @@ export interface operations {
   };
   bulkDeleteContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -16948,7 +17365,10 @@ export interface operations {
   };
   bulkUpdateContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17063,8 +17483,8 @@ export interface operations {
     parameters: {
       query?: {
         delimiter?: ',' | ';' | 'tab' | 'auto';
-        /** @description validate and report without writing */
-        dryRun?: 'true' | 'false';
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
         /** @description CSV header to contact field: `mapping[Nome]=name`, `mapping[Segmento]=customFields.segmento`, `ignore` skips */
         mapping?: {
           [key: string]: string;
@@ -17152,7 +17572,10 @@ export interface operations {
   };
   mergeContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17357,7 +17780,10 @@ export interface operations {
   };
   startConversation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17578,7 +18004,10 @@ export interface operations {
   };
   updateConversationStatus: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17677,7 +18106,10 @@ export interface operations {
   };
   sendConversationAttachment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17874,7 +18306,10 @@ export interface operations {
   };
   createCardFromConversation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17978,7 +18413,10 @@ export interface operations {
   };
   linkConversationToCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18080,7 +18518,10 @@ export interface operations {
   };
   switchConversationCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18280,7 +18721,10 @@ export interface operations {
   };
   sendConversationMessage: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18489,7 +18933,10 @@ export interface operations {
   };
   markConversationSeen: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18575,7 +19022,10 @@ export interface operations {
   };
   markConversationUnread: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -19070,7 +19520,10 @@ export interface operations {
   };
   createConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -19273,7 +19726,10 @@ export interface operations {
   };
   updateConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -19389,7 +19845,10 @@ export interface operations {
   };
   deleteConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -19821,7 +20280,10 @@ export interface operations {
   };
   createDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -20034,7 +20496,10 @@ export interface operations {
   };
   updateDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20152,7 +20617,10 @@ export interface operations {
   };
   deleteDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20382,7 +20850,10 @@ export interface operations {
   };
   createEmailAsset: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -20486,7 +20957,10 @@ export interface operations {
   };
   deleteEmailAsset: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20826,7 +21300,10 @@ export interface operations {
   };
   createEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -21018,7 +21495,10 @@ export interface operations {
   };
   updateEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21125,7 +21605,10 @@ export interface operations {
   };
   deleteEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21215,7 +21698,10 @@ export interface operations {
   };
   previewEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21316,7 +21802,10 @@ export interface operations {
   };
   sendTestEmail: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -22015,7 +22504,10 @@ export interface operations {
   };
   revokeInvitation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -23261,7 +23753,10 @@ export interface operations {
   };
   redeliverLead: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description delivery documentId */
@@ -23756,7 +24251,10 @@ export interface operations {
   };
   updateLeadIntegration: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -23878,7 +24376,10 @@ export interface operations {
   };
   deleteLeadIntegration: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24210,7 +24711,10 @@ export interface operations {
   };
   inviteMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -24394,7 +24898,10 @@ export interface operations {
   };
   updateMembership: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24489,7 +24996,10 @@ export interface operations {
   };
   deleteMembership: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24687,7 +25197,10 @@ export interface operations {
   };
   markNotificationRead: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25345,7 +25858,10 @@ export interface operations {
   };
   createPdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -25535,7 +26051,10 @@ export interface operations {
   };
   updatePdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25642,7 +26161,10 @@ export interface operations {
   };
   deletePdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25732,7 +26254,10 @@ export interface operations {
   };
   previewPdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25966,7 +26491,10 @@ export interface operations {
   };
   createProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -26143,7 +26671,10 @@ export interface operations {
   };
   updateProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26237,7 +26768,10 @@ export interface operations {
   };
   deleteProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26467,7 +27001,10 @@ export interface operations {
   };
   createProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -26671,7 +27208,10 @@ export interface operations {
   };
   updateProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26785,7 +27325,10 @@ export interface operations {
   };
   deleteProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27015,7 +27558,10 @@ export interface operations {
   };
   createQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -27239,7 +27785,10 @@ export interface operations {
   };
   updateQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27364,7 +27913,10 @@ export interface operations {
   };
   deleteQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27682,7 +28234,10 @@ export interface operations {
   };
   createSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -27917,7 +28472,10 @@ export interface operations {
   };
   updateSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28054,7 +28612,10 @@ export interface operations {
   };
   deleteSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28284,7 +28845,10 @@ export interface operations {
   };
   createSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -28490,7 +29054,10 @@ export interface operations {
   };
   updateSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28598,7 +29165,10 @@ export interface operations {
   };
   deleteSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29000,7 +29570,10 @@ export interface operations {
   };
   previewSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29279,7 +29852,10 @@ export interface operations {
   };
   createSuppression: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29384,7 +29960,10 @@ export interface operations {
   };
   deleteSuppression: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29616,7 +30195,10 @@ export interface operations {
   };
   createTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29834,7 +30416,10 @@ export interface operations {
   };
   updateTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29956,7 +30541,10 @@ export interface operations {
   };
   deleteTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30046,7 +30634,10 @@ export interface operations {
   };
   setTaskStatus: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30288,7 +30879,10 @@ export interface operations {
   };
   createTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -30466,7 +31060,10 @@ export interface operations {
   };
   updateTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30561,7 +31158,10 @@ export interface operations {
   };
   deleteTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30794,7 +31394,10 @@ export interface operations {
   };
   addTeamMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30977,7 +31580,10 @@ export interface operations {
   };
   removeTeamMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description team documentId */
@@ -31991,7 +32597,10 @@ export interface operations {
   };
   createWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -32203,7 +32812,10 @@ export interface operations {
   };
   updateWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -32328,7 +32940,10 @@ export interface operations {
   };
   deleteWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
