@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { agendaRoutes } from './modules/agenda/routes.js';
+import { agentConfirmationRoutes } from './modules/agent-confirmations/routes.js';
 import { automationRoutes } from './modules/automations/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
@@ -75,6 +76,7 @@ const areas = [
   pdfTemplateRoutes,
   taskRoutes,
   notificationRoutes,
+  agentConfirmationRoutes,
   segmentRoutes,
   contactRoutes,
   teamRoutes,

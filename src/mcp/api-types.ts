@@ -25,6 +25,124 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agent-confirmations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask the person to approve an agent’s call
+     * @description The agent tool server asks, with the member’s credentials, for one call (tool + exact arguments); the answer’s `url` is the web application page where the member, signed in, approves or declines. Only that member sees it.
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['requestAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One of your confirmation requests
+     * @description Its status: `pending`, `approved`, `declined`, `used` or `expired`.
+     *
+     *     Token scope: `account:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getAgentConfirmation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve an agent’s call
+     * @description Only the member it was asked of, signed in with a session (the web application): an API token gets 403, so an agent cannot approve its own call. A pending request only (409 otherwise).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['approveAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline an agent’s call
+     * @description Only the member it was asked of, signed in with a session (the web application): an API token gets 403, so an agent cannot approve its own call. A pending request only (409 otherwise).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['declineAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/redeem': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Spend an approval before making the call
+     * @description The tool server, before making the approved call: `redeemed: true` once, for exactly the tool and arguments that were approved; otherwise `reason` says why (pending, declined, used, expired, mismatch).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['redeemAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/local': {
     parameters: {
       query?: never;
@@ -4055,6 +4173,36 @@ export interface components {
       start: string;
       title: string;
     };
+    AgentConfirmation: {
+      arguments: {
+        [key: string]: unknown;
+      };
+      createdAt: string;
+      decidedAt: string | null;
+      documentId: string;
+      expiresAt: string;
+      preview: unknown | null;
+      /**
+       * @description `pending` until the person decides; `used` once the tool server has made the call
+       * @enum {string}
+       */
+      status: 'pending' | 'approved' | 'declined' | 'used' | 'expired';
+      summary: string;
+      tool: string;
+      /** @description The web application page where the signed-in person approves or declines */
+      url: string;
+      usedAt: string | null;
+    };
+    AgentConfirmationRedeem: {
+      data: components['schemas']['AgentConfirmation'];
+      /**
+       * @description Why not: still waiting, declined, already used, expired, or other tool/arguments
+       * @enum {string}
+       */
+      reason?: 'pending' | 'declined' | 'used' | 'expired' | 'mismatch';
+      /** @description true: approved for exactly this call, now spent; make the call */
+      redeemed: boolean;
+    };
     AllowedTransition: {
       allowed: boolean;
       phase: {
@@ -5778,6 +5926,475 @@ export interface operations {
               start: string;
             };
           };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description The exact arguments of the call */
+            arguments: {
+              [key: string]: unknown;
+            };
+            /** @description How long the person has to decide (default 900, 1..3600) */
+            expiresInSeconds?: number;
+            /** @description What the call would return (the answer of its dry run) */
+            preview?: unknown;
+            /** @description One sentence for the person: what the call will do */
+            summary: string;
+            /** @description The tool the agent wants to call, e.g. `crm.move_card` */
+            tool: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAgentConfirmation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  approveAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declineAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  redeemAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            arguments: {
+              [key: string]: unknown;
+            };
+            tool: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmationRedeem'];
         };
       };
       /** @description Bad request or validation error */
