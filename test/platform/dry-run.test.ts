@@ -130,7 +130,11 @@ describe('cards', () => {
     const gone = await dryRunChangesNothing(t, (q) =>
       t.api.delete(`/boards/${boardId}/cards/${card.documentId}${q}`),
     );
-    expect(withoutDryRun(gone.body)).toEqual({ documentId: card.documentId, deleted: true });
+    expect(gone.body).toMatchObject({
+      documentId: card.documentId,
+      deleted: true,
+      data: { documentId: card.documentId, title: 'Real deal' },
+    });
     const still = await t.api.get(`/boards/${boardId}/cards/${card.documentId}`);
     expect(still.body).toMatchObject({ title: 'Real deal', currentPhase: { slug: 'lead' } });
     // The real calls afterwards.
@@ -187,7 +191,11 @@ describe('contacts', () => {
       t.api.post(`/contacts/${id}/notes${q}`, { data: { description: 'Called her' } }),
     );
     const deleted = await dryRunChangesNothing(t, (q) => t.api.delete(`/contacts/${id}${q}`));
-    expect(withoutDryRun(deleted.body)).toEqual({ documentId: id, deleted: true });
+    expect(withoutDryRun(deleted.body)).toEqual({
+      documentId: id,
+      deleted: true,
+      data: (await t.api.get(`/contacts/${id}`)).body,
+    });
     expect((await t.api.get(`/contacts/${id}`)).body.name).toBe('Real Bia');
     await sameFailure(t, (q) => t.api.put(`/contacts/${id}${q}`, { data: { email: 'nope' } }));
     expect((await t.api.delete(`/contacts/${id}`)).status).toBe(200);
@@ -235,7 +243,8 @@ describe('tasks, products, categories, segments', () => {
     await sameFailure(t, (q) =>
       t.api.put(`/products/${real.body.documentId}${q}`, { data: { price: 'cheap' } }),
     );
-    await dryRunChangesNothing(t, (q) => t.api.delete(`/products/${real.body.documentId}${q}`));
+    const gone = await dryRunChangesNothing(t, (q) => t.api.delete(`/products/${real.body.documentId}${q}`));
+    expect(gone.body.data).toMatchObject({ documentId: real.body.documentId, name: 'Widget' });
     expect((await t.api.get(`/products/${real.body.documentId}`)).body.price).toBe(10);
 
     const category = await dryRunChangesNothing(t, (q) =>

@@ -61,6 +61,30 @@ function dryRunOf(req: FastifyRequest): boolean {
 }
 
 /**
+ * The record a delete's dry run would remove, as the caller reads it (`GET` on the same path, with the same
+ * credentials: the same access rules), so the answer names it; the transaction was rolled back, so it is still
+ * there. Undefined when the path has no read or the read fails.
+ */
+async function wouldBeDeleted(req: FastifyRequest): Promise<unknown> {
+  const path = req.url.split('?')[0];
+  const headers: Record<string, string> = {};
+  for (const name of ['authorization', 'x-tenant-id']) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const res = await req.server.inject({ method: 'GET', url: path, headers });
+  if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').includes('json')) return undefined;
+  const read = JSON.parse(res.body) as unknown;
+  // A `{ data, meta }` envelope or the record itself, as the route answers it.
+  const envelope =
+    read &&
+    typeof read === 'object' &&
+    'data' in read &&
+    Object.keys(read).every((k) => k === 'data' || k === 'meta');
+  return envelope ? (read as { data: unknown }).data : read;
+}
+
+/**
  * Registered before the HTTP conventions, so the answer is reshaped before it is tagged and compressed; the
  * tenant context (made by the auth hook, which runs after this onRequest) is flagged in preValidation.
  */
@@ -87,6 +111,10 @@ export function installDryRun(app: FastifyInstance) {
     if (!body || typeof body !== 'object' || Array.isArray(body)) return payload;
     const { meta } = body as { meta?: unknown };
     const merged = meta && typeof meta === 'object' && !Array.isArray(meta) ? meta : {};
-    return JSON.stringify({ ...body, meta: { ...merged, dryRun: true } });
+    const data =
+      req.method === 'DELETE' && (body as { deleted?: unknown }).deleted === true
+        ? await wouldBeDeleted(req)
+        : undefined;
+    return JSON.stringify({ ...body, ...(data ? { data } : {}), meta: { ...merged, dryRun: true } });
   });
 }
