@@ -407,6 +407,16 @@ describe('confirmation by elicitation', () => {
     });
   });
 
+  it('a call that would fail is never put to the person (bad price, unknown record)', async () => {
+    await withAnswer('accept', async (client, asked) => {
+      const missing = await call(client, 'crm.delete_product', { productId: 'aaaaaaaaaaaaaaaaaaaaaaaa' });
+      expect(toolError(missing).status).toBe(404);
+      const price = await call(client, 'crm.create_product', { name: `P ${Date.now()}`, price: -5 });
+      expect(toolError(price).status).toBe(400);
+      expect(asked).toEqual([]);
+    });
+  });
+
   it('declined or cancelled: nothing changes and the model is told not to retry', async () => {
     for (const answer of ['decline', 'cancel'] as const) {
       await withAnswer(answer, async (client) => {
