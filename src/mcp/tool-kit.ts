@@ -133,7 +133,7 @@ const confirmationTokenField = z
   .string()
   .optional()
   .describe(
-    'Omit on a first call. After a confirmation_required answer: its confirmationToken, once the person approved the change at its confirmationUrl.',
+    'Omit at first. After confirmation_required, once the person approved at confirmationUrl: its token.',
   );
 
 function writeOutput(result: z.ZodObject) {
