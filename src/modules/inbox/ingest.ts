@@ -6,6 +6,7 @@ import { findBoardById } from '../boards/repo.js';
 import { createChatCard } from '../cards/service.js';
 import { insertActivities, insertContacts } from '../contacts/repo.js';
 import { toContacts } from '../contacts/service.js';
+import { nextConversationAssignee } from '../distribution/assign.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
@@ -158,18 +159,34 @@ async function conversationFor(
   inboxId: number,
   waId: string,
   name: string | undefined,
+  made: number[],
 ) {
   const orgId = channel.organizationId;
-  const made = await repo.insertConversation(tx, orgId, { inboxId, waId, contactId: null });
+  const inserted = await repo.insertConversation(tx, orgId, { inboxId, waId, contactId: null });
   // Someone else's (or an earlier) conversation: wait for its lock, which orders this message after theirs.
-  if (!made) return repo.conversationByWaId(tx, orgId, inboxId, waId);
+  if (!inserted) return repo.conversationByWaId(tx, orgId, inboxId, waId);
+  made.push(inserted.id);
   const contact = await contactFor(tx, orgId, waId, name);
   const cardId = await cardForConversation(tx, orgId, channel.id, contact, waId);
-  const row = await repo.updateConversation(tx, orgId, made.id, { contactId: contact.id, cardId });
+  const row = await repo.updateConversation(tx, orgId, inserted.id, { contactId: contact.id, cardId });
   await recordEvent(tx, orgId, 'conversation.created', `conversation:${row.id}`, {
     conversation: { id: row.id, inboxId, waId, contact: contact.documentId },
   });
   return row;
+}
+
+/**
+ * New conversations go to the inbox's distribution queue, if it has one (docs/distribution.md, "Inboxes"). The
+ * queue row is locked after every conversation of the payload: each transaction takes its conversation locks
+ * (sorted) first and the queue lock last, so two payloads never wait on each other in a cycle.
+ */
+async function distribute(tx: Tx, orgId: number, inboxId: number, made: number[]) {
+  for (const id of made) {
+    const assignee = await nextConversationAssignee(tx, orgId, inboxId);
+    if (assignee === undefined) return;
+    await repo.updateConversation(tx, orgId, id, { assigneeMembershipId: assignee });
+    await notifyLive(tx, { orgId, type: 'conversation.updated', conversationId: id, assignee });
+  }
 }
 
 const at = (timestamp: string | undefined) => {
@@ -184,6 +201,8 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
   const inboxId = await repo.inboxOfChannel(tx, orgId, channel.id);
   let stored = 0;
   let matched = 0;
+  /** Conversations this payload created, for the inbox's distribution queue. */
+  const made: number[] = [];
   const names = new Map<string, string>();
   for (const v of values)
     for (const c of v.contacts ?? []) if (c.wa_id && c.profile?.name) names.set(c.wa_id, c.profile.name);
@@ -195,7 +214,7 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
   for (const { m } of messages) {
     const parsed = parseMessage(m);
     if (!parsed) continue;
-    const conv = await conversationFor(tx, channel, inboxId, m.from!, names.get(m.from!));
+    const conv = await conversationFor(tx, channel, inboxId, m.from!, names.get(m.from!), made);
     const when = at(m.timestamp);
     const row = await repo.insertMessage(tx, orgId, {
       conversationId: conv.id,
@@ -234,6 +253,7 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       assignee: conv.assigneeMembershipId,
     });
   }
+  await distribute(tx, orgId, inboxId, made);
   for (const s of values.flatMap((v) => v.statuses ?? [])) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;
     const e = s.errors?.[0];
