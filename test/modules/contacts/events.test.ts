@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { postCsv } from './csv.js';
 
 /** The outbox rows of an organization's contacts (DESIGN.md §11): what webhooks and automations receive. */
 async function contactEvents(t: Tenant, after = 0) {
@@ -13,15 +14,6 @@ async function contactEvents(t: Tenant, after = 0) {
   );
 }
 const lastId = async (t: Tenant) => (await contactEvents(t)).reduce((m, e) => Math.max(m, Number(e.id)), 0);
-
-function postCsv(t: Tenant, csv: string, query = '') {
-  return t.api.request({
-    method: 'POST',
-    url: `/api/contacts/import${query}`,
-    headers: { 'content-type': 'text/csv' },
-    payload: csv,
-  });
-}
 
 beforeAll(async () => {
   await getApp();
@@ -72,12 +64,7 @@ describe('per-record events of mass writes', () => {
     // An owner set by import is named like a single update names it.
     const owner = await addMember(t, 'member');
     const after = await lastId(t);
-    await t.api.request({
-      method: 'POST',
-      url: '/api/contacts/import',
-      headers: { 'content-type': 'text/csv' },
-      payload: `email,owner\nmoved@x.com,${owner.user.email}`,
-    });
+    await postCsv(t, `email,owner\nmoved@x.com,${owner.user.email}`);
     const owned = await contactEvents(t, after);
     expect(owned.map((e) => [e.type, e.data.changes])).toEqual([['contact.updated', ['ownerId']]]);
   });
