@@ -114,20 +114,30 @@ describe('distribution queues for inboxes', () => {
     expect(await arrivals(channel, 3)).toEqual([b.membershipId, b.membershipId, a.membershipId]);
   });
 
-  test('concurrent arrivals: 40 new conversations at once (some payloads with two senders) are 20 and 20, each assigned once', async () => {
-    const { channel, inboxId } = await inboxSetup(env, t, { board: false });
+  test("concurrent arrivals: 40 new conversations at once (some payloads with two senders) are 20 and 20, each assigned once; the linked board's queue too", async () => {
+    const { channel, inboxId, board } = await inboxSetup(env, t);
     const q = await inboxQueue(t, inboxId, 'round_robin', [
       { membership: a.membershipId },
       { membership: b.membershipId },
     ]);
+    // The conversations' cards land on the linked board, whose own queue takes its own lock: no deadlock.
+    const bq = await t.api.post('/distribution-queues', {
+      data: {
+        name: 'Cards',
+        board: board!.documentId,
+        strategy: 'round_robin',
+        members: [{ membership: b.membershipId }, { membership: c.membershipId }],
+      },
+    });
+    expect(bq.status).toBe(201);
     const people = Array.from({ length: 40 }, () => waNumber());
     const posts = [
-      ...people.map((from) => [{ from, text: 'hi' }]),
-      // Two senders in one payload, racing the single posts of the same people: no deadlock, no double turn.
-      ...Array.from({ length: 10 }, (_, j) => [
+      // Two senders in one payload, racing the single posts of the same people (in the other order).
+      ...Array.from({ length: 20 }, (_, j) => [
         { from: people[2 * j], text: 'pair' },
         { from: people[2 * j + 1], text: 'pair' },
       ]),
+      ...people.map((from) => [{ from, text: 'hi' }]).reverse(),
     ];
     const results = await Promise.all(posts.map((p) => inbound(env, channel, p)));
     expect(results.map((r) => r.status)).toEqual(posts.map(() => 200));
@@ -143,6 +153,8 @@ describe('distribution queues for inboxes', () => {
     });
     const after = (await t.api.get(`/distribution-queues/${q.documentId}`)).body;
     expect(after.members.map((m: { assignedCount: number }) => m.assignedCount)).toEqual([20, 20]);
+    const cards = (await t.api.get(`/distribution-queues/${bq.body.documentId}`)).body;
+    expect(cards.members.map((m: { assignedCount: number }) => m.assignedCount)).toEqual([20, 20]);
   });
 
   test('validation: a board or an inbox (not both, not neither), the organization’s inbox, no viewers, one queue per inbox', async () => {
