@@ -503,13 +503,15 @@ CREATE TABLE "distribution_queues" (
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "distribution_queues_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"document_id" text NOT NULL,
 	"name" text NOT NULL,
-	"board_id" bigint NOT NULL,
+	"board_id" bigint,
+	"inbox_id" bigint,
 	"strategy" text NOT NULL,
 	"active" boolean DEFAULT true NOT NULL,
 	"last_membership_id" bigint,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "distribution_queues_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "distribution_queues_target_check" CHECK ((board_id is null) <> (inbox_id is null)),
 	CONSTRAINT "distribution_queues_strategy_check" CHECK (strategy in ('round_robin', 'weighted', 'least_open'))
 );
 --> statement-breakpoint
@@ -1055,6 +1057,7 @@ ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FORE
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_inbox_fk" FOREIGN KEY ("organization_id","inbox_id") REFERENCES "public"."chat_inboxes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "chat_inboxes" ADD CONSTRAINT "chat_inboxes_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "chat_messages" ADD CONSTRAINT "chat_messages_conversation_fk" FOREIGN KEY ("organization_id","conversation_id") REFERENCES "public"."conversations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "conversations" ADD CONSTRAINT "conversations_inbox_fk" FOREIGN KEY ("organization_id","inbox_id") REFERENCES "public"."chat_inboxes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -1152,6 +1155,7 @@ CREATE UNIQUE INDEX "conversion_pixels_org_document_id_key" ON "conversion_pixel
 CREATE INDEX "conversion_pixels_org_board_idx" ON "conversion_pixels" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "distribution_queues_org_inbox_key" ON "distribution_queues" USING btree ("organization_id","inbox_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint

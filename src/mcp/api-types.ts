@@ -2276,15 +2276,15 @@ export interface paths {
     };
     /**
      * List distribution queues
-     * @description BETA: Each queue assigns the new unassigned cards of its board to its active members.
+     * @description BETA: Each queue assigns the new unassigned cards of its board, or the new inbound conversations of its inbox, to its active members.
      *
      *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['listDistributionQueues'];
     put?: never;
     /**
-     * Create a distribution queue for a board (admin)
-     * @description BETA: From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
+     * Create a distribution queue for a board or an inbox (admin)
+     * @description BETA: Give exactly one of board (documentId) or inbox (numeric id). From then on a card created on the board without assignees (API, public form, import), or a new conversation arriving in the inbox, is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board (open conversations of the inbox). One queue per board or inbox (400 for a second); an inbox queue takes no viewers (they cannot answer).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -2323,7 +2323,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a distribution queue (admin)
-     * @description BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.
+     * @description BETA: New cards of its board (conversations of its inbox) stay unassigned again; those already assigned keep their assignees.
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -4857,17 +4857,21 @@ export interface components {
     };
     DistributionQueue: {
       active: boolean;
+      /** @description the board whose new unassigned cards are assigned; null for an inbox queue */
       board: {
         documentId: string;
         name: string;
-      };
+      } | null;
       createdAt: string;
       documentId: string;
-      /** @description conversations of an inbox: when the inbox area exists */
-      inbox: null;
+      /** @description the inbox whose new inbound conversations are assigned; null for a board queue */
+      inbox: {
+        id: number;
+        name: string;
+      } | null;
       members: {
         active: boolean;
-        /** @description cards this queue has assigned to them */
+        /** @description cards (conversations) this queue has assigned to them */
         assignedCount: number;
         lastAssignedAt: string | null;
         membership: {
@@ -20907,31 +20911,14 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "data": {
-         *         "name": "SDRs",
-         *         "board": "q8sf3qb2ch3wqzje8lu0xuxu",
-         *         "strategy": "weighted",
-         *         "members": [
-         *           {
-         *             "membership": "k3m0v9x2c8b7n6z5a4s3d2f1",
-         *             "weight": 2
-         *           },
-         *           {
-         *             "membership": "p0o9i8u7y6t5r4e3w2q1a2s3",
-         *             "weight": 1
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
         'application/json': {
           data: {
             /** @description default true */
             active?: boolean;
-            /** @description board documentId: its new unassigned cards are assigned (one queue per board) */
-            board: string;
+            /** @description board documentId: its new unassigned cards are assigned (one queue per board); or give inbox */
+            board?: string;
+            /** @description numeric inbox id: its new inbound conversations are assigned (one queue per inbox); or give board */
+            inbox?: number;
             members: {
               /** @description inactive members keep their place but get no cards (default true) */
               active?: boolean;
@@ -20942,7 +20929,7 @@ export interface operations {
             }[];
             name: string;
             /**
-             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board (open conversations of the inbox)
              * @enum {string}
              */
             strategy: 'round_robin' | 'weighted' | 'least_open';
@@ -21135,7 +21122,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description the board is fixed; members, when sent, replace the list (running turns are kept for those who stay) */
+          /** @description the board or inbox is fixed; members, when sent, replace the list (running turns are kept for those who stay) */
           data: {
             /** @description default true */
             active?: boolean;
@@ -21149,7 +21136,7 @@ export interface operations {
             }[];
             name?: string;
             /**
-             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board (open conversations of the inbox)
              * @enum {string}
              */
             strategy?: 'round_robin' | 'weighted' | 'least_open';

@@ -6,6 +6,7 @@ import { findBoardById } from '../boards/repo.js';
 import { createChatCard } from '../cards/service.js';
 import { insertActivities, insertContacts } from '../contacts/repo.js';
 import { toContacts } from '../contacts/service.js';
+import { nextConversationAssignee } from '../distribution/assign.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
@@ -16,8 +17,9 @@ import type { StoredAttachment } from './table.js';
  * - idempotent: a message is stored once per provider id (unique index); a redelivery changes nothing;
  * - ordered per conversation: the conversation row is locked while its messages are stored, so their ids
  *   follow the provider's order within a payload and the order of acceptance across payloads;
- * - deadlock-free under bursts: a payload's messages are handled sorted by sender, so two transactions lock
- *   conversations in the same order.
+ * - deadlock-free under bursts: a payload's conversations are all locked first, sorted by sender, then the
+ *   other locks in a fixed order (contacts' phones, the board's distribution queue, the inbox's), so two
+ *   transactions never wait on each other in a cycle.
  */
 
 interface WaMedia {
@@ -152,24 +154,59 @@ export async function cardForConversation(
   return card.id;
 }
 
-async function conversationFor(
+/**
+ * The conversations of a payload's senders, in sender order: made (then completed below) or locked. Every
+ * conversation lock of the payload is taken here, before any other lock (a contact's phone, a board's or an
+ * inbox's distribution queue): two payloads therefore never wait on each other in a cycle.
+ */
+async function lockConversations(tx: Tx, orgId: number, inboxId: number, senders: string[]) {
+  const out = new Map<string, { row: repo.ConversationRow; made: boolean }>();
+  for (const waId of senders) {
+    const inserted = await repo.insertConversation(tx, orgId, { inboxId, waId, contactId: null });
+    // Someone else's (or an earlier) conversation: wait for its lock, which orders this message after theirs.
+    out.set(
+      waId,
+      inserted
+        ? { row: inserted, made: true }
+        : { row: await repo.conversationByWaId(tx, orgId, inboxId, waId), made: false },
+    );
+  }
+  return out;
+}
+
+/** New conversations get their contact (all of them first: the phone locks in order), then their card. */
+async function completeConversations(
   tx: Tx,
   channel: Channel,
   inboxId: number,
-  waId: string,
-  name: string | undefined,
+  made: { waId: string; row: repo.ConversationRow }[],
+  names: Map<string, string>,
 ) {
   const orgId = channel.organizationId;
-  const made = await repo.insertConversation(tx, orgId, { inboxId, waId, contactId: null });
-  // Someone else's (or an earlier) conversation: wait for its lock, which orders this message after theirs.
-  if (!made) return repo.conversationByWaId(tx, orgId, inboxId, waId);
-  const contact = await contactFor(tx, orgId, waId, name);
-  const cardId = await cardForConversation(tx, orgId, channel.id, contact, waId);
-  const row = await repo.updateConversation(tx, orgId, made.id, { contactId: contact.id, cardId });
-  await recordEvent(tx, orgId, 'conversation.created', `conversation:${row.id}`, {
-    conversation: { id: row.id, inboxId, waId, contact: contact.documentId },
-  });
-  return row;
+  const contacts = [];
+  for (const c of made) contacts.push(await contactFor(tx, orgId, c.waId, names.get(c.waId)));
+  for (const [i, c] of made.entries()) {
+    const contact = contacts[i];
+    const cardId = await cardForConversation(tx, orgId, channel.id, contact, c.waId);
+    c.row = await repo.updateConversation(tx, orgId, c.row.id, { contactId: contact.id, cardId });
+    await recordEvent(tx, orgId, 'conversation.created', `conversation:${c.row.id}`, {
+      conversation: { id: c.row.id, inboxId, waId: c.waId, contact: contact.documentId },
+    });
+  }
+}
+
+/**
+ * New conversations go to the inbox's distribution queue, if it has one (docs/distribution.md, "Inboxes"). Locks
+ * are taken in one order by every payload — its conversations (by sender), their contacts' phones (by sender),
+ * the board's queue (cards), the inbox's queue (here) — so two payloads never wait on each other in a cycle.
+ */
+async function distribute(tx: Tx, orgId: number, inboxId: number, made: number[]) {
+  for (const id of made) {
+    const assignee = await nextConversationAssignee(tx, orgId, inboxId);
+    if (assignee === undefined) return;
+    await repo.updateConversation(tx, orgId, id, { assigneeMembershipId: assignee });
+    await notifyLive(tx, { orgId, type: 'conversation.updated', conversationId: id, assignee });
+  }
 }
 
 const at = (timestamp: string | undefined) => {
@@ -191,11 +228,17 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
     .flatMap((v) => v.messages ?? [])
     .filter((m) => typeof m.from === 'string' && /^\d{4,20}$/.test(m.from) && typeof m.id === 'string')
     .map((m, i) => ({ m, i }))
-    .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i));
-  for (const { m } of messages) {
-    const parsed = parseMessage(m);
-    if (!parsed) continue;
-    const conv = await conversationFor(tx, channel, inboxId, m.from!, names.get(m.from!));
+    .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i))
+    .flatMap(({ m }) => {
+      const parsed = parseMessage(m);
+      return parsed ? [{ m, parsed }] : [];
+    });
+  const convs = await lockConversations(tx, orgId, inboxId, [...new Set(messages.map(({ m }) => m.from!))]);
+  const fresh = [...convs].flatMap(([waId, c]) => (c.made ? [{ waId, row: c.row }] : []));
+  await completeConversations(tx, channel, inboxId, fresh, names);
+  for (const c of fresh) convs.set(c.waId, { row: c.row, made: true });
+  for (const { m, parsed } of messages) {
+    const conv = convs.get(m.from!)!.row;
     const when = at(m.timestamp);
     const row = await repo.insertMessage(tx, orgId, {
       conversationId: conv.id,
@@ -234,6 +277,12 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       assignee: conv.assigneeMembershipId,
     });
   }
+  await distribute(
+    tx,
+    orgId,
+    inboxId,
+    fresh.map((c) => c.row.id),
+  );
   for (const s of values.flatMap((v) => v.statuses ?? [])) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;
     const e = s.errors?.[0];
