@@ -8,17 +8,12 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/platform/db/client.js';
-import { migrateDatabase } from '../src/platform/db/migrate.js';
-import { startJobs } from '../src/workers.js';
-import { loadAverage, statementMeter } from './lib.js';
+import { inPool, loadAverage, percentile, startBenchApp, statementMeter } from './lib.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
-const p = (xs: number[], q: number) =>
-  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : Number.NaN;
+const p = percentile;
 
 async function main() {
   // The receiver: arrival time per (path, card, title).
@@ -42,38 +37,7 @@ async function main() {
     // The service's default job poll (CRM_JOBS_POLL_SECONDS, 2 s) unless the environment sets one.
     { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', RATE_LIMIT_ENABLED: false },
   );
-  const db = await openDatabase({
-    databaseUrl: process.env.DATABASE_URL,
-    dataDir: 'memory://',
-    poolSize: 10,
-  });
-  await migrateDatabase(db);
-  const background = await startJobs(config, db, true);
-  const app = await buildApp({ config, db, background });
-  await app.ready();
-  const req = async (
-    method: string,
-    url: string,
-    payload?: unknown,
-    headers: Record<string, string> = {},
-  ) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/api${url}`,
-      payload: payload as object,
-      headers,
-    });
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
-  const slug = `bench-auto-${process.pid}`;
-  const reg = await req('POST', '/auth/local/register', {
-    username: slug,
-    email: `${slug}@x.test`,
-    password: 'correct-horse-battery',
-  });
-  const auth = { authorization: `Bearer ${reg.body.jwt}` };
-  await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
-  const h = { ...auth, 'x-tenant-id': slug };
+  const { req, h, close } = await startBenchApp(config, `bench-auto-${process.pid}`);
   const board = (await req('POST', '/boards', { data: { name: 'Pipeline' } }, h)).body.documentId as string;
   const cards: string[] = [];
   for (let i = 0; i < 100; i++)
@@ -103,20 +67,14 @@ async function main() {
     const load = loadAverage();
     meter.start();
     const committed = new Map<string, number>();
-    let next = 0;
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < N) {
-          const i = next++;
-          const card = cards[i % cards.length];
-          const title = `${label} ${i}`;
-          const res = await req('PUT', `/boards/${board}/cards/${card}`, { data: { title } }, h);
-          if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-          committed.set(`${card}|${title}`, performance.now());
-        }
-      }),
-    );
+    await inPool(CONCURRENCY, N, async (i) => {
+      const card = cards[i % cards.length];
+      const title = `${label} ${i}`;
+      const res = await req('PUT', `/boards/${board}/cards/${card}`, { data: { title } }, h);
+      if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+      committed.set(`${card}|${title}`, performance.now());
+    });
     return { perSecond: N / ((performance.now() - t0) / 1000), committed, load };
   };
   /** Waits (bounded) until every write reached the receiver on `paths`; the lags in ms per path. */
@@ -162,9 +120,7 @@ async function main() {
     lagMs: { automationOff: offLag, automationOn: onLag },
   };
   console.log(JSON.stringify(result, null, 2));
-  await app.close();
-  await background.jobs.stop();
-  await db.close?.();
+  await close();
   server.close();
   process.exit(0);
 }

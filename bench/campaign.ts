@@ -6,17 +6,14 @@
  *   npx tsx bench/campaign.ts [N]
  */
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, queryRows } from '../src/platform/db/client.js';
-import { migrateDatabase } from '../src/platform/db/migrate.js';
-import { startJobs } from '../src/workers.js';
+import { queryRows } from '../src/platform/db/client.js';
 import { startWhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
 import { startSmtp } from '../test/helpers/smtp.js';
+import { percentile, startBenchApp } from './lib.js';
 
 const N = Number(process.argv[2] ?? 20_000);
-const p = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const p = percentile;
 
 async function main() {
   const [smtp, wa] = await Promise.all([startSmtp(), startWhatsAppPeer()]);
@@ -32,37 +29,7 @@ async function main() {
       PUBLIC_URL: 'http://crm.test',
     },
   );
-  const db = await openDatabase({
-    databaseUrl: process.env.DATABASE_URL,
-    dataDir: 'memory://',
-    poolSize: 10,
-  });
-  await migrateDatabase(db);
-  const background = await startJobs(config, db, true);
-  const app = await buildApp({ config, db, background });
-  await app.ready();
-  const req = async (
-    method: string,
-    url: string,
-    payload?: unknown,
-    headers: Record<string, string> = {},
-  ) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/api${url}`,
-      payload: payload as object,
-      headers,
-    });
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
-  const reg = await req('POST', '/auth/local/register', {
-    username: 'bench',
-    email: 'bench@x.test',
-    password: 'correct-horse-battery',
-  });
-  const auth = { authorization: `Bearer ${reg.body.jwt}` };
-  await req('POST', '/organizations', { data: { name: 'Bench', slug: 'bench' } }, auth);
-  const h = { ...auth, 'x-tenant-id': 'bench' };
+  const { db, req, h, close } = await startBenchApp(config, 'bench');
   const [{ id: orgId }] = await queryRows<{ id: number }>(
     db.system,
     sql`select id from organizations where slug = 'bench'`,
@@ -200,9 +167,7 @@ async function main() {
       2,
     ),
   );
-  await app.close();
-  await background.jobs.stop();
-  await db.close();
+  await close();
   await Promise.all([smtp.close(), wa.close()]);
   process.exit(0);
 }

@@ -7,19 +7,15 @@
  *   npx tsx bench/lead-ads.ts [N] [webhooks sent at once (default 20)] [leads per webhook (default 1)]
  */
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, queryRows } from '../src/platform/db/client.js';
-import { migrateDatabase } from '../src/platform/db/migrate.js';
-import { startJobs } from '../src/workers.js';
+import { queryRows } from '../src/platform/db/client.js';
 import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
-import { loadAverage, statementMeter } from './lib.js';
+import { inPool, loadAverage, percentile, startBenchApp, statementMeter } from './lib.js';
 
 const N = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 20);
 const PER_HOOK = Number(process.argv[4] ?? 1);
-const p = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const p = percentile;
 
 async function main() {
   const peer = await startLeadAdsPeer();
@@ -34,38 +30,8 @@ async function main() {
       RATE_LIMIT_ENABLED: false,
     },
   );
-  const db = await openDatabase({
-    databaseUrl: process.env.DATABASE_URL,
-    dataDir: 'memory://',
-    poolSize: 10,
-  });
-  await migrateDatabase(db);
-  const background = await startJobs(config, db, true);
-  const app = await buildApp({ config, db, background });
-  await app.ready();
-  const req = async (
-    method: string,
-    url: string,
-    payload?: unknown,
-    headers: Record<string, string> = {},
-  ) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/api${url}`,
-      payload: payload as string,
-      headers,
-    });
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
   const slug = `bench-leads-${process.pid}`;
-  const reg = await req('POST', '/auth/local/register', {
-    username: slug,
-    email: `${slug}@x.test`,
-    password: 'correct-horse-battery',
-  });
-  const auth = { authorization: `Bearer ${reg.body.jwt}` };
-  await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
-  const h = { ...auth, 'x-tenant-id': slug };
+  const { db, req, h, close } = await startBenchApp(config, slug);
   const [{ id: orgId }] = await queryRows<{ id: number }>(
     db.system,
     sql`select id from organizations where slug = ${slug}`,
@@ -138,19 +104,14 @@ async function main() {
   const meter = statementMeter();
   meter.start();
   const t0 = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < hooks.length) {
-        const batch = hooks[next++];
-        const hook = peer.leadgenWebhook(batch);
-        const now = Date.now();
-        for (const l of batch) sentAt.set(l.id, now);
-        const res = await req('POST', '/webhooks/lead-ads', hook.body, hook.headers);
-        if (res.status !== 200) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
-      }
-    }),
-  );
+  await inPool(CONCURRENCY, hooks.length, async (i) => {
+    const batch = hooks[i];
+    const hook = peer.leadgenWebhook(batch);
+    const now = Date.now();
+    for (const l of batch) sentAt.set(l.id, now);
+    const res = await req('POST', '/webhooks/lead-ads', hook.body, hook.headers);
+    if (res.status !== 200) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
+  });
   const sentMs = Date.now() - t0;
   // Wait for every card (bounded: 10 minutes).
   let done = 0;
@@ -198,10 +159,8 @@ async function main() {
     },
   };
   console.log(JSON.stringify(result, null, 2));
-  await app.close();
-  await background.jobs.stop();
+  await close();
   await peer.close();
-  await db.close();
 }
 
 main().catch((err) => {

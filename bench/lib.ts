@@ -3,8 +3,11 @@ import { loadavg as osLoad } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { databaseOptions, loadConfig } from '../src/config.js';
+import { buildApp } from '../src/app.js';
+import { type Config, databaseOptions, loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/platform/db/client.js';
+import { migrateDatabase } from '../src/platform/db/migrate.js';
+import { startJobs } from '../src/workers.js';
 
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const rootDir = join(benchDir, '..');
@@ -169,3 +172,69 @@ export function statementMeter() {
 
 /** The 1-minute load average, for the figures' context. */
 export const loadAverage = () => osLoad()[0].toFixed(1);
+/** The q-quantile of `xs` (nearest rank); NaN when empty. */
+export const percentile = (xs: number[], q: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : Number.NaN;
+
+/** Runs `task(i)` for i = 0 … count − 1, `concurrency` at a time (a fixed pool of loops taking the next index). */
+export async function inPool(concurrency: number, count: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+export type BenchRequest = (
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; body: any }>;
+
+/**
+ * The service in this process for a throughput bench: the embedded database (or DATABASE_URL), migrated, the job
+ * workers running, the app answering `req` through inject; and a fresh user with an organization `slug` whose
+ * headers are `h`.
+ */
+export async function startBenchApp(config: Config, slug: string) {
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: 'memory://',
+    poolSize: 10,
+  });
+  await migrateDatabase(db);
+  const background = await startJobs(config, db, true);
+  const app = await buildApp({ config, db, background });
+  await app.ready();
+  const req: BenchRequest = async (method, url, payload, headers = {}) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api${url}`,
+      payload: payload as object,
+      headers,
+    });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const reg = await req('POST', '/auth/local/register', {
+    username: slug,
+    email: `${slug}@x.test`,
+    password: 'correct-horse-battery',
+  });
+  const auth = { authorization: `Bearer ${reg.body.jwt}` };
+  await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
+  const h = { ...auth, 'x-tenant-id': slug };
+  return {
+    db,
+    app,
+    background,
+    req,
+    h,
+    async close() {
+      await app.close();
+      await background.jobs.stop();
+      await db.close();
+    },
+  };
+}

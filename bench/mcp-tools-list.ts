@@ -7,10 +7,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { buildServer } from '../src/mcp/build-server.js';
-import { ConfirmationTokens } from '../src/mcp/confirmation.js';
 import type { ToolEnv } from '../src/mcp/tool-kit.js';
 
-const env = { principal: 'bench', tokens: new ConfirmationTokens(60_000) } as unknown as ToolEnv;
+const env = { confirmation: 'person', confirmationTtlSeconds: 60 } as unknown as ToolEnv;
 
 const t0 = performance.now();
 const server = buildServer(env, { separator: '.' });

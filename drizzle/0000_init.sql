@@ -39,6 +39,24 @@ CREATE TABLE "calendar_meetings" (
 	CONSTRAINT "calendar_meetings_status_check" CHECK (status in ('scheduled', 'cancelled'))
 );
 --> statement-breakpoint
+CREATE TABLE "agent_confirmations" (
+	"organization_id" bigint NOT NULL,
+	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "agent_confirmations_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"document_id" text NOT NULL,
+	"membership_id" bigint NOT NULL,
+	"tool" text NOT NULL,
+	"summary" text NOT NULL,
+	"arguments" jsonb NOT NULL,
+	"arguments_hash" text NOT NULL,
+	"preview" jsonb,
+	"status" text DEFAULT 'pending' NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"decided_at" timestamp with time zone,
+	"used_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "agent_confirmations_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
 CREATE TABLE "automation_runs" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "automation_runs_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -485,13 +503,15 @@ CREATE TABLE "distribution_queues" (
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "distribution_queues_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"document_id" text NOT NULL,
 	"name" text NOT NULL,
-	"board_id" bigint NOT NULL,
+	"board_id" bigint,
+	"inbox_id" bigint,
 	"strategy" text NOT NULL,
 	"active" boolean DEFAULT true NOT NULL,
 	"last_membership_id" bigint,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "distribution_queues_organization_id_id_pk" PRIMARY KEY("organization_id","id"),
+	CONSTRAINT "distribution_queues_target_check" CHECK ((board_id is null) <> (inbox_id is null)),
 	CONSTRAINT "distribution_queues_strategy_check" CHECK (strategy in ('round_robin', 'weighted', 'least_open'))
 );
 --> statement-breakpoint
@@ -1009,6 +1029,7 @@ CREATE TABLE "instance_secrets" (
 --> statement-breakpoint
 ALTER TABLE "calendar_connections" ADD CONSTRAINT "calendar_connections_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_meetings" ADD CONSTRAINT "calendar_meetings_card_fk" FOREIGN KEY ("organization_id","card_id") REFERENCES "public"."cards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "agent_confirmations" ADD CONSTRAINT "agent_confirmations_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "automation_runs" ADD CONSTRAINT "automation_runs_automation_fk" FOREIGN KEY ("organization_id","automation_id") REFERENCES "public"."automations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "board_members" ADD CONSTRAINT "board_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -1036,6 +1057,7 @@ ALTER TABLE "conversion_events" ADD CONSTRAINT "conversion_events_pixel_fk" FORE
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_queue_fk" FOREIGN KEY ("organization_id","queue_id") REFERENCES "public"."distribution_queues"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queue_members" ADD CONSTRAINT "distribution_queue_members_membership_fk" FOREIGN KEY ("organization_id","membership_id") REFERENCES "public"."memberships"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_board_fk" FOREIGN KEY ("organization_id","board_id") REFERENCES "public"."boards"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "distribution_queues" ADD CONSTRAINT "distribution_queues_inbox_fk" FOREIGN KEY ("organization_id","inbox_id") REFERENCES "public"."chat_inboxes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "chat_inboxes" ADD CONSTRAINT "chat_inboxes_channel_fk" FOREIGN KEY ("organization_id","channel_id") REFERENCES "public"."chat_channels"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "chat_messages" ADD CONSTRAINT "chat_messages_conversation_fk" FOREIGN KEY ("organization_id","conversation_id") REFERENCES "public"."conversations"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "conversations" ADD CONSTRAINT "conversations_inbox_fk" FOREIGN KEY ("organization_id","inbox_id") REFERENCES "public"."chat_inboxes"("organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -1064,6 +1086,7 @@ CREATE UNIQUE INDEX "calendar_connections_org_membership_key" ON "calendar_conne
 CREATE UNIQUE INDEX "calendar_meetings_org_document_id_key" ON "calendar_meetings" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "calendar_meetings_org_uid_key" ON "calendar_meetings" USING btree ("organization_id","uid");--> statement-breakpoint
 CREATE INDEX "calendar_meetings_org_card_idx" ON "calendar_meetings" USING btree ("organization_id","card_id","starts_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "agent_confirmations_org_document_id_key" ON "agent_confirmations" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "automation_runs_org_automation_event_key" ON "automation_runs" USING btree ("organization_id","automation_id","event_id");--> statement-breakpoint
 CREATE INDEX "automation_runs_org_automation_idx" ON "automation_runs" USING btree ("organization_id","automation_id","id");--> statement-breakpoint
 CREATE INDEX "automation_runs_pending_idx" ON "automation_runs" USING btree ("organization_id","subject","id") WHERE status = 'pending';--> statement-breakpoint
@@ -1132,6 +1155,7 @@ CREATE UNIQUE INDEX "conversion_pixels_org_document_id_key" ON "conversion_pixel
 CREATE INDEX "conversion_pixels_org_board_idx" ON "conversion_pixels" USING btree ("organization_id","board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_document_id_key" ON "distribution_queues" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "distribution_queues_org_board_key" ON "distribution_queues" USING btree ("organization_id","board_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "distribution_queues_org_inbox_key" ON "distribution_queues" USING btree ("organization_id","inbox_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_assets_org_document_id_key" ON "email_assets" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "email_assets_document_id_idx" ON "email_assets" USING btree ("document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "email_templates_org_document_id_key" ON "email_templates" USING btree ("organization_id","document_id");--> statement-breakpoint

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { agendaRoutes } from './modules/agenda/routes.js';
+import { agentConfirmationRoutes } from './modules/agent-confirmations/routes.js';
 import { automationRoutes } from './modules/automations/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
@@ -34,6 +35,7 @@ import { sessionSigner } from './platform/auth/tokens.js';
 import type { Database } from './platform/db/client.js';
 import type { AppDeps } from './platform/deps.js';
 import { registerHttpConventions } from './platform/http/conventions.js';
+import { installDryRun } from './platform/http/dry-run.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/errors.js';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js';
 import { acceptEmptyJsonBody, installProjection } from './platform/http/projection.js';
@@ -74,6 +76,7 @@ const areas = [
   pdfTemplateRoutes,
   taskRoutes,
   notificationRoutes,
+  agentConfirmationRoutes,
   segmentRoutes,
   contactRoutes,
   teamRoutes,
@@ -132,6 +135,8 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   }
   const deps: AppDeps = { config, db, signer, jobs, mailer };
 
+  // Before the conventions: a dry run's answer is reshaped before it is tagged and compressed.
+  installDryRun(app);
   await registerHttpConventions(app, config);
   await registerOpenApi(app);
   await registerRateLimit(app, config);

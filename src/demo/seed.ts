@@ -53,8 +53,11 @@ interface DemoOrg {
  * or none of it does (so "the board exists" means "the demo is complete"), and one commit instead of ~500
  * keeps it to seconds on the embedded database. The services still apply every rule of an API write.
  */
-function sharedContext(tx: Tx, fields: Omit<TenantContext, 'transaction' | 'idempotency'>): TenantContext {
-  return { ...fields, idempotency: null, transaction: (fn) => fn(tx) };
+function sharedContext(
+  tx: Tx,
+  fields: Omit<TenantContext, 'transaction' | 'idempotency' | 'dryRun'>,
+): TenantContext {
+  return { ...fields, idempotency: null, dryRun: false, transaction: (fn) => fn(tx) };
 }
 
 /**

@@ -31,6 +31,8 @@ export interface ApiClientOptions {
   token: string;
   retry?: Partial<RetryOptions>;
   fetch?: typeof fetch;
+  /** Writes go as dry runs (`?dryRun=true`): the service answers what they would do and changes nothing. */
+  dryRun?: boolean;
 }
 
 const defaultRetry: RetryOptions = { retries: 3, baseDelayMs: 250, maxDelayMs: 10_000 };
@@ -86,8 +88,30 @@ export function createApiClient(options: ApiClientOptions) {
     headers: { authorization: `Bearer ${options.token}`, 'x-tenant-id': options.tenant },
     // The service reads Strapi-style nested query strings (filters[name][$containsi]=…).
     querySerializer: (query) => qs.stringify(query, { encodeValuesOnly: true }),
-    fetch: (request) => doFetch(request),
+    fetch: async (request) => {
+      if (!options.dryRun || reads.has(request.method)) return doFetch(request);
+      const response = await doFetch(await asDryRun(request));
+      // A successful write answered without `Dry-Run: true` would mean the service made it: never go on then.
+      if (response.ok && response.headers.get('dry-run') !== 'true')
+        throw new ApiError(
+          500,
+          'InternalServerError',
+          'The CRM service did not answer the dry run as one (no Dry-Run header): is it older than this tool server?',
+        );
+      return response;
+    },
   });
+}
+
+const reads = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The same request with `dryRun=true` when it is a write. */
+async function asDryRun(request: Request): Promise<Request> {
+  if (reads.has(request.method)) return request;
+  const url = new URL(request.url);
+  url.searchParams.set('dryRun', 'true');
+  const body = request.body ? await request.arrayBuffer() : undefined;
+  return new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal });
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

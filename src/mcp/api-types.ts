@@ -25,6 +25,124 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agent-confirmations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask the person to approve an agent’s call
+     * @description The agent tool server asks, with the member’s credentials, for one call (tool + exact arguments); the answer’s `url` is the web application page where the member, signed in, approves or declines. Only that member sees it.
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['requestAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One of your confirmation requests
+     * @description Its status: `pending`, `approved`, `declined`, `used` or `expired`.
+     *
+     *     Token scope: `account:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getAgentConfirmation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve an agent’s call
+     * @description Only the member it was asked of, signed in with a session (the web application): an API token gets 403, so an agent cannot approve its own call. A pending request only (409 otherwise).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['approveAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline an agent’s call
+     * @description Only the member it was asked of, signed in with a session (the web application): an API token gets 403, so an agent cannot approve its own call. A pending request only (409 otherwise).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['declineAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent-confirmations/{id}/redeem': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Spend an approval before making the call
+     * @description The tool server, before making the approved call: `redeemed: true` once, for exactly the tool and arguments that were approved; otherwise `reason` says why (pending, declined, used, expired, mismatch).
+     *
+     *     Token scope: `account:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['redeemAgentConfirmation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/local': {
     parameters: {
       query?: never;
@@ -85,6 +203,8 @@ export interface paths {
      * @description BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, access) as the admin who saved it. `http_request` is signed with the returned secret (Standard Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createAutomation'];
     delete?: never;
@@ -112,6 +232,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`). Fields not sent keep their value; the whole automation is checked again.
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateAutomation'];
     post?: never;
@@ -120,6 +242,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteAutomation'];
     options?: never;
@@ -141,6 +265,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createDisable'];
     delete?: never;
@@ -163,6 +289,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEnable'];
     delete?: never;
@@ -251,6 +379,8 @@ export interface paths {
     /**
      * Create a board (admin), optionally with phases, fields and tags, or from a template
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createBoard'];
     delete?: never;
@@ -275,6 +405,8 @@ export interface paths {
     /**
      * Create a card (in the entry phase unless currentPhase is given)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCard'];
     delete?: never;
@@ -303,6 +435,8 @@ export interface paths {
      * @description BETA: Writes the event to your connected calendar (CalDAV PUT) and e-mails each attendee an iTIP REQUEST invitation with an .ics; adds a system comment to the card. Changes your calendar and notifies people. No connected calendar → 422.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['scheduleCardMeeting'];
     delete?: never;
@@ -349,6 +483,8 @@ export interface paths {
     /**
      * Comment on a card
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCardComment'];
     delete?: never;
@@ -368,12 +504,16 @@ export interface paths {
     /**
      * Edit one of your comments
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCardComment'];
     post?: never;
     /**
      * Delete a comment (its author, or an admin)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCardComment'];
     options?: never;
@@ -399,6 +539,8 @@ export interface paths {
      * @description unitPrice defaults to the product's price; a unit price below the product's minPrice (after the discount) is a 422. With autoUpdateCardValue the card's value becomes the total of its lines.
      *
      *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addCardProduct'];
     delete?: never;
@@ -418,12 +560,16 @@ export interface paths {
     /**
      * Change a product line of a card; partial
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCardProduct'];
     post?: never;
     /**
      * Remove a product line from a card
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['removeCardProduct'];
     options?: never;
@@ -446,12 +592,16 @@ export interface paths {
     /**
      * Update a card (partial; `fields` merge by slug; `currentPhase` moves it)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCard'];
     post?: never;
     /**
      * Delete a card permanently
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCard'];
     options?: never;
@@ -471,6 +621,8 @@ export interface paths {
     /**
      * Move a card to another phase (422 when blocked or required fields are empty)
      * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['moveCard'];
     delete?: never;
@@ -540,6 +692,8 @@ export interface paths {
      * @description BETA: replaces the list; an empty list unlinks every channel.
      *
      *     Token scope: `boards:write` + `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['setBoardChatChannels'];
     post?: never;
@@ -565,6 +719,8 @@ export interface paths {
     /**
      * Add a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createFieldCondition'];
     delete?: never;
@@ -588,12 +744,16 @@ export interface paths {
     /**
      * Change a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateFieldCondition'];
     post?: never;
     /**
      * Delete a field condition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteFieldCondition'];
     options?: never;
@@ -617,6 +777,8 @@ export interface paths {
     /**
      * Add a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createField'];
     delete?: never;
@@ -640,12 +802,16 @@ export interface paths {
     /**
      * Change a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateField'];
     post?: never;
     /**
      * Delete a field definition (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteField'];
     options?: never;
@@ -689,6 +855,8 @@ export interface paths {
     /**
      * Add a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createPhase'];
     delete?: never;
@@ -712,12 +880,16 @@ export interface paths {
     /**
      * Change a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updatePhase'];
     post?: never;
     /**
      * Delete a phase (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deletePhase'];
     options?: never;
@@ -805,6 +977,8 @@ export interface paths {
     /**
      * Add a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTag'];
     delete?: never;
@@ -828,12 +1002,16 @@ export interface paths {
     /**
      * Change a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTag'];
     post?: never;
     /**
      * Delete a tag (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTag'];
     options?: never;
@@ -856,12 +1034,16 @@ export interface paths {
     /**
      * Update a board, its settings and people (admin or board owner)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateBoard'];
     post?: never;
     /**
      * Delete a board with its phases, fields, tags and cards (admin)
      * @description Token scope: `boards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteBoard'];
     options?: never;
@@ -912,6 +1094,8 @@ export interface paths {
      * @description BETA: Removes the connection and its stored password; meetings already made stay.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCalendarConnection'];
     options?: never;
@@ -940,6 +1124,8 @@ export interface paths {
      * @description BETA: Only its organizer. Removes the event from the calendar, e-mails every attendee an iTIP CANCEL and keeps the meeting readable with status `cancelled`; adds a system comment to the card.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['cancelCalendarMeeting'];
     options?: never;
@@ -949,6 +1135,8 @@ export interface paths {
      * @description BETA: Only its organizer. Updates the calendar event with SEQUENCE + 1 and sends every attendee an updated iTIP REQUEST (removed attendees get a CANCEL); adds a system comment to the card.
      *
      *     Token scope: `agenda:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     patch: operations['updateCalendarMeeting'];
     trace?: never;
@@ -973,6 +1161,8 @@ export interface paths {
      * @description channel, segment and template are documentIds; the template must fit the channel (an e-mail template, or a WhatsApp template of that channel); SMS campaigns send messageConfig.text.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCampaign'];
     delete?: never;
@@ -1000,6 +1190,8 @@ export interface paths {
      * @description Other statuses are a 422 naming the status and the allowed actions.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateCampaign'];
     post?: never;
@@ -1008,6 +1200,8 @@ export interface paths {
      * @description Its recipient ledger goes with it; suppressions it caused stay.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteCampaign'];
     options?: never;
@@ -1029,6 +1223,8 @@ export interface paths {
      * @description Cancel (draft, scheduled, processing or paused → cancelled); pending recipients are skipped. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['cancelCampaign'];
     delete?: never;
@@ -1051,6 +1247,8 @@ export interface paths {
      * @description Pause sending (processing or scheduled → paused); messages in flight finish. An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['pauseCampaign'];
     delete?: never;
@@ -1095,6 +1293,8 @@ export interface paths {
      * @description Resume (paused → processing, or scheduled when its date is still ahead). Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['resumeCampaign'];
     delete?: never;
@@ -1139,6 +1339,8 @@ export interface paths {
      * @description Start sending (draft → processing, or scheduled when scheduledAt is in the future). The audience is fixed at start from the segment. Rate-limited (dispatch bucket). An action the status does not allow is a 422 with details.campaignStatus and details.allowed.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['triggerCampaign'];
     delete?: never;
@@ -1167,6 +1369,8 @@ export interface paths {
      * @description BETA: settings and credentials depend on type (whatsapp: phoneNumberId, businessAccountId / accessToken, appSecret, verifyToken; email: fromName, fromAddress, replyTo? / smtpUrl?, webhookSecret?; sms: from / accountSid, authToken). Credentials are encrypted and write-only. An e-mail channel answers its generated webhookSecret once.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createChatChannel'];
     delete?: never;
@@ -1195,6 +1399,8 @@ export interface paths {
      * @description BETA: real side effect: the template is submitted for review at the provider and stored as PENDING (sync later for its status). A provider refusal is a 502 with its message.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createWhatsappTemplate'];
     delete?: never;
@@ -1218,6 +1424,8 @@ export interface paths {
      * @description BETA: real side effect: the template is deleted at the provider (every language of its name, as the Cloud API does).
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteWhatsappTemplate'];
     options?: never;
@@ -1239,6 +1447,8 @@ export interface paths {
      * @description BETA: a resumable upload to the Meta app of the channel (settings.appId). Types: image/jpeg, image/png (≤ 5 MB), video/mp4, application/pdf (≤ 16 MB).
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['uploadWhatsappTemplateMediaHandle'];
     delete?: never;
@@ -1261,6 +1471,8 @@ export interface paths {
      * @description BETA: adds new templates, refreshes status and components, removes those deleted at the provider.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['syncWhatsappTemplates'];
     delete?: never;
@@ -1288,6 +1500,8 @@ export interface paths {
      * @description BETA: the type cannot change. Credentials given are merged into the stored ones and re-encrypted.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateChatChannel'];
     post?: never;
@@ -1296,6 +1510,8 @@ export interface paths {
      * @description BETA: refused (422) while campaigns use it; its templates and board links go with it.
      *
      *     Token scope: `channels:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteChatChannel'];
     options?: never;
@@ -1363,6 +1579,8 @@ export interface paths {
     /**
      * Create a contact
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createContact'];
     delete?: never;
@@ -1385,6 +1603,8 @@ export interface paths {
      * @description BETA: Makes sure the contact (with a phone number) has a conversation in the inbox, made like an inbound one (card on the linked board); sends nothing.
      *
      *     Token scope: `chat:write` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['syncContactToChat'];
     delete?: never;
@@ -1452,12 +1672,16 @@ export interface paths {
     /**
      * Update a contact (partial)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateContact'];
     post?: never;
     /**
      * Delete a contact permanently
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteContact'];
     options?: never;
@@ -1481,6 +1705,8 @@ export interface paths {
     /**
      * Log a call (call_completed or call_attempted)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['logContactCall'];
     delete?: never;
@@ -1501,6 +1727,8 @@ export interface paths {
     /**
      * Add a note to the timeline (note_added)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addContactNote'];
     delete?: never;
@@ -1521,6 +1749,8 @@ export interface paths {
     /**
      * Delete many contacts by ids or by filters (admin)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['bulkDeleteContacts'];
     delete?: never;
@@ -1541,6 +1771,8 @@ export interface paths {
     /**
      * Set owner, team, type, location or custom fields on many contacts
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['bulkUpdateContacts'];
     delete?: never;
@@ -1563,6 +1795,8 @@ export interface paths {
      * @description Options in the query string (or as multipart fields before the file): `dryRun`, `delimiter`, `mapping`. Rows with errors are reported and skipped; the others are written in one transaction.
      *
      *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['importContacts'];
     delete?: never;
@@ -1583,6 +1817,8 @@ export interface paths {
     /**
      * Merge contacts into a survivor (timeline, cards and conversations move to it)
      * @description Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['mergeContacts'];
     delete?: never;
@@ -1611,6 +1847,8 @@ export interface paths {
      * @description BETA: Opens (or reuses) the conversation of a contact in an inbox and sends a first message: outside the 24-hour window it must be a template, message: { content, template_params: { name, category, language, processed_params } }. Reaches a real person.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['startConversation'];
     delete?: never;
@@ -1643,6 +1881,8 @@ export interface paths {
      * @description BETA: status open|pending|resolved|snoozed (snoozedUntil with snoozed), assignee a membership documentId or null.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     patch: operations['updateConversationStatus'];
     trace?: never;
@@ -1661,6 +1901,8 @@ export interface paths {
      * @description BETA: base64 + filename + mimeType, at most 50 MB decoded and a type WhatsApp supports (image/jpeg, image/png, audio/aac, audio/amr, audio/mpeg, audio/mp4, audio/ogg, video/mp4, video/3gpp, application/pdf, text/plain, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.ms-powerpoint, application/vnd.openxmlformats-officedocument.presentationml.presentation), else 400; inside the 24-hour window. Uploaded through the provider's media endpoint. Reaches a real person.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendConversationAttachment'];
     delete?: never;
@@ -1689,6 +1931,8 @@ export interface paths {
      * @description BETA: A card (creationSource chat_inbound, entry phase, the conversation's contact) on board, by default the inbox's first linked board; 422 when the conversation has one.
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createCardFromConversation'];
     delete?: never;
@@ -1711,6 +1955,8 @@ export interface paths {
      * @description BETA: Links an existing card (documentId); 422 when the conversation has one (use switch).
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['linkConversationToCard'];
     delete?: never;
@@ -1733,6 +1979,8 @@ export interface paths {
      * @description BETA: Replaces the linked card with another (documentId); 422 when none is linked (use link).
      *
      *     Token scope: `chat:write` + `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['switchConversationCard'];
     delete?: never;
@@ -1761,6 +2009,8 @@ export interface paths {
      * @description BETA: Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). A provider failure is a 502 and the message stays failed.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendConversationMessage'];
     delete?: never;
@@ -1805,6 +2055,8 @@ export interface paths {
      * @description BETA: Sets unreadCount to 0.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markConversationSeen'];
     delete?: never;
@@ -1827,6 +2079,8 @@ export interface paths {
      * @description BETA: unreadCount becomes at least 1.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markConversationUnread'];
     delete?: never;
@@ -1921,6 +2175,8 @@ export interface paths {
      * @description BETA: Each card of the board that meets the trigger (`won`, or `{ phase }`) is sent once to the Conversions API (event_id = card + trigger; e-mail and phone normalised and SHA-256 hashed); the access token is write-only (stored encrypted). BETA: organization admins only (plan feature `conversions`).
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createConversionPixel'];
     delete?: never;
@@ -1948,6 +2204,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `conversions`). Fields not sent keep their value; a new accessToken replaces the stored one.
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateConversionPixel'];
     post?: never;
@@ -1956,6 +2214,8 @@ export interface paths {
      * @description BETA: organization admins only (plan feature `conversions`).
      *
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteConversionPixel'];
     options?: never;
@@ -2016,17 +2276,19 @@ export interface paths {
     };
     /**
      * List distribution queues
-     * @description BETA: Each queue assigns the new unassigned cards of its board to its active members.
+     * @description BETA: Each queue assigns the new unassigned cards of its board, or the new inbound conversations of its inbox, to its active members.
      *
      *     Token scope: `distribution:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['listDistributionQueues'];
     put?: never;
     /**
-     * Create a distribution queue for a board (admin)
-     * @description BETA: From then on a card created on the board without assignees (API, public form, import) is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board. One queue per board (400 for a second).
+     * Create a distribution queue for a board or an inbox (admin)
+     * @description BETA: Give exactly one of board (documentId) or inbox (numeric id). From then on a card created on the board without assignees (API, public form, import), or a new conversation arriving in the inbox, is assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the member with the fewest open cards on the board (open conversations of the inbox). One queue per board or inbox (400 for a second); an inbox queue takes no viewers (they cannot answer).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createDistributionQueue'];
     delete?: never;
@@ -2054,14 +2316,18 @@ export interface paths {
      * @description BETA: Name, strategy, active, members (the list is replaced; those who stay keep their turn).
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateDistributionQueue'];
     post?: never;
     /**
      * Delete a distribution queue (admin)
-     * @description BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.
+     * @description BETA: New cards of its board (conversations of its inbox) stay unassigned again; those already assigned keep their assignees.
      *
      *     Token scope: `distribution:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteDistributionQueue'];
     options?: never;
@@ -2089,6 +2355,8 @@ export interface paths {
      * @description BETA: PNG, JPEG, GIF or WebP (checked on the bytes), at most 2 MB; answers a stable public URL for the template HTML.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEmailAsset'];
     delete?: never;
@@ -2112,6 +2380,8 @@ export interface paths {
      * @description BETA: its public URL stops working; messages already sent show a broken image.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteEmailAsset'];
     options?: never;
@@ -2161,6 +2431,8 @@ export interface paths {
      * @description BETA: variables {{contact.name}}, {{contact.email}}, {{contact.phone}}, {{organization.name}}, {{unsubscribeUrl}}, {{contact.customFields.KEY}}, {{variables.KEY}}; any other is a 400.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createEmailTemplate'];
     delete?: never;
@@ -2188,6 +2460,8 @@ export interface paths {
      * @description BETA: the same variable rules as create.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateEmailTemplate'];
     post?: never;
@@ -2196,6 +2470,8 @@ export interface paths {
      * @description BETA: refused (422) while a campaign uses it.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteEmailTemplate'];
     options?: never;
@@ -2217,6 +2493,8 @@ export interface paths {
      * @description BETA: no message is sent.
      *
      *     Token scope: `email_templates:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewEmailTemplate'];
     delete?: never;
@@ -2239,6 +2517,8 @@ export interface paths {
      * @description BETA: real side effect: one e-mail, subject prefixed [TEST], sent at once through the channel given (or the service mail); the suppression list is ignored. 202 once the SMTP server accepted it; 502 when it refused.
      *
      *     Token scope: `email_templates:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['sendTestEmail'];
     delete?: never;
@@ -2372,6 +2652,8 @@ export interface paths {
     /**
      * Revoke a pending invitation (admin): its link stops working
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['revokeInvitation'];
     options?: never;
@@ -2563,6 +2845,8 @@ export interface paths {
      * @description BETA: queues the lead again with the route as it is now; only failed deliveries (else 422).
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['redeliverLead'];
     delete?: never;
@@ -2618,6 +2902,8 @@ export interface paths {
      * @description BETA: only the name changes here; tokens change by reconnecting.
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateLeadIntegration'];
     post?: never;
@@ -2626,6 +2912,8 @@ export interface paths {
      * @description BETA: refused (422) while form routes use it; its stored tokens go with it.
      *
      *     Token scope: `lead_ads:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteLeadIntegration'];
     options?: never;
@@ -2673,6 +2961,8 @@ export interface paths {
      * @description Sends an e-mail with a single-use link valid 7 days; the person becomes a member only by accepting it (POST /invitations/{token}/accept, signed in with the invited address). The answer is the same whether or not the address has an account or is already a member. Inviting a pending address again renews its invitation (new link, role and expiry) instead of adding another.
      *
      *     Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['inviteMember'];
     delete?: never;
@@ -2696,12 +2986,16 @@ export interface paths {
     /**
      * Change a member role (admin; owner role by owners)
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateMembership'];
     post?: never;
     /**
      * Remove a member (admin, or oneself)
      * @description Token scope: `members:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteMembership'];
     options?: never;
@@ -2741,6 +3035,8 @@ export interface paths {
     /**
      * Mark one of the caller’s notifications as read
      * @description Token scope: `notifications:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['markNotificationRead'];
     delete?: never;
@@ -2815,6 +3111,8 @@ export interface paths {
      * @description A layout is page settings plus blocks (heading, text, fields, items, totals, divider, spacer) whose text holds `{{placeholders}}`; see docs/products-quotes.md.
      *
      *     Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createPdfTemplate'];
     delete?: never;
@@ -2838,12 +3136,16 @@ export interface paths {
     /**
      * Update a PDF template (admin); partial
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updatePdfTemplate'];
     post?: never;
     /**
      * Delete a PDF template (admin); without a default, quotes use the built-in layout
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deletePdfTemplate'];
     options?: never;
@@ -2863,6 +3165,8 @@ export interface paths {
     /**
      * Render the template as a PDF, with one of your quotes or with sample data
      * @description Token scope: `quotes:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewPdfTemplate'];
     delete?: never;
@@ -2887,6 +3191,8 @@ export interface paths {
     /**
      * Create a product category (admin); names are unique
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createProductCategory'];
     delete?: never;
@@ -2910,12 +3216,16 @@ export interface paths {
     /**
      * Rename a product category (admin)
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateProductCategory'];
     post?: never;
     /**
      * Delete a product category (admin); its products keep existing without a category
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteProductCategory'];
     options?: never;
@@ -2939,6 +3249,8 @@ export interface paths {
     /**
      * Create a product (admin); name, sku and price are required, sku is unique
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createProduct'];
     delete?: never;
@@ -2962,12 +3274,16 @@ export interface paths {
     /**
      * Update a product (admin); partial
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateProduct'];
     post?: never;
     /**
      * Delete a product (admin); quote and card lines keep their copied name and SKU
      * @description Token scope: `products:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteProduct'];
     options?: never;
@@ -2993,6 +3309,8 @@ export interface paths {
      * @description Each item names a product; its unitPrice defaults to the product price. A unit price that, after the line discount, is below the product minPrice is a 422 naming the item.
      *
      *     Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createQuote'];
     delete?: never;
@@ -3016,12 +3334,16 @@ export interface paths {
     /**
      * Update a quote (member); partial, `items` replaces all lines (draft quotes only)
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateQuote'];
     post?: never;
     /**
      * Delete a quote (member)
      * @description Token scope: `quotes:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteQuote'];
     options?: never;
@@ -3069,6 +3391,8 @@ export interface paths {
      * @description BETA: The query is compiled as its list would compile it (400 for an unknown field or operator); cards filters name their board. Private filters: any member; organization-wide: admins. Use it as `?savedFilter=<documentId>` on the list.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSavedFilter'];
     delete?: never;
@@ -3096,6 +3420,8 @@ export interface paths {
      * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateSavedFilter'];
     post?: never;
@@ -3104,6 +3430,8 @@ export interface paths {
      * @description BETA: A private filter by its author; an organization-wide one by admins.
      *
      *     Token scope: `saved_filters:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSavedFilter'];
     options?: never;
@@ -3127,6 +3455,8 @@ export interface paths {
     /**
      * Create a segment (member)
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSegment'];
     delete?: never;
@@ -3150,12 +3480,16 @@ export interface paths {
     /**
      * Update a segment; only the keys sent change (member)
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateSegment'];
     post?: never;
     /**
      * Delete a segment (member); 422 while other segments link to it
      * @description Token scope: `segments:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSegment'];
     options?: never;
@@ -3237,6 +3571,8 @@ export interface paths {
      * @description Body: the spec shape `{ rules: { condition, rules: [{ field, operator, value }] } }` or the stored shape `{ filters, requiredSegments?, excludedSegments? }`; optional `pagination { page, pageSize }`.
      *
      *     Token scope: `segments:read` + `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewSegment'];
     delete?: never;
@@ -3265,6 +3601,8 @@ export interface paths {
      * @description E-mail addresses are compared lower-cased, phone numbers as + and digits.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createSuppression'];
     delete?: never;
@@ -3288,6 +3626,8 @@ export interface paths {
      * @description Only with the person’s renewed consent.
      *
      *     Token scope: `campaigns:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteSuppression'];
     options?: never;
@@ -3311,6 +3651,8 @@ export interface paths {
     /**
      * Create a task
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTask'];
     delete?: never;
@@ -3334,12 +3676,16 @@ export interface paths {
     /**
      * Update a task (a changed dueDate reschedules its reminder)
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTask'];
     post?: never;
     /**
      * Delete a task
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTask'];
     options?: never;
@@ -3358,6 +3704,8 @@ export interface paths {
     /**
      * Change the status; completing a recurring task with a dueDate creates the next occurrence
      * @description Token scope: `tasks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['setTaskStatus'];
     post?: never;
@@ -3383,6 +3731,8 @@ export interface paths {
     /**
      * Create a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createTeam'];
     delete?: never;
@@ -3406,12 +3756,16 @@ export interface paths {
     /**
      * Rename or describe a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateTeam'];
     post?: never;
     /**
      * Delete a team (admin); its contacts keep no team
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteTeam'];
     options?: never;
@@ -3435,6 +3789,8 @@ export interface paths {
     /**
      * Add a member to a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['addTeamMember'];
     delete?: never;
@@ -3460,6 +3816,8 @@ export interface paths {
     /**
      * Remove a member from a team (admin)
      * @description Token scope: `teams:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['removeTeamMember'];
     options?: never;
@@ -3639,6 +3997,8 @@ export interface paths {
      * @description BETA: Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; retried with exponential backoff, in order per subscription; the subscription is disabled after repeated failures. BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['createWebhookSubscription'];
     delete?: never;
@@ -3666,6 +4026,8 @@ export interface paths {
      * @description BETA: organization admins only. `enabled: true` re-enables one disabled after repeated failures.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     put: operations['updateWebhookSubscription'];
     post?: never;
@@ -3674,6 +4036,8 @@ export interface paths {
      * @description BETA: organization admins only.
      *
      *     Token scope: `webhooks:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     delete: operations['deleteWebhookSubscription'];
     options?: never;
@@ -3808,6 +4172,36 @@ export interface components {
       source: 'calendar' | 'campaigns' | 'tasks' | 'cards';
       start: string;
       title: string;
+    };
+    AgentConfirmation: {
+      arguments: {
+        [key: string]: unknown;
+      };
+      createdAt: string;
+      decidedAt: string | null;
+      documentId: string;
+      expiresAt: string;
+      preview: unknown | null;
+      /**
+       * @description `pending` until the person decides; `used` once the tool server has made the call
+       * @enum {string}
+       */
+      status: 'pending' | 'approved' | 'declined' | 'used' | 'expired';
+      summary: string;
+      tool: string;
+      /** @description The web application page where the signed-in person approves or declines */
+      url: string;
+      usedAt: string | null;
+    };
+    AgentConfirmationRedeem: {
+      data: components['schemas']['AgentConfirmation'];
+      /**
+       * @description Why not: still waiting, declined, already used, expired, or other tool/arguments
+       * @enum {string}
+       */
+      reason?: 'pending' | 'declined' | 'used' | 'expired' | 'mismatch';
+      /** @description true: approved for exactly this call, now spent; make the call */
+      redeemed: boolean;
     };
     AllowedTransition: {
       allowed: boolean;
@@ -4463,17 +4857,21 @@ export interface components {
     };
     DistributionQueue: {
       active: boolean;
+      /** @description the board whose new unassigned cards are assigned; null for an inbox queue */
       board: {
         documentId: string;
         name: string;
-      };
+      } | null;
       createdAt: string;
       documentId: string;
-      /** @description conversations of an inbox: when the inbox area exists */
-      inbox: null;
+      /** @description the inbox whose new inbound conversations are assigned; null for a board queue */
+      inbox: {
+        id: number;
+        name: string;
+      } | null;
       members: {
         active: boolean;
-        /** @description cards this queue has assigned to them */
+        /** @description cards (conversations) this queue has assigned to them */
         assignedCount: number;
         lastAssignedAt: string | null;
         membership: {
@@ -5484,7 +5882,10 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+    DryRun: 'true' | 'false';
+  };
   requestBodies: never;
   headers: never;
   pathItems: never;
@@ -5529,6 +5930,475 @@ export interface operations {
               start: string;
             };
           };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description The exact arguments of the call */
+            arguments: {
+              [key: string]: unknown;
+            };
+            /** @description How long the person has to decide (default 900, 1..3600) */
+            expiresInSeconds?: number;
+            /** @description What the call would return (the answer of its dry run) */
+            preview?: unknown;
+            /** @description One sentence for the person: what the call will do */
+            summary: string;
+            /** @description The tool the agent wants to call, e.g. `crm.move_card` */
+            tool: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAgentConfirmation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  approveAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declineAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmation'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  redeemAgentConfirmation: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            arguments: {
+              [key: string]: unknown;
+            };
+            tool: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentConfirmationRedeem'];
         };
       };
       /** @description Bad request or validation error */
@@ -5934,7 +6804,10 @@ export interface operations {
   };
   createAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -6275,7 +7148,10 @@ export interface operations {
   };
   updateAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6501,7 +7377,10 @@ export interface operations {
   };
   deleteAutomation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6591,7 +7470,10 @@ export interface operations {
   };
   createDisable: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -6677,7 +7559,10 @@ export interface operations {
   };
   createEnable: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -7207,7 +8092,10 @@ export interface operations {
   };
   createBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -7584,7 +8472,10 @@ export interface operations {
   };
   createCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -7802,7 +8693,10 @@ export interface operations {
   };
   scheduleCardMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8181,7 +9075,10 @@ export interface operations {
   };
   createCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8288,7 +9185,10 @@ export interface operations {
   };
   updateCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8389,7 +9289,10 @@ export interface operations {
   };
   deleteCardComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8634,7 +9537,10 @@ export interface operations {
   };
   addCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8739,7 +9645,10 @@ export interface operations {
   };
   updateCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -8843,7 +9752,10 @@ export interface operations {
   };
   removeCardProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9033,7 +9945,10 @@ export interface operations {
   };
   updateCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9154,7 +10069,10 @@ export interface operations {
   };
   deleteCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9246,7 +10164,10 @@ export interface operations {
   };
   moveCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -9626,7 +10547,10 @@ export interface operations {
   };
   setBoardChatChannels: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         boardId: string;
@@ -9840,7 +10764,10 @@ export interface operations {
   };
   createFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10067,7 +10994,10 @@ export interface operations {
   };
   updateFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10208,7 +11138,10 @@ export interface operations {
   };
   deleteFieldCondition: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10411,7 +11344,10 @@ export interface operations {
   };
   createField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10635,7 +11571,10 @@ export interface operations {
   };
   updateField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -10773,7 +11712,10 @@ export interface operations {
   };
   deleteField: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11062,7 +12004,10 @@ export interface operations {
   };
   createPhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11262,7 +12207,10 @@ export interface operations {
   };
   updatePhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11376,7 +12324,10 @@ export interface operations {
   };
   deletePhase: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -11942,7 +12893,10 @@ export interface operations {
   };
   createTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12126,7 +13080,10 @@ export interface operations {
   };
   updateTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12224,7 +13181,10 @@ export interface operations {
   };
   deleteTag: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description board documentId */
@@ -12402,7 +13362,10 @@ export interface operations {
   };
   updateBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12531,7 +13494,10 @@ export interface operations {
   };
   deleteBoard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12820,7 +13786,10 @@ export interface operations {
   };
   deleteCalendarConnection: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -12996,7 +13965,10 @@ export interface operations {
   };
   cancelCalendarMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13082,7 +14054,10 @@ export interface operations {
   };
   updateCalendarMeeting: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13336,7 +14311,10 @@ export interface operations {
   };
   createCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -13543,7 +14521,10 @@ export interface operations {
   };
   updateCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13662,7 +14643,10 @@ export interface operations {
   };
   deleteCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13752,7 +14736,10 @@ export interface operations {
   };
   cancelCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -13838,7 +14825,10 @@ export interface operations {
   };
   pauseCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14084,7 +15074,10 @@ export interface operations {
   };
   resumeCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14266,7 +15259,10 @@ export interface operations {
   };
   triggerCampaign: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -14492,7 +15488,10 @@ export interface operations {
   };
   createChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -14736,7 +15735,10 @@ export interface operations {
   };
   createWhatsappTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -14863,7 +15865,10 @@ export interface operations {
   };
   deleteWhatsappTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -14955,7 +15960,10 @@ export interface operations {
   };
   uploadWhatsappTemplateMediaHandle: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -15061,7 +16069,10 @@ export interface operations {
   };
   syncWhatsappTemplates: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId of the channel */
@@ -15240,7 +16251,10 @@ export interface operations {
   };
   updateChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -15351,7 +16365,10 @@ export interface operations {
   };
   deleteChatChannel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -15776,7 +16793,10 @@ export interface operations {
   };
   createContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -15910,7 +16930,10 @@ export interface operations {
   };
   syncContactToChat: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16286,7 +17309,10 @@ export interface operations {
   };
   updateContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16415,7 +17441,10 @@ export interface operations {
   };
   deleteContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16648,7 +17677,10 @@ export interface operations {
   };
   logContactCall: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16753,7 +17785,10 @@ export interface operations {
   };
   addContactNote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -16850,7 +17885,10 @@ export interface operations {
   };
   bulkDeleteContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -16948,7 +17986,10 @@ export interface operations {
   };
   bulkUpdateContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17063,8 +18104,8 @@ export interface operations {
     parameters: {
       query?: {
         delimiter?: ',' | ';' | 'tab' | 'auto';
-        /** @description validate and report without writing */
-        dryRun?: 'true' | 'false';
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
         /** @description CSV header to contact field: `mapping[Nome]=name`, `mapping[Segmento]=customFields.segmento`, `ignore` skips */
         mapping?: {
           [key: string]: string;
@@ -17152,7 +18193,10 @@ export interface operations {
   };
   mergeContacts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17357,7 +18401,10 @@ export interface operations {
   };
   startConversation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -17578,7 +18625,10 @@ export interface operations {
   };
   updateConversationStatus: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17677,7 +18727,10 @@ export interface operations {
   };
   sendConversationAttachment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17874,7 +18927,10 @@ export interface operations {
   };
   createCardFromConversation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -17978,7 +19034,10 @@ export interface operations {
   };
   linkConversationToCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18080,7 +19139,10 @@ export interface operations {
   };
   switchConversationCard: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18280,7 +19342,10 @@ export interface operations {
   };
   sendConversationMessage: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18489,7 +19554,10 @@ export interface operations {
   };
   markConversationSeen: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -18575,7 +19643,10 @@ export interface operations {
   };
   markConversationUnread: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description numeric id of the conversation (not a documentId) */
@@ -19070,7 +20141,10 @@ export interface operations {
   };
   createConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -19273,7 +20347,10 @@ export interface operations {
   };
   updateConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -19389,7 +20466,10 @@ export interface operations {
   };
   deleteConversionPixel: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -19821,38 +20901,24 @@ export interface operations {
   };
   createDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "data": {
-         *         "name": "SDRs",
-         *         "board": "q8sf3qb2ch3wqzje8lu0xuxu",
-         *         "strategy": "weighted",
-         *         "members": [
-         *           {
-         *             "membership": "k3m0v9x2c8b7n6z5a4s3d2f1",
-         *             "weight": 2
-         *           },
-         *           {
-         *             "membership": "p0o9i8u7y6t5r4e3w2q1a2s3",
-         *             "weight": 1
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
         'application/json': {
           data: {
             /** @description default true */
             active?: boolean;
-            /** @description board documentId: its new unassigned cards are assigned (one queue per board) */
-            board: string;
+            /** @description board documentId: its new unassigned cards are assigned (one queue per board); or give inbox */
+            board?: string;
+            /** @description numeric inbox id: its new inbound conversations are assigned (one queue per inbox); or give board */
+            inbox?: number;
             members: {
               /** @description inactive members keep their place but get no cards (default true) */
               active?: boolean;
@@ -19863,7 +20929,7 @@ export interface operations {
             }[];
             name: string;
             /**
-             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board (open conversations of the inbox)
              * @enum {string}
              */
             strategy: 'round_robin' | 'weighted' | 'least_open';
@@ -20034,7 +21100,10 @@ export interface operations {
   };
   updateDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20053,7 +21122,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description the board is fixed; members, when sent, replace the list (running turns are kept for those who stay) */
+          /** @description the board or inbox is fixed; members, when sent, replace the list (running turns are kept for those who stay) */
           data: {
             /** @description default true */
             active?: boolean;
@@ -20067,7 +21136,7 @@ export interface operations {
             }[];
             name?: string;
             /**
-             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board
+             * @description round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board (open conversations of the inbox)
              * @enum {string}
              */
             strategy?: 'round_robin' | 'weighted' | 'least_open';
@@ -20152,7 +21221,10 @@ export interface operations {
   };
   deleteDistributionQueue: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20382,7 +21454,10 @@ export interface operations {
   };
   createEmailAsset: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -20486,7 +21561,10 @@ export interface operations {
   };
   deleteEmailAsset: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -20826,7 +21904,10 @@ export interface operations {
   };
   createEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -21018,7 +22099,10 @@ export interface operations {
   };
   updateEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21125,7 +22209,10 @@ export interface operations {
   };
   deleteEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21215,7 +22302,10 @@ export interface operations {
   };
   previewEmailTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -21316,7 +22406,10 @@ export interface operations {
   };
   sendTestEmail: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -22015,7 +23108,10 @@ export interface operations {
   };
   revokeInvitation: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -23261,7 +24357,10 @@ export interface operations {
   };
   redeliverLead: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description delivery documentId */
@@ -23756,7 +24855,10 @@ export interface operations {
   };
   updateLeadIntegration: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -23878,7 +24980,10 @@ export interface operations {
   };
   deleteLeadIntegration: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24210,7 +25315,10 @@ export interface operations {
   };
   inviteMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -24394,7 +25502,10 @@ export interface operations {
   };
   updateMembership: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24489,7 +25600,10 @@ export interface operations {
   };
   deleteMembership: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -24687,7 +25801,10 @@ export interface operations {
   };
   markNotificationRead: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25345,7 +26462,10 @@ export interface operations {
   };
   createPdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -25535,7 +26655,10 @@ export interface operations {
   };
   updatePdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25642,7 +26765,10 @@ export interface operations {
   };
   deletePdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25732,7 +26858,10 @@ export interface operations {
   };
   previewPdfTemplate: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -25966,7 +27095,10 @@ export interface operations {
   };
   createProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -26143,7 +27275,10 @@ export interface operations {
   };
   updateProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26237,7 +27372,10 @@ export interface operations {
   };
   deleteProductCategory: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26467,7 +27605,10 @@ export interface operations {
   };
   createProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -26671,7 +27812,10 @@ export interface operations {
   };
   updateProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -26785,7 +27929,10 @@ export interface operations {
   };
   deleteProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27015,7 +28162,10 @@ export interface operations {
   };
   createQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -27239,7 +28389,10 @@ export interface operations {
   };
   updateQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27364,7 +28517,10 @@ export interface operations {
   };
   deleteQuote: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -27682,7 +28838,10 @@ export interface operations {
   };
   createSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -27917,7 +29076,10 @@ export interface operations {
   };
   updateSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28054,7 +29216,10 @@ export interface operations {
   };
   deleteSavedFilter: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28284,7 +29449,10 @@ export interface operations {
   };
   createSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -28490,7 +29658,10 @@ export interface operations {
   };
   updateSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -28598,7 +29769,10 @@ export interface operations {
   };
   deleteSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29000,7 +30174,10 @@ export interface operations {
   };
   previewSegment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29279,7 +30456,10 @@ export interface operations {
   };
   createSuppression: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29384,7 +30564,10 @@ export interface operations {
   };
   deleteSuppression: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29616,7 +30799,10 @@ export interface operations {
   };
   createTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -29834,7 +31020,10 @@ export interface operations {
   };
   updateTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -29956,7 +31145,10 @@ export interface operations {
   };
   deleteTask: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30046,7 +31238,10 @@ export interface operations {
   };
   setTaskStatus: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30288,7 +31483,10 @@ export interface operations {
   };
   createTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -30466,7 +31664,10 @@ export interface operations {
   };
   updateTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30561,7 +31762,10 @@ export interface operations {
   };
   deleteTeam: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30794,7 +31998,10 @@ export interface operations {
   };
   addTeamMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -30977,7 +32184,10 @@ export interface operations {
   };
   removeTeamMember: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description team documentId */
@@ -31991,7 +33201,10 @@ export interface operations {
   };
   createWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -32203,7 +33416,10 @@ export interface operations {
   };
   updateWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */
@@ -32328,7 +33544,10 @@ export interface operations {
   };
   deleteWebhookSubscription: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
       header?: never;
       path: {
         /** @description documentId */

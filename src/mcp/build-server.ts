@@ -35,9 +35,9 @@ export const TOOL_GROUPS = {
 export type ToolGroup = keyof typeof TOOL_GROUPS;
 export const TOOL_GROUP_NAMES = Object.keys(TOOL_GROUPS) as ToolGroup[];
 
-const instructions = `Tools over a multi-tenant CRM (contacts, boards and cards, segments, tasks, products, agenda and meetings, message and e-mail templates, chat channels, the WhatsApp inbox).
+const instructionsWithConfirmation = `Tools over a multi-tenant CRM (contacts, boards and cards, segments, tasks, products, agenda and meetings, message and e-mail templates, chat channels, the WhatsApp inbox).
 Identifiers: contacts, boards, cards, phases, segments, tasks, products, templates, meetings and channels are documentIds (24 lowercase letters and digits), never numeric ids. Inbox ids, conversation ids and message ids are numbers; the two kinds are not interchangeable. Find them with the list/search tools first.
-Reads run at once. Every write needs a person's confirmation: either the client asks them, or the first call returns status confirmation_required with a preview and a one-time confirmationToken to pass on a second, identical call after the person agrees (status completed: done, see result; declined/cancelled: the person refused, do not retry unless they ask).
+Reads run at once. Every write is first checked by the service (a dry run: a call that would fail comes back as that error, and nobody is asked), then needs a person's approval: either the client asks them, or the client opens the CRM's approval page, or the call returns status confirmation_required with a confirmationUrl for the person to open and approve (signed in to the CRM) and a confirmationToken to pass on a second, identical call after they did (until then that call answers confirmation_required again). You cannot approve a change yourself. Status completed: done, see result; declined/cancelled: the person refused, do not retry unless they ask.
 Errors come back as tool errors with { error: { status, name, message, details } } (for 400s, details.errors names the fields to fix).`;
 
 export interface BuildServerOptions {
@@ -47,6 +47,16 @@ export interface BuildServerOptions {
   groups?: readonly ToolGroup[];
   /** How long an elicitation waits for the person (ms). */
   elicitationTimeoutMs?: number;
+}
+
+const waived = `Writes run at once: the operator waived the person's confirmation for this deployment (MCP_CRM_CONFIRMATION=none); each write is still checked by the service first.`;
+
+function instructions(confirmation: ToolEnv['confirmation']) {
+  if (confirmation === 'person') return instructionsWithConfirmation;
+  return instructionsWithConfirmation.replace(
+    /Reads run at once\. Every write .*?ask\.\n/s,
+    `Reads run at once. ${waived}\n`,
+  );
 }
 
 /** The tools of the chosen groups (all by default), in the order they are listed. */
@@ -178,7 +188,7 @@ function inputError(tool: Tool, servedName: string, error: z.ZodError) {
 export function buildServer(env: ToolEnv, options: BuildServerOptions): Server {
   const { byName, result } = listing(options);
   const server = new Server(SERVER_INFO, {
-    instructions: servedNames(instructions, options.separator),
+    instructions: servedNames(instructions(env.confirmation), options.separator),
     capabilities: { tools: {} },
   });
   server.setRequestHandler(ListToolsRequestSchema, () => result);
@@ -197,8 +207,9 @@ export function buildServer(env: ToolEnv, options: BuildServerOptions): Server {
       extra,
       // Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients).
       canAskPerson: !!elicitation && (!!elicitation.form || !elicitation.url),
+      canOpenUrl: !!elicitation?.url,
       servedName: name,
-      elicitationTimeoutMs: options.elicitationTimeoutMs ?? env.tokens.ttlMs,
+      elicitationTimeoutMs: options.elicitationTimeoutMs ?? env.confirmationTtlSeconds * 1000,
     });
   });
   return server;

@@ -1,79 +1,227 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { type CallToolResult, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, unwrap } from './api-client.js';
+import type { ToolCall } from './tool-kit.js';
 
-/** Why a confirmationToken was refused; the model is told to ask for a new one. */
-export type TokenProblem = 'malformed' | 'mismatch' | 'expired' | 'restarted' | 'used';
+/**
+ * Human confirmation of a write (issue 20, docs/mcp.md). The model never holds anything that approves a call:
+ * - form elicitation (the client asks the person) where the client supports it;
+ * - otherwise a confirmation request kept by the CRM service, which the person approves or declines in the web
+ *   application, signed in (an API token cannot decide); with URL elicitation the client opens that page and
+ *   the call waits for the decision, else the link goes back with a `confirmationToken` (the request's id) for
+ *   a second, identical call, which completes only once the person approved. The service binds the request to
+ *   the token's user and organization and spends an approval once, for exactly those arguments; requests live
+ *   in its database, so they survive a restart of this server.
+ */
+
+export type TokenProblem = 'unknown' | 'mismatch' | 'expired' | 'used';
 
 const problemText: Record<TokenProblem, string> = {
-  malformed: 'is not a token issued by this server',
-  mismatch: 'was issued for another tool or other arguments (arguments must be exactly those of the preview)',
-  expired: 'has expired',
-  restarted: 'has expired: the tool server restarted after issuing it, and tokens live in its memory',
-  used: 'was already used (each token confirms one call)',
+  unknown: 'is not a confirmation request of yours in this organization',
+  mismatch:
+    'was asked for another tool or other arguments (arguments must be exactly those of the first call)',
+  expired: 'has expired before it was used',
+  used: 'was already used (each approval confirms one call)',
 };
 
 export function describeTokenProblem(problem: TokenProblem): string {
-  return `The confirmationToken ${problemText[problem]}. Call the tool again without confirmationToken to get a new preview and token, show it to the person, and repeat the call with the new token only after they agree.`;
+  return `The confirmationToken ${problemText[problem]}. Call the tool again without confirmationToken to get a new confirmation link, give it to the person, and repeat the call with the new token after they approve.`;
 }
 
-/** JSON with sorted keys: the same arguments always give the same bytes, whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+/** Strings longer than this are shown (and bound) by their length and digest: a 50 MB attachment stays out. */
+const LONG = 2000;
+
+/** The arguments as the person sees them and the approval binds them: long strings by size and sha256. */
+export function boundArguments(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > LONG)
+    return `${value.slice(0, 80)}… (${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex')})`;
+  if (Array.isArray(value)) return value.map(boundArguments);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, boundArguments(v)]));
+  return value;
 }
+
+type Confirmation = { documentId: string; status: string; url: string; expiresAt: string };
+
+export interface Ask {
+  summary: string;
+  args: Record<string, unknown>;
+  /** What the dry run answered, for the page. */
+  preview: unknown;
+  token: string | undefined;
+}
+
+export type Refusal = CallToolResult;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One-time confirmation tokens for clients without elicitation. A token is `nonce.expiry.signature` where the
- * signature is an HMAC over nonce, expiry, tool name and the canonical arguments, under a key that lives only in
- * this process. A token is accepted once, before its expiry, for exactly the tool and arguments it was issued for.
+ * Asks the person; undefined when the call may go ahead, else the tool result to return instead (a refusal,
+ * a link to approve, or an error about the token).
  */
-export class ConfirmationTokens {
-  private readonly key = randomBytes(32);
-  private readonly startedAt: number;
-  /** nonce → expiry (ms) of tokens already spent; pruned as they expire. */
-  private readonly spent = new Map<string, number>();
+export async function confirmCall(
+  ctx: ToolCall,
+  ask: Ask,
+  result: (s: Record<string, unknown>) => CallToolResult,
+) {
+  const { env } = ctx;
+  if (env.confirmation === 'none') return undefined;
+  const bound = boundArguments(ask.args) as Record<string, unknown>;
+  const tool = ctx.servedName;
+  if (ask.token !== undefined) return redeem(ctx, ask.token, bound, ask.summary, result);
+  if (ctx.canAskPerson) return askInClient(ctx, ask.summary, bound, result);
 
-  constructor(
-    readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.startedAt = now();
-  }
+  const created = await unwrap(
+    env.api.POST('/api/agent-confirmations', {
+      body: {
+        data: {
+          tool,
+          summary: ask.summary,
+          arguments: bound,
+          preview: ask.preview,
+          expiresInSeconds: env.confirmationTtlSeconds,
+        },
+      },
+    }),
+    env.apiUrl,
+  );
+  const link = linkOf(ctx, created);
+  if (ctx.canOpenUrl) return askByUrl(ctx, created, link, ask.summary, bound, result);
+  return result({
+    status: 'confirmation_required',
+    message: `Nothing was changed yet. Give the person this link to approve the change (${ask.summary}) in the CRM, signed in: ${link} . After they approve it there, call ${tool} again with exactly the same arguments and confirmationToken; until then that call answers confirmation_required again.`,
+    confirmationToken: created.documentId,
+    confirmationUrl: link,
+    expiresAt: created.expiresAt,
+    preview: { tool, summary: ask.summary, arguments: bound },
+  });
+}
 
-  issue(tool: string, args: unknown): { token: string; expiresAt: string } {
-    const nonce = randomBytes(16).toString('base64url');
-    const expiry = this.now() + this.ttlMs;
-    const token = `${nonce}.${expiry}.${this.sign(nonce, expiry, tool, args)}`;
-    return { token, expiresAt: new Date(expiry).toISOString() };
-  }
+/** The web application's page, on the public origin of the app (MCP_CRM_APP_URL). */
+function linkOf(ctx: ToolCall, c: Confirmation) {
+  return `${ctx.env.appUrl}${c.url.replace(/^\/app/, '')}`;
+}
 
-  /** Consumes the token: returns the problem, or undefined when it confirms this call. */
-  redeem(token: string, tool: string, args: unknown): TokenProblem | undefined {
-    const parts = token.split('.');
-    if (parts.length !== 3 || !/^\d+$/.test(parts[1])) return 'malformed';
-    const [nonce, expiryText, signature] = parts;
-    const expiry = Number(expiryText);
-    const expected = Buffer.from(this.sign(nonce, expiry, tool, args));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      // Issued before this process started: its key is gone, so say it expired rather than "mismatch".
-      return expiry - this.ttlMs < this.startedAt && /^[\w-]{22}$/.test(nonce) ? 'restarted' : 'mismatch';
-    const now = this.now();
-    if (expiry <= now) return 'expired';
-    for (const [n, exp] of this.spent) if (exp <= now) this.spent.delete(n);
-    if (this.spent.has(nonce)) return 'used';
-    this.spent.set(nonce, expiry);
-    return undefined;
-  }
+function refused(
+  action: 'decline' | 'cancel',
+  summary: string,
+  result: (s: Record<string, unknown>) => CallToolResult,
+) {
+  const status = action === 'decline' ? 'declined' : 'cancelled';
+  return result({
+    status,
+    message: `The person ${status} the change (${summary}); nothing was changed. Do not retry unless they ask.`,
+  });
+}
 
-  private sign(nonce: string, expiry: number, tool: string, args: unknown): string {
-    return createHmac('sha256', this.key)
-      .update(`${nonce}\n${expiry}\n${tool}\n${canonicalJson(args)}`)
-      .digest('base64url');
+/** Form elicitation: the client shows the change to the person, who accepts, declines or cancels. */
+async function askInClient(
+  ctx: ToolCall,
+  summary: string,
+  args: Record<string, unknown>,
+  result: (s: Record<string, unknown>) => CallToolResult,
+) {
+  const answer = await ctx.extra.sendRequest(
+    {
+      method: 'elicitation/create',
+      params: {
+        mode: 'form',
+        message: `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`,
+        requestedSchema: { type: 'object', properties: {} },
+      },
+    },
+    ElicitResultSchema,
+    // A person may take minutes to answer; the SDK's default request timeout is 60 s.
+    { timeout: ctx.elicitationTimeoutMs },
+  );
+  return answer.action === 'accept' ? undefined : refused(answer.action, summary, result);
+}
+
+/** URL elicitation: the client opens the approval page; the call waits for the person's decision there. */
+async function askByUrl(
+  ctx: ToolCall,
+  created: Confirmation,
+  link: string,
+  summary: string,
+  args: Record<string, unknown>,
+  result: (s: Record<string, unknown>) => CallToolResult,
+) {
+  const answer = await ctx.extra.sendRequest(
+    {
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        elicitationId: created.documentId,
+        url: link,
+        message: `The assistant wants to ${summary}. Open the CRM to approve or decline this change.`,
+      },
+    },
+    ElicitResultSchema,
+    { timeout: ctx.elicitationTimeoutMs },
+  );
+  if (answer.action !== 'accept') return refused(answer.action, summary, result);
+  const { env } = ctx;
+  const deadline = Date.now() + ctx.elicitationTimeoutMs;
+  let status = created.status;
+  while (status === 'pending' && Date.now() < deadline && !ctx.extra.signal.aborted) {
+    await sleep(1000);
+    const now = await unwrap(
+      env.api.GET('/api/agent-confirmations/{id}', { params: { path: { id: created.documentId } } }),
+      env.apiUrl,
+    );
+    status = now.status;
   }
+  await ctx.extra
+    .sendNotification({
+      method: 'notifications/elicitation/complete',
+      params: { elicitationId: created.documentId },
+    })
+    .catch(() => undefined);
+  return redeem(ctx, created.documentId, args, summary, result);
+}
+
+/** Spends the approval for exactly this call, or says why the call cannot go ahead. */
+async function redeem(
+  ctx: ToolCall,
+  token: string,
+  args: Record<string, unknown>,
+  summary: string,
+  result: (s: Record<string, unknown>) => CallToolResult,
+): Promise<CallToolResult | undefined> {
+  const { env } = ctx;
+  const tool = ctx.servedName;
+  const call = env.api.POST('/api/agent-confirmations/{id}/redeem', {
+    params: { path: { id: token } },
+    body: { data: { tool, arguments: args } },
+  });
+  let answer: Awaited<ReturnType<typeof unwrap<NonNullable<Awaited<typeof call>['data']>>>>;
+  try {
+    answer = await unwrap(call, env.apiUrl);
+  } catch (err) {
+    // An id that is not one of this person's requests here (another user's, another organization's, garbage).
+    if (err instanceof ApiError && (err.status === 404 || err.status === 400)) throw tokenError('unknown');
+    throw err;
+  }
+  if (answer.redeemed) return undefined;
+  switch (answer.reason) {
+    case 'pending': {
+      const link = linkOf(ctx, answer.data);
+      return result({
+        status: 'confirmation_required',
+        message: `Nothing was changed: the person has not approved this change (${summary}) yet. Ask them to open ${link} and approve it, signed in to the CRM; then call ${tool} again with the same arguments and confirmationToken.`,
+        confirmationToken: token,
+        confirmationUrl: link,
+        expiresAt: answer.data.expiresAt,
+        preview: { tool, summary, arguments: args },
+      });
+    }
+    case 'declined':
+      return refused('decline', summary, result);
+    default:
+      throw tokenError((answer.reason ?? 'unknown') as TokenProblem);
+  }
+}
+
+function tokenError(problem: TokenProblem) {
+  return new ApiError(403, 'ConfirmationError', describeTokenProblem(problem), { problem });
 }

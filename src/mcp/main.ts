@@ -10,7 +10,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { ApiError, createApiClient, unwrap } from './api-client.js';
 import { type BuildServerOptions, buildServer, TOOL_GROUP_NAMES } from './build-server.js';
-import { ConfirmationTokens } from './confirmation.js';
 import type { ToolEnv } from './tool-kit.js';
 
 const tenantSlug = z
@@ -73,6 +72,12 @@ const envSchema = z.object({
     .min(1, 'must be 1..3600')
     .max(3600, 'must be 1..3600')
     .default(300),
+  MCP_CRM_CONFIRMATION: z
+    .enum(['person', 'none'], {
+      error:
+        "must be 'person' (a person approves every write) or 'none' (waived: a trusted headless deployment)",
+    })
+    .default('person'),
 });
 
 export type McpConfig = z.infer<typeof envSchema>;
@@ -102,21 +107,19 @@ export interface Credentials {
   token: string;
 }
 
-function toolEnv(config: McpConfig, creds: Credentials, tokens: ConfirmationTokens): ToolEnv {
+function toolEnv(config: McpConfig, creds: Credentials): ToolEnv {
   const apiUrl = config.MCP_CRM_API_URL;
+  const client = { baseUrl: apiUrl, tenant: creds.tenant, token: creds.token };
   return {
-    api: createApiClient({ baseUrl: apiUrl, tenant: creds.tenant, token: creds.token }),
+    api: createApiClient(client),
+    dryApi: createApiClient({ ...client, dryRun: true }),
     apiUrl,
     appUrl: (config.MCP_CRM_APP_URL ?? `${apiUrl.replace(/\/+$/, '').replace(/\/api$/, '')}/app`).replace(
       /\/+$/,
       '',
     ),
-    tokens,
-    // Confirmation tokens are bound to the person and organization they were issued for.
-    principal: createHash('sha256')
-      .update(`${creds.tenant}\n${creds.token}`)
-      .digest('base64url')
-      .slice(0, 22),
+    confirmation: config.MCP_CRM_CONFIRMATION,
+    confirmationTtlSeconds: config.MCP_CRM_CONFIRMATION_TTL_SECONDS,
   };
 }
 
@@ -206,7 +209,6 @@ const credentialKey = (c: Credentials) =>
  * would; without them the server's own (MCP_CRM_USER_TOKEN, MCP_CRM_TENANT_ID) apply when configured.
  */
 export async function startHttp(config: McpConfig, options: BuildServerOptions) {
-  const tokens = new ConfirmationTokens(config.MCP_CRM_CONFIRMATION_TTL_SECONDS * 1000);
   const sessions = new Map<string, Session>();
   const sweep = setInterval(() => {
     const cutoff = Date.now() - SESSION_IDLE_MS;
@@ -305,7 +307,7 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await buildServer(toolEnv(config, creds, tokens), options).connect(transport);
+    await buildServer(toolEnv(config, creds), options).connect(transport);
     await transport.handleRequest(req, res);
   };
 
@@ -386,8 +388,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   };
   const own = envCredentials(config);
   if (config.MCP_CRM_HTTP_PORT === undefined && own) {
-    const tokens = new ConfirmationTokens(config.MCP_CRM_CONFIRMATION_TTL_SECONDS * 1000);
-    const server = buildServer(toolEnv(config, own, tokens), options);
+    const server = buildServer(toolEnv(config, own), options);
     server.onclose = () => process.exit(0);
     await server.connect(new StdioServerTransport());
     return;

@@ -1,24 +1,26 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  ElicitResultSchema,
-  type ServerNotification,
-  type ServerRequest,
-  type ToolAnnotations,
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type ApiClient, ApiError } from './api-client.js';
-import { type ConfirmationTokens, describeTokenProblem } from './confirmation.js';
+import { type ApiClient, ApiError, unwrap } from './api-client.js';
+import { confirmCall } from './confirmation.js';
 
-/** What every tool handler gets: the typed API client and the confirmation-token issuer. */
+/** What every tool handler gets: the typed API clients and how writes are confirmed. */
 export interface ToolEnv {
   api: ApiClient;
+  /** The same client asking for dry runs: a write answers what it would do (or its 4xx) and does nothing. */
+  dryApi: ApiClient;
   apiUrl: string;
-  /** Base URL of the web application (…/app), for record links. */
+  /** Base URL of the web application (…/app), for record links and confirmation pages. */
   appUrl: string;
-  tokens: ConfirmationTokens;
-  /** Who the credentials belong to (a hash): a confirmation token confirms only that principal's calls. */
-  principal: string;
+  /** `person`: every write waits for a person's approval; `none`: waived by the operator (MCP_CRM_CONFIRMATION). */
+  confirmation: 'person' | 'none';
+  /** How long a person has to decide (seconds). */
+  confirmationTtlSeconds: number;
 }
 
 type Shape = z.ZodRawShape;
@@ -62,6 +64,8 @@ export interface ToolCall {
   extra: Extra;
   /** The client declared form elicitation: the person can be asked in the client. */
   canAskPerson: boolean;
+  /** The client declared URL elicitation: it can open the approval page for the person. */
+  canOpenUrl: boolean;
   /** The name this server serves the tool under (the separator applied), for messages. */
   servedName: string;
   /** How long to wait for a person's answer to an elicitation. */
@@ -129,7 +133,7 @@ const confirmationTokenField = z
   .string()
   .optional()
   .describe(
-    'Omit on a first call. After a confirmation_required answer that the person approved: its confirmationToken.',
+    'Omit at first. After confirmation_required, once the person approved at confirmationUrl: its token.',
   );
 
 function writeOutput(result: z.ZodObject) {
@@ -138,6 +142,7 @@ function writeOutput(result: z.ZodObject) {
     message: z.string(),
     result: result.optional(),
     confirmationToken: z.string().optional(),
+    confirmationUrl: z.string().optional(),
     expiresAt: z.string().optional(),
     preview: z.looseObject({}).optional(),
   });
@@ -222,10 +227,15 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
       guarded(async () => {
         const { confirmationToken, ...rest } = input as Args<I> & { confirmationToken?: string };
         const args = rest as Args<I>;
-        const summary = def.summary(args);
-        const refusal = ctx.canAskPerson
-          ? await askPerson(ctx, summary, args)
-          : checkToken(ctx, confirmationToken, summary, args);
+        // Validate before asking: the service answers the call's dry run (what it would do, or its 4xx), so a
+        // person is only asked about calls that would succeed, and sees the records by name.
+        const wouldBe = await def.run(args, { ...ctx.env, api: ctx.env.dryApi });
+        const summary = `${def.summary(args)}${await namesOf(ctx.env, args, wouldBe)}`;
+        const refusal = await confirmCall(
+          ctx,
+          { summary, args, preview: wouldBe, token: confirmationToken },
+          textResult,
+        );
         if (refusal) return refusal;
         const result = def.output.parse(withLinks(def, args, await def.run(args, ctx.env), ctx.env.appUrl));
         return textResult({ status: 'completed', message: `Done: ${summary}.`, result });
@@ -233,51 +243,29 @@ export function writeTool<I extends Shape, O extends z.ZodObject>(def: WriteTool
   };
 }
 
-/** Elicitation: the client shows the change to the person, who accepts, declines or cancels. */
-async function askPerson(
-  ctx: ToolCall,
-  summary: string,
-  args: Record<string, unknown>,
-): Promise<CallToolResult | undefined> {
-  const answer = await ctx.extra.sendRequest(
-    {
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`,
-        requestedSchema: { type: 'object', properties: {} },
-      },
-    },
-    ElicitResultSchema,
-    // A person may take minutes to answer; the SDK's default request timeout is 60 s.
-    { timeout: ctx.elicitationTimeoutMs },
-  );
-  if (answer.action === 'accept') return undefined;
-  const status = answer.action === 'decline' ? 'declined' : 'cancelled';
-  return textResult({
-    status,
-    message: `The person ${status} the change (${summary}); nothing was changed. Do not retry unless they ask.`,
-  });
-}
+const quoted = (v: unknown) => (typeof v === 'string' && v ? `"${v}"` : undefined);
 
-function checkToken(
-  ctx: ToolCall,
-  token: string | undefined,
-  summary: string,
-  args: Record<string, unknown>,
-): CallToolResult | undefined {
-  const tool = ctx.servedName;
-  if (token === undefined) {
-    const issued = ctx.env.tokens.issue(`${ctx.env.principal}|${tool}`, args);
-    return textResult({
-      status: 'confirmation_required',
-      message: `Nothing was changed yet. Show the person this preview (${summary}); if they approve, call ${tool} again with exactly the same arguments and confirmationToken.`,
-      confirmationToken: issued.token,
-      expiresAt: issued.expiresAt,
-      preview: { tool, summary, arguments: args },
-    });
+/**
+ * The records a write touches, by name, from its dry run (title or name, phase, contact) and the board it is on:
+ * ` — card "Proposta ACME" · phase "Negociação" · contact "Ana Souza" · board "Funil de vendas"`.
+ */
+async function namesOf(env: ToolEnv, args: Record<string, unknown>, wouldBe: unknown): Promise<string> {
+  const body = wouldBe && typeof wouldBe === 'object' ? (wouldBe as Record<string, unknown>) : {};
+  const record = (
+    body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? body.data : body
+  ) as Record<string, any>;
+  const parts = [
+    quoted(record.title ?? record.name ?? record.subject),
+    record.currentPhase?.name && `phase "${record.currentPhase.name}"`,
+    record.contact?.name && `contact "${record.contact.name}"`,
+  ];
+  if (typeof args.boardId === 'string') {
+    const board = await unwrap(
+      env.api.GET('/api/boards/{id}', { params: { path: { id: args.boardId } } }),
+      env.apiUrl,
+    ).catch(() => undefined);
+    if (board?.name) parts.push(`board "${board.name}"`);
   }
-  const problem = ctx.env.tokens.redeem(token, `${ctx.env.principal}|${tool}`, args);
-  if (!problem) return undefined;
-  return errorResult(new ApiError(403, 'ConfirmationError', describeTokenProblem(problem), { problem }));
+  const named = parts.filter(Boolean);
+  return named.length ? ` — ${named.join(' · ')}` : '';
 }

@@ -58,6 +58,26 @@ async function http(url: string, method: string, headers: Record<string, string>
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/** The people who approve agents' changes, by organization: the org's owner signed in (a session JWT). */
+const approvers = new Map<string, { url: string; jwt: string }>();
+
+/**
+ * The person's step: approves (or declines) a confirmation request in the service as the signed-in owner, as the
+ * web application's page does. `confirmationUrl` names the request and its organization.
+ */
+export async function decide(confirmationUrl: string, action: 'approve' | 'decline' = 'approve') {
+  const m = /\/confirm\/([^?]+)\?org=([^&]+)/.exec(confirmationUrl);
+  if (!m) throw new Error(`not a confirmation link: ${confirmationUrl}`);
+  const approver = approvers.get(decodeURIComponent(m[2]));
+  if (!approver) throw new Error(`no approver for ${m[2]}`);
+  const res = await http(`${approver.url}/api/agent-confirmations/${m[1]}/${action}`, 'POST', {
+    authorization: `Bearer ${approver.jwt}`,
+    'x-tenant-id': decodeURIComponent(m[2]),
+  });
+  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** A fresh user, organization and long-lived API token on the running service. */
 export async function newOrg(service: Service): Promise<Org> {
   const username = unique('u');
@@ -79,6 +99,7 @@ export async function newOrg(service: Service): Promise<Org> {
   const tok = await http(`${service.url}/api/users/generate-token`, 'POST', auth, { expiration: '30d' });
   if (tok.status !== 201) throw new Error(`token: ${JSON.stringify(tok.body)}`);
   const token = tok.body.token as string;
+  approvers.set(slug, { url: service.url, jwt });
   return {
     slug,
     token,
@@ -223,7 +244,10 @@ export async function read(
   return res.structuredContent!;
 }
 
-/** Calls a write tool through the token path (preview, then the confirmed call) and returns the result. */
+/**
+ * Calls a write tool through the link path (confirmation_required with a link, the person approves in the
+ * service, then the same call with the token) and returns the result.
+ */
 export async function write(
   client: Client,
   name: string,
@@ -232,6 +256,7 @@ export async function write(
   const preview = await call(client, name, args);
   expect(preview.isError, `${name}: ${JSON.stringify(preview.content)}`).toBeFalsy();
   expect(preview.structuredContent?.status).toBe('confirmation_required');
+  await decide(preview.structuredContent!.confirmationUrl);
   const done = await call(client, name, {
     ...args,
     confirmationToken: preview.structuredContent!.confirmationToken,
@@ -257,8 +282,11 @@ export async function fails(
   errorName?: string,
 ): Promise<Structured> {
   let res = await call(client, name, args);
-  if (res.structuredContent?.status === 'confirmation_required')
+  // A call the dry run accepts but that fails when made (an outside system's error): the person approves first.
+  if (res.structuredContent?.status === 'confirmation_required') {
+    await decide(res.structuredContent.confirmationUrl);
     res = await call(client, name, { ...args, confirmationToken: res.structuredContent.confirmationToken });
+  }
   const error = toolError(res);
   expect(error?.status, JSON.stringify(res.content)).toBe(status);
   if (errorName) expect(error.name).toBe(errorName);

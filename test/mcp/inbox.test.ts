@@ -6,6 +6,7 @@ import { startWhatsAppPeer, type WhatsAppPeer } from '../helpers/peers/whatsapp.
 import {
   call,
   connectStdio,
+  decide,
   fails,
   invalid,
   mcpEnv,
@@ -133,6 +134,14 @@ describe('inbox tools (stdio)', () => {
     const preview = await call(client, 'crm.send_conversation_message', args);
     expect(preview.structuredContent?.status).toBe('confirmation_required');
     expect(wa.messages.length).toBe(before);
+    // The model repeating the call with the token sends nothing until the person approved.
+    const early = await call(client, 'crm.send_conversation_message', {
+      ...args,
+      confirmationToken: preview.structuredContent!.confirmationToken,
+    });
+    expect(early.structuredContent?.status).toBe('confirmation_required');
+    expect(wa.messages.length).toBe(before);
+    await decide(preview.structuredContent!.confirmationUrl);
     const sent = await call(client, 'crm.send_conversation_message', {
       ...args,
       confirmationToken: preview.structuredContent!.confirmationToken,

@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  call,
   connect,
+  decide,
   fails,
   mcpEnv,
   newOrg,
@@ -35,6 +37,34 @@ describe.each<Transport>(['stdio', 'http'])('product tools over %s', (transport)
   });
   afterAll(async () => {
     await close?.();
+  });
+
+  it('a model-side script cannot complete a write without the person; a call that would fail never asks', async () => {
+    const args = { name: 'Sneaky', sku: `SN-${transport}`, price: 10 };
+    const first = await call(client, 'crm.create_product', args);
+    expect(first.structuredContent?.status).toBe('confirmation_required');
+    const token = first.structuredContent!.confirmationToken;
+    // Repeating with the token, and approving with the API token the server holds, both leave it undone.
+    expect(
+      (await call(client, 'crm.create_product', { ...args, confirmationToken: token })).structuredContent
+        ?.status,
+    ).toBe('confirmation_required');
+    expect((await org.call('POST', `/agent-confirmations/${token}/approve`)).status).toBe(403);
+    expect(
+      (await call(client, 'crm.create_product', { ...args, confirmationToken: token })).structuredContent
+        ?.status,
+    ).toBe('confirmation_required');
+    expect((await org.call('GET', '/products')).body.data.map((p: any) => p.sku)).not.toContain(args.sku);
+    // The person approves: now it completes.
+    await decide(first.structuredContent!.confirmationUrl);
+    const done = await call(client, 'crm.create_product', { ...args, confirmationToken: token });
+    expect(done.structuredContent).toMatchObject({ status: 'completed', result: { sku: args.sku } });
+    // Would fail (duplicate SKU; unknown product): the error at once, no confirmation asked.
+    const dup = await call(client, 'crm.create_product', { ...args, name: 'Twin' });
+    expect(dup.isError).toBe(true);
+    expect(JSON.parse((dup.content as any)[0].text).error).toMatchObject({ status: 400 });
+    const gone = await call(client, 'crm.delete_product', { productId: missing });
+    expect(JSON.parse((gone.content as any)[0].text).error).toMatchObject({ status: 404 });
   });
 
   it('categories: create, list, get, rename, delete', async () => {

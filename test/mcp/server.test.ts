@@ -1,10 +1,14 @@
 import { request } from 'node:http';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BIN,
   call,
   connectHttp,
   connectStdio,
+  decide,
   type Elicit,
   mcpEnv,
   newOrg,
@@ -158,10 +162,11 @@ describe('input errors', () => {
   });
 });
 
-describe('confirmation by token (client without elicitation)', () => {
+describe('confirmation by a person in the web application (client without elicitation)', () => {
   const args = () => ({ name: `Cat ${Math.random().toString(36).slice(2, 8)}` });
+  const names = async () => (await org.call('GET', '/product-categories')).body.data.map((c: any) => c.name);
 
-  it('a write without token changes nothing and returns a preview with a one-time token', async () => {
+  it('a write changes nothing and returns the approval page of the web application and a token', async () => {
     const a = args();
     const res = await call(stdio, 'crm.create_product_category', a);
     expect(res.isError).toBeFalsy();
@@ -169,31 +174,74 @@ describe('confirmation by token (client without elicitation)', () => {
       status: 'confirmation_required',
       preview: { tool: 'crm.create_product_category', arguments: a },
     });
-    expect(res.structuredContent!.confirmationToken).toEqual(expect.any(String));
-    const list = await org.call('GET', '/product-categories');
-    expect(list.body.data.map((c: any) => c.name)).not.toContain(a.name);
+    const { confirmationToken, confirmationUrl } = res.structuredContent!;
+    expect(confirmationUrl).toBe(`${service.url}/app/confirm/${confirmationToken}?org=${org.slug}`);
+    expect(res.structuredContent!.message).toContain(confirmationUrl);
+    expect(await names()).not.toContain(a.name);
   });
 
-  it('the token performs the write once; reusing it is refused', async () => {
+  it('a model-side script cannot complete the write: not with the token, not by approving with the API token', async () => {
     const a = args();
     const { structuredContent: p } = await call(stdio, 'crm.create_product_category', a);
+    const again = await call(stdio, 'crm.create_product_category', {
+      ...a,
+      confirmationToken: p!.confirmationToken,
+    });
+    expect(again.structuredContent).toMatchObject({
+      status: 'confirmation_required',
+      confirmationToken: p!.confirmationToken,
+    });
+    // The API token the tool server holds cannot approve: only the person's session can.
+    const self = await org.call('POST', `/agent-confirmations/${p!.confirmationToken}/approve`);
+    expect(self.status).toBe(403);
+    const still = await call(stdio, 'crm.create_product_category', {
+      ...a,
+      confirmationToken: p!.confirmationToken,
+    });
+    expect(still.structuredContent!.status).toBe('confirmation_required');
+    expect(await names()).not.toContain(a.name);
+  });
+
+  it('approved by the person: the next identical call completes once; reusing the token is refused', async () => {
+    const a = args();
+    const { structuredContent: p } = await call(stdio, 'crm.create_product_category', a);
+    await decide(p!.confirmationUrl);
     const done = await call(stdio, 'crm.create_product_category', {
       ...a,
       confirmationToken: p!.confirmationToken,
     });
     expect(done.structuredContent).toMatchObject({ status: 'completed', result: { name: a.name } });
-    const again = await call(stdio, 'crm.create_product_category', {
+    // Renaming (a call that would succeed again): the spent approval does not confirm it twice.
+    const rename = { categoryId: done.structuredContent!.result.documentId, name: `${a.name} renamed` };
+    const { structuredContent: r } = await call(stdio, 'crm.update_product_category', rename);
+    await decide(r!.confirmationUrl);
+    const renamed = await call(stdio, 'crm.update_product_category', {
+      ...rename,
+      confirmationToken: r!.confirmationToken,
+    });
+    expect(renamed.structuredContent!.status).toBe('completed');
+    const again = await call(stdio, 'crm.update_product_category', {
+      ...rename,
+      confirmationToken: r!.confirmationToken,
+    });
+    expect(toolError(again), JSON.stringify(again)).toMatchObject({ status: 403, name: 'ConfirmationError' });
+    expect(toolError(again).message).toMatch(/already used/);
+    expect((await names()).filter((n: string) => n.startsWith(a.name))).toEqual([`${a.name} renamed`]);
+  });
+
+  it('declined by the person: the call answers declined and nothing changes', async () => {
+    const a = args();
+    const { structuredContent: p } = await call(stdio, 'crm.create_product_category', a);
+    await decide(p!.confirmationUrl, 'decline');
+    const res = await call(stdio, 'crm.create_product_category', {
       ...a,
       confirmationToken: p!.confirmationToken,
     });
-    expect(again.isError).toBe(true);
-    expect(toolError(again)).toMatchObject({ status: 403, name: 'ConfirmationError' });
-    expect(toolError(again).message).toMatch(/already used/);
-    const list = await org.call('GET', '/product-categories', undefined);
-    expect(list.body.data.filter((c: any) => c.name === a.name)).toHaveLength(1);
+    expect(res.structuredContent!.status).toBe('declined');
+    expect(await names()).not.toContain(a.name);
   });
 
-  it('refuses a wrong token, and a token issued for other arguments or another tool', async () => {
+  it('refuses an unknown token, and an approval for other arguments or another tool', async () => {
     const a = args();
     const wrong = await call(stdio, 'crm.create_product_category', {
       ...a,
@@ -201,22 +249,23 @@ describe('confirmation by token (client without elicitation)', () => {
     });
     expect(toolError(wrong)).toMatchObject({ status: 403, name: 'ConfirmationError' });
     const { structuredContent: p } = await call(stdio, 'crm.create_product_category', a);
-    const token = p!.confirmationToken;
+    await decide(p!.confirmationUrl);
     const other = await call(stdio, 'crm.create_product_category', {
       name: `${a.name}x`,
-      confirmationToken: token,
+      confirmationToken: p!.confirmationToken,
     });
     expect(toolError(other).message).toMatch(/other arguments/);
+    const cat = await org.call('POST', '/product-categories', { data: { name: `${a.name}-victim` } });
     const otherTool = await call(stdio, 'crm.delete_product_category', {
-      categoryId: 'aaaaaaaaaaaaaaaaaaaaaaaa',
-      confirmationToken: token,
+      categoryId: cat.body.documentId,
+      confirmationToken: p!.confirmationToken,
     });
     expect(toolError(otherTool).name).toBe('ConfirmationError');
-    const list = await org.call('GET', '/product-categories');
-    expect(list.body.data.map((c: any) => c.name)).not.toContain(a.name);
+    expect(await names()).toContain(`${a.name}-victim`);
+    expect(await names()).not.toContain(a.name);
   });
 
-  it('refuses an expired token', async () => {
+  it('refuses an expired request', async () => {
     const client = await connectStdio(mcpEnv(service, org, { MCP_CRM_CONFIRMATION_TTL_SECONDS: '1' }));
     try {
       const a = args();
@@ -233,9 +282,100 @@ describe('confirmation by token (client without elicitation)', () => {
     }
   });
 
+  it('a request survives a restart of the tool server', async () => {
+    const a = args();
+    const first = await connectStdio(mcpEnv(service, org));
+    const { structuredContent: p } = await call(first, 'crm.create_product_category', a);
+    await first.close();
+    await decide(p!.confirmationUrl);
+    const second = await connectStdio(mcpEnv(service, org));
+    try {
+      const done = await call(second, 'crm.create_product_category', {
+        ...a,
+        confirmationToken: p!.confirmationToken,
+      });
+      expect(done.structuredContent).toMatchObject({ status: 'completed', result: { name: a.name } });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("a call that would fail is never put to the person: the service's error comes back at once", async () => {
+    const missing = await call(stdio, 'crm.delete_product_category', {
+      categoryId: 'aaaaaaaaaaaaaaaaaaaaaaaa',
+    });
+    expect(toolError(missing)).toMatchObject({ status: 404 });
+    const dup = (await org.call('POST', '/product-categories', { data: { name: `Dup ${Date.now()}` } })).body;
+    const conflict = await call(stdio, 'crm.create_product_category', { name: dup.name });
+    expect(toolError(conflict).status).toBe(400);
+  });
+
+  it('previews name the records the call touches', async () => {
+    const cat = (await org.call('POST', '/product-categories', { data: { name: `Named ${Date.now()}` } }))
+      .body;
+    const res = await call(stdio, 'crm.delete_product_category', { categoryId: cat.documentId });
+    expect(res.structuredContent!.status).toBe('confirmation_required');
+    expect(res.structuredContent!.preview.summary).toContain(`"${cat.name}"`);
+    expect(await names()).toContain(cat.name);
+  });
+
+  it('an operator may waive confirmation for a trusted headless deployment, and the instructions say so', async () => {
+    const client = await connectStdio(mcpEnv(service, org, { MCP_CRM_CONFIRMATION: 'none' }));
+    try {
+      expect(client.getInstructions()).toMatch(/waived/);
+      const a = args();
+      const res = await call(client, 'crm.create_product_category', a);
+      expect(res.structuredContent).toMatchObject({ status: 'completed', result: { name: a.name } });
+      expect(
+        toolError(
+          await call(client, 'crm.delete_product_category', { categoryId: 'aaaaaaaaaaaaaaaaaaaaaaaa' }),
+        ).status,
+      ).toBe(404);
+    } finally {
+      await client.close();
+    }
+    expect(stdio.getInstructions()).not.toMatch(/waived/);
+  });
+
   it('reads never ask', async () => {
     const res = await call(stdio, 'crm.list_product_categories', {});
     expect(res.structuredContent).toHaveProperty('data');
+  });
+});
+
+describe('confirmation through URL elicitation', () => {
+  it('the client opens the approval page; the call waits for the person and completes after approval', async () => {
+    const opened: string[] = [];
+    const client = new Client(
+      { name: 'url-client', version: '1.0.0' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const params = req.params as { mode?: string; url?: string };
+      expect(params.mode).toBe('url');
+      opened.push(params.url!);
+      // The person approves in the browser a moment later.
+      setTimeout(() => void decide(params.url!), 300);
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN],
+        env: mcpEnv(service, org),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      await client.listTools();
+      const name = `Url ${Date.now()}`;
+      const res = await call(client, 'crm.create_product_category', { name });
+      expect(res.structuredContent).toMatchObject({ status: 'completed', result: { name } });
+      expect(opened).toHaveLength(1);
+      expect(opened[0]).toMatch(new RegExp(`/app/confirm/\\w+\\?org=${org.slug}$`));
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -264,6 +404,16 @@ describe('confirmation by elicitation', () => {
       expect(asked).toHaveLength(1);
       expect(asked[0]).toContain(name);
       expect(asked[0]).toContain('crm.create_product_category');
+    });
+  });
+
+  it('a call that would fail is never put to the person (bad price, unknown record)', async () => {
+    await withAnswer('accept', async (client, asked) => {
+      const missing = await call(client, 'crm.delete_product', { productId: 'aaaaaaaaaaaaaaaaaaaaaaaa' });
+      expect(toolError(missing).status).toBe(404);
+      const price = await call(client, 'crm.create_product', { name: `P ${Date.now()}`, price: -5 });
+      expect(toolError(price).status).toBe(400);
+      expect(asked).toEqual([]);
     });
   });
 
@@ -478,13 +628,9 @@ describe('tenancy', () => {
         const res = await call(client, tool, {});
         expect(toolError(res), tool).toMatchObject({ status: 403, name: 'ForbiddenError' });
       }
+      // The write's dry run is refused like the reads: nobody is asked about a call that cannot succeed.
       const write = await call(client, 'crm.create_product_category', { name: 'A in B' });
-      const token = write.structuredContent!.confirmationToken;
-      const denied = await call(client, 'crm.create_product_category', {
-        name: 'A in B',
-        confirmationToken: token,
-      });
-      expect(toolError(denied).status).toBe(403);
+      expect(toolError(write)).toMatchObject({ status: 403, name: 'ForbiddenError' });
       const bList = await orgB.call('GET', '/product-categories');
       expect(bList.body.data.map((c: any) => c.name)).toEqual(['B secret']);
     } finally {

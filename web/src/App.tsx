@@ -1,13 +1,17 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
+import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
+import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
+import { InboxPage } from './pages/Inbox';
 import { KanbanPage } from './pages/Kanban';
 import { OrgsPage } from './pages/Orgs';
 import { PublicFormPage } from './pages/PublicForm';
 import { ReportPage } from './pages/Report';
 import { SegmentsPage } from './pages/Segments';
+import { SettingsPage } from './pages/Settings';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TasksPage } from './pages/Tasks';
 import { match, navigate, usePath } from './router';
@@ -79,6 +83,9 @@ export function App() {
       </div>
     );
   }
+  // An agent's confirmation link names its organization itself: no organization needs to be picked first.
+  const confirm = match('/confirm/:id', path);
+  if (confirm) return <Shell>{<ConfirmPage id={confirm.id} />}</Shell>;
   if (!session.org || path === '/orgs') return <Shell>{<OrgsPage />}</Shell>;
 
   return <Shell>{route(path)}</Shell>;
@@ -96,6 +103,10 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/contacts/:contactId', (p) => <ContactsPage contactId={p.contactId} />],
   ['/segments', () => <SegmentsPage />],
   ['/tasks', () => <TasksPage />],
+  ['/inbox', () => <InboxPage />],
+  ['/inbox/:conversationId', (p) => <InboxPage conversationId={p.conversationId} />],
+  ['/agenda', () => <AgendaPage />],
+  ['/settings', () => <SettingsPage />],
 ];
 
 function route(path: string) {
@@ -114,6 +125,9 @@ function Shell({ children }: { children: any }) {
     ['/contacts', t('contacts')],
     ['/segments', t('segments')],
     ['/tasks', t('tasks')],
+    ['/inbox', t('inbox')],
+    ['/agenda', t('agenda')],
+    ['/settings', t('settings')],
   ] as const;
   return (
     <div class="shell">

@@ -152,3 +152,9 @@ export interface Page<T> {
     stats?: CardStats;
   };
 }
+
+/** A 403 for a plan feature (`details.feature`): the area is not on the organization's plan. */
+export const featureOff = (err: unknown): string | null =>
+  err instanceof ApiError && err.status === 403 && typeof err.details?.feature === 'string'
+    ? (err.details.feature as string)
+    : null;

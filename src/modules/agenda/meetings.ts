@@ -195,10 +195,12 @@ export async function createMeeting(
   };
   const event = eventOf(values, organizer);
   const fetch = outboundFetch(deps);
-  values.etag =
-    (await putObject(fetch, target, values.objectUrl, meetingIcs(event), true).catch((err) => {
-      throw calDavFailure(err);
-    })) ?? null;
+  // A dry run writes nothing to the calendar (and its transaction below is rolled back: no mail either).
+  if (!ctx.dryRun)
+    values.etag =
+      (await putObject(fetch, target, values.objectUrl, meetingIcs(event), true).catch((err) => {
+        throw calDavFailure(err);
+      })) ?? null;
   try {
     return await ctx.transaction(async (tx) => {
       const row = await repo.insertMeeting(tx, ctx.orgId, values);
@@ -217,7 +219,7 @@ export async function createMeeting(
     });
   } catch (err) {
     // Nothing was recorded: take the event back out of the calendar (best effort).
-    await deleteObject(fetch, target, values.objectUrl).catch(() => {});
+    if (!ctx.dryRun) await deleteObject(fetch, target, values.objectUrl).catch(() => {});
     throw err;
   }
 }
@@ -267,15 +269,14 @@ export async function updateMeeting(
   const fetch = outboundFetch(deps);
   // A calendar reconnected elsewhere: the event is written to the current calendar (the old one is out of reach).
   const objectUrl = sameTarget(row, target) ? row.objectUrl : objectUrlFor(target.calendarUrl, row.uid);
-  const etag = await putObject(
-    fetch,
-    target,
-    objectUrl,
-    meetingIcs(event),
-    objectUrl !== row.objectUrl,
-  ).catch((err) => {
-    throw calDavFailure(err);
-  });
+  // A dry run keeps the calendar as it is: the etag would be the server's, so the current one is answered.
+  const etag = ctx.dryRun
+    ? row.etag
+    : await putObject(fetch, target, objectUrl, meetingIcs(event), objectUrl !== row.objectUrl).catch(
+        (err) => {
+          throw calDavFailure(err);
+        },
+      );
   return ctx.transaction(async (tx) => {
     const current = await repo.findMeeting(tx, ctx.orgId, documentId, true);
     if (!current || current.sequence !== row.sequence)
@@ -318,7 +319,7 @@ export async function cancelMeeting(deps: Deps, ctx: TenantContext, documentId: 
   const target = await targetOf(deps, conn);
   if (row.status === 'cancelled')
     return ctx.transaction(async (tx) => (await present(tx, ctx.orgId, [row]))[0]);
-  if (sameTarget(row, target))
+  if (sameTarget(row, target) && !ctx.dryRun)
     await deleteObject(outboundFetch(deps), target, row.objectUrl).catch((err) => {
       throw calDavFailure(err);
     });

@@ -22,6 +22,8 @@ const tags = ['Agenda'];
 const beta = (text: string) => `BETA: ${text}`;
 const read = { scope: 'agenda:read' } as const;
 const write = { scope: 'agenda:write' } as const;
+/** Reaches the CalDAV server to answer (discovery, free/busy): no dry run (docs/dry-run.md). */
+const writeLive = { ...write, dryRun: false } as const;
 
 export const agendaRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -41,7 +43,7 @@ export const agendaRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.post(
     '/calendar-connections',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Connect your calendar (CalDAV)',
@@ -98,7 +100,7 @@ export const agendaRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.post(
     '/boards/:boardId/cards/:cardId/calendar-meetings/availability',
     {
-      config: read,
+      config: { ...read, dryRun: false },
       schema: {
         tags,
         summary: 'Free slots in your calendar for a meeting on the card',

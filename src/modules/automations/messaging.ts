@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { publicBaseUrl } from '../../config.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
+import { trackingSigner } from '../campaigns/tracking.js';
 import { channelProvider } from '../channels/credentials.js';
 import { findChannel } from '../channels/repo.js';
 import { chatChannels } from '../channels/table.js';
@@ -67,23 +69,29 @@ async function recipient(env: ActionEnv, tx: Tx) {
 }
 
 async function suppressed(tx: Tx, orgId: number, address: string) {
-  const rows = await queryRows<{ id: number }>(
+  const [row] = await queryRows<{ reason: string }>(
     tx,
-    sql`select id from suppressions where organization_id = ${orgId} and address = ${address.toLowerCase()}`,
+    sql`select reason from suppressions where organization_id = ${orgId} and address = ${address.toLowerCase()}`,
   );
-  return rows.length > 0;
+  return row?.reason;
 }
 
 /**
- * send_email: the template rendered for the contact, through the organization's first e-mail channel; a
- * suppressed address is not written to. The runner records "sending" before the call (at most once).
+ * send_email: the template rendered for the contact, through the organization's first e-mail channel, with an
+ * unsubscribe link (`{{unsubscribeUrl}}`, appended to the text part) and the `List-Unsubscribe` /
+ * `List-Unsubscribe-Post` headers (RFC 8058) like campaign mail; the link puts the contact's address on the
+ * suppression list. An address on that list (unsubscribed, bounced, complained, added by hand) is not written to:
+ * the action is skipped, its result says so, and the run goes on. The runner records "sending" before the call
+ * (at most once).
  */
 export async function sendEmail(env: ActionEnv, params: { template: string }): Promise<Output> {
+  // Before the transaction: the signer's key may be read (made once) outside it.
+  const signer = await trackingSigner(env.db);
   const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
     const { contact, render } = await recipient(env, tx);
     if (!contact.email) throw new Error('the contact has no e-mail address');
-    if (await suppressed(tx, env.ctx.orgId, contact.email))
-      throw new Error(`${contact.email} is on the suppression list: not sent`);
+    const reason = await suppressed(tx, env.ctx.orgId, contact.email);
+    if (reason) return { skipped: reason, to: contact.email } as const;
     const tpl = await findEmailTemplate(tx, env.ctx.orgId, params.template);
     if (!tpl) throw new Error(`the e-mail template ${params.template} no longer exists`);
     const [channel] = await tx
@@ -93,8 +101,21 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
       .orderBy(asc(chatChannels.id))
       .limit(1);
     if (!channel) throw new Error('the organization has no e-mail channel: create one (POST /chat-channels)');
-    return { to: contact.email, message: renderEmail(tpl, render), channel };
+    const token = signer.sign('unsubscribe_contact', env.ctx.orgId, contact.id);
+    const unsubscribeUrl = `${publicBaseUrl(env.config)}/api/unsubscribe/${token}`;
+    return {
+      to: contact.email,
+      message: renderEmail(tpl, { ...render, unsubscribeUrl }),
+      unsubscribeUrl,
+      channel,
+    };
   });
+  if ('skipped' in prepared)
+    return {
+      skipped: true,
+      to: prepared.to,
+      reason: `${prepared.to} is on the suppression list (${prepared.skipped}): not sent`,
+    };
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'email') throw new Error('not an e-mail channel');
@@ -106,8 +127,12 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
     replyTo: p.settings.replyTo,
     subject: prepared.message.subject,
     html: prepared.message.html,
-    text: prepared.message.text,
+    text: `${prepared.message.text}\n\nUnsubscribe: ${prepared.unsubscribeUrl}`,
     messageId,
+    headers: {
+      'List-Unsubscribe': `<${prepared.unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
   });
   return { to: prepared.to, messageId };
 }

@@ -121,6 +121,7 @@ async function actorContext(
     role: m.role as Role,
     scopes: null,
     idempotency: null,
+    dryRun: false,
     transaction: (fn) =>
       deps.db.tenantTransaction(orgId, async (tx) => {
         const result = await fn(tx);

@@ -1,16 +1,11 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
-import {
-  compileListQuery,
-  countIf,
-  type ListQueryInput,
-  listPage,
-  type QueryModel,
-} from '../../platform/http/list-query.js';
+import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { logPage, tablePage } from '../../platform/http/table-pages.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { findBoardById } from '../boards/repo.js';
@@ -66,21 +61,7 @@ async function findIn(tx: Tx, orgId: number, documentId: string) {
 
 export async function listAutomations(ctx: TenantContext, query: ListQueryInput) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, query);
-  return ctx.transaction(async (tx) => {
-    const where = and(eq(automations.organizationId, ctx.orgId), q.where);
-    const rows = await tx
-      .select()
-      .from(automations)
-      .where(where)
-      .orderBy(q.orderBy)
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(automations).where(where));
-    const items: Automation[] = [];
-    for (const r of rows) items.push(await present(tx, ctx.orgId, r));
-    return listPage(items, total, q);
-  });
+  return tablePage(ctx, model, automations, query, (tx, r) => present(tx, ctx.orgId, r));
 }
 
 export async function getAutomation(ctx: TenantContext, documentId: string) {
@@ -179,38 +160,24 @@ export async function listRuns(
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, { pagination: query.pagination });
-  return ctx.transaction(async (tx) => {
-    const a = await findIn(tx, ctx.orgId, documentId);
-    const where = and(
-      eq(runs.organizationId, ctx.orgId),
-      eq(runs.automationId, a.id),
-      query.status ? eq(runs.status, query.status) : undefined,
-    );
-    const rows = await tx
-      .select()
-      .from(runs)
-      .where(where)
-      .orderBy(desc(runs.id))
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(runs).where(where));
-    return listPage(
-      rows.map((r) => ({
-        id: r.id,
-        eventId: r.eventId,
-        eventType: r.eventType,
-        subject: r.subject,
-        depth: r.depth,
-        status: r.status as 'pending' | 'succeeded' | 'failed' | 'skipped',
-        attempts: r.attempts,
-        message: r.message,
-        results: r.results as ActionResult[],
-        createdAt: isoRequired(r.createdAt),
-        finishedAt: iso(r.finishedAt),
-      })),
-      total,
-      q,
-    );
-  });
+  return logPage(
+    ctx,
+    model,
+    runs,
+    query,
+    async (tx) => eq(runs.automationId, (await findIn(tx, ctx.orgId, documentId)).id),
+    (r) => ({
+      id: r.id,
+      eventId: r.eventId,
+      eventType: r.eventType,
+      subject: r.subject,
+      depth: r.depth,
+      status: r.status as 'pending' | 'succeeded' | 'failed' | 'skipped',
+      attempts: r.attempts,
+      message: r.message,
+      results: r.results as ActionResult[],
+      createdAt: isoRequired(r.createdAt),
+      finishedAt: iso(r.finishedAt),
+    }),
+  );
 }

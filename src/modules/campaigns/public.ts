@@ -6,6 +6,7 @@ import { AppError } from '../../platform/http/errors.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/credentials.js';
 import { chatChannels } from '../channels/table.js';
+import { contacts } from '../contacts/table.js';
 import { ingestWhatsApp, type WaValue } from '../inbox/ingest.js';
 import { chatInboxes } from '../inbox/table.js';
 import { organizations } from '../organizations/table.js';
@@ -42,16 +43,34 @@ export async function trackClick(db: Database, token: string, url: string) {
 
 /** Whether the unsubscribe token is valid (the GET page shows a confirmation button, the POST acts). */
 export async function checkUnsubscribe(db: Database, token: string) {
-  return (await trackingSigner(db)).verify('unsubscribe', token) !== null;
+  const signer = await trackingSigner(db);
+  return signer.verify('unsubscribe', token) !== null || signer.verify('unsubscribe_contact', token) !== null;
 }
 
-/** RFC 8058 one-click: the address joins the organization's suppression list (idempotent). */
+/**
+ * RFC 8058 one-click: the address joins the organization's suppression list (idempotent). A campaign's token
+ * suppresses the address the campaign wrote to; an automation mail's token (`unsubscribe_contact`) the contact's
+ * e-mail address (a deleted contact or one without an address: nothing to do, the link still answers).
+ */
 export async function unsubscribe(db: Database, token: string) {
-  const t = (await trackingSigner(db)).verify('unsubscribe', token);
-  if (!t) return false;
-  await db.tenantTransaction(t.orgId, async (tx) => {
-    const r = await repo.recipientById(tx, t.orgId, t.recipientId);
-    if (r) await repo.addSuppression(tx, t.orgId, r.address, 'unsubscribed', r.campaignId);
+  const signer = await trackingSigner(db);
+  const t = signer.verify('unsubscribe', token);
+  if (t) {
+    await db.tenantTransaction(t.orgId, async (tx) => {
+      const r = await repo.recipientById(tx, t.orgId, t.recipientId);
+      if (r) await repo.addSuppression(tx, t.orgId, r.address, 'unsubscribed', r.campaignId);
+    });
+    return true;
+  }
+  const c = signer.verify('unsubscribe_contact', token);
+  if (!c) return false;
+  await db.tenantTransaction(c.orgId, async (tx) => {
+    const [contact] = await tx
+      .select({ email: contacts.email })
+      .from(contacts)
+      .where(and(eq(contacts.organizationId, c.orgId), eq(contacts.id, c.recipientId)));
+    if (contact?.email)
+      await repo.addSuppression(tx, c.orgId, contact.email.toLowerCase(), 'unsubscribed', null);
   });
   return true;
 }

@@ -9,7 +9,11 @@ import { instanceSecret } from '../../platform/secrets/secrets.js';
  * one organization's token never reaches another's recipients, and a click cannot be re-pointed elsewhere.
  */
 
-export type TokenKind = 'open' | 'click' | 'unsubscribe';
+/**
+ * `unsubscribe` names a campaign recipient; `unsubscribe_contact` names a contact (e-mail an automation sent,
+ * docs/automations.md, "send_email and unsubscribe"). The kind is under the MAC: one never verifies as the other.
+ */
+export type TokenKind = 'open' | 'click' | 'unsubscribe' | 'unsubscribe_contact';
 
 export interface TrackingSigner {
   sign(kind: TokenKind, orgId: number, recipientId: number, url?: string): string;

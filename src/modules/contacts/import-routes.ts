@@ -103,7 +103,9 @@ export const importContactsRoute: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
     },
     async (req) => {
       const { stream, fields, multipart } = await csvSource(req);
-      const opts = { ...req.query, ...multipartOptions(fields) };
+      const { dryRun, ...options } = multipartOptions(fields);
+      // ?dryRun=true (the platform's dry run: the transaction is rolled back) or the multipart field.
+      const opts = { ...req.query, ...options, dryRun: req.dryRun || dryRun === true };
       try {
         return await importContacts(req.tenant, stream, { ...opts, delimiter: opts.delimiter ?? 'auto' });
       } catch (err) {

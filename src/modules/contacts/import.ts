@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { type EventInput, recordEvents } from '../../platform/events/outbox.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { ownEntry } from '../../platform/http/own.js';
 import { normalizePhone } from '../../platform/phones.js';
@@ -11,6 +12,7 @@ import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
 import * as repo from './repo.js';
 import { contactUpdate, IMPORT_FIELDS, type ImportOptions, type ImportResult } from './schema.js';
+import { apiName, toContacts } from './service.js';
 import { contacts } from './table.js';
 
 /**
@@ -430,6 +432,13 @@ async function applyTargets(
     .catch(onUnique(['cpf', 'cnpj']));
   const activities: repo.ActivityInput[] = [];
   const actorId = ctx.membershipId;
+  // The per-record events of single writes (contact.created with the contact as GET shows it, contact.updated
+  // naming the changed fields), in this transaction: an import is many creations and updates, not a silent one.
+  const events: EventInput[] = (await toContacts(tx, ctx.orgId, inserted)).map((contact) => ({
+    type: 'contact.created',
+    subject: `contact:${contact.documentId}`,
+    data: { contact },
+  }));
   inserted.forEach((row, i) => {
     fresh[i].id = row.id;
     for (const k of fresh[i].keys) claimed.set(k, row.id);
@@ -454,6 +463,14 @@ async function applyTargets(
     );
     if (fields.length === 0) continue;
     const row = await repo.updateContact(tx, ctx.orgId, t.before.id, values).catch(onUnique(['cpf', 'cnpj']));
+    events.push({
+      type: 'contact.updated',
+      subject: `contact:${row.documentId}`,
+      data: {
+        contact: { documentId: row.documentId, name: row.name, email: row.email, phone: row.phone },
+        changes: fields.filter((f) => f !== 'ownedAt').map(apiName),
+      },
+    });
     const plain = fields.filter((f) => f !== 'ownerId' && f !== 'teamId' && f !== 'ownedAt');
     if (plain.length)
       activities.push({
@@ -466,6 +483,7 @@ async function applyTargets(
     activities.push(...ownerTeamActivities(row.id, actorId, t.before, row, lookup));
   }
   await repo.insertActivities(tx, ctx.orgId, activities);
+  await recordEvents(tx, ctx.orgId, events);
 }
 
 function ownerTeamActivities(

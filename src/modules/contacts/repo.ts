@@ -2,6 +2,7 @@ import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { auditLog } from '../../platform/audit/table.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { ActivityType } from './schema.js';
@@ -280,7 +281,8 @@ const bulkColumns: Record<string, string> = {
 
 /**
  * One statement for any number of contacts: updates the selection and writes its timeline entries
- * (contact_updated for plain fields; owner and team entries only where they really changed).
+ * (contact_updated for plain fields; owner and team entries only where they really changed) and, like a single
+ * update, a `contact.updated` event for each contact that really changed, naming the changed fields.
  */
 export async function bulkUpdateContacts(
   tx: Tx,
@@ -291,17 +293,25 @@ export async function bulkUpdateContacts(
 ) {
   const sets: SQL[] = [sql`updated_at = now()`];
   const fields: string[] = [];
+  // The event's `changes`: the API names of the columns whose value moved (old row t, new row c).
+  const moved: SQL[] = [];
+  const track = (column: string, name: string) =>
+    moved.push(
+      sql`case when t.${sql.identifier(column)} is distinct from c.${sql.identifier(column)} then ${name}::text end`,
+    );
   for (const [key, column] of Object.entries(bulkColumns)) {
     const v = change.columns[key as keyof ContactValues];
     if (v === undefined) continue;
     sets.push(sql`${sql.identifier(column)} = ${v}`);
     fields.push(column);
+    track(column, column);
   }
   if (change.customFields) {
     sets.push(
       sql`custom_fields = jsonb_strip_nulls(c.custom_fields || ${JSON.stringify(change.customFields)}::jsonb)`,
     );
     fields.push('customFields');
+    track('custom_fields', 'customFields');
   }
   const owner = change.owner;
   if (owner) {
@@ -309,8 +319,15 @@ export async function bulkUpdateContacts(
     sets.push(
       sql`owned_at = case when c.owner_id is not distinct from ${owner.id}::bigint then c.owned_at when ${owner.id}::bigint is null then null else now() end`,
     );
+    track('owner_id', 'ownerId');
   }
-  if (change.team) sets.push(sql`team_id = ${change.team.id}::bigint`);
+  if (change.team) {
+    sets.push(sql`team_id = ${change.team.id}::bigint`);
+    track('team_id', 'teamId');
+  }
+  const changes = moved.length
+    ? sql`array_remove(array[${sql.join(moved, sql`, `)}], null)`
+    : sql`'{}'::text[]`;
   const entry = (type: SQL, description: SQL, metadata: SQL, from: SQL, cond: SQL) =>
     sql`select ${orgId}::bigint, ${randomDocumentIdSql}, id, ${type}, ${description}, ${actorId}::bigint, ${metadata} from ${from} where ${cond}`;
   const entries: SQL[] = [];
@@ -350,15 +367,25 @@ export async function bulkUpdateContacts(
           ${sql.join(entries, sql` union all `)}
           returning 1)`
     : sql``;
+  const events = insertEventsSql(
+    orgId,
+    'contact.updated',
+    sql`select 'contact:' || document_id as subject,
+          jsonb_build_object(
+            'contact', jsonb_build_object('documentId', document_id, 'name', name, 'email', email, 'phone', phone),
+            'changes', to_jsonb(changes)) as data
+        from upd where cardinality(changes) > 0 order by id`,
+  );
   const [{ n }] = await queryRows<{ n: number }>(
     tx,
     sql`with target as (
-          select id, owner_id, team_id from contacts where ${where} for update
+          select * from contacts where ${where} for update
         ), upd as (
           update contacts c set ${sql.join(sets, sql`, `)}
           from target t where c.organization_id = ${orgId} and c.id = t.id
-          returning c.id, t.owner_id as old_owner, c.owner_id as new_owner, t.team_id as old_team, c.team_id as new_team
-        )${logged}
+          returning c.id, t.owner_id as old_owner, c.owner_id as new_owner, t.team_id as old_team, c.team_id as new_team,
+            c.document_id, c.name, c.email, c.phone, ${changes} as changes
+        )${logged}, events as (${events} returning 1)
         select count(*)::int as n from upd`,
   );
   return n;

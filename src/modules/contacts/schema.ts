@@ -286,12 +286,8 @@ export const IMPORT_FIELDS = [
   'team',
 ] as const;
 
+// `dryRun` is the platform's query parameter (docs/dry-run.md); as a multipart field it is read by the route.
 export const importQuery = z.strictObject({
-  dryRun: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true')
-    .describe('validate and report without writing'),
   delimiter: z.enum([',', ';', 'tab', 'auto']).default('auto'),
   mapping: z
     .record(z.string(), z.string())

@@ -298,7 +298,7 @@ export async function updateContact(ctx: TenantContext, documentId: string, inpu
 }
 
 /** Column property → the field name of the API. */
-function apiName(key: string) {
+export function apiName(key: string) {
   const names: Record<string, string> = {
     contactType: 'contact_type',
     postalCode: 'postal_code',

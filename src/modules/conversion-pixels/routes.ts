@@ -108,7 +108,8 @@ export const conversionPixelRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = a
   app.post(
     '/conversion-pixels/:id/verify',
     {
-      config: { scope: 'conversions:write' },
+      // Sends a test event to the provider: no dry run (docs/dry-run.md).
+      config: { scope: 'conversions:write', dryRun: false },
       schema: {
         tags,
         summary: 'Send a test event to the pixel now',

@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
-import {
-  compileListQuery,
-  countIf,
-  type ListQueryInput,
-  listPage,
-  type QueryModel,
-} from '../../platform/http/list-query.js';
+import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { logPage, tablePage } from '../../platform/http/table-pages.js';
 import { type ServerEvent, sendServerEvents } from '../../platform/providers/conversions/client.js';
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
@@ -102,21 +97,7 @@ async function findIn(tx: Tx, orgId: number, documentId: string) {
 
 export async function listPixels(ctx: TenantContext, query: ListQueryInput) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, query);
-  return ctx.transaction(async (tx) => {
-    const where = and(eq(pixels.organizationId, ctx.orgId), q.where);
-    const rows = await tx
-      .select()
-      .from(pixels)
-      .where(where)
-      .orderBy(q.orderBy)
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(pixels).where(where));
-    const items: Pixel[] = [];
-    for (const r of rows) items.push(await present(tx, ctx.orgId, r));
-    return listPage(items, total, q);
-  });
+  return tablePage(ctx, model, pixels, query, (tx, r) => present(tx, ctx.orgId, r));
 }
 
 export async function getPixel(ctx: TenantContext, documentId: string) {
@@ -253,40 +234,26 @@ export async function listEvents(
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, { pagination: query.pagination });
-  return ctx.transaction(async (tx) => {
-    const pixel = await findIn(tx, ctx.orgId, documentId);
-    const where = and(
-      eq(events.organizationId, ctx.orgId),
-      eq(events.pixelId, pixel.id),
-      query.status ? eq(events.status, query.status) : undefined,
-    );
-    const rows = await tx
-      .select()
-      .from(events)
-      .where(where)
-      .orderBy(desc(events.id))
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(events).where(where));
-    return listPage(
-      rows.map((e) => ({
-        id: e.id,
-        eventId: e.dedupId,
-        eventName: e.eventName,
-        card: e.cardDocumentId,
-        status: e.status as 'pending' | 'sent' | 'failed' | 'skipped' | 'test',
-        attempts: e.attempts,
-        lastError: e.lastError,
-        payload: e.payload,
-        response: e.response,
-        sentAt: iso(e.sentAt),
-        createdAt: isoRequired(e.createdAt),
-      })),
-      total,
-      q,
-    );
-  });
+  return logPage(
+    ctx,
+    model,
+    events,
+    query,
+    async (tx) => eq(events.pixelId, (await findIn(tx, ctx.orgId, documentId)).id),
+    (e) => ({
+      id: e.id,
+      eventId: e.dedupId,
+      eventName: e.eventName,
+      card: e.cardDocumentId,
+      status: e.status as 'pending' | 'sent' | 'failed' | 'skipped' | 'test',
+      attempts: e.attempts,
+      lastError: e.lastError,
+      payload: e.payload,
+      response: e.response,
+      sentAt: iso(e.sentAt),
+      createdAt: isoRequired(e.createdAt),
+    }),
+  );
 }
 
 export type ConversionsConfig = Pick<

@@ -9,11 +9,27 @@ import * as repo from './repo.js';
  * Runs in the card's transaction with the queue row locked, so concurrent creations take turns: the rotation
  * and the counts never see a half-made choice.
  */
-export async function nextAssignee(tx: Tx, orgId: number, boardId: number): Promise<number | undefined> {
-  const queue = await repo.lockActiveQueue(tx, orgId, boardId);
+export function nextAssignee(tx: Tx, orgId: number, boardId: number): Promise<number | undefined> {
+  return nextOf(tx, orgId, { boardId });
+}
+
+/**
+ * The member an inbox's queue gives a new inbound conversation to (docs/distribution.md, "Inboxes"), or
+ * undefined; same locking as nextAssignee, in the webhook's transaction.
+ */
+export function nextConversationAssignee(
+  tx: Tx,
+  orgId: number,
+  inboxId: number,
+): Promise<number | undefined> {
+  return nextOf(tx, orgId, { inboxId });
+}
+
+async function nextOf(tx: Tx, orgId: number, target: repo.QueueTarget) {
+  const queue = await repo.lockActiveQueue(tx, orgId, target);
   // A queue kept from a plan that had the feature assigns nothing on a plan without it.
   if (!queue || !planFeatures[queue.plan as Plan]?.includes('distribution')) return undefined;
-  return choose(tx, orgId, queue, boardId);
+  return choose(tx, orgId, queue, target);
 }
 
 /**
@@ -25,22 +41,26 @@ export async function nextFromQueue(tx: Tx, orgId: number, queueId: number): Pro
     id: number;
     strategy: string;
     last_membership_id: number | null;
-    board_id: number;
+    board_id: number | null;
+    inbox_id: number | null;
   }>(
     tx,
-    sql`select id, strategy, last_membership_id, board_id from distribution_queues
+    sql`select id, strategy, last_membership_id, board_id, inbox_id from distribution_queues
         where organization_id = ${orgId} and id = ${queueId} and active for update`,
   );
-  return queue ? choose(tx, orgId, queue, Number(queue.board_id)) : undefined;
+  if (!queue) return undefined;
+  const target: repo.QueueTarget =
+    queue.board_id === null ? { inboxId: Number(queue.inbox_id) } : { boardId: Number(queue.board_id) };
+  return choose(tx, orgId, queue, target);
 }
 
 async function choose(
   tx: Tx,
   orgId: number,
   queue: { id: number; strategy: string; last_membership_id: number | null },
-  boardId: number,
+  target: repo.QueueTarget,
 ): Promise<number | undefined> {
-  const list = await repo.candidates(tx, orgId, queue.id, boardId, queue.strategy === 'least_open');
+  const list = await repo.candidates(tx, orgId, queue.id, target, queue.strategy === 'least_open');
   if (list.length === 0) return undefined;
   if (queue.strategy === 'weighted') {
     const { chosen, weights } = smoothWeighted(list);
@@ -73,7 +93,7 @@ export function smoothWeighted(list: repo.Candidate[]): { chosen: number; weight
   return { chosen, weights };
 }
 
-/** The member with the fewest open cards on the board; ties go to whoever waited longest. */
+/** The member with the fewest open cards on the board (conversations in the inbox); ties go to whoever waited longest. */
 export function leastOpen(list: repo.Candidate[]): number {
   const waited = (c: repo.Candidate) => c.lastAssignedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
   return [...list].sort(

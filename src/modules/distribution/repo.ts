@@ -3,6 +3,8 @@ import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { boards } from '../boards/table.js';
+import { chatChannels } from '../channels/table.js';
+import { chatInboxes } from '../inbox/table.js';
 import { memberships } from '../organizations/table.js';
 import { distributionQueueMembers as members, distributionQueues as queues } from './table.js';
 
@@ -18,23 +20,43 @@ export const queueModel: QueryModel = {
   },
 };
 
-export type QueueRow = typeof queues.$inferSelect & { boardDocumentId: string; boardName: string };
+export type QueueRow = typeof queues.$inferSelect & {
+  boardDocumentId: string | null;
+  boardName: string | null;
+  /** An inbox is named after its channel. */
+  inboxName: string | null;
+};
 export type MemberRow = typeof members.$inferSelect & { membershipDocumentId: string };
+
+/** What a queue assigns: a board's new unassigned cards or an inbox's new inbound conversations. */
+export type QueueTarget = { boardId: number } | { inboxId: number };
 
 function selectQueues(tx: Tx, orgId: number) {
   return tx
-    .select({ q: queues, boardDocumentId: boards.documentId, boardName: boards.name })
+    .select({
+      q: queues,
+      boardDocumentId: boards.documentId,
+      boardName: boards.name,
+      inboxName: chatChannels.name,
+    })
     .from(queues)
-    .innerJoin(boards, and(eq(boards.organizationId, orgId), eq(boards.id, queues.boardId)));
+    .leftJoin(boards, and(eq(boards.organizationId, orgId), eq(boards.id, queues.boardId)))
+    .leftJoin(chatInboxes, and(eq(chatInboxes.organizationId, orgId), eq(chatInboxes.id, queues.inboxId)))
+    .leftJoin(
+      chatChannels,
+      and(eq(chatChannels.organizationId, orgId), eq(chatChannels.id, chatInboxes.channelId)),
+    );
 }
 const flatten = (r: {
   q: typeof queues.$inferSelect;
-  boardDocumentId: string;
-  boardName: string;
+  boardDocumentId: string | null;
+  boardName: string | null;
+  inboxName: string | null;
 }): QueueRow => ({
   ...r.q,
   boardDocumentId: r.boardDocumentId,
   boardName: r.boardName,
+  inboxName: r.inboxName,
 });
 
 export async function findQueue(tx: Tx, orgId: number, documentId: string) {
@@ -71,7 +93,8 @@ export async function membersOf(tx: Tx, orgId: number, queueIds: number[]) {
 
 export interface QueueValues {
   name: string;
-  boardId: number;
+  boardId: number | null;
+  inboxId: number | null;
   strategy: string;
   active: boolean;
 }
@@ -125,8 +148,12 @@ export async function setMembers(tx: Tx, orgId: number, queueId: number, list: M
 
 // ---- assignment
 
-/** The board's active queue, locked: assignments of one queue happen one at a time (the rotation holds). */
-export async function lockActiveQueue(tx: Tx, orgId: number, boardId: number) {
+/**
+ * The active queue of a board or an inbox, locked: assignments of one queue happen one at a time (the rotation
+ * holds).
+ */
+export async function lockActiveQueue(tx: Tx, orgId: number, target: QueueTarget) {
+  const on = 'boardId' in target ? sql`q.board_id = ${target.boardId}` : sql`q.inbox_id = ${target.inboxId}`;
   const [row] = await queryRows<{
     id: number;
     strategy: string;
@@ -136,7 +163,7 @@ export async function lockActiveQueue(tx: Tx, orgId: number, boardId: number) {
     tx,
     sql`select q.id, q.strategy, q.last_membership_id, o.plan from distribution_queues q
         join organizations o on o.id = q.organization_id
-        where q.organization_id = ${orgId} and q.board_id = ${boardId} and q.active
+        where q.organization_id = ${orgId} and ${on} and q.active
         for update of q`,
   );
   return row;
@@ -154,11 +181,35 @@ export interface Candidate {
   weight: number;
   currentWeight: number;
   lastAssignedAt: Date | null;
-  /** least_open: the member's open cards on the board (not in its won or lost phase). */
+  /** least_open: the member's open cards on the board (not in its won or lost phase), or open conversations of the inbox. */
   open: number;
 }
 
-export async function candidates(tx: Tx, orgId: number, queueId: number, boardId: number, withOpen: boolean) {
+function openCount(target: QueueTarget) {
+  if ('inboxId' in target)
+    return sql`(select count(*)::int from conversations cv
+                 where cv.organization_id = m.organization_id and cv.assignee_membership_id = m.membership_id
+                   and cv.inbox_id = ${target.inboxId} and cv.status = 'open')`;
+  return sql`(select count(*)::int from card_assignees ca
+               join cards c on c.organization_id = ca.organization_id and c.id = ca.card_id
+               join boards b on b.organization_id = c.organization_id and b.id = c.board_id
+              where ca.organization_id = m.organization_id and ca.membership_id = m.membership_id
+                and c.board_id = ${target.boardId}
+                and c.current_phase_id is distinct from b.won_phase_id
+                and c.current_phase_id is distinct from b.lost_phase_id)`;
+}
+
+/**
+ * The queue's active members in membership order. An inbox queue skips viewers (a member made a viewer after
+ * joining the queue): they read conversations but cannot answer them.
+ */
+export async function candidates(
+  tx: Tx,
+  orgId: number,
+  queueId: number,
+  target: QueueTarget,
+  withOpen: boolean,
+) {
   const rows = await queryRows<{
     membership_id: number;
     weight: number;
@@ -168,18 +219,14 @@ export async function candidates(tx: Tx, orgId: number, queueId: number, boardId
   }>(
     tx,
     sql`select m.membership_id, m.weight, m.current_weight, m.last_assigned_at,
-          ${
-            withOpen
-              ? sql`(select count(*)::int from card_assignees ca
-                      join cards c on c.organization_id = ca.organization_id and c.id = ca.card_id
-                      join boards b on b.organization_id = c.organization_id and b.id = c.board_id
-                     where ca.organization_id = m.organization_id and ca.membership_id = m.membership_id
-                       and c.board_id = ${boardId}
-                       and c.current_phase_id is distinct from b.won_phase_id
-                       and c.current_phase_id is distinct from b.lost_phase_id)`
-              : sql`0`
-          } as open
+          ${withOpen ? openCount(target) : sql`0`} as open
         from distribution_queue_members m
+        ${
+          'inboxId' in target
+            ? sql`join memberships ms on ms.organization_id = m.organization_id and ms.id = m.membership_id
+                    and ms.role <> 'viewer'`
+            : sql``
+        }
         where m.organization_id = ${orgId} and m.queue_id = ${queueId} and m.active
         order by m.membership_id`,
   );
@@ -192,6 +239,16 @@ export async function candidates(tx: Tx, orgId: number, queueId: number, boardId
       open: r.open,
     }),
   );
+}
+
+/** The roles of memberships of the organization (inbox queues refuse viewers). */
+export async function rolesOf(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0) return new Map<number, string>();
+  const rows = await tx
+    .select({ id: memberships.id, role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, orgId), inArray(memberships.id, ids)));
+  return new Map(rows.map((r) => [r.id, r.role]));
 }
 
 export async function recordAssignment(

@@ -15,7 +15,9 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         summary: 'List distribution queues',
-        description: 'BETA: Each queue assigns the new unassigned cards of its board to its active members.',
+        description:
+          'BETA: Each queue assigns the new unassigned cards of its board, or the new inbound conversations of its ' +
+          'inbox, to its active members.',
         querystring: queueListQuery,
         response: { 200: paginatedSchema(distributionQueue) },
       },
@@ -44,11 +46,13 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       config: { scope: 'distribution:write' },
       schema: {
         tags,
-        summary: 'Create a distribution queue for a board (admin)',
+        summary: 'Create a distribution queue for a board or an inbox (admin)',
         description:
-          'BETA: From then on a card created on the board without assignees (API, public form, import) is assigned ' +
-          'in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to the ' +
-          'member with the fewest open cards on the board. One queue per board (400 for a second).',
+          'BETA: Give exactly one of board (documentId) or inbox (numeric id). From then on a card created on the ' +
+          'board without assignees (API, public form, import), or a new conversation arriving in the inbox, is ' +
+          'assigned in the same transaction: round_robin in turn, weighted in proportion to weight, least_open to ' +
+          'the member with the fewest open cards on the board (open conversations of the inbox). One queue per ' +
+          'board or inbox (400 for a second); an inbox queue takes no viewers (they cannot answer).',
         body: dataBody(queueCreateInput, [
           {
             name: 'SDRs',
@@ -58,6 +62,12 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
               { membership: 'k3m0v9x2c8b7n6z5a4s3d2f1', weight: 2 },
               { membership: 'p0o9i8u7y6t5r4e3w2q1a2s3', weight: 1 },
             ],
+          },
+          {
+            name: 'Support',
+            inbox: 3,
+            strategy: 'least_open',
+            members: [{ membership: 'k3m0v9x2c8b7n6z5a4s3d2f1' }, { membership: 'p0o9i8u7y6t5r4e3w2q1a2s3' }],
           },
         ]),
         response: { 201: distributionQueue },
@@ -91,7 +101,8 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         summary: 'Delete a distribution queue (admin)',
         description:
-          'BETA: New cards of its board stay unassigned again; cards already assigned keep their assignees.',
+          'BETA: New cards of its board (conversations of its inbox) stay unassigned again; those already ' +
+          'assigned keep their assignees.',
         params: idParams,
         response: { 200: deleted },
       },

@@ -23,11 +23,22 @@ export const queueCreateInput = z.strictObject({
     .string()
     .min(1)
     .max(64)
-    .describe('board documentId: its new unassigned cards are assigned (one queue per board)'),
+    .optional()
+    .describe('board documentId: its new unassigned cards are assigned (one queue per board); or give inbox'),
+  inbox: z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      'numeric inbox id: its new inbound conversations are assigned (one queue per inbox); or give board',
+    ),
   strategy: z
     .enum(DISTRIBUTION_STRATEGIES)
     .describe(
-      'round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board',
+      'round_robin: in turn; weighted: in proportion to weight; least_open: fewest open cards on the board ' +
+        '(open conversations of the inbox)',
     ),
   members: z.array(memberInput).min(1).max(200),
   active: z.boolean().optional().describe('default true'),
@@ -35,10 +46,10 @@ export const queueCreateInput = z.strictObject({
 export type QueueCreateInput = z.infer<typeof queueCreateInput>;
 
 export const queueUpdateInput = queueCreateInput
-  .omit({ board: true })
+  .omit({ board: true, inbox: true })
   .partial()
   .describe(
-    'the board is fixed; members, when sent, replace the list (running turns are kept for those who stay)',
+    'the board or inbox is fixed; members, when sent, replace the list (running turns are kept for those who stay)',
   );
 export type QueueUpdateInput = z.infer<typeof queueUpdateInput>;
 
@@ -46,8 +57,14 @@ export const distributionQueue = z
   .object({
     documentId: z.string(),
     name: z.string(),
-    board: z.object({ documentId: z.string(), name: z.string() }),
-    inbox: z.null().describe('conversations of an inbox: when the inbox area exists'),
+    board: z
+      .object({ documentId: z.string(), name: z.string() })
+      .nullable()
+      .describe('the board whose new unassigned cards are assigned; null for an inbox queue'),
+    inbox: z
+      .object({ id: z.number().int(), name: z.string() })
+      .nullable()
+      .describe('the inbox whose new inbound conversations are assigned; null for a board queue'),
     strategy: z.enum(DISTRIBUTION_STRATEGIES),
     active: z.boolean(),
     members: z.array(
@@ -55,7 +72,7 @@ export const distributionQueue = z
         membership: z.object({ documentId: z.string() }),
         weight: z.number().int(),
         active: z.boolean(),
-        assignedCount: z.number().int().describe('cards this queue has assigned to them'),
+        assignedCount: z.number().int().describe('cards (conversations) this queue has assigned to them'),
         lastAssignedAt: z.string().nullable(),
       }),
     ),

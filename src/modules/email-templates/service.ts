@@ -193,17 +193,19 @@ export async function testSend(
       : config.MAIL_FROM;
   const client = provider?.type === 'email' ? provider.client : emailProvider(config);
   const messageId = `<test-${randomUUID()}@crm.localhost>`;
-  await client
-    .send({
-      from,
-      to: input.to,
-      replyTo: provider?.type === 'email' ? provider.settings.replyTo : undefined,
-      subject: `[TEST] ${message.subject}`,
-      html: message.html,
-      text: message.text,
-      messageId,
-    })
-    .catch(toBadGateway);
+  // A dry run renders and checks everything but sends nothing (docs/dry-run.md).
+  if (!ctx.dryRun)
+    await client
+      .send({
+        from,
+        to: input.to,
+        replyTo: provider?.type === 'email' ? provider.settings.replyTo : undefined,
+        subject: `[TEST] ${message.subject}`,
+        html: message.html,
+        text: message.text,
+        messageId,
+      })
+      .catch(toBadGateway);
   return { messageId, to: input.to, subject: `[TEST] ${message.subject}` };
 }
 

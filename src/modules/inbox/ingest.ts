@@ -6,6 +6,7 @@ import { findBoardById } from '../boards/repo.js';
 import { createChatCards } from '../cards/service.js';
 import { type ContactRow, insertActivities, insertContacts } from '../contacts/repo.js';
 import { toContacts } from '../contacts/service.js';
+import { nextConversationAssignee } from '../distribution/assign.js';
 import { type LiveNotice, notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
@@ -16,8 +17,9 @@ import type { StoredAttachment } from './table.js';
  * - idempotent: a message is stored once per provider id (unique index); a redelivery changes nothing;
  * - ordered per conversation: the conversation row is locked while its messages are stored, so their ids
  *   follow the provider's order within a payload and the order of acceptance across payloads;
- * - deadlock-free under bursts: a payload's messages are handled sorted by sender, so two transactions lock
- *   conversations in the same order.
+ * - deadlock-free under bursts: a payload's conversations are all locked first, sorted by sender, then the
+ *   other locks in a fixed order (contacts' phones, the board's distribution queue, the inbox's), so two
+ *   transactions never wait on each other in a cycle.
  */
 
 interface WaMedia {
@@ -208,6 +210,20 @@ async function cardsForConversations(
   return cards.map((c) => c.id);
 }
 
+/**
+ * New conversations go to the inbox's distribution queue, if it has one (docs/distribution.md, "Inboxes"). Locks
+ * are taken in one order by every payload — its conversations (by sender), their contacts' phones (by phone),
+ * the board's queue (cards), the inbox's queue (here) — so two payloads never wait on each other in a cycle.
+ */
+async function distribute(tx: Tx, orgId: number, inboxId: number, made: number[]) {
+  for (const id of made) {
+    const assignee = await nextConversationAssignee(tx, orgId, inboxId);
+    if (assignee === undefined) return;
+    await repo.updateConversation(tx, orgId, id, { assigneeMembershipId: assignee });
+    await notifyLive(tx, { orgId, type: 'conversation.updated', conversationId: id, assignee });
+  }
+}
+
 const at = (timestamp: string | undefined) => {
   const d = new Date(Number(timestamp) * 1000);
   return Number.isNaN(d.getTime()) ? new Date() : d;
@@ -219,8 +235,8 @@ const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
  * One payload's messages in a fixed number of statements whatever their number (docs/inbox.md, "Figures"):
  * the inbox, the senders' conversations locked in wa_id order (two), for new conversations their contacts
  * (four or five) and cards (the board read once, then each card), the messages (one insert, ids in the
- * provider's order per sender), the conversations' new state and the live notices (one statement), the events (one insert) and the
- * live notices (with the update).
+ * provider's order per sender), the events (one insert), the conversations' new state and the live notices (one
+ * statement); then the inbox's distribution queue for new conversations.
  */
 export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]) {
   const orgId = channel.organizationId;
@@ -356,6 +372,12 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       }),
     );
     await recordEvents(tx, orgId, events);
+    await distribute(
+      tx,
+      orgId,
+      inboxId,
+      fresh.map((c) => c.id),
+    );
   }
   for (const s of values.flatMap((v) => v.statuses ?? [])) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;

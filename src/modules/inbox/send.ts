@@ -163,49 +163,75 @@ async function channelOf(tx: Tx, orgId: number, inboxId: number) {
   return channel;
 }
 
+/** The queued ledger row of an outgoing message, in the caller's transaction (rules checked first). */
+async function queueMessage(tx: Tx, ctx: TenantContext, conversationId: number, out: Outgoing) {
+  const conv = await loadConversation(tx, ctx, conversationId, true);
+  const channel = await channelOf(tx, ctx.orgId, conv.inboxId);
+  const template = out.kind === 'message' ? out.message.template_params : undefined;
+  if (!template && !windowOpen(conv)) throw windowClosed(conv);
+  if (template) await checkTemplate(tx, ctx.orgId, channel.id, template);
+  const row = await repo.insertMessage(tx, ctx.orgId, {
+    conversationId: conv.id,
+    direction: 'outgoing',
+    content:
+      out.kind === 'message'
+        ? out.message.content || (template ? `[template ${template.name}]` : '')
+        : (out.input.caption ?? ''),
+    contentType: out.kind === 'attachment' ? out.file.kind : template ? 'template' : 'text',
+    attachments:
+      out.kind === 'attachment'
+        ? [
+            {
+              mediaId: null,
+              filename: out.input.filename,
+              mimeType: out.file.mime,
+              size: out.file.bytes.length,
+              caption: out.input.caption ?? null,
+            },
+          ]
+        : [],
+    template: template ? { ...template } : null,
+    status: 'queued',
+    senderMembershipId: ctx.membershipId,
+  });
+  return { row: row!, conv, channel };
+}
+
+/** The channel's WhatsApp client: 422 for a channel without credentials or of another type. */
+function whatsappOf(kit: ChannelKit, channel: Parameters<typeof channelProvider>[1]) {
+  const p = channelProvider(kit, channel);
+  if (p.type !== 'whatsapp')
+    throw new AppError('UnprocessableEntityError', 'The inbox channel is not WhatsApp');
+  return p;
+}
+
+/**
+ * A dry run (docs/dry-run.md) stops before the provider: the answer is the message as it would be handed to
+ * it (status `queued`), after the same checks, in the one transaction that is then rolled back.
+ */
+async function dryRunMessage(
+  tx: Tx,
+  ctx: TenantContext,
+  kit: ChannelKit,
+  conversationId: number,
+  out: Outgoing,
+) {
+  const queued = await queueMessage(tx, ctx, conversationId, out);
+  whatsappOf(kit, queued.channel);
+  return (await presentMessages(tx, ctx.orgId, [queued.row]))[0];
+}
+
 async function send(ctx: TenantContext, kit: ChannelKit, conversationId: number, out: Outgoing) {
   requireInbox(ctx, true);
+  if (ctx.dryRun) return ctx.transaction((tx) => dryRunMessage(tx, ctx, kit, conversationId, out));
   // 1. The ledger row, committed before anything reaches the provider.
-  const queued = await ctx.transaction(async (tx) => {
-    const conv = await loadConversation(tx, ctx, conversationId, true);
-    const channel = await channelOf(tx, ctx.orgId, conv.inboxId);
-    const template = out.kind === 'message' ? out.message.template_params : undefined;
-    if (!template && !windowOpen(conv)) throw windowClosed(conv);
-    if (template) await checkTemplate(tx, ctx.orgId, channel.id, template);
-    const row = await repo.insertMessage(tx, ctx.orgId, {
-      conversationId: conv.id,
-      direction: 'outgoing',
-      content:
-        out.kind === 'message'
-          ? out.message.content || (template ? `[template ${template.name}]` : '')
-          : (out.input.caption ?? ''),
-      contentType: out.kind === 'attachment' ? out.file.kind : template ? 'template' : 'text',
-      attachments:
-        out.kind === 'attachment'
-          ? [
-              {
-                mediaId: null,
-                filename: out.input.filename,
-                mimeType: out.file.mime,
-                size: out.file.bytes.length,
-                caption: out.input.caption ?? null,
-              },
-            ]
-          : [],
-      template: template ? { ...template } : null,
-      status: 'queued',
-      senderMembershipId: ctx.membershipId,
-    });
-    return { row: row!, conv, channel };
-  });
+  const queued = await ctx.transaction((tx) => queueMessage(tx, ctx, conversationId, out));
   // 2. The provider, once.
   let providerId: string | null = null;
   let mediaId: string | null = null;
   let failure: ProviderError | null = null;
   try {
-    const p = channelProvider(kit, queued.channel);
-    if (p.type !== 'whatsapp')
-      throw new AppError('UnprocessableEntityError', 'The inbox channel is not WhatsApp');
+    const p = whatsappOf(kit, queued.channel);
     const to = queued.conv.waId;
     if (out.kind === 'attachment') {
       mediaId = await p.client.uploadMedia({
@@ -305,6 +331,15 @@ async function conversationWith(tx: Tx, ctx: TenantContext, inboxId: number, con
 /** POST /conversations: a conversation with a contact, opened by a first message (a template outside the window). */
 export async function startConversation(ctx: TenantContext, kit: ChannelKit, input: StartConversationInput) {
   requireInbox(ctx, true);
+  if (ctx.dryRun) {
+    // One transaction, rolled back: the conversation a real call opens must exist for its first message.
+    return ctx.transaction(async (tx) => {
+      const { row } = await conversationWith(tx, ctx, input.inboxId, input.contact);
+      const message = await dryRunMessage(tx, ctx, kit, row.id, { kind: 'message', message: input.message });
+      const conversation = await presentConversation(tx, ctx.orgId, await loadConversation(tx, ctx, row.id));
+      return { conversation, message };
+    });
+  }
   const { row } = await ctx.transaction((tx) => conversationWith(tx, ctx, input.inboxId, input.contact));
   const message = await sendMessage(ctx, kit, row.id, input.message);
   const conversation = await ctx.transaction(async (tx) =>

@@ -28,6 +28,8 @@ import * as service from './service.js';
 const tags = ['Lead ads'];
 const read = { scope: 'lead_ads:read' } as const;
 const write = { scope: 'lead_ads:write' } as const;
+/** Calls the provider (OAuth, page subscriptions) or hands out a working OAuth state: no dry run (docs/dry-run.md). */
+const writeLive = { ...write, dryRun: false } as const;
 const exampleRoute = {
   name: 'Spring campaign form',
   leadIntegrationDocumentId: 'k3v9x2m8q1w7e5r4t6y0u2i8',
@@ -50,7 +52,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/lead-ads/oauth/start',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Start connecting a lead ads account (admin)',
@@ -66,7 +68,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/lead-ads/oauth/complete',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Finish connecting a lead ads account (admin)',
@@ -114,7 +116,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/lead-integrations',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Create a lead ads integration from a user token (admin)',
@@ -208,7 +210,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.post(
     '/lead-form-routes',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Route a lead form to a board (admin)',
@@ -225,7 +227,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.put(
     '/lead-form-routes/:id',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Update a lead form route (admin)',
@@ -242,7 +244,7 @@ export const leadAdsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   app.delete(
     '/lead-form-routes/:id',
     {
-      config: write,
+      config: writeLive,
       schema: {
         tags,
         summary: 'Delete a lead form route (admin)',

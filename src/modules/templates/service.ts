@@ -77,8 +77,12 @@ export async function createTemplate(
       duplicateKeys: ['name', 'language'],
       errors: [{ path: ['name'], message: 'already taken in this language', name: 'ValidationError' }],
     });
-  // The provider first: nothing is stored for a template it refused (502 with its message).
-  const created = await whatsapp(kit, row).client.createTemplate(input).catch(toBadGateway);
+  // The provider first: nothing is stored for a template it refused (502 with its message). A dry run does not
+  // submit it: the would-be row is PENDING with no provider id yet (docs/dry-run.md).
+  const client = whatsapp(kit, row).client;
+  const created = ctx.dryRun
+    ? { id: null, status: 'PENDING' }
+    : await client.createTemplate(input).catch(toBadGateway);
   return ctx.transaction(async (tx) => {
     const t = await repo
       .insertTemplate(tx, ctx.orgId, row.id, {
@@ -103,9 +107,9 @@ export async function deleteTemplate(
   const t = await ctx.transaction((tx) => repo.findTemplate(tx, ctx.orgId, row.id, documentId));
   if (!t) throw notFound();
   // Already gone at the provider (404) is what we wanted; other failures keep the local row (502).
-  await whatsapp(kit, row)
-    .client.deleteTemplate(t.name, t.externalId ?? undefined)
-    .catch((err) => {
+  const client = whatsapp(kit, row).client;
+  if (!ctx.dryRun)
+    await client.deleteTemplate(t.name, t.externalId ?? undefined).catch((err) => {
       if (err instanceof ProviderError && err.status === 404) return;
       toBadGateway(err);
     });
@@ -126,10 +130,26 @@ const values = (p: ProviderTemplate, now: Date) => ({
   syncedAt: now,
 });
 
+/** A stored template as the provider lists it (a dry run's sync). */
+const asProviderTemplate = (t: repo.TemplateRow): ProviderTemplate => ({
+  id: t.externalId ?? '',
+  name: t.name,
+  language: t.language,
+  category: t.category,
+  status: t.status,
+  components: t.components as unknown as ProviderTemplate['components'],
+});
+
 /** Pulls the provider's list: new ones are added, known ones refreshed, those gone there removed here. */
 export async function syncTemplates(ctx: TenantContext, kit: ChannelKit, channelId: string) {
   const row = await openChannel(ctx, channelId, true);
-  const remote = await whatsapp(kit, row).client.listTemplates().catch(toBadGateway);
+  const client = whatsapp(kit, row).client;
+  // A dry run does not ask the provider: the would-be list is the one stored now (docs/dry-run.md).
+  const remote = ctx.dryRun
+    ? await ctx.transaction(async (tx) =>
+        (await repo.allTemplates(tx, ctx.orgId, row.id)).map(asProviderTemplate),
+      )
+    : await client.listTemplates().catch(toBadGateway);
   return ctx.transaction(async (tx: Tx) => {
     const before = new Set((await repo.allTemplates(tx, ctx.orgId, row.id)).map((t) => t.id));
     const now = new Date();
@@ -181,9 +201,13 @@ export async function uploadMediaHandle(
         errors: [{ path: ['base64'], message: `${bytes.length} bytes decoded`, name: 'ValidationError' }],
       },
     );
-  const handle = await whatsapp(kit, row)
-    .client.uploadMediaHandle({ filename: input.filename, mimeType: input.mimeType, bytes })
-    .catch(toBadGateway);
+  const client = whatsapp(kit, row).client;
+  // A dry run uploads nothing: the provider makes the handle, so the would-be one is empty (docs/dry-run.md).
+  const handle = ctx.dryRun
+    ? ''
+    : await client
+        .uploadMediaHandle({ filename: input.filename, mimeType: input.mimeType, bytes })
+        .catch(toBadGateway);
   await ctx.transaction((tx) =>
     audit(tx, ctx, 'whatsapp_template.media_uploaded', row.documentId, {
       filename: input.filename,

@@ -1,17 +1,12 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
-import {
-  compileListQuery,
-  countIf,
-  type ListQueryInput,
-  listPage,
-  type QueryModel,
-} from '../../platform/http/list-query.js';
+import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
+import { logPage, tablePage } from '../../platform/http/table-pages.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { sealContext } from './delivery.js';
@@ -59,19 +54,7 @@ const byDocumentId = (orgId: number, documentId: string) =>
 
 export async function listSubscriptions(ctx: TenantContext, query: ListQueryInput) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, query);
-  return ctx.transaction(async (tx) => {
-    const where = and(eq(subs.organizationId, ctx.orgId), q.where);
-    const rows = await tx
-      .select()
-      .from(subs)
-      .where(where)
-      .orderBy(q.orderBy)
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(subs).where(where));
-    return listPage(rows.map(toSubscription), total, q);
-  });
+  return tablePage(ctx, model, subs, query, (_tx, r) => toSubscription(r));
 }
 
 async function findIn(tx: Tx, orgId: number, documentId: string) {
@@ -147,38 +130,24 @@ export async function listDeliveries(
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
   requireAdmin(ctx);
-  const q = compileListQuery(model, { pagination: query.pagination });
-  return ctx.transaction(async (tx) => {
-    const sub = await findIn(tx, ctx.orgId, documentId);
-    const where = and(
-      eq(deliveries.organizationId, ctx.orgId),
-      eq(deliveries.subscriptionId, sub.id),
-      query.status ? eq(deliveries.status, query.status) : undefined,
-    );
-    const rows = await tx
-      .select()
-      .from(deliveries)
-      .where(where)
-      .orderBy(desc(deliveries.id))
-      .offset(q.offset)
-      .limit(q.pageSize);
-    const total = await countIf(q, () => tx.select({ total: count() }).from(deliveries).where(where));
-    return listPage(
-      rows.map((d) => ({
-        id: d.id,
-        eventId: d.eventId,
-        eventType: d.eventType,
-        status: d.status as 'pending' | 'delivered' | 'failed',
-        attempts: d.attempts,
-        nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
-        lastStatusCode: d.lastStatusCode,
-        lastError: d.lastError,
-        deliveredAt: iso(d.deliveredAt),
-        createdAt: isoRequired(d.createdAt),
-        payload: d.payload,
-      })),
-      total,
-      q,
-    );
-  });
+  return logPage(
+    ctx,
+    model,
+    deliveries,
+    query,
+    async (tx) => eq(deliveries.subscriptionId, (await findIn(tx, ctx.orgId, documentId)).id),
+    (d) => ({
+      id: d.id,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      status: d.status as 'pending' | 'delivered' | 'failed',
+      attempts: d.attempts,
+      nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+      lastStatusCode: d.lastStatusCode,
+      lastError: d.lastError,
+      deliveredAt: iso(d.deliveredAt),
+      createdAt: isoRequired(d.createdAt),
+      payload: d.payload,
+    }),
+  );
 }

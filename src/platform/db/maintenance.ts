@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { Config } from '../../config.js';
+import { pruneAgentConfirmations } from '../../modules/agent-confirmations/repo.js';
 import { foldAllCounts } from '../../modules/cards/counts.js';
 import { foldAllReports } from '../../modules/cards/report-rollups.js';
 import { pruneIdempotencyKeys } from '../idempotency/plugin.js';
@@ -116,6 +117,8 @@ export function settingsWarnings(settings: ServerSettings, config: Config, maint
 export interface MaintenanceReport {
   folded: number;
   idempotencyKeysDeleted: number;
+  /** Agent confirmation requests expired for more than a day. */
+  agentConfirmationsDeleted: number;
   vacuumed: string[];
   ms: number;
 }
@@ -157,6 +160,7 @@ export async function runMaintenance(
     // The card counts' deltas and the board report's (report-rollups.ts), the same pattern.
     const folded = (await foldAllCounts(db)) + (await foldAllReports(db));
     const idempotencyKeysDeleted = await pruneIdempotencyKeys(db);
+    const agentConfirmationsDeleted = await pruneAgentConfirmations(db);
     const vacuumed: string[] = [];
     if (o.vacuum) {
       const existing = await queryRows<{ name: string }>(
@@ -168,7 +172,13 @@ export async function runMaintenance(
       // SKIP_LOCKED: a table another process is vacuuming (or altering) waits for the next run.
       if (vacuumed.length) await exec(`VACUUM (SKIP_LOCKED) ${vacuumed.join(', ')}`);
     }
-    return { folded, idempotencyKeysDeleted, vacuumed, ms: Math.round(performance.now() - started) };
+    return {
+      folded,
+      idempotencyKeysDeleted,
+      agentConfirmationsDeleted,
+      vacuumed,
+      ms: Math.round(performance.now() - started),
+    };
   }
 }
 

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { domainEvents } from './table.js';
 
@@ -55,22 +56,37 @@ export async function recordEvent(
   });
 }
 
-/** Several events in one statement (same guarantees as recordEvent; ids follow the list's order). */
-export async function recordEvents(
-  tx: Tx,
-  orgId: number,
-  events: { type: EventType; subject: string; data: Record<string, unknown> }[],
-): Promise<void> {
-  if (events.length === 0) return;
+export interface EventInput {
+  type: EventType;
+  subject: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Several events in one statement, in the order given (a batch of an import): the same rows recordEvent writes,
+ * in the caller's transaction.
+ */
+export async function recordEvents(tx: Tx, orgId: number, events: EventInput[]): Promise<void> {
   const depth = currentEventDepth();
-  await tx.insert(domainEvents).values(
-    events.map((e) => ({
-      organizationId: orgId,
-      eventId: `evt_${randomUUID()}`,
-      type: e.type,
-      subject: e.subject,
-      data: e.data,
-      depth,
-    })),
-  );
+  for (let i = 0; i < events.length; i += 1000)
+    await tx.insert(domainEvents).values(
+      events.slice(i, i + 1000).map((e) => ({
+        organizationId: orgId,
+        eventId: `evt_${randomUUID()}`,
+        type: e.type,
+        subject: e.subject,
+        data: e.data,
+        depth,
+      })),
+    );
+}
+
+/**
+ * A set-based writer's events (a mass update in one SQL statement): an `insert … select` for a CTE, one event
+ * per row of `rows`, a query yielding `subject` (text) and `data` (jsonb) columns. Same rows as recordEvent.
+ */
+export function insertEventsSql(orgId: number, type: EventType, rows: SQL): SQL {
+  return sql`insert into domain_events (organization_id, event_id, type, subject, data, depth)
+    select ${orgId}::bigint, 'evt_' || gen_random_uuid()::text, ${type}, e.subject, e.data, ${currentEventDepth()}::int
+    from (${rows}) e`;
 }

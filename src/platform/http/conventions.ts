@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 
-/** Response headers a browser script may read: rate limits, retry hint, request id, idempotent replay, ETag. */
+/** Response headers a browser script may read: rate limits, retry hint, request id, idempotent replay, dry run, ETag. */
 export const EXPOSED_HEADERS = [
   'ratelimit-limit',
   'ratelimit-remaining',
@@ -14,6 +14,7 @@ export const EXPOSED_HEADERS = [
   'retry-after',
   'x-request-id',
   'idempotent-replayed',
+  'dry-run',
   'etag',
   'content-disposition',
 ];

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { DRY_RUN_PARAMETER, supportsDryRun } from './dry-run.js';
 import { errorEnvelope } from './errors.js';
 import { operationIdFor } from './operation-ids.js';
 
@@ -22,6 +23,21 @@ const errorResponses = {
  * tool applies the default (form, exploded) and sends `?page=1&pageSize=25`, which the strict query refuses.
  */
 const DEEP_OBJECT_PARAMETERS = new Set(['pagination', 'filters', 'populate', 'sort']);
+
+/** The one definition of `?dryRun` (http/dry-run.ts), referenced by every operation that takes it. */
+const DRY_RUN_REF = '#/components/parameters/DryRun';
+const dryRunParameter = {
+  name: DRY_RUN_PARAMETER,
+  in: 'query',
+  required: false,
+  description:
+    'true: run the request in full (validation, access, rules) without writing anything or contacting anyone; ' +
+    'success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the ' +
+    '4xx the real call would give (docs/dry-run.md).',
+  schema: { type: 'string', enum: ['true', 'false'] },
+};
+const DRY_RUN_NOTE =
+  'Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.';
 
 const securitySchemes = {
   bearerAuth: { type: 'http', scheme: 'bearer' },
@@ -75,6 +91,11 @@ export async function registerOpenApi(app: FastifyInstance) {
         schema.security = [];
         schema.description = described('Public: no token needed.');
       }
+      const dryRunConfig = (input.route as { config?: { auth?: string; dryRun?: boolean } }).config;
+      if (supportsDryRun(method, dryRunConfig)) {
+        schema['x-dry-run'] = true;
+        schema.description = described(DRY_RUN_NOTE);
+      }
       const response = { ...(schema.response ?? {}) };
       for (const [code, description] of Object.entries(errorResponses)) {
         if (!response[code]) response[code] = { description, $ref: '#/components/schemas/Error' };
@@ -87,9 +108,14 @@ export async function registerOpenApi(app: FastifyInstance) {
       obj.components = obj.components ?? {};
       const { $schema: _dialect, ...errorSchema } = errorEnvelope.toJSONSchema();
       obj.components.schemas = { ...(obj.components.schemas ?? {}), Error: errorSchema };
+      obj.components.parameters = { ...(obj.components.parameters ?? {}), DryRun: dryRunParameter };
       // $ref responses cannot carry siblings in 3.1 response objects: expand to content.
       for (const methods of Object.values<any>(obj.paths ?? {})) {
         for (const op of Object.values<any>(methods)) {
+          if (op['x-dry-run']) {
+            delete op['x-dry-run'];
+            op.parameters = [...(op.parameters ?? []), { $ref: DRY_RUN_REF }];
+          }
           for (const param of op.parameters ?? []) {
             if (param.in === 'query' && DEEP_OBJECT_PARAMETERS.has(param.name)) {
               param.style = 'deepObject';

@@ -83,7 +83,8 @@ export const idempotencyPlugin = fp(
     // over the raw bytes, and the route gets the same bytes back. Only for keyed requests: others stream.
     app.addHook('preParsing', async (req, _reply, payload) => {
       const type = req.headers['content-type'] ?? '';
-      if (req.method !== 'POST' || typeof req.headers['idempotency-key'] !== 'string') return payload;
+      if (req.method !== 'POST' || typeof req.headers['idempotency-key'] !== 'string' || req.dryRun)
+        return payload;
       if (!type || type.includes('json') || type.includes('multipart/')) return payload;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -107,6 +108,8 @@ export const idempotencyPlugin = fp(
     app.addHook('preHandler', async (req, reply) => {
       const key = req.headers['idempotency-key'];
       if (req.method !== 'POST' || typeof key !== 'string' || !req.principal) return;
+      // A dry run writes nothing, so it neither uses the key nor replays what the key stored (docs/dry-run.md).
+      if (req.dryRun) return;
       // A response holding a secret shown once (a new API token) is never stored: a retry makes a new one.
       if (req.routeOptions.config?.idempotency === false) return;
       // A multipart body is read by its route straight from the socket: not in hand to fingerprint, not keyed.

@@ -44,22 +44,50 @@ export interface TenantContext {
    * happened even if the process dies before answering.
    */
   idempotency: PendingIdempotencyKey | null;
+  /**
+   * A dry run (`?dryRun=true`, docs/dry-run.md): every transaction runs and is then rolled back, returning what
+   * it would have committed, and code that acts outside the database (a provider call, a CalDAV write, a job
+   * sent outside a transaction) checks this flag and answers the would-be result instead.
+   */
+  dryRun: boolean;
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Thrown at the end of a dry-run transaction to roll it back; carries the transaction's result out. */
+class DryRunRollback<T> {
+  constructor(readonly result: T) {}
+}
+
+/** Runs `fn` in a tenant transaction that is always rolled back; answers what `fn` returned. */
+async function rolledBack<T>(db: Database, orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    await db.tenantTransaction(orgId, async (tx) => {
+      throw new DryRunRollback(await fn(tx));
+    });
+  } catch (err) {
+    if (err instanceof DryRunRollback) return err.result as T;
+    throw err;
+  }
+  throw new Error('unreachable: a dry-run transaction always rolls back');
 }
 
 export function makeTenantContext(
   db: Database,
-  fields: Omit<TenantContext, 'transaction' | 'idempotency'>,
+  fields: Omit<TenantContext, 'transaction' | 'idempotency' | 'dryRun'>,
 ): TenantContext {
   const ctx: TenantContext = {
     ...fields,
     idempotency: null,
+    dryRun: false,
     transaction: (fn) =>
-      db.tenantTransaction(fields.orgId, async (tx) => {
-        const result = await fn(tx);
-        if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
-        return result;
-      }),
+      // The flag is read per call: the dry-run hook sets it after the context is made (http/dry-run.ts).
+      ctx.dryRun
+        ? rolledBack(db, fields.orgId, fn)
+        : db.tenantTransaction(fields.orgId, async (tx) => {
+            const result = await fn(tx);
+            if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
+            return result;
+          }),
   };
   return ctx;
 }

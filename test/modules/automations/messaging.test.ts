@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { newTenant } from '../../helpers/app.js';
+import { apiClient, newTenant } from '../../helpers/app.js';
 import {
   createEmailChannel,
   createWhatsAppChannel,
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('automations: messages', () => {
-  test('send_email renders the template for the contact and sends it once; a suppressed address is not written to', async () => {
+  test('send_email renders the template for the contact and sends it once; a suppressed address is skipped, recorded', async () => {
     await createEmailChannel(t.api);
     const tpl = await t.api.post('/email-templates', {
       data: { name: 'Welcome', subject: 'Welcome {{contact.name}}', html: '<p>Hi {{contact.name}}</p>' },
@@ -52,14 +52,88 @@ describe('automations: messages', () => {
     const runs = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
     const byStatus = runs.map((r: any) => [r.status, r.results[0].ok]).sort();
     expect(byStatus).toEqual([
-      ['failed', false],
+      ['succeeded', true],
       ['succeeded', true],
     ]);
-    expect(runs.find((r: any) => r.status === 'failed').results[0].message).toMatch(/suppression list/);
+    // The opted-out contact: the run records the skip (and would go on with later actions); nothing is sent.
+    const skipped = runs.find((r: any) => r.results[0].output.skipped);
+    expect(skipped.results[0].output).toEqual({
+      skipped: true,
+      to: 'blocked.auto@example.com',
+      reason: 'blocked.auto@example.com is on the suppression list (manual): not sent',
+    });
     const mails = env.smtp.received.filter((m) => m.to[0] === 'auto.mail@example.com');
     expect(mails).toHaveLength(1);
     expect(mails[0].subject).toBe('Welcome Auto Mail');
     expect(env.smtp.received.filter((m) => m.to[0] === 'blocked.auto@example.com')).toHaveLength(0);
+  });
+
+  test('send_email carries the unsubscribe link and List-Unsubscribe like campaign mail; unsubscribing stops the next one', async () => {
+    const u = await world.track(await newTenant(env.app));
+    await createEmailChannel(u.api);
+    const tpl = await u.api.post('/email-templates', {
+      data: {
+        name: 'Follow-up',
+        subject: 'News for {{contact.name}}',
+        html: '<p>Hi</p><a href="{{unsubscribeUrl}}">stop these</a>',
+      },
+    });
+    const a = await u.api.post('/automations', {
+      data: {
+        name: 'Follow-up mail',
+        trigger: { event: 'contact.updated' },
+        actions: [
+          { type: 'send_email', params: { template: tpl.body.documentId } },
+          { type: 'create_task', params: { name: 'call them' } },
+        ],
+      },
+    });
+    expect(a.status).toBe(201);
+    const contact = (
+      await u.api.post('/contacts', { data: { name: 'Optout', email: 'Opt.Out@Example.com' } })
+    ).body;
+    await u.api.put(`/contacts/${contact.documentId}`, { data: { city: 'Recife' } });
+    await world.cycle(env.config);
+    const mails = env.smtp.received.filter((m) => m.to[0].toLowerCase() === 'opt.out@example.com');
+    expect(
+      mails,
+      JSON.stringify((await u.api.get(`/automations/${a.body.documentId}/runs`)).body),
+    ).toHaveLength(1);
+    const raw = mails[0].raw.replace(/\r?\n[ \t]+/g, ' ');
+    const header = /List-Unsubscribe: <http:\/\/crm\.test(\/api\/unsubscribe\/[\w.-]+)>/.exec(raw);
+    expect(header).not.toBeNull();
+    expect(raw).toMatch(/List-Unsubscribe-Post: List-Unsubscribe=One-Click/);
+    const path = header![1];
+    // The same link in the body (the template's {{unsubscribeUrl}}) and the text part.
+    const body = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    expect(body).toContain(`href="http://crm.test${path}"`);
+    expect(body).toContain(`Unsubscribe: http://crm.test${path}`);
+    const anon = apiClient(env.app, {});
+    // A token of another kind or tampered is not an unsubscribe link.
+    expect((await anon.request({ method: 'GET', url: `${path.slice(0, -2)}xx` })).status).toBe(404);
+    expect((await anon.request({ method: 'GET', url: path })).status).toBe(200);
+    const one = await anon.request({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(one.status).toBe(200);
+    const supp = (await u.api.get('/suppressions')).body.data;
+    expect(supp.map((s: any) => [s.address, s.reason])).toEqual([['opt.out@example.com', 'unsubscribed']]);
+    // Another organization never sees it, and its own mail to the same address is unaffected.
+    expect((await t.api.get('/suppressions')).body.data.map((s: any) => s.address)).not.toContain(
+      'opt.out@example.com',
+    );
+    await u.api.put(`/contacts/${contact.documentId}`, { data: { city: 'Olinda' } });
+    await world.cycle(env.config);
+    expect(env.smtp.received.filter((m) => m.to[0].toLowerCase() === 'opt.out@example.com')).toHaveLength(1);
+    const runs = (await u.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
+    const latest = runs.find((r: any) => r.results[0].output?.skipped);
+    expect(latest.status).toBe('succeeded');
+    expect(latest.results[0].output.reason).toMatch(/suppression list \(unsubscribed\): not sent/);
+    // The skip does not stop the run: the next action ran.
+    expect(latest.results[1]).toMatchObject({ type: 'create_task', ok: true });
   });
 
   test('send_template_message sends an approved WhatsApp template to the contact with rendered parameters', async () => {

@@ -1,19 +1,11 @@
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { addMember, getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { postCsv } from './csv.js';
 
 beforeAll(async () => {
   await getApp();
 });
-
-function postCsv(t: Tenant, csv: string, query = '') {
-  return t.api.request({
-    method: 'POST',
-    url: `/api/contacts/import${query}`,
-    headers: { 'content-type': 'text/csv' },
-    payload: csv,
-  });
-}
 
 function postMultipart(t: Tenant, csv: string, fields: Record<string, string> = {}, query = '') {
   const boundary = '----crmtest';

@@ -5,6 +5,7 @@ import { type Condition, hiddenSlugs } from '../conditions';
 import { date, dateTime, t } from '../i18n';
 import { people, personName } from '../pages/Kanban';
 import { canWrite } from '../session';
+import { CardConversation, CardMeetings } from './CardExtras';
 import { FieldInput } from './FieldInput';
 
 interface Comment {
@@ -300,6 +301,8 @@ export function CardDrawer(props: {
               )}
             </form>
             <Tasks boardId={boardId} card={c} />
+            <CardMeetings boardId={boardId} card={c} />
+            <CardConversation card={c} />
             <Comments boardId={boardId} cardId={cardId} />
           </>
         )}

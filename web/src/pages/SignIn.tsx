@@ -2,8 +2,13 @@ import { useState } from 'preact/hooks';
 import { Link } from '../App';
 import { client, reason, unwrap } from '../api';
 import { t } from '../i18n';
-import { navigate } from '../router';
+import { currentPath, navigate } from '../router';
 import { setSession } from '../session';
+
+/** Where to go once signed in: back to an agent's confirmation link, else to the organizations. */
+function afterSignIn() {
+  return currentPath().startsWith('/confirm/') ? `${currentPath()}${location.search}` : '/orgs';
+}
 
 function useForm() {
   const [error, setError] = useState('');
@@ -31,7 +36,7 @@ export function SignInPage() {
     void run(async () => {
       const res = await unwrap(client.POST('/api/auth/local', { body: { identifier, password } }));
       setSession({ jwt: res.jwt, user: res.user as never });
-      navigate('/orgs', true);
+      navigate(afterSignIn(), true);
     });
   };
   return (
@@ -81,7 +86,7 @@ export function SignUpPage() {
     void run(async () => {
       const res = await unwrap(client.POST('/api/auth/local/register', { body: v }));
       setSession({ jwt: res.jwt, user: res.user as never });
-      navigate('/orgs', true);
+      navigate(afterSignIn(), true);
     });
   };
   return (

@@ -1,0 +1,140 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { Link } from '../App';
+import { type Card, client, featureOff, reason, unwrap } from '../api';
+import { dateTime, t } from '../i18n';
+import { MeetingForm } from '../pages/Agenda';
+import { type ChatMessage, type Conversation, contactLabel } from '../pages/Inbox';
+import { canWrite } from '../session';
+
+type Meeting = import('../api').Schemas['CalendarMeeting'];
+
+/** The card's meetings (agenda area); hidden when the plan has no agenda. */
+export function CardMeetings({ boardId, card }: { boardId: string; card: Card }) {
+  const qc = useQueryClient();
+  const [adding, setAdding] = useState(false);
+  const [error, setError] = useState('');
+  const cardId = card.documentId;
+  const list = useQuery({
+    queryKey: ['meetings', boardId, cardId],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/boards/{boardId}/cards/{cardId}/calendar-meetings', {
+            params: { path: { boardId, cardId } },
+          }),
+        )
+      ).data as Meeting[],
+  });
+  const connected = useQuery({
+    queryKey: ['calendar-connections'],
+    enabled: canWrite() && !!list.data,
+    queryFn: async () => (await unwrap(client.GET('/api/calendar-connections'))).data,
+  });
+  if (featureOff(list.error)) return null;
+  const cancel = async (id: string) => {
+    if (!confirm(t('cancelMeetingConfirm'))) return;
+    setError('');
+    try {
+      await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));
+      await qc.invalidateQueries({ queryKey: ['meetings'] });
+      await qc.invalidateQueries({ queryKey: ['agenda'] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  return (
+    <section aria-labelledby="meetings-title" data-testid="card-meetings">
+      <h3 id="meetings-title">{t('meetings')}</h3>
+      <ul class="plain">
+        {list.data?.map((m) => (
+          <li key={m.documentId} class={m.status === 'cancelled' ? 'cancelled' : ''}>
+            <strong>{m.title}</strong>{' '}
+            <span class="muted small">
+              {dateTime(m.start)} · {m.status === 'cancelled' ? t('cancelled') : t('scheduled')}
+            </span>
+            {m.status !== 'cancelled' && canWrite() && (
+              <>
+                {' '}
+                <button type="button" class="link" onClick={() => cancel(m.documentId)}>
+                  {t('cancelMeeting')}
+                </button>
+              </>
+            )}
+          </li>
+        ))}
+        {list.data?.length === 0 && <li class="muted">{t('noItems')}</li>}
+      </ul>
+      {list.error && !featureOff(list.error) && <p class="error">{reason(list.error)}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {canWrite() &&
+        connected.data &&
+        (connected.data.length === 0 ? (
+          <p class="muted small">
+            {t('connectCalendarFirst')} <Link href="/agenda">{t('agenda')}</Link>
+          </p>
+        ) : adding ? (
+          <MeetingForm boardId={boardId} card={card} onDone={() => setAdding(false)} />
+        ) : (
+          <button type="button" class="secondary" onClick={() => setAdding(true)}>
+            {t('newMeeting')}
+          </button>
+        ))}
+    </section>
+  );
+}
+
+/**
+ * The card's conversation (inbox area): the conversations of the card's contact linked to this card, their
+ * latest messages and a link to the inbox. Hidden when the plan has no inbox or there is none.
+ */
+export function CardConversation({ card }: { card: Card }) {
+  const contactId = card.contact?.documentId;
+  const convs = useQuery({
+    queryKey: ['card-conversations', contactId],
+    enabled: !!contactId,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/contacts/{contactId}/conversations', {
+            params: { path: { contactId: contactId! } },
+          }),
+        )
+      ).data as Conversation[],
+  });
+  const conv = convs.data?.find((c) => c.card?.documentId === card.documentId);
+  const messages = useQuery({
+    queryKey: ['messages-latest', conv?.id],
+    enabled: !!conv,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/conversations/{id}/messages', {
+            params: { path: { id: conv!.id }, query: { limit: 5 } as never },
+          }),
+        )
+      ).data as ChatMessage[],
+  });
+  if (!conv) return null;
+  return (
+    <section aria-labelledby="card-conv-title" data-testid="card-conversation">
+      <h3 id="card-conv-title">{t('conversation')}</h3>
+      <p class="muted small">
+        {contactLabel(conv)} · {t(`conv_${conv.status}`)} ·{' '}
+        <Link href={`/inbox/${conv.id}`}>{t('openInInbox')}</Link>
+      </p>
+      <ol class="thread mini">
+        {[...(messages.data ?? [])].reverse().map((m) => (
+          <li key={m.id} class={`msg ${m.direction}`}>
+            <p>{m.content || `[${m.contentType}]`}</p>
+            <span class="muted small">{dateTime(m.createdAt)}</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,474 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { client, reason, unwrap } from '../api';
+import { date, dateTime, t } from '../i18n';
+import { getSession, type Role } from '../session';
+
+type Schemas = import('../api').Schemas;
+type Member = Schemas['Membership'];
+type Invitation = Schemas['Invitation'];
+type TokenBody = NonNullable<
+  import('../../../src/mcp/api-types').paths['/api/users/generate-token']['post']['requestBody']
+>['content']['application/json'];
+type Scope = NonNullable<TokenBody['scopes']>[number];
+type ScopeArea = Scope extends `${infer A}:${string}` ? A : never;
+interface Token {
+  documentId: string;
+  name: string;
+  prefix: string;
+  expiresAt: string;
+  scopes: string[] | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+/** The scope areas of the service's closed catalogue (src/platform/auth/scopes.ts); typed against the OpenAPI enum. */
+const AREAS: ScopeArea[] = [
+  'account',
+  'members',
+  'teams',
+  'boards',
+  'cards',
+  'contacts',
+  'segments',
+  'tasks',
+  'products',
+  'quotes',
+  'notifications',
+  'channels',
+  'email_templates',
+  'campaigns',
+  'chat',
+  'agenda',
+  'lead_ads',
+  'automations',
+  'webhooks',
+  'distribution',
+  'saved_filters',
+  'conversions',
+];
+const EXPIRATIONS = ['1d', '30d', '365d', '36500d'] as const satisfies readonly TokenBody['expiration'][];
+const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
+const roleLabel = (r: string) => t(`role_${r as Role}`);
+
+/** Settings: the user's API tokens, the organization's members and invitations. */
+export function SettingsPage() {
+  return (
+    <section class="page settings" data-testid="settings">
+      <h1>{t('settings')}</h1>
+      <Tokens />
+      <Members />
+    </section>
+  );
+}
+
+function Tokens() {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [expiration, setExpiration] = useState<TokenBody['expiration']>('30d');
+  const [scopes, setScopes] = useState<Record<string, '' | 'read' | 'write'>>({});
+  const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
+  const [error, setError] = useState('');
+  const list = useQuery({
+    queryKey: ['tokens'],
+    queryFn: async () => (await unwrap(client.GET('/api/users/tokens'))).data as Token[],
+  });
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    const picked = Object.entries(scopes)
+      .filter(([, v]) => v)
+      .map(([a, v]) => `${a}:${v}` as Scope);
+    try {
+      const made = await unwrap(
+        client.POST('/api/users/generate-token', {
+          body: {
+            expiration,
+            ...(name.trim() ? { name: name.trim() } : {}),
+            ...(picked.length ? { scopes: picked } : {}),
+          },
+        }),
+      );
+      setSecret({ name: made.name, token: made.token });
+      setName('');
+      setScopes({});
+      await qc.invalidateQueries({ queryKey: ['tokens'] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  const revoke = async (tok: Token) => {
+    if (!confirm(`${t('revokeConfirm')} ${tok.name}?`)) return;
+    setError('');
+    try {
+      await unwrap(client.DELETE('/api/users/tokens/{id}', { params: { path: { id: tok.documentId } } }));
+      await qc.invalidateQueries({ queryKey: ['tokens'] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  return (
+    <section aria-labelledby="tokens-title" class="settings-block">
+      <h2 id="tokens-title">{t('apiTokens')}</h2>
+      <p class="muted small">{t('apiTokensText')}</p>
+      {secret && (
+        <div class="ok secret" role="status" data-testid="token-secret">
+          <p>
+            {t('tokenShownOnce')} <strong>{secret.name}</strong>
+          </p>
+          <label>
+            {t('token')}
+            <input
+              readOnly
+              value={secret.token}
+              name="token-secret"
+              onFocus={(e) => (e.target as HTMLInputElement).select()}
+            />
+          </label>
+          <div class="row">
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => void navigator.clipboard?.writeText(secret.token)}
+            >
+              {t('copy')}
+            </button>
+            <button type="button" onClick={() => setSecret(null)}>
+              {t('tokenStored')}
+            </button>
+          </div>
+        </div>
+      )}
+      <table class="table" data-testid="tokens">
+        <thead>
+          <tr>
+            <th scope="col">{t('name')}</th>
+            <th scope="col">{t('prefix')}</th>
+            <th scope="col">{t('scopes')}</th>
+            <th scope="col">{t('expires')}</th>
+            <th scope="col">{t('lastUsed')}</th>
+            <th scope="col">
+              <span class="sr-only">{t('actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.data?.map((tok) => (
+            <tr key={tok.documentId} data-token-id={tok.documentId}>
+              <td>{tok.name}</td>
+              <td>
+                <code>{tok.prefix}…</code>
+              </td>
+              <td class="small">{tok.scopes?.join(', ') ?? t('allOfRole')}</td>
+              <td>{date(tok.expiresAt)}</td>
+              <td>{tok.lastUsedAt ? dateTime(tok.lastUsedAt) : '—'}</td>
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => revoke(tok)}
+                  aria-label={`${t('revoke')} ${tok.name}`}
+                >
+                  {t('revoke')}
+                </button>
+              </td>
+            </tr>
+          ))}
+          {list.data?.length === 0 && (
+            <tr>
+              <td colSpan={6} class="muted">
+                {t('noItems')}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <form class="card-form" onSubmit={create} aria-labelledby="new-token-title">
+        <h3 id="new-token-title">{t('newToken')}</h3>
+        <div class="row">
+          <label>
+            {t('name')}
+            <input
+              name="token-name"
+              maxLength={120}
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label>
+            {t('expiresIn')}
+            <select
+              name="token-expiration"
+              value={expiration}
+              onChange={(e) =>
+                setExpiration((e.target as HTMLSelectElement).value as TokenBody['expiration'])
+              }
+            >
+              {EXPIRATIONS.map((x) => (
+                <option key={x} value={x}>
+                  {t(`exp_${x}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <details>
+          <summary>{t('scopes')}</summary>
+          <p class="muted small">{t('scopesText')}</p>
+          <div class="scopes">
+            {AREAS.map((a) => (
+              <label key={a}>
+                {a}
+                <select
+                  name={`scope-${a}`}
+                  value={scopes[a] ?? ''}
+                  onChange={(e) =>
+                    setScopes({
+                      ...scopes,
+                      [a]: (e.target as HTMLSelectElement).value as '' | 'read' | 'write',
+                    })
+                  }
+                >
+                  <option value="">—</option>
+                  <option value="read">{t('read')}</option>
+                  <option value="write">{t('write')}</option>
+                </select>
+              </label>
+            ))}
+          </div>
+        </details>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit">{t('createToken')}</button>
+      </form>
+    </section>
+  );
+}
+
+function Members() {
+  const qc = useQueryClient();
+  const s = getSession()!;
+  const role = s.org?.role ?? 'viewer';
+  const admin = role === 'owner' || role === 'admin';
+  const [email, setEmail] = useState('');
+  const [inviteRole, setInviteRole] = useState<Role>('member');
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const members = useQuery({
+    queryKey: ['memberships'],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/memberships', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as Member[],
+  });
+  const invitations = useQuery({
+    queryKey: ['invitations'],
+    enabled: admin,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/invitations', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as Invitation[],
+  });
+  const run = async (
+    call: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+    ok?: string,
+  ) => {
+    setStatus(null);
+    try {
+      await unwrap(call());
+      if (ok) setStatus({ kind: 'ok', text: ok });
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: ['memberships'] }),
+        qc.invalidateQueries({ queryKey: ['invitations'] }),
+      ]);
+      return true;
+    } catch (err) {
+      setStatus({ kind: 'error', text: reason(err) });
+      return false;
+    }
+  };
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    if (
+      await run(
+        () => client.POST('/api/memberships', { body: { data: { email, role: inviteRole } } }),
+        t('invited'),
+      )
+    )
+      setEmail('');
+  };
+  // Owners give and take the owner role; admins the others (the service decides and says why it refuses).
+  const assignable = ROLES.filter((r) => r !== 'owner' || role === 'owner');
+  return (
+    <section aria-labelledby="members-title" class="settings-block">
+      <h2 id="members-title">{t('members')}</h2>
+      {members.error && <p class="error">{reason(members.error)}</p>}
+      <table class="table" data-testid="members">
+        <thead>
+          <tr>
+            <th scope="col">{t('username')}</th>
+            <th scope="col">{t('email')}</th>
+            <th scope="col">{t('role')}</th>
+            <th scope="col">
+              <span class="sr-only">{t('actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.data?.map((m) => {
+            const self = m.user.email === s.user.email;
+            return (
+              <tr key={m.documentId} data-membership-id={m.documentId}>
+                <td>{m.user.username}</td>
+                <td>{m.user.email}</td>
+                <td>
+                  {admin && (m.role !== 'owner' || role === 'owner') ? (
+                    <label>
+                      <span class="sr-only">
+                        {t('role')} {m.user.username}
+                      </span>
+                      <select
+                        name="member-role"
+                        value={m.role}
+                        onChange={(e) =>
+                          run(
+                            () =>
+                              client.PUT('/api/memberships/{id}', {
+                                params: { path: { id: m.documentId } },
+                                body: { data: { role: (e.target as HTMLSelectElement).value as Role } },
+                              }),
+                            t('saved'),
+                          )
+                        }
+                      >
+                        {assignable.map((r) => (
+                          <option key={r} value={r}>
+                            {roleLabel(r)}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                  ) : (
+                    roleLabel(m.role)
+                  )}
+                </td>
+                <td>
+                  {admin && !self && (m.role !== 'owner' || role === 'owner') && (
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`${t('removeMember')} ${m.user.username}`}
+                      onClick={() =>
+                        confirm(`${t('removeMember')} ${m.user.username}?`) &&
+                        run(() =>
+                          client.DELETE('/api/memberships/{id}', { params: { path: { id: m.documentId } } }),
+                        )
+                      }
+                    >
+                      {t('removeMember')}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {status && (
+        <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
+          {status.text}
+        </p>
+      )}
+      {admin && (
+        <>
+          <h3>{t('invitations')}</h3>
+          <table class="table" data-testid="invitations">
+            <thead>
+              <tr>
+                <th scope="col">{t('email')}</th>
+                <th scope="col">{t('role')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('expires')}</th>
+                <th scope="col">
+                  <span class="sr-only">{t('actions')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.data?.map((inv) => (
+                <tr key={inv.documentId}>
+                  <td>{inv.email}</td>
+                  <td>{roleLabel(inv.role)}</td>
+                  <td>{inv.status}</td>
+                  <td>{date(inv.expiresAt)}</td>
+                  <td>
+                    {inv.status === 'pending' && (
+                      <button
+                        type="button"
+                        class="link"
+                        aria-label={`${t('revoke')} ${inv.email}`}
+                        onClick={() =>
+                          run(() =>
+                            client.DELETE('/api/invitations/{id}', {
+                              params: { path: { id: inv.documentId } },
+                            }),
+                          )
+                        }
+                      >
+                        {t('revoke')}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+              {invitations.data?.length === 0 && (
+                <tr>
+                  <td colSpan={5} class="muted">
+                    {t('noItems')}
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+          <form class="card-form" onSubmit={invite} aria-labelledby="invite-title" data-testid="invite-form">
+            <h3 id="invite-title">{t('inviteMember')}</h3>
+            <div class="row">
+              <label>
+                {t('email')}
+                <input
+                  name="invite-email"
+                  type="email"
+                  required
+                  value={email}
+                  onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+                />
+              </label>
+              <label>
+                {t('role')}
+                <select
+                  name="invite-role"
+                  value={inviteRole}
+                  onChange={(e) => setInviteRole((e.target as HTMLSelectElement).value as Role)}
+                >
+                  {assignable.map((r) => (
+                    <option key={r} value={r}>
+                      {roleLabel(r)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <button type="submit">{t('invite')}</button>
+            </div>
+          </form>
+        </>
+      )}
+      {!admin && <p class="muted small">{t('membersReadOnly')}</p>}
+    </section>
+  );
+}
