@@ -168,5 +168,6 @@ export function databaseOptions(config: Config) {
     databaseUrl: config.DATABASE_URL,
     dataDir: `${config.CRM_DATA_DIR}/db`,
     poolSize: config.DATABASE_POOL_SIZE,
+    namespace: config.CRM_JOBS_NAMESPACE,
   };
 }

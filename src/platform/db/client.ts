@@ -25,6 +25,12 @@ export interface Database {
   /** The PGlite instance, when embedded (pg-boss adapter, tests). */
   pglite?: PGlite;
   pool?: pg.Pool;
+  /**
+   * CRM_JOBS_NAMESPACE of this process (PostgreSQL): sent as the session setting `crm.jobs_namespace`, so the
+   * events wake-up a commit sends names it and processes of another namespace on the same database (the test
+   * suite's workers) are not woken by it.
+   */
+  namespace?: string;
 }
 
 // bigint and numeric come back as numbers: ids fit in 2^53 and money is numeric(14,2).
@@ -36,10 +42,17 @@ export interface OpenOptions {
   /** PGlite data dir, or `memory://`. */
   dataDir: string;
   poolSize?: number;
+  /** CRM_JOBS_NAMESPACE (default: the environment's). */
+  namespace?: string;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  const namespace = opts.namespace ?? process.env.CRM_JOBS_NAMESPACE ?? '';
+  if (!/^[A-Za-z0-9_]*$/.test(namespace))
+    throw new Error('CRM_JOBS_NAMESPACE: letters, digits and underscores only');
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, namespace)
+    : openPglite(opts.dataDir);
 }
 
 function tenantTransactionOn(db: Db) {
@@ -53,13 +66,18 @@ function tenantTransactionOn(db: Db) {
     });
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(url: string, poolSize: number, namespace: string): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(namespace ? { options: `-c crm.jobs_namespace=${namespace}` } : {}),
+  });
   const db = drizzleNodePg(pool) as unknown as Db;
   return {
     kind: 'postgres',
     system: db,
     pool,
+    namespace,
     tenantTransaction: tenantTransactionOn(db),
     ping: () => ping(db),
     close: () => pool.end(),

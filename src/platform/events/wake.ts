@@ -20,7 +20,8 @@ export const EVENTS_CHANNEL = 'crm_events';
 export const EVENTS_NOTIFY_SQL = [
   `CREATE OR REPLACE FUNCTION crm_events_notify() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  PERFORM pg_notify('${EVENTS_CHANNEL}', '');
+  -- The writer's CRM_JOBS_NAMESPACE (empty in deployments): listeners of another namespace ignore it.
+  PERFORM pg_notify('${EVENTS_CHANNEL}', coalesce(current_setting('crm.jobs_namespace', true), ''));
   RETURN NULL;
 END $fn$`,
   `DO $$ BEGIN
@@ -105,7 +106,7 @@ export async function listenForEvents(db: Database, onCommit: () => void): Promi
     };
     const own = release;
     client.on('notification', (m) => {
-      if (m.channel === EVENTS_CHANNEL) onCommit();
+      if (m.channel === EVENTS_CHANNEL && (m.payload ?? '') === (db.namespace ?? '')) onCommit();
     });
     client.once('error', (err) => {
       console.error(`events: listening connection lost: ${err.message}`);

@@ -385,7 +385,10 @@ describe('automations', () => {
     const runs = (await t.api.get(`/automations/${a.body.documentId}/runs?pagination[pageSize]=100`)).body
       .data;
     expect(runs).toHaveLength(18);
-    expect(runs.every((x: any) => x.status === 'succeeded' && x.attempts === 1)).toBe(true);
+    expect(
+      runs.every((x: any) => x.status === 'succeeded' && x.attempts === 1),
+      JSON.stringify(runs.map((x: any) => [x.status, x.attempts, x.results?.[0]?.message])),
+    ).toBe(true);
     expect(r.got).toHaveLength(18);
     expect(new Set(r.got.map((g) => g.headers['webhook-id'])).size).toBe(18);
     // Per card, the receiver saw v1, v2, v3 in order.
