@@ -110,12 +110,7 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
       channel,
     };
   });
-  if ('skipped' in prepared)
-    return {
-      skipped: true,
-      to: prepared.to,
-      reason: `${prepared.to} is on the suppression list (${prepared.skipped}): not sent`,
-    };
+  if (prepared.skipped !== undefined) return skippedOutput({ skipped: prepared.skipped, to: prepared.to });
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'email') throw new Error('not an e-mail channel');
@@ -137,7 +132,15 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
   return { to: prepared.to, messageId };
 }
 
-/** send_template_message: an approved WhatsApp template to the contact's phone, body parameters rendered. */
+/** A suppressed recipient: the action is skipped and says why; the run goes on. */
+function skippedOutput(p: { skipped: string; to: string }): Output {
+  return { skipped: true, to: p.to, reason: `${p.to} is on the suppression list (${p.skipped}): not sent` };
+}
+
+/**
+ * send_template_message: an approved WhatsApp template to the contact's phone, body parameters rendered; a phone
+ * on the suppression list is skipped like an e-mail address in send_email.
+ */
 export async function sendTemplateMessage(
   env: ActionEnv,
   params: { channel: string; template: string; params?: string[] },
@@ -145,8 +148,8 @@ export async function sendTemplateMessage(
   const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
     const { contact, render } = await recipient(env, tx);
     if (!contact.phone) throw new Error('the contact has no phone number');
-    if (await suppressed(tx, env.ctx.orgId, contact.phone))
-      throw new Error(`${contact.phone} is on the suppression list: not sent`);
+    const reason = await suppressed(tx, env.ctx.orgId, contact.phone);
+    if (reason) return { skipped: reason, to: contact.phone } as const;
     const channel = await findChannel(tx, env.ctx.orgId, params.channel);
     if (channel?.type !== 'whatsapp') throw new Error(`no WhatsApp channel ${params.channel}`);
     const tpl = await findWhatsAppTemplate(tx, env.ctx.orgId, channel.id, params.template);
@@ -155,6 +158,7 @@ export async function sendTemplateMessage(
     const texts = (params.params ?? []).map((p) => renderString(p, render, false));
     return { to: contact.phone.replace(/^\+/, ''), channel, tpl, texts };
   });
+  if (prepared.skipped !== undefined) return skippedOutput({ skipped: prepared.skipped, to: prepared.to });
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'whatsapp') throw new Error('not a WhatsApp channel');

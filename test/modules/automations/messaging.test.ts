@@ -170,10 +170,20 @@ describe('automations: messages', () => {
       },
     });
     expect(a.status).toBe(201);
+    await t.api.post('/suppressions', { data: { address: '+5511987654321' } });
     await t.api.post('/contacts', { data: { name: 'Zap Person', phone: '+5511912345678' } });
+    await t.api.post('/contacts', { data: { name: 'Opted Out', phone: '+5511987654321' } });
     await world.cycle(env.config);
-    const [run] = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
-    expect(run.status).toBe('succeeded');
+    const runs = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
+    expect(runs.map((r: any) => r.status)).toEqual(['succeeded', 'succeeded']);
+    // The suppressed phone: a recorded skip, nothing reaches the provider.
+    const skipped = runs.find((r: any) => r.results[0].output.skipped);
+    expect(skipped.results[0].output).toEqual({
+      skipped: true,
+      to: '+5511987654321',
+      reason: '+5511987654321 is on the suppression list (manual): not sent',
+    });
+    expect(env.wa.messages.filter((m) => m.to === '5511987654321')).toHaveLength(0);
     const sent = env.wa.messages.filter((m) => m.to === '5511912345678');
     expect(sent).toHaveLength(1);
     expect(sent[0].payload.template).toMatchObject({
