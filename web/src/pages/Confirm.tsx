@@ -76,7 +76,12 @@ export function ConfirmPage({ id }: { id: string }) {
           >
             {t('confirmApprove')}
           </button>
-          <button type="button" disabled={decide.isPending} onClick={() => decide.mutate('decline')}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate('decline')}
+          >
             {t('confirmDecline')}
           </button>
         </div>
