@@ -105,9 +105,8 @@ export function createApiClient(options: ApiClientOptions) {
 
 const reads = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The same request with `dryRun=true` when it is a write. */
+/** The same write request with `dryRun=true`. */
 async function asDryRun(request: Request): Promise<Request> {
-  if (reads.has(request.method)) return request;
   const url = new URL(request.url);
   url.searchParams.set('dryRun', 'true');
   const body = request.body ? await request.arrayBuffer() : undefined;

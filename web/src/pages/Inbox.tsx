@@ -32,6 +32,32 @@ export function FeatureOff({ feature }: { feature: string }) {
 export const contactLabel = (c: Conversation) => c.contact?.name || `+${c.waId}`;
 
 /** The inbox: conversations (filters, search, live updates) and one conversation's thread. */
+/** A labelled filter select of the conversation list (label read by screen readers only). */
+function FilterSelect(props: {
+  name: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (readonly [string, string])[];
+}) {
+  return (
+    <label>
+      <span class="sr-only">{props.label}</span>
+      <select
+        name={props.name}
+        value={props.value}
+        onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
+      >
+        {props.options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function InboxPage({ conversationId }: { conversationId?: string }) {
   const qc = useQueryClient();
   const [status, setStatus] = useState('all');
@@ -122,58 +148,44 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
               onInput={(e) => setQ((e.target as HTMLInputElement).value)}
             />
           </label>
-          <label>
-            <span class="sr-only">{t('status')}</span>
-            <select
-              name="status"
-              value={status}
-              onChange={(e) => {
-                setStatus((e.target as HTMLSelectElement).value);
-                setPage(1);
-              }}
-            >
-              <option value="all">{t('allStatuses')}</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {t(`conv_${s}`)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span class="sr-only">{t('assignee')}</span>
-            <select
-              name="assignee"
-              value={assignee}
-              onChange={(e) => {
-                setAssignee((e.target as HTMLSelectElement).value);
-                setPage(1);
-              }}
-            >
-              <option value="">{t('everyone')}</option>
-              <option value="me">{t('assignedToMe')}</option>
-              <option value="none">{t('unassigned')}</option>
-            </select>
-          </label>
+          <FilterSelect
+            name="status"
+            label={t('status')}
+            value={status}
+            onChange={(v) => {
+              setStatus(v);
+              setPage(1);
+            }}
+            options={[['all', t('allStatuses')], ...STATUSES.map((s) => [s, t(`conv_${s}`)] as const)]}
+          />
+          <FilterSelect
+            name="assignee"
+            label={t('assignee')}
+            value={assignee}
+            onChange={(v) => {
+              setAssignee(v);
+              setPage(1);
+            }}
+            options={[
+              ['', t('everyone')],
+              ['me', t('assignedToMe')],
+              ['none', t('unassigned')],
+            ]}
+          />
           {(inboxes.data?.length ?? 0) > 1 && (
-            <label>
-              <span class="sr-only">{t('inbox')}</span>
-              <select
-                name="inbox"
-                value={inboxId}
-                onChange={(e) => {
-                  setInboxId((e.target as HTMLSelectElement).value);
-                  setPage(1);
-                }}
-              >
-                <option value="">{t('allInboxes')}</option>
-                {inboxes.data?.map((i) => (
-                  <option key={i.id} value={String(i.id)}>
-                    {i.name}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <FilterSelect
+              name="inbox"
+              label={t('inbox')}
+              value={inboxId}
+              onChange={(v) => {
+                setInboxId(v);
+                setPage(1);
+              }}
+              options={[
+                ['', t('allInboxes')],
+                ...(inboxes.data ?? []).map((i) => [String(i.id), i.name] as const),
+              ]}
+            />
           )}
           <label class="inline">
             <input
