@@ -701,6 +701,7 @@ CREATE TABLE "organizations" (
 	"slug" text NOT NULL,
 	"plan" text NOT NULL,
 	"time_zone" text DEFAULT 'America/Sao_Paulo' NOT NULL,
+	"jobs_namespace" text DEFAULT coalesce(current_setting('crm.jobs_namespace', true), '') NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

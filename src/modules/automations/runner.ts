@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
+import { ownOrganizations } from '../../platform/db/namespace.js';
 import { withEventDepth } from '../../platform/events/outbox.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
@@ -267,7 +268,7 @@ export async function runDue(
     await queryRows<{ organization_id: number; subject: string }>(
       db.system,
       sql`select distinct on (organization_id, subject) organization_id, subject, next_attempt_at
-          from automation_runs where status = 'pending'
+          from automation_runs where status = 'pending' ${ownOrganizations(db, sql`organization_id`)}
           order by organization_id, subject, id limit 1000`,
     )
   ).filter((h) => !onlyOrgs || onlyOrgs.has(Number(h.organization_id)));

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { publicBaseUrl } from '../../config.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/client.js';
+import { ownOrganizations } from '../../platform/db/namespace.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
@@ -350,13 +351,15 @@ export async function registerCampaignWorkers(deps: WorkerDeps) {
       deps.db.system,
       sql`update campaigns set heartbeat_at = now()
           where status = 'processing' and (heartbeat_at is null or heartbeat_at < now() - make_interval(secs => ${lease}))
+            ${ownOrganizations(deps.db, sql`organization_id`)}
           returning organization_id, id`,
     );
     for (const c of stale)
       await deps.jobs.send(campaignDispatchQueue, { orgId: c.organization_id, campaignId: c.id });
     const due = await queryRows<{ organization_id: number; id: number }>(
       deps.db.system,
-      sql`select organization_id, id from campaigns where status = 'scheduled' and scheduled_at < now() - interval '15 seconds'`,
+      sql`select organization_id, id from campaigns where status = 'scheduled' and scheduled_at < now() - interval '15 seconds'
+          ${ownOrganizations(deps.db, sql`organization_id`)}`,
     );
     for (const c of due)
       await deps.jobs.send(campaignStartQueue, { orgId: c.organization_id, campaignId: c.id });

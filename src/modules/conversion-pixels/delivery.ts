@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import { type Database, queryRows, type Tx } from '../../platform/db/client.js';
+import { ownOrganizations } from '../../platform/db/namespace.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import {
@@ -132,7 +133,8 @@ export async function sendDue(
     await queryRows<{ organization_id: number; id: number }>(
       db.system,
       sql`select organization_id, id from conversion_events
-          where status = 'pending' and next_attempt_at <= now() order by id limit 200`,
+          where status = 'pending' and next_attempt_at <= now() ${ownOrganizations(db, sql`organization_id`)}
+          order by id limit 200`,
     )
   ).filter((r) => !onlyOrgs || onlyOrgs.has(Number(r.organization_id)));
   if (due.length === 0) return 0;

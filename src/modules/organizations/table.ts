@@ -1,5 +1,6 @@
 import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+import { JOBS_NAMESPACE_DEFAULT } from '../../platform/db/namespace.js';
 import { users } from '../users/table.js';
 
 /** The time zone of organizations that do not choose one (docs/jobs-mail-tasks.md, Recurrence). */
@@ -16,6 +17,8 @@ export const organizations = pgTable(
     plan: text('plan').notNull(),
     /** IANA time zone the organization's calendar runs in: task recurrence (docs/tasks.md). */
     timeZone: text('time_zone').notNull().default(DEFAULT_TIME_ZONE),
+    /** CRM_JOBS_NAMESPACE of the process that created it: whose background work it is (src/platform/db/namespace.ts). */
+    jobsNamespace: text('jobs_namespace').notNull().default(JOBS_NAMESPACE_DEFAULT),
     ...timestamps(),
   },
   (t) => [

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
+import { ownOrganizations } from '../../platform/db/namespace.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
@@ -132,7 +133,7 @@ export async function deliverDue(
     db.system,
     sql`select distinct d.organization_id, d.subscription_id from webhook_deliveries d
         join webhook_subscriptions s on s.organization_id = d.organization_id and s.id = d.subscription_id
-        where d.status = 'pending' and s.enabled and d.next_attempt_at <= now()
+        where d.status = 'pending' and s.enabled and d.next_attempt_at <= now() ${ownOrganizations(db, sql`d.organization_id`)}
           and not exists (select 1 from webhook_deliveries e
                           where e.organization_id = d.organization_id and e.subscription_id = d.subscription_id
                             and e.status = 'pending' and e.id < d.id)

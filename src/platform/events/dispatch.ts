@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Database, queryRows, type Tx } from '../db/client.js';
+import { ownOrganizations } from '../db/namespace.js';
 import { domainEvents } from './table.js';
 
 /** An undispatched event as its consumers see it. */
@@ -29,7 +30,7 @@ export async function dispatchEvents(db: Database, consumers: EventConsumer[]): 
   const orgs = await queryRows<{ organization_id: number }>(
     db.system,
     // Oldest waiting first, so a busy organization never starves the others.
-    sql`select organization_id from domain_events where not dispatched
+    sql`select organization_id from domain_events where not dispatched ${ownOrganizations(db, sql`organization_id`)}
         group by organization_id order by min(id) limit 200`,
   );
   let total = 0;
