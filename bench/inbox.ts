@@ -7,7 +7,11 @@
  *     clients read the conversation list (page 1, 25) and a random conversation's message page (20) →
  *     p50/p99 (target p99 < 50 ms at 10 connections on PostgreSQL).
  *
+ * On PostgreSQL the service runs as its own process (`bin/crm.js serve`, like bench/run.ts), the load generator
+ * here; `--in-process` serves from this process instead and counts statements per message at the driver.
+ *
  *   npx tsx bench/inbox.ts [--posts 1000] [--conversations 10000] [--messages 1000000] [--reads 2000]
+ *                          [--in-process] [--port 18338]
  */
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
@@ -15,7 +19,15 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startWhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
-import { loadAverage, numberFlag, parseFlags, statementMeter } from './lib.js';
+import {
+  loadAverage,
+  numberFlag,
+  parseFlags,
+  processCpuMs,
+  startServiceProcess,
+  statementMeter,
+  stopService,
+} from './lib.js';
 
 const flags = parseFlags(process.argv.slice(2));
 const POSTS = numberFlag(flags, 'posts', 1000);
@@ -23,6 +35,7 @@ const CONVERSATIONS = numberFlag(flags, 'conversations', 10_000);
 const MESSAGES = numberFlag(flags, 'messages', 1_000_000);
 const READS = numberFlag(flags, 'reads', 2000);
 const CONCURRENCY = 10;
+const PORT = numberFlag(flags, 'port', 18_338);
 
 const pct = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
@@ -47,22 +60,41 @@ async function pool(total: number, task: (i: number) => Promise<void>) {
 
 async function main() {
   const wa = await startWhatsAppPeer();
-  const config = loadConfig(
-    {
-      ...process.env,
-      CRM_LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
-      CRM_DATA_DIR: `/tmp/crm-bench-inbox-${process.pid}`,
-    },
-    { CRM_WHATSAPP_API_URL: wa.url, RATE_LIMIT_ENABLED: false, PUBLIC_URL: 'http://crm.test' },
-  );
+  // PostgreSQL: the service in its own process (as deployed; the load generator and the webhooks' signing do not
+  // share its event loop), unless --in-process (then the statements per message are counted at the driver).
+  // PGlite: in this process (the seeding below needs the same embedded database).
+  const inProcess = flags['in-process'] === true || !process.env.DATABASE_URL;
+  const env = { CRM_WHATSAPP_API_URL: wa.url, RATE_LIMIT_ENABLED: 'false', PUBLIC_URL: 'http://crm.test' };
+  const child = inProcess
+    ? undefined
+    : await startServiceProcess(PORT, { ...env, CRM_LOG_LEVEL: process.env.BENCH_LOG ?? 'warn' });
   const db = await openDatabase({
     databaseUrl: process.env.DATABASE_URL,
     dataDir: 'memory://',
     poolSize: 20,
   });
-  await migrateDatabase(db);
-  const app = await buildApp({ config, db });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  let base = `http://127.0.0.1:${PORT}`;
+  let closeApp = async () => {};
+  if (!child) {
+    await migrateDatabase(db);
+    const config = loadConfig(
+      {
+        ...process.env,
+        CRM_LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
+        CRM_DATA_DIR: `/tmp/crm-bench-inbox-${process.pid}`,
+      },
+      { ...env, RATE_LIMIT_ENABLED: false },
+    );
+    const app = await buildApp({ config, db });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    closeApp = () => app.close();
+  }
+  /** The service's CPU ms so far: the child's from /proc, or this process's (which then includes the clients). */
+  const serviceCpuMs = () => {
+    if (child) return processCpuMs(child.pid) ?? 0;
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}/api${path}`, {
       method,
@@ -124,11 +156,14 @@ async function main() {
   ) => {
     const load = loadAverage();
     meter.start();
+    const cpu0 = serviceCpuMs();
     const acks = await pool(posts, (i) => post(messages(i)));
     const m = meter.stop();
+    const cpuMs = serviceCpuMs() - cpu0;
     const n = acks.length * messages(0).length;
+    const counted = db.kind === 'postgres' && !child;
     console.log(
-      `ingestion, ${label} (${db.kind}, load ${load}): ${n} messages in ${(m.wallMs / 1000).toFixed(1)} s = ${(n / (m.wallMs / 1000)).toFixed(0)} messages/s; ack p50 ${ms(pct(acks, 0.5))}, p99 ${ms(pct(acks, 0.99))}; ${db.kind === 'postgres' ? `${(m.statements / n).toFixed(1)} statements/message, ` : ''}${(m.cpuMs / n).toFixed(2)} ms CPU/message (this process)`,
+      `ingestion, ${label} (${db.kind}, ${child ? 'service process' : 'in process'}, load ${load}): ${n} messages in ${(m.wallMs / 1000).toFixed(1)} s = ${(n / (m.wallMs / 1000)).toFixed(0)} messages/s; ack p50 ${ms(pct(acks, 0.5))}, p99 ${ms(pct(acks, 0.99))}; ${counted ? `${(m.statements / n).toFixed(1)} statements/message, ` : ''}${(cpuMs / n).toFixed(2)} ms CPU/message (${child ? 'the service' : 'this process, clients included'})`,
     );
   };
   await phase('new numbers', senders.length / 2, (i) => [
@@ -182,7 +217,8 @@ async function main() {
   });
   console.log(`message page: p50 ${ms(pct(pages, 0.5))}, p99 ${ms(pct(pages, 0.99))} (${READS} requests)`);
 
-  await app.close();
+  await closeApp();
+  if (child) await stopService(child);
   await db.close();
   await wa.close();
 }

@@ -1,6 +1,8 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg as osLoad } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -237,4 +239,60 @@ export async function startBenchApp(config: Config, slug: string) {
       await db.close();
     },
   };
+}
+
+/**
+ * The service as its own process (`bin/crm.js serve`) on 127.0.0.1:`port`, so a bench's load generator does not
+ * share its event loop: workers external unless `env` says otherwise; resolves once /api/health answers.
+ */
+export async function startServiceProcess(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['bin/crm.js', 'serve'], {
+    cwd: rootDir,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ENABLED: 'false',
+      CRM_LOG_LEVEL: 'warn',
+      CRM_WORKERS: 'external',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok) return child;
+    } catch {}
+    await sleep(500);
+  }
+  child.kill('SIGTERM');
+  throw new Error('the service did not answer /api/health in 300 s');
+}
+
+export async function stopService(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
+  await exited;
+}
+
+/** CPU ms a process (and its children) has used so far, from /proc; undefined where there is none. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = (Number(fields[11]) + Number(fields[12])) * 10;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+    return own + children.reduce((sum, c) => sum + (processCpuMs(Number(c)) ?? 0), 0);
+  } catch {
+    return undefined;
+  }
 }

@@ -26,10 +26,13 @@ import {
   numberFlag,
   openBenchDatabase,
   parseFlags,
+  processCpuMs,
   readMeta,
   resultsDir,
   rootDir,
   type SeedMeta,
+  startServiceProcess,
+  stopService,
 } from './lib.js';
 
 const flags = parseFlags(process.argv.slice(2));
@@ -349,40 +352,6 @@ async function rawFloor(db: Database, plan: ReplayPlan, connections: number): Pr
 
 // ---- the service
 
-async function startService(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/crm.js', 'serve'], {
-    cwd: rootDir,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RATE_LIMIT_ENABLED: 'false',
-      CRM_LOG_LEVEL: 'warn',
-      CRM_WORKERS: 'external',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-      if (res.ok) return child;
-    } catch {}
-    await sleep(500);
-  }
-  child.kill('SIGTERM');
-  throw new Error('the service did not answer /api/health in 300 s');
-}
-
-async function stopService(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
-  await exited;
-}
-
 /**
  * Waits until the service has worked off what the last load left queued (Node keeps serving requests whose
  * client went away): /api/health also needs a pool connection, so a fast answer means the pool is free.
@@ -399,6 +368,8 @@ async function drain() {
   }
   log('the service did not drain in 180 s');
 }
+
+const startService = () => startServiceProcess(port);
 
 async function loadTest(
   meta: SeedMeta,
@@ -445,19 +416,6 @@ async function loadTest(
  * User + system CPU time of a process and its children (the API processes of `CRM_PROCESSES` > 1) from /proc
  * (Linux; clock ticks of 10 ms), or undefined.
  */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const own = (Number(fields[11]) + Number(fields[12])) * 10;
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
-    return own + children.reduce((sum, c) => sum + (processCpuMs(Number(c)) ?? 0), 0);
-  } catch {
-    return undefined;
-  }
-}
-
 // ---- report
 
 const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d));
