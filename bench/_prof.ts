@@ -22,10 +22,20 @@ const h = {
 const url = process.argv[3];
 const n = Number(process.argv[4] ?? 500);
 for (let i = 0; i < 50; i++) await app.inject({ method: 'GET', url, headers: h });
+const { Session } = await import('node:inspector/promises');
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 100 });
+if (process.env.PROF) await session.post('Profiler.start');
 const c0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < n; i++) await app.inject({ method: 'GET', url, headers: h });
 const c = process.cpuUsage(c0);
+if (process.env.PROF) {
+  const { profile } = await session.post('Profiler.stop');
+  (await import('node:fs')).writeFileSync('/tmp/req.cpuprofile', JSON.stringify(profile));
+}
 console.log(
   `${url}: ${((performance.now() - t0) / n).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / n).toFixed(2)} ms CPU each`,
 );

@@ -30,28 +30,50 @@ export interface SessionSigner {
   verify(token: string): Promise<number | null>;
 }
 
+/** Session tokens verified recently, by their exact text: a client sends the same token on every request. */
+const VERIFIED_CACHE_SIZE = 5_000;
+
 export function sessionSigner(secret: string): SessionSigner {
   const key = new TextEncoder().encode(secret);
+  // The HMAC key imported once (jose would import the raw bytes again on every call).
+  const cryptoKey = crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+  // token → (user id, expiry ms). Only tokens that verified are kept, until their `exp`; the same text cannot
+  // carry another signature, so a hit is exactly the earlier verification's answer. Bounded: oldest out first.
+  const verified = new Map<string, { id: number; exp: number }>();
   return {
-    sign: (userId) =>
+    sign: async (userId) =>
       new SignJWT({})
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(String(userId))
         .setIssuedAt()
         .setIssuer('crm')
         .setExpirationTime(`${SESSION_SECONDS}s`)
-        .sign(key),
+        .sign(await cryptoKey),
     verify: async (token) => {
+      const hit = verified.get(token);
+      if (hit) {
+        if (hit.exp > Date.now()) return hit.id;
+        verified.delete(token);
+        return null;
+      }
       try {
         // A session always expires: a token without `exp` (jose would accept it forever) is refused.
-        const { payload } = await jwtVerify(token, key, {
+        const { payload } = await jwtVerify(token, await cryptoKey, {
           issuer: 'crm',
           algorithms: ['HS256'],
           requiredClaims: ['exp', 'iat', 'sub'],
           maxTokenAge: `${SESSION_SECONDS}s`,
         });
         const id = Number(payload.sub);
-        return Number.isSafeInteger(id) ? id : null;
+        if (!Number.isSafeInteger(id)) return null;
+        // The earlier of `exp` and the maximum age from `iat` (jose checked both).
+        const exp = Math.min(Number(payload.exp), Number(payload.iat) + SESSION_SECONDS) * 1000;
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+        verified.set(token, { id, exp });
+        return id;
       } catch {
         return null;
       }

@@ -16,7 +16,8 @@ import { MIGRATION_LOCK } from './migrate.js';
  *    (the deltas are insert-then-delete rows: each one becomes a dead tuple once folded);
  * 2. deletes expired idempotency keys;
  * 3. when nothing else vacuums (autovacuum or track_counts off on PostgreSQL; PGlite, which has no autovacuum
- *    daemon) VACUUMs the small tables that churn: the two above, `card_counts` and pg-boss's job tables.
+ *    daemon) VACUUMs the small tables that churn: the two above, `card_counts`, `conversations` (rewritten by
+ *    every message) and pg-boss's job tables.
  *    Without it a delete-heavy table only grows (no VACUUM, no free-space map: inserts never reuse the space
  *    of dead rows) and its scans slow down with it.
  *
@@ -32,6 +33,9 @@ export const BOOKKEEPING_TABLES = [
   'card_report_rollups',
   'card_report_tombstones',
   'idempotency_keys',
+  // One UPDATE per inbound or outbound message (last message, unread count: indexed, so never HOT): a busy
+  // inbox turns its conversations over many times a minute, and the list's count reads them all.
+  'conversations',
   'pgboss.job',
   'pgboss.archive',
 ] as const;
