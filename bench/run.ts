@@ -1,15 +1,4 @@
-/**
- * npm run bench [-- --duration 10 --connections 10,50 --runs 3 --only cards-list,report --no-raw --no-explain]
- * (the report is also measured at one connection: its target is the latency of one report)
- *
- * For each endpoint and concurrency: the service (`node bin/crm.js serve`, a separate process on loopback)
- * under autocannon for `--duration` seconds, and the raw-query floor: the statements the service runs for that
- * request (captured at the driver), replayed straight on the database by the same number of concurrent callers
- * (pg Pool of that size; PGlite: the data dir opened in this process while the service is stopped).
- * Prints a Markdown table and writes bench/results/<backend>-<timestamp>.json (docs/performance.md).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,7 +18,6 @@ import {
   processCpuMs,
   readMeta,
   resultsDir,
-  rootDir,
   type SeedMeta,
   startServiceProcess,
   stopService,

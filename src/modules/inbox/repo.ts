@@ -129,15 +129,98 @@ export async function listConversations(
   window: { offset: number; limit: number },
 ) {
   const where = conversationWhere(orgId, f);
-  const rows = await tx
-    .select()
+  // The page and its total in one statement: the count is an uncorrelated subquery (run once, its own plan),
+  // its `conversations` the inner scope of the same conditions. A page past the end has no row to carry it.
+  const page = await tx
+    .select({
+      row: conversations,
+      total: sql<number>`(select count(*) from conversations where ${where})::int`,
+    })
     .from(conversations)
     .where(where)
     .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id))
     .offset(window.offset)
     .limit(window.limit);
+  if (page.length > 0) return { rows: page.map((p) => p.row), total: Number(page[0].total) };
   const [{ total }] = await tx.select({ total: count() }).from(conversations).where(where);
-  return { rows, total };
+  return { rows: [], total };
+}
+
+export interface ConversationRefs {
+  contacts: Map<number, { documentId: string; name: string; email: string | null; phone: string | null }>;
+  members: Map<number, { documentId: string; user: { username: string; email: string; blocked: boolean } }>;
+  cards: Map<number, { documentId: string; title: string; board: { documentId: string; name: string } }>;
+}
+
+/**
+ * The contacts, assignees and cards conversations point at, in one statement (three small aggregates), in the
+ * shapes of contactRefsByIds, membershipRefsByIds and cardRefsByIds: a page of conversations needs all three.
+ */
+export async function conversationRefs(
+  tx: Tx,
+  orgId: number,
+  ids: { contacts: number[]; members: number[]; cards: number[] },
+): Promise<ConversationRefs> {
+  const refs: ConversationRefs = { contacts: new Map(), members: new Map(), cards: new Map() };
+  if (ids.contacts.length + ids.members.length + ids.cards.length === 0) return refs;
+  const list = (xs: number[]) =>
+    sql.raw(`'{${[...new Set(xs)].map((x) => Math.trunc(x)).join(',')}}'::bigint[]`);
+  const [row] = await queryRows<{
+    contacts: unknown[] | null;
+    members: unknown[] | null;
+    cards: unknown[] | null;
+  }>(
+    tx,
+    sql`select
+          (select json_agg(json_build_object('id', c.id, 'documentId', c.document_id, 'name', c.name,
+                    'email', c.email, 'phone', c.phone))
+             from contacts c where c.organization_id = ${orgId} and c.id = any(${list(ids.contacts)})) as contacts,
+          (select json_agg(json_build_object('id', m.id, 'documentId', m.document_id, 'username', u.username,
+                    'email', u.email, 'blocked', u.blocked))
+             from memberships m join users u on u.id = m.user_id
+             where m.organization_id = ${orgId} and m.id = any(${list(ids.members)})) as members,
+          (select json_agg(json_build_object('id', k.id, 'documentId', k.document_id, 'title', k.title,
+                    'boardDocumentId', b.document_id, 'boardName', b.name))
+             from cards k join boards b on b.organization_id = k.organization_id and b.id = k.board_id
+             where k.organization_id = ${orgId} and k.id = any(${list(ids.cards)})) as cards`,
+  );
+  for (const c of (row.contacts ?? []) as {
+    id: number;
+    documentId: string;
+    name: string;
+    email: string | null;
+    phone: string | null;
+  }[])
+    refs.contacts.set(Number(c.id), {
+      documentId: c.documentId,
+      name: c.name,
+      email: c.email,
+      phone: c.phone,
+    });
+  for (const m of (row.members ?? []) as {
+    id: number;
+    documentId: string;
+    username: string;
+    email: string;
+    blocked: boolean;
+  }[])
+    refs.members.set(Number(m.id), {
+      documentId: m.documentId,
+      user: { username: m.username, email: m.email, blocked: m.blocked },
+    });
+  for (const k of (row.cards ?? []) as {
+    id: number;
+    documentId: string;
+    title: string;
+    boardDocumentId: string;
+    boardName: string;
+  }[])
+    refs.cards.set(Number(k.id), {
+      documentId: k.documentId,
+      title: k.title,
+      board: { documentId: k.boardDocumentId, name: k.boardName },
+    });
+  return refs;
 }
 
 export async function findConversation(

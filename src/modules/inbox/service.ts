@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
+import { contactIdByDocumentId } from '../contacts/repo.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
@@ -53,21 +53,11 @@ export async function presentConversations(
   orgId: number,
   rows: repo.ConversationRow[],
 ): Promise<Conversation[]> {
-  const [contacts, members, cards] = await Promise.all([
-    contactRefsByIds(
-      tx,
-      orgId,
-      rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
-    ),
-    membershipRefsByIds(tx, orgId, [
-      ...new Set(rows.flatMap((r) => (r.assigneeMembershipId === null ? [] : [r.assigneeMembershipId]))),
-    ]),
-    repo.cardRefsByIds(
-      tx,
-      orgId,
-      rows.flatMap((r) => (r.cardId === null ? [] : [r.cardId])),
-    ),
-  ]);
+  const { contacts, members, cards } = await repo.conversationRefs(tx, orgId, {
+    contacts: rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
+    members: rows.flatMap((r) => (r.assigneeMembershipId === null ? [] : [r.assigneeMembershipId])),
+    cards: rows.flatMap((r) => (r.cardId === null ? [] : [r.cardId])),
+  });
   return rows.map((r) => ({
     id: r.id,
     inboxId: r.inboxId,

@@ -6,7 +6,8 @@ import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres/session';
+import type { PgDatabase, PgDialect, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 
@@ -66,6 +67,49 @@ function tenantTransactionOn(db: Db) {
     });
 }
 
+/**
+ * tenantTransactionOn for PostgreSQL in one round trip fewer: `begin` and the two settings go as one simple-query
+ * message (the organization id is a safe integer, written as a literal), instead of drizzle's `begin` and then
+ * the settings. Every tenant request runs one of these, so the round trip is a few percent of every request's
+ * CPU (one socket write, one statement built and parsed). The transaction object is drizzle's own, built the
+ * way its `transaction()` builds it (drizzle-orm/node-postgres/session.js, 0.45): savepoints, `tx.rollback()`
+ * and the rollback on error behave the same; tests of every module run through it.
+ */
+function pgTenantTransaction(db: Db, pool: pg.Pool) {
+  const internals = db as unknown as {
+    dialect: PgDialect;
+    session: { schema: unknown; options: unknown };
+  };
+  return async <T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T> => {
+    if (!Number.isSafeInteger(orgId)) throw new Error(`tenantTransaction: invalid organization id ${orgId}`);
+    const client = await pool.connect();
+    try {
+      const session = new NodePgSession(
+        client,
+        internals.dialect,
+        internals.session.schema as never,
+        internals.session.options as never,
+      );
+      const tx = new NodePgTransaction(internals.dialect, session, internals.session.schema as never);
+      await tx.execute(
+        sql.raw(
+          `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
+        ),
+      );
+      try {
+        const result = await fn(tx as unknown as Tx);
+        await tx.execute(sql.raw('commit'));
+        return result;
+      } catch (error) {
+        await tx.execute(sql.raw('rollback'));
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  };
+}
+
 async function openPostgres(url: string, poolSize: number, namespace: string): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
@@ -78,7 +122,7 @@ async function openPostgres(url: string, poolSize: number, namespace: string): P
     system: db,
     pool,
     namespace,
-    tenantTransaction: tenantTransactionOn(db),
+    tenantTransaction: pgTenantTransaction(db, pool),
     ping: () => ping(db),
     close: () => pool.end(),
   };
