@@ -5,11 +5,29 @@
  * commit (its response) to the receiver, p50 / p95, for the webhook delivery and for the automation's request.
  *
  *   npx tsx bench/automations.ts [N=2000] [concurrency=8]      (DATABASE_URL for PostgreSQL)
+ *
+ * BENCH_SPLIT=1 (PostgreSQL): the deployed shape instead — the API (`bin/crm.js serve`, CRM_WORKERS=external) and
+ * one worker process (`bin/crm.js worker`) of their own, the writes over HTTP from this process; the
+ * statements column is then not counted (another process's driver).
  */
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { inPool, loadAverage, percentile, startBenchApp, statementMeter } from './lib.js';
+import {
+  type BenchRequest,
+  httpRequest,
+  inPool,
+  loadAverage,
+  percentile,
+  registerBenchOrg,
+  rootDir,
+  startBenchApp,
+  startServiceProcess,
+  statementMeter,
+  stopService,
+} from './lib.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
@@ -37,7 +55,28 @@ async function main() {
     // The service's default job poll (CRM_JOBS_POLL_SECONDS, 2 s) unless the environment sets one.
     { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', RATE_LIMIT_ENABLED: false },
   );
-  const { req, h, close } = await startBenchApp(config, `bench-auto-${process.pid}`);
+  const split = Boolean(process.env.BENCH_SPLIT && process.env.DATABASE_URL);
+  let req: BenchRequest;
+  let h: Record<string, string>;
+  let close: () => Promise<void>;
+  if (split) {
+    const env = { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_LOG_LEVEL: 'warn' };
+    const port = 18_339;
+    const api = await startServiceProcess(port, env);
+    const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
+      cwd: rootDir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    req = httpRequest(`http://127.0.0.1:${port}`);
+    h = await registerBenchOrg(req, `bench-auto-${process.pid}`);
+    close = async () => {
+      await stopService(api);
+      await stopService(worker);
+    };
+  } else {
+    ({ req, h, close } = await startBenchApp(config, `bench-auto-${process.pid}`));
+  }
   const board = (await req('POST', '/boards', { data: { name: 'Pipeline' } }, h)).body.documentId as string;
   const cards: string[] = [];
   for (let i = 0; i < 100; i++)
@@ -90,8 +129,8 @@ async function main() {
     // first write to the last delivery: independent of the machine's load.
     const m = meter.stop();
     const cost = {
-      ...(process.env.DATABASE_URL ? { statementsPerWrite: +(m.statements / N).toFixed(1) } : {}),
-      cpuMsPerWrite: +(m.cpuMs / N).toFixed(2),
+      ...(process.env.DATABASE_URL && !split ? { statementsPerWrite: +(m.statements / N).toFixed(1) } : {}),
+      ...(split ? {} : { cpuMsPerWrite: +(m.cpuMs / N).toFixed(2) }),
     };
     return Object.fromEntries([
       ['cost', cost],
@@ -112,6 +151,7 @@ async function main() {
   const onLag = await lags(on.committed, ['/wh', '/auto']);
   const result = {
     backend: process.env.DATABASE_URL ? 'postgresql' : 'pglite',
+    shape: split ? 'API and worker processes, writes over HTTP' : 'one process, writes through inject',
     writes: N,
     concurrency: CONCURRENCY,
     loadAverage: { automationOff: off.load, automationOn: on.load },

@@ -296,3 +296,30 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** A BenchRequest over HTTP to a service at `base` (keep-alive connections of Node's fetch). */
+export function httpRequest(base: string): BenchRequest {
+  return async (method, url, payload, headers = {}) => {
+    const res = await fetch(`${base}/api${url}`, {
+      method,
+      headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+/** A fresh user with an organization `slug`: the headers its requests carry. */
+export async function registerBenchOrg(req: BenchRequest, slug: string) {
+  const reg = await req('POST', '/auth/local/register', {
+    username: slug,
+    email: `${slug}@x.test`,
+    password: 'correct-horse-battery',
+  });
+  if (reg.status !== 200) throw new Error(`register → ${reg.status} ${JSON.stringify(reg.body)}`);
+  const auth = { authorization: `Bearer ${reg.body.jwt}` };
+  const org = await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
+  if (org.status !== 201) throw new Error(`organization → ${org.status} ${JSON.stringify(org.body)}`);
+  return { ...auth, 'x-tenant-id': slug };
+}
