@@ -1,4 +1,18 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNull,
+  lt,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
@@ -122,6 +136,24 @@ function conversationWhere(orgId: number, f: ConversationFilter): SQL {
   return and(...parts)!;
 }
 
+/** The refs' JSON in the response's shapes, for the conversation columns named (qualified SQL). */
+const refSql = (org: string, contact: string, member: string, card: string) => ({
+  contact: sql.raw(`(select json_build_object('documentId', c.document_id, 'name', c.name, 'email', c.email,
+      'phone', c.phone) from contacts c where c.organization_id = ${org} and c.id = ${contact})`),
+  assignee: sql.raw(`(select json_build_object('documentId', m.document_id, 'user', json_build_object(
+      'username', u.username, 'email', u.email, 'blocked', u.blocked))
+    from memberships m join users u on u.id = m.user_id where m.organization_id = ${org} and m.id = ${member})`),
+  card: sql.raw(`(select json_build_object('documentId', k.document_id, 'title', k.title, 'board',
+      json_build_object('documentId', b.document_id, 'name', b.name))
+    from cards k join boards b on b.organization_id = k.organization_id and b.id = k.board_id
+    where k.organization_id = ${org} and k.id = ${card})`),
+});
+
+/**
+ * A page of conversations with its total and the contacts, assignees and cards it points at, in one statement:
+ * the page (the list index's ordered walk) in a CTE, the total an uncorrelated subquery of the same conditions
+ * (run once), the refs probed for the page's rows only (not for the rows an offset skips).
+ */
 export async function listConversations(
   tx: Tx,
   orgId: number,
@@ -129,98 +161,94 @@ export async function listConversations(
   window: { offset: number; limit: number },
 ) {
   const where = conversationWhere(orgId, f);
-  // The page and its total in one statement: the count is an uncorrelated subquery (run once, its own plan),
-  // its `conversations` the inner scope of the same conditions. A page past the end has no row to carry it.
+  const columns = getTableColumns(conversations);
+  const p = tx.$with('p').as(
+    tx
+      .select({
+        ...columns,
+        total: sql<number>`(select count(*) from conversations where ${where})::int`.as('total'),
+      })
+      .from(conversations)
+      .where(where)
+      .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id))
+      .offset(window.offset)
+      .limit(window.limit),
+  );
+  const fields = Object.fromEntries(
+    Object.keys(columns).map((k) => [k, p[k as keyof typeof columns]]),
+  ) as unknown as typeof columns;
+  const refs = refSql('p.organization_id', 'p.contact_id', 'p.assignee_membership_id', 'p.card_id');
   const page = await tx
+    .with(p)
     .select({
-      row: conversations,
-      total: sql<number>`(select count(*) from conversations where ${where})::int`,
+      row: fields,
+      total: p.total,
+      contact: sql<ContactRefJson | null>`${refs.contact}`,
+      assignee: sql<MemberRefJson | null>`${refs.assignee}`,
+      card: sql<CardRefJson | null>`${refs.card}`,
     })
-    .from(conversations)
-    .where(where)
-    .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id))
-    .offset(window.offset)
-    .limit(window.limit);
-  if (page.length > 0) return { rows: page.map((p) => p.row), total: Number(page[0].total) };
-  const [{ total }] = await tx.select({ total: count() }).from(conversations).where(where);
-  return { rows: [], total };
+    .from(p)
+    .orderBy(sql`${p.lastMessageAt} desc nulls last`, desc(p.id));
+  if (page.length === 0) {
+    const [{ total }] = await tx.select({ total: count() }).from(conversations).where(where);
+    return { rows: [], total, refs: emptyRefs() };
+  }
+  const out = emptyRefs();
+  for (const x of page) {
+    if (x.row.contactId !== null && x.contact) out.contacts.set(x.row.contactId, x.contact);
+    if (x.row.assigneeMembershipId !== null && x.assignee)
+      out.members.set(x.row.assigneeMembershipId, x.assignee);
+    if (x.row.cardId !== null && x.card) out.cards.set(x.row.cardId, x.card);
+  }
+  return { rows: page.map((x) => x.row as ConversationRow), total: Number(page[0].total), refs: out };
 }
+
+type ContactRefJson = { documentId: string; name: string; email: string | null; phone: string | null };
+type MemberRefJson = { documentId: string; user: { username: string; email: string; blocked: boolean } };
+type CardRefJson = { documentId: string; title: string; board: { documentId: string; name: string } };
+
+const emptyRefs = (): ConversationRefs => ({ contacts: new Map(), members: new Map(), cards: new Map() });
 
 export interface ConversationRefs {
-  contacts: Map<number, { documentId: string; name: string; email: string | null; phone: string | null }>;
-  members: Map<number, { documentId: string; user: { username: string; email: string; blocked: boolean } }>;
-  cards: Map<number, { documentId: string; title: string; board: { documentId: string; name: string } }>;
+  contacts: Map<number, ContactRefJson>;
+  members: Map<number, MemberRefJson>;
+  cards: Map<number, CardRefJson>;
 }
 
-/**
- * The contacts, assignees and cards conversations point at, in one statement (three small aggregates), in the
- * shapes of contactRefsByIds, membershipRefsByIds and cardRefsByIds: a page of conversations needs all three.
- */
+/** The contacts, assignees and cards some conversations point at, in one statement (the list's shapes). */
 export async function conversationRefs(
   tx: Tx,
   orgId: number,
-  ids: { contacts: number[]; members: number[]; cards: number[] },
+  rows: ConversationRow[],
 ): Promise<ConversationRefs> {
-  const refs: ConversationRefs = { contacts: new Map(), members: new Map(), cards: new Map() };
-  if (ids.contacts.length + ids.members.length + ids.cards.length === 0) return refs;
-  const list = (xs: number[]) =>
-    sql.raw(`'{${[...new Set(xs)].map((x) => Math.trunc(x)).join(',')}}'::bigint[]`);
-  const [row] = await queryRows<{
-    contacts: unknown[] | null;
-    members: unknown[] | null;
-    cards: unknown[] | null;
+  const out = emptyRefs();
+  if (!rows.some((r) => r.contactId !== null || r.assigneeMembershipId !== null || r.cardId !== null))
+    return out;
+  const ids = (pick: (r: ConversationRow) => number | null) =>
+    sql.raw(
+      `'{${rows.map((r) => (pick(r) === null ? 'NULL' : Math.trunc(pick(r) as number))).join(',')}}'::bigint[]`,
+    );
+  const refs = refSql(String(Math.trunc(orgId)), 'r.contact_id', 'r.member_id', 'r.card_id');
+  const found = await queryRows<{
+    contactId: number | null;
+    memberId: number | null;
+    cardId: number | null;
+    contact: ContactRefJson | null;
+    assignee: MemberRefJson | null;
+    card: CardRefJson | null;
   }>(
     tx,
-    sql`select
-          (select json_agg(json_build_object('id', c.id, 'documentId', c.document_id, 'name', c.name,
-                    'email', c.email, 'phone', c.phone))
-             from contacts c where c.organization_id = ${orgId} and c.id = any(${list(ids.contacts)})) as contacts,
-          (select json_agg(json_build_object('id', m.id, 'documentId', m.document_id, 'username', u.username,
-                    'email', u.email, 'blocked', u.blocked))
-             from memberships m join users u on u.id = m.user_id
-             where m.organization_id = ${orgId} and m.id = any(${list(ids.members)})) as members,
-          (select json_agg(json_build_object('id', k.id, 'documentId', k.document_id, 'title', k.title,
-                    'boardDocumentId', b.document_id, 'boardName', b.name))
-             from cards k join boards b on b.organization_id = k.organization_id and b.id = k.board_id
-             where k.organization_id = ${orgId} and k.id = any(${list(ids.cards)})) as cards`,
+    sql`select r.contact_id as "contactId", r.member_id as "memberId", r.card_id as "cardId",
+          ${refs.contact} as contact, ${refs.assignee} as assignee, ${refs.card} as card
+        from unnest(${ids((r) => r.contactId)}, ${ids((r) => r.assigneeMembershipId)}, ${ids((r) => r.cardId)})
+          as r(contact_id, member_id, card_id)`,
   );
-  for (const c of (row.contacts ?? []) as {
-    id: number;
-    documentId: string;
-    name: string;
-    email: string | null;
-    phone: string | null;
-  }[])
-    refs.contacts.set(Number(c.id), {
-      documentId: c.documentId,
-      name: c.name,
-      email: c.email,
-      phone: c.phone,
-    });
-  for (const m of (row.members ?? []) as {
-    id: number;
-    documentId: string;
-    username: string;
-    email: string;
-    blocked: boolean;
-  }[])
-    refs.members.set(Number(m.id), {
-      documentId: m.documentId,
-      user: { username: m.username, email: m.email, blocked: m.blocked },
-    });
-  for (const k of (row.cards ?? []) as {
-    id: number;
-    documentId: string;
-    title: string;
-    boardDocumentId: string;
-    boardName: string;
-  }[])
-    refs.cards.set(Number(k.id), {
-      documentId: k.documentId,
-      title: k.title,
-      board: { documentId: k.boardDocumentId, name: k.boardName },
-    });
-  return refs;
+  for (const x of found) {
+    if (x.contactId !== null && x.contact) out.contacts.set(Number(x.contactId), x.contact);
+    if (x.memberId !== null && x.assignee) out.members.set(Number(x.memberId), x.assignee);
+    if (x.cardId !== null && x.card) out.cards.set(Number(x.cardId), x.card);
+  }
+  return out;
 }
 
 export async function findConversation(

@@ -52,12 +52,10 @@ export async function presentConversations(
   tx: Tx,
   orgId: number,
   rows: repo.ConversationRow[],
+  /** What the list statement already brought (repo.listConversations); otherwise read here, one statement. */
+  known?: repo.ConversationRefs,
 ): Promise<Conversation[]> {
-  const { contacts, members, cards } = await repo.conversationRefs(tx, orgId, {
-    contacts: rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
-    members: rows.flatMap((r) => (r.assigneeMembershipId === null ? [] : [r.assigneeMembershipId])),
-    cards: rows.flatMap((r) => (r.cardId === null ? [] : [r.cardId])),
-  });
+  const { contacts, members, cards } = known ?? (await repo.conversationRefs(tx, orgId, rows));
   return rows.map((r) => ({
     id: r.id,
     inboxId: r.inboxId,
@@ -188,7 +186,7 @@ export async function listConversations(ctx: TenantContext, q: ConversationListQ
   const page = q.pagination?.page ?? q.page ?? 1;
   const pageSize = q.pagination?.pageSize ?? q.pageSize ?? 25;
   return ctx.transaction(async (tx) => {
-    const { rows, total } = await repo.listConversations(
+    const { rows, total, refs } = await repo.listConversations(
       tx,
       ctx.orgId,
       {
@@ -202,7 +200,7 @@ export async function listConversations(ctx: TenantContext, q: ConversationListQ
       { offset: (page - 1) * pageSize, limit: pageSize },
     );
     return {
-      data: await presentConversations(tx, ctx.orgId, rows),
+      data: await presentConversations(tx, ctx.orgId, rows, refs),
       meta: { pagination: { page, pageSize, pageCount: Math.ceil(total / pageSize), total } },
     };
   });
@@ -245,13 +243,13 @@ export async function listContactConversations(ctx: TenantContext, contactDocume
   return ctx.transaction(async (tx) => {
     const contactId = await contactIdByDocumentId(tx, ctx.orgId, contactDocumentId);
     if (contactId === undefined) throw new AppError('NotFoundError', 'Contact not found');
-    const { rows } = await repo.listConversations(
+    const { rows, refs } = await repo.listConversations(
       tx,
       ctx.orgId,
       { visibility: conversationVisibility(ctx), contactId },
       { offset: 0, limit: 100 },
     );
-    return { data: await presentConversations(tx, ctx.orgId, rows) };
+    return { data: await presentConversations(tx, ctx.orgId, rows, refs) };
   });
 }
 
