@@ -13,6 +13,7 @@
  *   npx tsx bench/inbox.ts [--posts 1000] [--conversations 10000] [--messages 1000000] [--reads 2000]
  *                          [--in-process] [--port 18338]
  */
+import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -23,6 +24,7 @@ import {
   loadAverage,
   numberFlag,
   parseFlags,
+  postgresCpuMs,
   processCpuMs,
   startServiceProcess,
   statementMeter,
@@ -208,29 +210,39 @@ async function main() {
     `seeded ${CONVERSATIONS} conversations and ${MESSAGES} messages in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
 
-  // 3. Reads at 10 connections, each path after a warm-up of its own (JIT, plan and buffer caches), as
-  // bench/run.ts does: the first requests of a fresh process are not the steady state the targets are about.
-  const WARMUP = Math.min(300, READS);
-  await pool(WARMUP, async () => {
-    await call('GET', '/conversations?pageSize=25', undefined, h);
-  });
-  await pool(WARMUP, async (i) => {
-    await call(
-      'GET',
-      `/conversations/${convIds[(i * 104_729) % convIds.length]}/messages?limit=20`,
-      undefined,
-      h,
+  // 3. Reads at 10 connections, by autocannon (as bench/run.ts: a load generator whose own CPU per request is a
+  // fraction of fetch's, so on these two shared cores the figures are the service's and the database's), each
+  // path after a warm-up of its own (JIT, plan and buffer caches). The clients ask for br/gzip like a browser.
+  const reads = async (label: string, path: (i: number) => string) => {
+    let i = 0;
+    const run = (amount: number) =>
+      autocannon({
+        url: base,
+        connections: CONCURRENCY,
+        amount,
+        requests: [
+          {
+            method: 'GET',
+            headers: { ...h, 'accept-encoding': 'br, gzip' },
+            setupRequest: (req) => ({ ...req, path: `/api${path(i++)}` }),
+          },
+        ],
+      });
+    await run(Math.min(300, READS));
+    const cpu0 = serviceCpuMs();
+    const db0 = child ? postgresCpuMs() : 0;
+    const r = await run(READS);
+    const bad = r.non2xx + r.errors;
+    const cpu = `service ${((serviceCpuMs() - cpu0) / READS).toFixed(2)} ms${child ? `, database ${((postgresCpuMs() - db0) / READS).toFixed(2)} ms` : ''}`;
+    console.log(
+      `${label}: p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, ${r.requests.average.toFixed(0)} req/s (${READS} requests${bad ? `, ${bad} failed` : ''}); CPU per request: ${cpu}`,
     );
-  });
-  const list = await pool(READS, async () => {
-    await call('GET', '/conversations?pageSize=25', undefined, h);
-  });
-  console.log(`conversation list: p50 ${ms(pct(list, 0.5))}, p99 ${ms(pct(list, 0.99))} (${READS} requests)`);
-  const pages = await pool(READS, async (i) => {
-    const id = convIds[(i * 7919) % convIds.length];
-    await call('GET', `/conversations/${id}/messages?limit=20`, undefined, h);
-  });
-  console.log(`message page: p50 ${ms(pct(pages, 0.5))}, p99 ${ms(pct(pages, 0.99))} (${READS} requests)`);
+  };
+  await reads('conversation list', () => '/conversations?pageSize=25');
+  await reads(
+    'message page',
+    (i) => `/conversations/${convIds[(i * 7919) % convIds.length]}/messages?limit=20`,
+  );
 
   await closeApp();
   if (child) await stopService(child);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg as osLoad } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -322,4 +322,18 @@ export async function registerBenchOrg(req: BenchRequest, slug: string) {
   const org = await req('POST', '/organizations', { data: { name: 'Bench', slug } }, auth);
   if (org.status !== 201) throw new Error(`organization → ${org.status} ${JSON.stringify(org.body)}`);
   return { ...auth, 'x-tenant-id': slug };
+}
+
+/** CPU ms used so far by every `postgres` process of this machine (the local server: its backends included). */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {}
+  }
+  return total;
 }

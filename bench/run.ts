@@ -400,10 +400,6 @@ async function loadTest(
   };
 }
 
-/**
- * User + system CPU time of a process and its children (the API processes of `CRM_PROCESSES` > 1) from /proc
- * (Linux; clock ticks of 10 ms), or undefined.
- */
 // ---- report
 
 const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d));

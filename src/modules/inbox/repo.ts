@@ -1,19 +1,5 @@
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  getTableColumns,
-  gt,
-  inArray,
-  isNull,
-  lt,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { boardChatChannels, chatChannels } from '../channels/table.js';
@@ -161,46 +147,82 @@ export async function listConversations(
   window: { offset: number; limit: number },
 ) {
   const where = conversationWhere(orgId, f);
-  const columns = getTableColumns(conversations);
-  const p = tx.$with('p').as(
-    tx
-      .select({
-        ...columns,
-        total: sql<number>`(select count(*) from conversations where ${where})::int`.as('total'),
-      })
-      .from(conversations)
-      .where(where)
-      .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id))
-      .offset(window.offset)
-      .limit(window.limit),
-  );
-  const fields = Object.fromEntries(
-    Object.keys(columns).map((k) => [k, p[k as keyof typeof columns]]),
-  ) as unknown as typeof columns;
   const refs = refSql('p.organization_id', 'p.contact_id', 'p.assignee_membership_id', 'p.card_id');
-  const page = await tx
-    .with(p)
-    .select({
-      row: fields,
-      total: p.total,
-      contact: sql<ContactRefJson | null>`${refs.contact}`,
-      assignee: sql<MemberRefJson | null>`${refs.assignee}`,
-      card: sql<CardRefJson | null>`${refs.card}`,
-    })
-    .from(p)
-    .orderBy(sql`${p.lastMessageAt} desc nulls last`, desc(p.id));
+  // Fixed-shape SQL rather than the select builder (this is the inbox's busiest read: building the builder's
+  // CTE twice cost a third of a millisecond of the event loop per request), prepared under a name derived from
+  // its text (which never holds a value), so PostgreSQL parses it once per connection and then reuses its plan:
+  // planning it costs about as much as running it.
+  const page = await preparedRows<PageRow>(
+    tx,
+    sql`with p as (
+          select *, (select count(*) from conversations where ${where})::int as total
+          from conversations where ${where}
+          order by last_message_at desc nulls last, id desc
+          offset ${window.offset} limit ${window.limit})
+        select p.*, ${refs.contact} as contact_ref, ${refs.assignee} as assignee_ref, ${refs.card} as card_ref
+        from p order by p.last_message_at desc nulls last, p.id desc`,
+  );
   if (page.length === 0) {
     const [{ total }] = await tx.select({ total: count() }).from(conversations).where(where);
     return { rows: [], total, refs: emptyRefs() };
   }
   const out = emptyRefs();
-  for (const x of page) {
-    if (x.row.contactId !== null && x.contact) out.contacts.set(x.row.contactId, x.contact);
-    if (x.row.assigneeMembershipId !== null && x.assignee)
-      out.members.set(x.row.assigneeMembershipId, x.assignee);
-    if (x.row.cardId !== null && x.card) out.cards.set(x.row.cardId, x.card);
-  }
-  return { rows: page.map((x) => x.row as ConversationRow), total: Number(page[0].total), refs: out };
+  const rows = page.map((x) => {
+    const row = conversationFromSql(x);
+    if (row.contactId !== null && x.contact_ref) out.contacts.set(row.contactId, x.contact_ref);
+    if (row.assigneeMembershipId !== null && x.assignee_ref)
+      out.members.set(row.assigneeMembershipId, x.assignee_ref);
+    if (row.cardId !== null && x.card_ref) out.cards.set(row.cardId, x.card_ref);
+    return row;
+  });
+  return { rows, total: Number(page[0].total), refs: out };
+}
+
+interface PageRow {
+  organization_id: number;
+  id: number;
+  inbox_id: number;
+  wa_id: string;
+  contact_id: number | null;
+  status: ConversationRow['status'];
+  snoozed_until: string | Date | null;
+  assignee_membership_id: number | null;
+  unread_count: number;
+  last_message_at: string | Date | null;
+  last_incoming_at: string | Date | null;
+  last_message_preview: string | null;
+  card_id: number | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+  total: number;
+  contact_ref: ContactRefJson | null;
+  assignee_ref: MemberRefJson | null;
+  card_ref: CardRefJson | null;
+}
+
+/** A timestamptz as the driver hands it over raw (text on PostgreSQL through drizzle's session, Date on PGlite). */
+const date = (v: string | Date | null) => (v === null ? null : v instanceof Date ? v : new Date(v));
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+/** A `conversations` row read by SQL, as the select builder would map it (ConversationRow). */
+function conversationFromSql(x: PageRow): ConversationRow {
+  return {
+    organizationId: Number(x.organization_id),
+    id: Number(x.id),
+    inboxId: Number(x.inbox_id),
+    waId: x.wa_id,
+    contactId: num(x.contact_id),
+    status: x.status,
+    snoozedUntil: date(x.snoozed_until),
+    assigneeMembershipId: num(x.assignee_membership_id),
+    unreadCount: Number(x.unread_count),
+    lastMessageAt: date(x.last_message_at),
+    lastIncomingAt: date(x.last_incoming_at),
+    lastMessagePreview: x.last_message_preview,
+    cardId: num(x.card_id),
+    createdAt: date(x.created_at) as Date,
+    updatedAt: date(x.updated_at) as Date,
+  };
 }
 
 type ContactRefJson = { documentId: string; name: string; email: string | null; phone: string | null };

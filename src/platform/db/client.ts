@@ -225,10 +225,15 @@ export async function preparedRows<T>(ex: Executor, query: SQL): Promise<T[]> {
     dialect: { sqlToQuery(sql: SQL): Query };
   };
   const q = dialect.sqlToQuery(query);
-  const name = `crm_${createHash('sha1').update(q.sql).digest('base64url').slice(0, 22)}`;
-  const res = (await session.prepareQuery(q, undefined, name, false).execute()) as { rows: T[] };
+  const res = (await session.prepareQuery(q, undefined, statementName(q.sql), false).execute()) as {
+    rows: T[];
+  };
   return res.rows;
 }
+
+/** The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names). */
+export const statementName = (text: string) =>
+  `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
 
 interface Query {
   sql: string;
