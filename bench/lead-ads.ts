@@ -5,12 +5,30 @@
  * that every lead became exactly one card.
  *
  *   npx tsx bench/lead-ads.ts [N] [webhooks sent at once (default 20)] [leads per webhook (default 1)]
+ *
+ * BENCH_SPLIT=1 (PostgreSQL): the deployed shape instead — the API (`bin/crm.js serve`, CRM_WORKERS=external) and
+ * one worker process (`bin/crm.js worker`) of their own, the webhooks over HTTP from this process (which also
+ * serves the Graph peer); statements and CPU per lead are then not counted here.
  */
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
-import { queryRows } from '../src/platform/db/client.js';
+import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
 import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
-import { inPool, loadAverage, percentile, startBenchApp, statementMeter } from './lib.js';
+import {
+  type BenchRequest,
+  httpRequest,
+  inPool,
+  loadAverage,
+  percentile,
+  registerBenchOrg,
+  rootDir,
+  startBenchApp,
+  startServiceProcess,
+  statementMeter,
+  stopService,
+} from './lib.js';
 
 const N = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 20);
@@ -31,7 +49,38 @@ async function main() {
     },
   );
   const slug = `bench-leads-${process.pid}`;
-  const { db, req, h, close } = await startBenchApp(config, slug);
+  const split = Boolean(process.env.BENCH_SPLIT && process.env.DATABASE_URL);
+  let db: Database;
+  let req: BenchRequest;
+  let h: Record<string, string>;
+  let close: () => Promise<void>;
+  if (split) {
+    const env = {
+      CRM_LEAD_ADS_API_URL: peer.url,
+      CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
+      CRM_LEAD_ADS_APP_ID: peer.appId,
+      CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
+      CRM_JOBS_POLL_SECONDS: '0.5',
+      CRM_LOG_LEVEL: 'warn',
+    };
+    const port = 18_340;
+    const api = await startServiceProcess(port, env);
+    const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
+      cwd: rootDir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 2 });
+    req = httpRequest(`http://127.0.0.1:${port}`);
+    h = await registerBenchOrg(req, slug);
+    close = async () => {
+      await stopService(api);
+      await stopService(worker);
+      await db.close();
+    };
+  } else {
+    ({ db, req, h, close } = await startBenchApp(config, slug));
+  }
   const [{ id: orgId }] = await queryRows<{ id: number }>(
     db.system,
     sql`select id from organizations where slug = ${slug}`,
@@ -143,8 +192,11 @@ async function main() {
     webhooksAtOnce: CONCURRENCY,
     leadsPerWebhook: PER_HOOK,
     loadAverage: load,
-    ...(db.kind === 'postgres' ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) } : {}),
-    cpuMsPerLead: +(m.cpuMs / N).toFixed(2),
+    shape: split ? 'API and worker processes, webhooks over HTTP' : 'one process, webhooks through inject',
+    ...(db.kind === 'postgres' && !split
+      ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) }
+      : {}),
+    ...(split ? {} : { cpuMsPerLead: +(m.cpuMs / N).toFixed(2) }),
     cards: rows.length,
     distinctLeads: new Set(rows.map((r) => r.leadgen_id)).size,
     failed: failed.n,

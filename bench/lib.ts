@@ -303,7 +303,8 @@ export function httpRequest(base: string): BenchRequest {
     const res = await fetch(`${base}/api${url}`, {
       method,
       headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
+      // A string is sent as it is (a signed webhook's raw body), anything else as JSON.
+      body: payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload),
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
