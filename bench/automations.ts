@@ -11,22 +11,17 @@
  * statements column is then not counted (another process's driver).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
 import {
   type BenchRequest,
-  httpRequest,
   inPool,
   loadAverage,
   percentile,
-  registerBenchOrg,
-  rootDir,
   startBenchApp,
-  startServiceProcess,
+  startSplitService,
   statementMeter,
-  stopService,
 } from './lib.js';
 
 const N = Number(process.argv[2] ?? 2000);
@@ -60,20 +55,11 @@ async function main() {
   let h: Record<string, string>;
   let close: () => Promise<void>;
   if (split) {
-    const env = { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_LOG_LEVEL: 'warn' };
-    const port = 18_339;
-    const api = await startServiceProcess(port, env);
-    const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
-      cwd: rootDir,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    req = httpRequest(`http://127.0.0.1:${port}`);
-    h = await registerBenchOrg(req, `bench-auto-${process.pid}`);
-    close = async () => {
-      await stopService(api);
-      await stopService(worker);
-    };
+    ({ req, h, close } = await startSplitService(
+      18_339,
+      { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_LOG_LEVEL: 'warn' },
+      `bench-auto-${process.pid}`,
+    ));
   } else {
     ({ req, h, close } = await startBenchApp(config, `bench-auto-${process.pid}`));
   }

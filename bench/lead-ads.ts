@@ -11,23 +11,18 @@
  * serves the Graph peer); statements and CPU per lead are then not counted here.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
-import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
+import { type Database, queryRows } from '../src/platform/db/client.js';
 import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
 import {
   type BenchRequest,
-  httpRequest,
   inPool,
   loadAverage,
   percentile,
-  registerBenchOrg,
-  rootDir,
   startBenchApp,
-  startServiceProcess,
+  startSplitService,
   statementMeter,
-  stopService,
 } from './lib.js';
 
 const N = Number(process.argv[2] ?? 1000);
@@ -55,29 +50,18 @@ async function main() {
   let h: Record<string, string>;
   let close: () => Promise<void>;
   if (split) {
-    const env = {
-      CRM_LEAD_ADS_API_URL: peer.url,
-      CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
-      CRM_LEAD_ADS_APP_ID: peer.appId,
-      CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
-      CRM_JOBS_POLL_SECONDS: '0.5',
-      CRM_LOG_LEVEL: 'warn',
-    };
-    const port = 18_340;
-    const api = await startServiceProcess(port, env);
-    const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
-      cwd: rootDir,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 2 });
-    req = httpRequest(`http://127.0.0.1:${port}`);
-    h = await registerBenchOrg(req, slug);
-    close = async () => {
-      await stopService(api);
-      await stopService(worker);
-      await db.close();
-    };
+    ({ db, req, h, close } = await startSplitService(
+      18_340,
+      {
+        CRM_LEAD_ADS_API_URL: peer.url,
+        CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
+        CRM_LEAD_ADS_APP_ID: peer.appId,
+        CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
+        CRM_JOBS_POLL_SECONDS: '0.5',
+        CRM_LOG_LEVEL: 'warn',
+      },
+      slug,
+    ));
   } else {
     ({ db, req, h, close } = await startBenchApp(config, slug));
   }

@@ -304,7 +304,8 @@ export function httpRequest(base: string): BenchRequest {
       method,
       headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       // A string is sent as it is (a signed webhook's raw body), anything else as JSON.
-      body: payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload),
+      body:
+        payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload),
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
@@ -337,4 +338,31 @@ export function postgresCpuMs(): number {
     } catch {}
   }
   return total;
+}
+
+/**
+ * The deployed shape for a bench (PostgreSQL, DATABASE_URL): the API as its own process (`bin/crm.js serve`,
+ * workers external) and one `bin/crm.js worker`, both with `env`; a fresh user with the organization `slug`,
+ * requests over HTTP, and a small pool of this process's own for the bench's reads.
+ */
+export async function startSplitService(port: number, env: Record<string, string>, slug: string) {
+  const api = await startServiceProcess(port, env);
+  const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
+    cwd: rootDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 2 });
+  const req = httpRequest(`http://127.0.0.1:${port}`);
+  const h = await registerBenchOrg(req, slug);
+  return {
+    db,
+    req,
+    h,
+    async close() {
+      await stopService(api);
+      await stopService(worker);
+      await db.close();
+    },
+  };
 }
