@@ -66,6 +66,13 @@ describe('inboxes and conversations', () => {
     const paged = await t.api.get('/conversations', { 'pagination[pageSize]': 2, 'pagination[page]': 2 });
     expect(paged.body.data).toHaveLength(1);
     expect(paged.body.meta.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 2, total: 3 });
+    // Past the end: no rows, the total still counted.
+    const past = await t.api.get('/conversations', { 'pagination[pageSize]': 2, 'pagination[page]': 3 });
+    expect(past.body.data).toEqual([]);
+    expect(past.body.meta.pagination.total).toBe(3);
+    // The page brings each row's contact and assignee in its own statement: the same as reading the row alone.
+    for (const row of (await t.api.get('/conversations')).body.data)
+      expect(row).toEqual((await t.api.get(`/conversations/${row.id}`)).body);
     expect(await ids({ q: 'alice' })).toEqual([a]);
     expect(await ids({ q: 'refund' })).toEqual([c]);
     await t.api.post(`/conversations/${cb.id}/seen`);
@@ -87,6 +94,7 @@ describe('inboxes and conversations', () => {
     const other = await addMember(t, 'member');
     const seen = (await other.api.get('/conversations')).body.data.map((x: any) => x.waId).sort();
     expect(seen).toEqual([b, c].sort());
+    expect((await other.api.get('/conversations')).body.meta.pagination.total).toBe(2);
     expect((await other.api.get(`/conversations/${ca.id}`)).status).toBe(404);
     expect((await member.api.get(`/conversations/${ca.id}`)).status).toBe(200);
     expect((await member.api.get('/conversations/meta')).body.mine).toBe(1);
