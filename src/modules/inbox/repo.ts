@@ -155,11 +155,12 @@ export async function listConversations(
   const page = await preparedRows<PageRow>(
     tx,
     sql`with p as (
-          select *, (select count(*) from conversations where ${where})::int as total
+          select ${PAGE_COLUMNS}, (select count(*) from conversations where ${where})::int as total
           from conversations where ${where}
           order by last_message_at desc nulls last, id desc
           offset ${window.offset} limit ${window.limit})
-        select p.*, ${refs.contact} as contact_ref, ${refs.assignee} as assignee_ref, ${refs.card} as card_ref
+        select ${PAGE_COLUMNS}, total,
+          ${refs.contact} as contact_ref, ${refs.assignee} as assignee_ref, ${refs.card} as card_ref
         from p order by p.last_message_at desc nulls last, p.id desc`,
   );
   if (page.length === 0) {
@@ -177,6 +178,30 @@ export async function listConversations(
   });
   return { rows, total: Number(page[0].total), refs: out };
 }
+
+/**
+ * The columns the page reads, named (never `*`: a prepared statement's result type is fixed, and a column added
+ * while processes run would fail it on every connection that prepared it). conversationFromSql maps them.
+ */
+const PAGE_COLUMNS = sql.raw(
+  [
+    'organization_id',
+    'id',
+    'inbox_id',
+    'wa_id',
+    'contact_id',
+    'status',
+    'snoozed_until',
+    'assignee_membership_id',
+    'unread_count',
+    'last_message_at',
+    'last_incoming_at',
+    'last_message_preview',
+    'card_id',
+    'created_at',
+    'updated_at',
+  ].join(', '),
+);
 
 interface PageRow {
   organization_id: number;

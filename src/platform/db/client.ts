@@ -83,6 +83,8 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
   return async <T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T> => {
     if (!Number.isSafeInteger(orgId)) throw new Error(`tenantTransaction: invalid organization id ${orgId}`);
     const client = await pool.connect();
+    // Set when the connection cannot be trusted any more (its rollback failed): the pool discards it.
+    let broken: Error | undefined;
     try {
       const session = new NodePgSession(
         client,
@@ -91,21 +93,25 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
         internals.session.options as never,
       );
       const tx = new NodePgTransaction(internals.dialect, session, internals.session.schema as never);
-      await tx.execute(
-        sql.raw(
-          `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
-        ),
-      );
       try {
+        // Inside the try: settings that fail (a missing role) are rolled back, not left as an aborted
+        // transaction on a pooled connection.
+        await tx.execute(
+          sql.raw(
+            `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
+          ),
+        );
         const result = await fn(tx as unknown as Tx);
         await tx.execute(sql.raw('commit'));
         return result;
       } catch (error) {
-        await tx.execute(sql.raw('rollback'));
+        await tx.execute(sql.raw('rollback')).catch((err: Error) => {
+          broken = err;
+        });
         throw error;
       }
     } finally {
-      client.release();
+      client.release(broken);
     }
   };
 }
