@@ -5,7 +5,7 @@ import { ownOrganizations } from '../../platform/db/namespace.js';
 import { withEventDepth } from '../../platform/events/outbox.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
-import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
+import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { planFeatures, type Role, type TenantContext } from '../../platform/tenancy/context.js';
 import type { WorkerDeps } from '../../workers.js';
@@ -259,8 +259,7 @@ export async function runDue(
   const { db } = deps;
   const fetch =
     fetchImpl ??
-    createSafeFetch({
-      allowlist: parseAllowlist(deps.config.CRM_OUTBOUND_ALLOWLIST),
+    sharedSafeFetch(deps.config.CRM_OUTBOUND_ALLOWLIST, {
       timeoutMs: TIMEOUT_MS,
       maxResponseBytes: 64 * 1024,
     });

@@ -4,7 +4,7 @@ import { ownOrganizations } from '../../platform/db/namespace.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
-import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
+import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import type { WorkerDeps } from '../../workers.js';
 import { webhookHeaders } from './signing.js';
@@ -124,8 +124,7 @@ export async function deliverDue(
   const { db } = deps;
   const send =
     fetchImpl ??
-    createSafeFetch({
-      allowlist: parseAllowlist(deps.config.CRM_OUTBOUND_ALLOWLIST),
+    sharedSafeFetch(deps.config.CRM_OUTBOUND_ALLOWLIST, {
       timeoutMs: TIMEOUT_MS,
       maxResponseBytes: 64 * 1024,
     });

@@ -192,3 +192,23 @@ export function createSafeFetch({
     }
   }) as SafeFetch;
 }
+
+const shared = new Map<string, SafeFetch>();
+
+/**
+ * One safe fetch per allowlist and options for the process, so the workers' passes (a webhook delivery run, an
+ * automation run: several a second under load) reuse their kept-alive connections instead of opening new ones
+ * from a new connection pool every pass. Connections are judged when they open (the guarded lookup), as before.
+ */
+export function sharedSafeFetch(
+  allowlist: string | undefined,
+  options: Omit<SafeFetchOptions, 'allowlist'> = {},
+): SafeFetch {
+  const key = JSON.stringify([allowlist ?? '', options]);
+  let f = shared.get(key);
+  if (!f) {
+    f = createSafeFetch({ ...options, allowlist: parseAllowlist(allowlist) });
+    shared.set(key, f);
+  }
+  return f;
+}
