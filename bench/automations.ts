@@ -11,8 +11,7 @@
  * statements column is then not counted (another process's driver).
  */
 
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../src/config.js';
 import {
   type BenchRequest,
@@ -27,23 +26,38 @@ import {
 const N = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
 const p = percentile;
+const now = () => performance.timeOrigin + performance.now();
+
+const RECEIVER = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    const at = performance.timeOrigin + performance.now();
+    try {
+      const e = JSON.parse(body);
+      parentPort.postMessage({ key: req.url + '|' + e.data.card.documentId + '|' + e.data.card.title, at });
+    } catch {}
+    res.writeHead(204).end();
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
 
 async function main() {
-  // The receiver: arrival time per (path, card, title).
+  // The receiver: arrival time per (path, card, title), in a worker thread of its own, so its answers do not wait
+  // for this process's event loop, which is busy sending the writes. Times are absolute (timeOrigin + now) in
+  // both threads.
   const arrived = new Map<string, number>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      try {
-        const e = JSON.parse(body);
-        arrived.set(`${req.url}|${e.data.card.documentId}|${e.data.card.title}`, performance.now());
-      } catch {}
-      res.writeHead(204).end();
+  const receiver = new Worker(RECEIVER, { eval: true });
+  const target = await new Promise<string>((resolve) => {
+    receiver.on('message', (m: { port?: number; key?: string; at?: number }) => {
+      if (m.port) resolve(`http://127.0.0.1:${m.port}`);
+      else if (m.key && m.at) arrived.set(m.key, m.at);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const config = loadConfig(
     { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-automations-${process.pid}` },
@@ -98,7 +112,7 @@ async function main() {
       const title = `${label} ${i}`;
       const res = await req('PUT', `/boards/${board}/cards/${card}`, { data: { title } }, h);
       if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-      committed.set(`${card}|${title}`, performance.now());
+      committed.set(`${card}|${title}`, now());
     });
     return { perSecond: N / ((performance.now() - t0) / 1000), committed, load };
   };
@@ -147,7 +161,7 @@ async function main() {
   };
   console.log(JSON.stringify(result, null, 2));
   await close();
-  server.close();
+  await receiver.terminate();
   process.exit(0);
 }
 
