@@ -4,7 +4,7 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, isUniqueViolation, validationError } from '../../platform/http/errors.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { createSafeFetch, parseAllowlist, type SafeFetch } from '../../platform/outbound/safe-fetch.js';
+import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { CalDavError, type CalDavTarget, discoverCalendar } from '../../platform/providers/caldav/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -14,17 +14,9 @@ import type { Connection, ConnectionInput } from './schema.js';
 
 export type Deps = Pick<AppDeps, 'config' | 'db' | 'jobs'>;
 
-const fetchers = new WeakMap<object, SafeFetch>();
-
-/** The SSRF-safe fetch of this configuration (allow-list from CRM_OUTBOUND_ALLOWLIST). */
-export function outboundFetch(deps: Pick<AppDeps, 'config'>): SafeFetch {
-  let f = fetchers.get(deps.config);
-  if (!f) {
-    f = createSafeFetch({ allowlist: parseAllowlist(deps.config.CRM_OUTBOUND_ALLOWLIST) });
-    fetchers.set(deps.config, f);
-  }
-  return f;
-}
+/** The SSRF-safe fetch of this configuration (allow-list from CRM_OUTBOUND_ALLOWLIST), shared in the process. */
+export const outboundFetch = (deps: Pick<AppDeps, 'config'>): SafeFetch =>
+  sharedSafeFetch(deps.config.CRM_OUTBOUND_ALLOWLIST);
 
 /** Binds a sealed password to its row: a ciphertext moved to another connection does not open. */
 const sealContext = (orgId: number, membershipId: number) => `calendar_connection:${orgId}:${membershipId}`;

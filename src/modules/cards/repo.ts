@@ -1,6 +1,7 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
 import { memberships } from '../organizations/table.js';
 import { users } from '../users/table.js';
@@ -50,11 +51,11 @@ export async function insertCard(tx: Tx, orgId: number, boardId: number, values:
   return row;
 }
 
-const cardColumns = Object.entries(getTableColumns(cards));
+const cardRow = sqlRowMapper(cards);
 
 /**
  * A new card with its assignees, tags and history comment in ONE statement (data-modifying CTEs; one round trip
- * instead of four). The card row comes back as jsonb, mapped to the drizzle row by the columns' own decoders.
+ * instead of four). The card row comes back as jsonb, mapped to the drizzle row by the columns' own decoders (sqlRowMapper).
  */
 export async function insertCardWithLinks(
   tx: Tx,
@@ -91,12 +92,7 @@ export async function insertCardWithLinks(
       )
       select to_jsonb(c) as row from c`,
   );
-  const out: Record<string, unknown> = {};
-  for (const [key, col] of cardColumns) {
-    const v = row[col.name];
-    out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
-  }
-  return out as CardRow;
+  return cardRow.map(row);
 }
 
 export async function updateCard(tx: Tx, orgId: number, id: number, values: Partial<CardValues>) {

@@ -1,8 +1,11 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { sqlRowMapper } from '../../platform/db/rows.js';
+import type { MembershipRef } from '../../platform/http/schemas.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { boardChatChannels, chatChannels } from '../channels/table.js';
+import type { ContactRef } from '../contacts/repo.js';
 import { contacts } from '../contacts/table.js';
 import { LIVE_CHANNEL, type LiveNotice } from './notify.js';
 import { chatInboxes, chatMessages, conversations } from './table.js';
@@ -169,7 +172,7 @@ export async function listConversations(
   }
   const out = emptyRefs();
   const rows = page.map((x) => {
-    const row = conversationFromSql(x);
+    const row = conversationRow.map(x);
     if (row.contactId !== null && x.contact_ref) out.contacts.set(row.contactId, x.contact_ref);
     if (row.assigneeMembershipId !== null && x.assignee_ref)
       out.members.set(row.assigneeMembershipId, x.assignee_ref);
@@ -180,122 +183,28 @@ export async function listConversations(
 }
 
 /**
- * The columns the page reads, named (never `*`: a prepared statement's result type is fixed, and a column added
- * while processes run would fail it on every connection that prepared it). conversationFromSql maps them.
+ * The page's columns, named (never `*`: a prepared statement's result type is fixed, and a column added while
+ * processes run would fail it on every connection that prepared it), and their decoding.
  */
-const PAGE_COLUMNS = sql.raw(
-  [
-    'organization_id',
-    'id',
-    'inbox_id',
-    'wa_id',
-    'contact_id',
-    'status',
-    'snoozed_until',
-    'assignee_membership_id',
-    'unread_count',
-    'last_message_at',
-    'last_incoming_at',
-    'last_message_preview',
-    'card_id',
-    'created_at',
-    'updated_at',
-  ].join(', '),
-);
+const conversationRow = sqlRowMapper(conversations);
+const PAGE_COLUMNS = sql.raw(conversationRow.columnNames.join(', '));
 
-interface PageRow {
-  organization_id: number;
-  id: number;
-  inbox_id: number;
-  wa_id: string;
-  contact_id: number | null;
-  status: ConversationRow['status'];
-  snoozed_until: string | Date | null;
-  assignee_membership_id: number | null;
-  unread_count: number;
-  last_message_at: string | Date | null;
-  last_incoming_at: string | Date | null;
-  last_message_preview: string | null;
-  card_id: number | null;
-  created_at: string | Date;
-  updated_at: string | Date;
+type PageRow = Record<string, unknown> & {
   total: number;
-  contact_ref: ContactRefJson | null;
-  assignee_ref: MemberRefJson | null;
-  card_ref: CardRefJson | null;
-}
+  contact_ref: ContactRef | null;
+  assignee_ref: MembershipRef | null;
+  card_ref: CardRef | null;
+};
 
-/** A timestamptz as the driver hands it over raw (text on PostgreSQL through drizzle's session, Date on PGlite). */
-const date = (v: string | Date | null) => (v === null ? null : v instanceof Date ? v : new Date(v));
-const num = (v: number | null) => (v === null ? null : Number(v));
-
-/** A `conversations` row read by SQL, as the select builder would map it (ConversationRow). */
-function conversationFromSql(x: PageRow): ConversationRow {
-  return {
-    organizationId: Number(x.organization_id),
-    id: Number(x.id),
-    inboxId: Number(x.inbox_id),
-    waId: x.wa_id,
-    contactId: num(x.contact_id),
-    status: x.status,
-    snoozedUntil: date(x.snoozed_until),
-    assigneeMembershipId: num(x.assignee_membership_id),
-    unreadCount: Number(x.unread_count),
-    lastMessageAt: date(x.last_message_at),
-    lastIncomingAt: date(x.last_incoming_at),
-    lastMessagePreview: x.last_message_preview,
-    cardId: num(x.card_id),
-    createdAt: date(x.created_at) as Date,
-    updatedAt: date(x.updated_at) as Date,
-  };
-}
-
-type ContactRefJson = { documentId: string; name: string; email: string | null; phone: string | null };
-type MemberRefJson = { documentId: string; user: { username: string; email: string; blocked: boolean } };
-type CardRefJson = { documentId: string; title: string; board: { documentId: string; name: string } };
+/** A conversation's card as the inbox shows it (cardRefsByIds, the page statement). */
+type CardRef = { documentId: string; title: string; board: { documentId: string; name: string } };
 
 const emptyRefs = (): ConversationRefs => ({ contacts: new Map(), members: new Map(), cards: new Map() });
 
 export interface ConversationRefs {
-  contacts: Map<number, ContactRefJson>;
-  members: Map<number, MemberRefJson>;
-  cards: Map<number, CardRefJson>;
-}
-
-/** The contacts, assignees and cards some conversations point at, in one statement (the list's shapes). */
-export async function conversationRefs(
-  tx: Tx,
-  orgId: number,
-  rows: ConversationRow[],
-): Promise<ConversationRefs> {
-  const out = emptyRefs();
-  if (!rows.some((r) => r.contactId !== null || r.assigneeMembershipId !== null || r.cardId !== null))
-    return out;
-  const ids = (pick: (r: ConversationRow) => number | null) =>
-    sql.raw(
-      `'{${rows.map((r) => (pick(r) === null ? 'NULL' : Math.trunc(pick(r) as number))).join(',')}}'::bigint[]`,
-    );
-  const refs = refSql(String(Math.trunc(orgId)), 'r.contact_id', 'r.member_id', 'r.card_id');
-  const found = await queryRows<{
-    contactId: number | null;
-    memberId: number | null;
-    cardId: number | null;
-    contact: ContactRefJson | null;
-    assignee: MemberRefJson | null;
-    card: CardRefJson | null;
-  }>(
-    tx,
-    sql`select r.contact_id as "contactId", r.member_id as "memberId", r.card_id as "cardId",
-          ${refs.contact} as contact, ${refs.assignee} as assignee, ${refs.card} as card
-        from unnest(${ids((r) => r.contactId)}, ${ids((r) => r.assigneeMembershipId)}, ${ids((r) => r.cardId)})
-          as r(contact_id, member_id, card_id)`,
-  );
-  for (const x of found) {
-    if (x.contactId !== null && x.contact) out.contacts.set(Number(x.contactId), x.contact);
-    if (x.memberId !== null && x.assignee) out.members.set(Number(x.memberId), x.assignee);
-    if (x.cardId !== null && x.card) out.cards.set(Number(x.cardId), x.card);
-  }
-  return out;
+  contacts: Map<number, ContactRef>;
+  members: Map<number, MembershipRef>;
+  cards: Map<number, CardRef>;
 }
 
 export async function findConversation(
@@ -451,11 +360,7 @@ export async function updateConversation(
 
 export async function cardRefsByIds(tx: Tx, orgId: number, ids: number[]) {
   const unique = [...new Set(ids)];
-  if (unique.length === 0)
-    return new Map<
-      number,
-      { documentId: string; title: string; board: { documentId: string; name: string } }
-    >();
+  if (unique.length === 0) return new Map<number, CardRef>();
   const rows = await tx
     .select({
       id: cards.id,

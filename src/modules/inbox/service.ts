@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { contactIdByDocumentId } from '../contacts/repo.js';
+import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
@@ -48,14 +48,34 @@ export async function loadConversation(tx: Tx, ctx: TenantContext, id: number, l
 export const windowExpiresAt = (row: Pick<repo.ConversationRow, 'lastIncomingAt'>) =>
   row.lastIncomingAt ? new Date(row.lastIncomingAt.getTime() + WINDOW_MS) : null;
 
+/** The contacts, assignees and cards of some conversations, by the areas' own ref readers. */
+async function refsOf(tx: Tx, orgId: number, rows: repo.ConversationRow[]): Promise<repo.ConversationRefs> {
+  const [contacts, members, cards] = await Promise.all([
+    contactRefsByIds(
+      tx,
+      orgId,
+      rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
+    ),
+    membershipRefsByIds(tx, orgId, [
+      ...new Set(rows.flatMap((r) => (r.assigneeMembershipId === null ? [] : [r.assigneeMembershipId]))),
+    ]),
+    repo.cardRefsByIds(
+      tx,
+      orgId,
+      rows.flatMap((r) => (r.cardId === null ? [] : [r.cardId])),
+    ),
+  ]);
+  return { contacts, members, cards };
+}
+
 export async function presentConversations(
   tx: Tx,
   orgId: number,
   rows: repo.ConversationRow[],
-  /** What the list statement already brought (repo.listConversations); otherwise read here, one statement. */
+  /** What the list statement already brought (repo.listConversations); otherwise read here. */
   known?: repo.ConversationRefs,
 ): Promise<Conversation[]> {
-  const { contacts, members, cards } = known ?? (await repo.conversationRefs(tx, orgId, rows));
+  const { contacts, members, cards } = known ?? (await refsOf(tx, orgId, rows));
   return rows.map((r) => ({
     id: r.id,
     inboxId: r.inboxId,

@@ -238,7 +238,7 @@ export async function preparedRows<T>(ex: Executor, query: SQL): Promise<T[]> {
 }
 
 /** The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names). */
-export const statementName = (text: string) =>
+const statementName = (text: string) =>
   `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
 
 interface Query {

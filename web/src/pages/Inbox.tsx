@@ -68,11 +68,15 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const [live, setLive] = useState(false);
-  useEffect(() => {
-    const id = setTimeout(() => {
-      setQuery(q.trim());
+  /** A filter's setter that also goes back to the first page. */
+  const refilter =
+    <T,>(set: (v: T) => void) =>
+    (v: T) => {
+      set(v);
       setPage(1);
-    }, 300);
+    };
+  useEffect(() => {
+    const id = setTimeout(() => refilter(setQuery)(q.trim()), 300);
     return () => clearTimeout(id);
   }, [q]);
   const inboxes = useQuery({
@@ -152,20 +156,14 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
             name="status"
             label={t('status')}
             value={status}
-            onChange={(v) => {
-              setStatus(v);
-              setPage(1);
-            }}
+            onChange={refilter(setStatus)}
             options={[['all', t('allStatuses')], ...STATUSES.map((s) => [s, t(`conv_${s}`)] as const)]}
           />
           <FilterSelect
             name="assignee"
             label={t('assignee')}
             value={assignee}
-            onChange={(v) => {
-              setAssignee(v);
-              setPage(1);
-            }}
+            onChange={refilter(setAssignee)}
             options={[
               ['', t('everyone')],
               ['me', t('assignedToMe')],
@@ -177,10 +175,7 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
               name="inbox"
               label={t('inbox')}
               value={inboxId}
-              onChange={(v) => {
-                setInboxId(v);
-                setPage(1);
-              }}
+              onChange={refilter(setInboxId)}
               options={[
                 ['', t('allInboxes')],
                 ...(inboxes.data ?? []).map((i) => [String(i.id), i.name] as const),
@@ -192,10 +187,7 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
               type="checkbox"
               name="unread"
               checked={unread}
-              onChange={(e) => {
-                setUnread((e.target as HTMLInputElement).checked);
-                setPage(1);
-              }}
+              onChange={(e) => refilter(setUnread)((e.target as HTMLInputElement).checked)}
             />
             {t('unreadOnly')}
           </label>
