@@ -81,7 +81,10 @@ describe('inbox tenancy', () => {
 
     const list = await b.api.get('/conversations', { q: 'Secret' });
     expect(list.body.data).toEqual([]);
-    expect((await b.api.get('/conversations')).body.data.map((c: any) => c.id)).toEqual([bConv.id]);
+    expect(list.body.meta.pagination.total).toBe(0);
+    const all = (await b.api.get('/conversations')).body;
+    expect(all.data.map((c: any) => c.id)).toEqual([bConv.id]);
+    expect(all.meta.pagination.total).toBe(1);
     expect((await b.api.get('/inboxes')).body.data.map((i: any) => i.id)).toEqual([sb.inboxId]);
     expect((await b.api.get('/conversations/meta')).body.all).toBe(1);
     expect((await b.api.get('/conversations/unread-counts')).body).toMatchObject({
