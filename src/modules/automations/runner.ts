@@ -1,7 +1,9 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
+import { mapInPool } from '../../platform/concurrency.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
+import { sqlRowMapper } from '../../platform/db/rows.js';
 import { withEventDepth } from '../../platform/events/outbox.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
@@ -19,40 +21,48 @@ export const MAX_ATTEMPTS = 6;
 /** A claimed run is not claimed again for this long (a crashed worker's run is taken over after it). */
 const LEASE_MS = 60_000;
 const TIMEOUT_MS = 10_000;
-/** Runs per record per pass, records in parallel per pass. */
-const PER_SUBJECT = 50;
-const PARALLEL = 8;
+/**
+ * A claim takes the head run of up to BATCH records (oldest first); they run PARALLEL at a time and end together
+ * in one statement; a pass makes at most ROUNDS claims per organization, ORGS_AT_ONCE organizations side by side.
+ */
+const BATCH = 64;
+const PARALLEL = 32;
+const ROUNDS = 20;
+const ORGS_AT_ONCE = 4;
 
 export const automationQueue: QueueDef = { name: 'automations-run', retryLimit: 0 };
 
 type RunRow = typeof runs.$inferSelect;
 type AutomationRow = typeof automations.$inferSelect;
+const runRow = sqlRowMapper(runs);
+const automationRow = sqlRowMapper(automations);
 
 /**
- * The oldest pending run of a record, claimed: locked (SKIP LOCKED), its lease moved forward and its attempt
- * counted in the same transaction, so two workers never run it at once and a crashed worker's run is resumed
- * after the lease (its done actions are not repeated: each one's result committed with its change).
+ * The oldest pending run of each record, claimed (at most `limit`, oldest first across records, only when it is
+ * due): locked, its lease moved forward and its attempt counted in one statement, so two workers never run it at
+ * once and a crashed worker's run is resumed after the lease (its done actions are not repeated: each one's
+ * result committed with its change). Not SKIP LOCKED: a second runner (another worker process woken by the same
+ * commit) waits for the claim, then finds the head leased (the lease condition is checked again on the locked
+ * row), and never runs a later run of a record before it. The claimed runs come back with their automations.
  */
-async function claim(tx: Tx, orgId: number, subject: string) {
-  const [row] = await tx
-    .select()
-    .from(runs)
-    .where(and(eq(runs.organizationId, orgId), eq(runs.subject, subject), eq(runs.status, 'pending')))
-    .orderBy(asc(runs.id))
-    .limit(1)
-    // Not SKIP LOCKED: a second runner (another worker process woken by the same commit) waits for the claim,
-    // then finds the head leased, and never runs a later run of the subject before it.
-    .for('update');
-  if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
-  await tx
-    .update(runs)
-    .set({ nextAttemptAt: new Date(Date.now() + LEASE_MS), attempts: row.attempts + 1 })
-    .where(and(eq(runs.organizationId, orgId), eq(runs.id, row.id)));
-  const [automation] = await tx
-    .select()
-    .from(automations)
-    .where(and(eq(automations.organizationId, orgId), eq(automations.id, row.automationId)));
-  return { run: { ...row, attempts: row.attempts + 1 }, automation };
+async function claimHeads(tx: Tx, orgId: number, limit: number) {
+  const rows = await queryRows<Record<string, unknown> & { automation: Record<string, unknown> | null }>(
+    tx,
+    sql`update automation_runs r set next_attempt_at = ${new Date(Date.now() + LEASE_MS)}, attempts = r.attempts + 1
+        from (select id, automation_id from (select distinct on (subject) id, automation_id, next_attempt_at
+                                             from automation_runs where organization_id = ${orgId} and status = 'pending'
+                                             order by subject, id) heads
+              where next_attempt_at <= now() order by id limit ${limit}) h
+          left join automations a on a.organization_id = ${orgId} and a.id = h.automation_id
+        where r.organization_id = ${orgId} and r.id = h.id and r.status = 'pending' and r.next_attempt_at <= now()
+        returning ${sql.raw(runRow.columnNames.map((c) => `r.${c}`).join(', '))}, to_jsonb(a) as automation`,
+  );
+  return rows
+    .map((raw) => ({
+      run: runRow.map(raw),
+      automation: raw.automation ? automationRow.map(raw.automation) : undefined,
+    }))
+    .sort((a, b) => a.run.id - b.run.id);
 }
 
 /** Appends one action's result, once: a result already at that index (a retry after a crash) is kept. */
@@ -69,13 +79,6 @@ async function setResult(tx: Tx, orgId: number, runId: number, index: number, re
     sql`update automation_runs set results = jsonb_set(results, ${`{${index}}`}::text[], ${JSON.stringify(result)}::jsonb)
         where organization_id = ${orgId} and id = ${runId}`,
   );
-}
-
-async function finish(tx: Tx, orgId: number, runId: number, status: string, message: string | null) {
-  await tx
-    .update(runs)
-    .set({ status, message, finishedAt: status === 'pending' ? null : new Date() })
-    .where(and(eq(runs.organizationId, orgId), eq(runs.id, runId)));
 }
 
 interface ActorRow {
@@ -134,7 +137,18 @@ async function actorContext(
   };
 }
 
-/** Runs one claimed run's remaining actions; returns false when it waits for a retry (later runs wait too). */
+/** How a run ended: recorded with the other runs of its batch (recordEnds), the last action's result with it. */
+interface RunEnd {
+  id: number;
+  status: 'succeeded' | 'failed' | 'skipped';
+  message: string | null;
+  last?: { index: number; result: ActionResult; reserved: boolean };
+}
+
+/**
+ * Runs one claimed run's remaining actions; returns how it ended, or undefined when it waits for a retry (recorded
+ * here; later runs of its record wait too).
+ */
 async function execute(
   deps: Pick<WorkerDeps, 'db' | 'config' | 'jobs'>,
   fetch: SafeFetch,
@@ -142,27 +156,19 @@ async function execute(
   orgId: number,
   run: RunRow,
   automation: AutomationRow | undefined,
-  actors: ActorCache = new Map(),
-): Promise<boolean> {
+  actors: ActorCache,
+): Promise<RunEnd | undefined> {
   const { db } = deps;
-  if (!automation?.enabled) {
-    await db.tenantTransaction(orgId, (tx) =>
-      finish(tx, orgId, run.id, 'skipped', 'the automation is disabled'),
-    );
-    return true;
-  }
+  if (!automation?.enabled) return { id: run.id, status: 'skipped', message: 'the automation is disabled' };
   const onCommit: { hook: ((tx: Tx) => Promise<void>) | null } = { hook: null };
   const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit, actors);
-  if (typeof ctx === 'string') {
-    await db.tenantTransaction(orgId, (tx) => finish(tx, orgId, run.id, 'failed', ctx));
-    return true;
-  }
+  if (typeof ctx === 'string') return { id: run.id, status: 'failed', message: ctx };
   const actions = automation.actions as Action[];
   const results = [...(run.results as ActionResult[])];
   const event = run.event as ActionEnv['event'];
   // Recorded with the run's end: a crash before it runs the last action again (an http_request may repeat
   // with the same webhook-id; a card or task change recorded its result in its own transaction, the arm hook).
-  let last: { index: number; result: ActionResult; reserved: boolean } | undefined;
+  let last: RunEnd['last'];
   for (let i = results.length; i < actions.length; i++) {
     const a = actions[i];
     let reserved = false;
@@ -218,7 +224,7 @@ async function execute(
             })
             .where(and(eq(runs.organizationId, orgId), eq(runs.id, run.id)));
         });
-        return false;
+        return undefined;
       }
       const result = { type: a.type, ok: false, message };
       if (i === actions.length - 1) last = { index: i, result, reserved };
@@ -230,20 +236,37 @@ async function execute(
     }
   }
   const failed = results.filter((r) => !r.ok).length;
-  await db.tenantTransaction(orgId, async (tx) => {
-    if (last)
-      await (last.reserved
-        ? setResult(tx, orgId, run.id, last.index, last.result)
-        : appendResult(tx, orgId, run.id, last.index, last.result));
-    await finish(
-      tx,
-      orgId,
-      run.id,
-      failed ? 'failed' : 'succeeded',
-      failed ? `${failed} of ${results.length} actions failed` : null,
-    );
-  });
-  return true;
+  return {
+    id: run.id,
+    status: failed ? 'failed' : 'succeeded',
+    message: failed ? `${failed} of ${results.length} actions failed` : null,
+    last,
+  };
+}
+
+/** The batch's ended runs in one statement: status, message, end time and each one's last action result. */
+async function recordEnds(tx: Tx, orgId: number, ends: RunEnd[]) {
+  const rows = JSON.stringify(
+    ends.map((e) => ({
+      id: e.id,
+      status: e.status,
+      message: e.message,
+      idx: e.last?.index ?? null,
+      result: e.last?.result ?? null,
+      reserved: e.last?.reserved ?? false,
+    })),
+  );
+  // A last result is appended once (a result already at its index, after a crash, is kept), or replaces the
+  // outcome a reserved send left.
+  await tx.execute(sql`update automation_runs r set
+      results = case when v.idx is null then r.results
+                     when v.reserved then jsonb_set(r.results, array[v.idx::text], v.result)
+                     when jsonb_array_length(r.results) = v.idx then r.results || jsonb_build_array(v.result)
+                     else r.results end,
+      status = v.status, message = v.message, finished_at = now()
+    from jsonb_to_recordset(${rows}::jsonb)
+      as v(id bigint, status text, message text, idx integer, result jsonb, reserved boolean)
+    where r.organization_id = ${orgId} and r.id = v.id`);
 }
 
 /**
@@ -263,48 +286,39 @@ export async function runDue(
       timeoutMs: TIMEOUT_MS,
       maxResponseBytes: 64 * 1024,
     });
-  const heads = (
-    await queryRows<{ organization_id: number; subject: string }>(
+  const orgs = (
+    await queryRows<{ organization_id: number }>(
       db.system,
-      sql`select distinct on (organization_id, subject) organization_id, subject, next_attempt_at
-          from automation_runs where status = 'pending' ${ownOrganizations(db, sql`organization_id`)}
-          order by organization_id, subject, id limit 1000`,
+      sql`select distinct organization_id from automation_runs
+          where status = 'pending' and next_attempt_at <= now() ${ownOrganizations(db, sql`organization_id`)} limit 500`,
     )
-  ).filter((h) => !onlyOrgs || onlyOrgs.has(Number(h.organization_id)));
+  )
+    .map((r) => Number(r.organization_id))
+    .filter((orgId) => !onlyOrgs || onlyOrgs.has(orgId));
+  if (orgs.length === 0) return 0;
   const box = await secretBox(deps.config, db);
   const secretOf = (a: AutomationRow) =>
     box.decrypt(a.secretSealed, sealContext(a.organizationId, a.documentId));
-  let done = 0;
   const actors: ActorCache = new Map();
-  for (let i = 0; i < heads.length; i += PARALLEL) {
-    const counts = await Promise.all(
-      heads.slice(i, i + PARALLEL).map(async (h) => {
-        const orgId = Number(h.organization_id);
-        let n = 0;
-        for (let k = 0; k < PER_SUBJECT; k++) {
-          const claimed = await db.tenantTransaction(orgId, (tx) => claim(tx, orgId, h.subject));
-          if (!claimed) break;
-          n++;
-          const onward = await execute(
-            deps,
-            fetch,
-            secretOf,
-            orgId,
-            claimed.run,
-            claimed.automation,
-            actors,
-          ).catch((err) => {
-            console.error(`automations: run ${claimed.run.id} failed: ${(err as Error).message}`);
-            return false;
-          });
-          if (!onward) break;
-        }
-        return n;
-      }),
-    );
-    done += counts.reduce((a, b) => a + b, 0);
-  }
-  return done;
+  const counts = await mapInPool(orgs, ORGS_AT_ONCE, async (orgId) => {
+    let n = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const claimed = await db.tenantTransaction(orgId, (tx) => claimHeads(tx, orgId, BATCH));
+      if (claimed.length === 0) break;
+      n += claimed.length;
+      const ends = await mapInPool(claimed, PARALLEL, ({ run, automation }) =>
+        execute(deps, fetch, secretOf, orgId, run, automation, actors).catch((err) => {
+          // Left leased: taken again after the lease.
+          console.error(`automations: run ${run.id} failed: ${(err as Error).message}`);
+          return undefined;
+        }),
+      );
+      const ended = ends.filter((e): e is RunEnd => e !== undefined);
+      if (ended.length > 0) await db.tenantTransaction(orgId, (tx) => recordEnds(tx, orgId, ended));
+    }
+    return n;
+  });
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /**
