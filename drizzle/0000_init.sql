@@ -957,6 +957,7 @@ CREATE TABLE "webhook_deliveries" (
 	"subscription_id" bigint NOT NULL,
 	"event_id" text NOT NULL,
 	"event_type" text NOT NULL,
+	"subject" text DEFAULT '' NOT NULL,
 	"payload" jsonb NOT NULL,
 	"status" text DEFAULT 'pending' NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,

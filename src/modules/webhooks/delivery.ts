@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { mapInPool } from '../../platform/concurrency.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
@@ -16,7 +17,7 @@ export const MAX_ATTEMPTS = 9;
 export const DISABLE_AFTER = 15;
 const TIMEOUT_MS = 10_000;
 /** Deliveries per subscription per run, so one busy endpoint cannot hold the run. */
-const PER_RUN = 50;
+const PER_RUN = 500;
 
 export const webhookQueue: QueueDef = { name: 'webhooks-dispatch', retryLimit: 0 };
 
@@ -41,6 +42,7 @@ export const webhookFanOut: EventConsumer = async (tx, orgId, events) => {
         subscriptionId: s.id,
         eventId: e.eventId,
         eventType: e.type,
+        subject: e.subject,
         payload: { type: e.type, timestamp: e.createdAt.toISOString(), data: e.data },
       })),
   );
@@ -55,26 +57,30 @@ export const webhookFanOut: EventConsumer = async (tx, orgId, events) => {
 interface Due {
   id: number;
   eventId: string;
+  subject: string;
   payload: unknown;
   attempts: number;
   nextAttemptAt: Date;
 }
 
-/** Deliveries of one subscription claimed together (then sent one after the other, in order). */
-const CLAIM_BATCH = 10;
+/** Deliveries of one subscription claimed together (sent record by record: in order within one record). */
+const CLAIM_BATCH = 100;
+/** Records of a batch sent at once. */
+const RECORDS_AT_ONCE = 16;
 
 /**
  * The subscription's oldest pending deliveries that are due (at most `limit`, stopping at the first one not
  * due: a delivery waiting for its retry holds the later ones back), claimed: locked and their next attempt moved
  * past the requests' timeouts in the same transaction, so a second run (another worker process woken by the
  * same commit, or during a restart) waits for the claim, then finds the head not due: it never sends one twice
- * nor skips ahead (event order per subscription). Two statements for the batch.
+ * nor skips ahead. Two statements for the batch.
  */
 async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: number): Promise<Due[]> {
   const rows = await tx
     .select({
       id: deliveries.id,
       eventId: deliveries.eventId,
+      subject: deliveries.subject,
       payload: deliveries.payload,
       attempts: deliveries.attempts,
       nextAttemptAt: deliveries.nextAttemptAt,
@@ -97,9 +103,11 @@ async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: 
     due.push(r);
   }
   if (due.length === 0) return due;
+  // A record's deliveries go one after another: the lease covers the longest record's timeouts.
+  const longest = Math.max(...bySubject(due).map((g) => g.length));
   await tx
     .update(deliveries)
-    .set({ nextAttemptAt: new Date(now + (due.length + 1) * TIMEOUT_MS) })
+    .set({ nextAttemptAt: new Date(now + (longest + 1) * TIMEOUT_MS) })
     .where(
       and(
         eq(deliveries.organizationId, orgId),
@@ -112,10 +120,24 @@ async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: 
   return due;
 }
 
+/** The batch's deliveries grouped by record, each group in event order. */
+function bySubject(due: Due[]): Due[][] {
+  const groups = new Map<string, Due[]>();
+  for (const d of due) {
+    const key = d.subject || d.eventId; // a row without a record: on its own
+    const g = groups.get(key);
+    if (g) g.push(d);
+    else groups.set(key, [d]);
+  }
+  return [...groups.values()];
+}
+
 /**
- * Sends what is due, subscription by subscription (in parallel across subscriptions, in event order within
- * one: a delivery waiting for its retry holds the later ones back, so a receiver sees each record's events in
- * order). At least once: a crash between the POST and its record sends it again with the same webhook-id.
+ * Sends what is due, subscription by subscription (subscriptions in parallel; within one, records in parallel and
+ * each record's deliveries in event order: a delivery that fails holds its record's later ones back, and its
+ * retry holds the subscription's later batches back, so a receiver sees each record's events in order). After a
+ * failure, one delivery at a time probes the endpoint until one succeeds. At least once: a crash between the POST
+ * and its record sends it again with the same webhook-id.
  */
 export async function deliverDue(
   deps: Pick<WorkerDeps, 'db' | 'config'>,
@@ -150,40 +172,49 @@ export async function deliverDue(
             .select()
             .from(subs)
             .where(and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId)));
-          const heads = sub?.enabled
-            ? await claimHeads(tx, orgId, subscriptionId, Math.min(CLAIM_BATCH, PER_RUN - sent))
-            : [];
+          // Failing: one delivery probes the endpoint (a batch would multiply the failures).
+          const limit = sub?.consecutiveFailures ? 1 : Math.min(CLAIM_BATCH, PER_RUN - sent);
+          const heads = sub?.enabled ? await claimHeads(tx, orgId, subscriptionId, limit) : [];
           return heads.length ? { sub, heads } : undefined;
         });
         if (!found) break;
         const { sub, heads } = found;
         const secret = box.decrypt(sub.secretSealed, sealContext(orgId, sub.documentId));
         const outcomes: Outcome[] = [];
-        for (const head of heads) {
-          const body = JSON.stringify(head.payload);
-          let status: number | null = null;
-          let error: string | null = null;
-          try {
-            const res = await send(sub.url, {
-              method: 'POST',
-              headers: webhookHeaders(secret, head.eventId, body),
-              body,
-            });
-            status = res.status;
-            await res.body?.cancel().catch(() => {});
-            if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
-          } catch (err) {
-            error = (err as Error).message.slice(0, 500);
+        await mapInPool(bySubject(heads), RECORDS_AT_ONCE, async (group) => {
+          for (const head of group) {
+            const body = JSON.stringify(head.payload);
+            let status: number | null = null;
+            let error: string | null = null;
+            try {
+              const res = await send(sub.url, {
+                method: 'POST',
+                headers: webhookHeaders(secret, head.eventId, body),
+                body,
+              });
+              status = res.status;
+              await res.body?.cancel().catch(() => {});
+              if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
+            } catch (err) {
+              error = (err as Error).message.slice(0, 500);
+            }
+            outcomes.push({ head, status, error });
+            if (error) break; // its retry waits: the record's later deliveries wait behind it
           }
-          outcomes.push({ head, status, error });
-          if (error) break; // its retry waits: later deliveries of this subscription wait behind it
-        }
+        });
         // The batch's outcomes in one transaction; the claimed ones not sent (behind a failure) are due again.
+        const done = new Set(outcomes.map((o) => o.head.id));
         await db.tenantTransaction(orgId, (tx) =>
-          record(tx, orgId, sub, outcomes, heads.slice(outcomes.length)),
+          record(
+            tx,
+            orgId,
+            sub,
+            outcomes,
+            heads.filter((h) => !done.has(h.id)),
+          ),
         );
         sent += outcomes.length;
-        if (outcomes[outcomes.length - 1].error) break;
+        if (outcomes.some((o) => o.error)) break;
       }
       return sent;
     }),
@@ -197,7 +228,11 @@ interface Outcome {
   error: string | null;
 }
 
-/** A claimed batch's outcomes: successes first (one statement), then at most one failure, in order. */
+/**
+ * A claimed batch's outcomes, one statement each for the successes, the failures (each waits for its retry) and
+ * the unsent; a batch with a failure counts one failed attempt of the subscription (zero before it when another
+ * delivery of the batch succeeded).
+ */
 async function record(
   tx: Tx,
   orgId: number,
@@ -229,25 +264,31 @@ async function record(
           ),
         ),
       );
-  const failed = outcomes.find((o) => o.error);
-  if (!failed) {
+  const failed = outcomes.filter((o) => o.error);
+  if (failed.length === 0) {
     if (sub.consecutiveFailures !== 0) await tx.update(subs).set({ consecutiveFailures: 0 }).where(subWhere);
     return;
   }
-  const attempts = failed.head.attempts + 1;
-  const final = attempts >= MAX_ATTEMPTS;
-  await tx
-    .update(deliveries)
-    .set({
-      status: final ? 'failed' : 'pending',
-      attempts,
-      lastStatusCode: failed.status,
-      lastError: failed.error,
-      nextAttemptAt: new Date(Date.now() + 5_000 * 2 ** (attempts - 1)),
-    })
-    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.id, failed.head.id)));
-  const error = failed.error!;
-  // A success earlier in the batch ended the previous run of failures.
+  const rows = JSON.stringify(
+    failed.map((o) => {
+      const attempts = o.head.attempts + 1;
+      return {
+        id: o.head.id,
+        attempts,
+        status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending',
+        code: o.status,
+        error: o.error,
+        next: new Date(Date.now() + 5_000 * 2 ** (attempts - 1)).toISOString(),
+      };
+    }),
+  );
+  await tx.execute(sql`update webhook_deliveries d set status = v.status, attempts = v.attempts,
+      last_status_code = v.code, last_error = v.error, next_attempt_at = v.next
+    from jsonb_to_recordset(${rows}::jsonb)
+      as v(id bigint, attempts integer, status text, code integer, error text, next timestamptz)
+    where d.organization_id = ${orgId} and d.id = v.id`);
+  const error = failed[failed.length - 1].error!;
+  // A success in the batch ended the previous run of failures.
   const base = ok.length > 0 ? sql`0` : sql`${subs.consecutiveFailures}`;
   await tx
     .update(subs)

@@ -39,7 +39,7 @@ export const webhookSubscriptions = pgTable(
   ],
 );
 
-/** One event for one subscription: attempted in event order per subscription, retried with backoff. */
+/** One event for one subscription: attempted in event order per record, retried with backoff. */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -48,6 +48,8 @@ export const webhookDeliveries = pgTable(
     subscriptionId: bigint('subscription_id', { mode: 'number' }).notNull(),
     eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
+    /** The event's record (`card:<documentId>`, …): one record's deliveries go one after another, in order. */
+    subject: text('subject').notNull().default(''),
     /** The exact body sent (and signed) on every attempt. */
     payload: jsonb('payload').notNull(),
     status: text('status').notNull().default('pending'),

@@ -14,8 +14,8 @@ interface Received {
   body: string;
 }
 
-/** A receiver on loopback: records what it gets; answers `status` (a function of the call number). */
-async function receiver(status: (n: number) => number = () => 204) {
+/** A receiver on loopback: records what it gets; answers `status` (a function of the call number and body). */
+async function receiver(status: (n: number, body: string) => number = () => 204) {
   const got: Received[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -26,7 +26,7 @@ async function receiver(status: (n: number) => number = () => 204) {
         res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
         return;
       }
-      res.writeHead(status(got.length)).end();
+      res.writeHead(status(got.length, body)).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -111,26 +111,48 @@ describe('outbound webhooks', () => {
     await t.api.delete(`/webhook-subscriptions/${created.body.documentId}`);
   });
 
-  test('failures are retried with backoff, later events wait behind, repeated failure disables', async () => {
-    const r = await receiver((n) => (n === 1 ? 500 : 200));
+  test("failures are retried with backoff, the record's later events wait behind, repeated failure disables", async () => {
+    // The first delivery about card A fails; the others succeed.
+    let failedA = false;
+    const r = await receiver((_n, body) => {
+      if (failedA || JSON.parse(body).data.card?.title !== 'A') return 200;
+      failedA = true;
+      return 500;
+    });
     closers.push(r.close);
     const sub = await t.api.post('/webhook-subscriptions', { data: { url: r.url, events: ['*'] } });
-    await createCard(t.api, boardId, { title: 'A' });
+    const a = await createCard(t.api, boardId, { title: 'A' });
     await createCard(t.api, boardId, { title: 'B' });
+    await t.api.put(`/boards/${boardId}/cards/${a.documentId}`, { data: { title: 'A2' } });
     await run();
-    expect(r.got).toHaveLength(1); // the first failed: B waits behind A
+    const titles = () => r.got.map((g) => JSON.parse(g.body).data.card.title as string);
+    // A failed and A2 (the same card, later) waits behind it; B, another card, was delivered.
+    expect(titles().sort()).toEqual(['A', 'B']);
     const { db } = await getApp();
     let log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
-    const a = log.find((d: { payload: any }) => d.payload.data.card?.title === 'A');
-    expect(a).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' });
-    // Its retry time comes.
+    const byTitle = (title: string) =>
+      log.find((d: { payload: any }) => d.payload.data.card?.title === title);
+    expect(byTitle('A')).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 500,
+      lastError: 'HTTP 500',
+    });
+    expect(byTitle('A2')).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(byTitle('B')).toMatchObject({ status: 'delivered', attempts: 1 });
+    // Nothing is sent before A's retry time comes.
+    await run();
+    expect(r.got).toHaveLength(2);
     await db.system.execute(
       sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`,
     );
     await run();
-    expect(r.got.map((g) => JSON.parse(g.body).data.card.title)).toEqual(['A', 'A', 'B']);
+    expect(titles().slice(2)).toEqual(['A', 'A2']);
     log = (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data;
     expect(log.every((d: { status: string }) => d.status === 'delivered')).toBe(true);
+    expect((await t.api.get(`/webhook-subscriptions/${sub.body.documentId}`)).body.consecutiveFailures).toBe(
+      0,
+    );
     // Repeated failure disables; enabling again resets the count.
     await db.system.execute(
       sql`update webhook_subscriptions set consecutive_failures = 14 where document_id = ${sub.body.documentId}`,
