@@ -2,13 +2,14 @@
  * Events → webhooks and automations: N card writes (PUT title) through the API with workers in process, a
  * webhook subscription and a matching automation (http_request) both pointing at a local receiver.
  * Reports the API's write throughput with the automation disabled vs enabled, and the lag from the write's
- * commit (its response) to the receiver, p50 / p95, for the webhook delivery and for the automation's request.
+ * commit (its response) to the receiver, p50 / p95, for the webhook delivery and for the automation's request,
+ * after a warm-up of 200 writes that is not measured.
  *
- *   npx tsx bench/automations.ts [N=2000] [concurrency=8]      (DATABASE_URL for PostgreSQL)
+ *   npx tsx bench/automations.ts [N=10000] [concurrency=8]      (DATABASE_URL for PostgreSQL)
  *
  * BENCH_SPLIT=1 (PostgreSQL): the deployed shape instead — the API (`bin/crm.js serve`, CRM_WORKERS=external) and
  * one worker process (`bin/crm.js worker`) of their own, the writes over HTTP from this process; the
- * statements column is then not counted (another process's driver).
+ * statements column is then not counted (another process's driver), the API's and the worker's CPU per write are.
  */
 
 import { Worker } from 'node:worker_threads';
@@ -18,12 +19,13 @@ import {
   inPool,
   loadAverage,
   percentile,
+  processCpuMs,
   startBenchApp,
   startSplitService,
   statementMeter,
 } from './lib.js';
 
-const N = Number(process.argv[2] ?? 2000);
+const N = Number(process.argv[2] ?? 10_000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
 const p = percentile;
 const now = () => performance.timeOrigin + performance.now();
@@ -68,8 +70,9 @@ async function main() {
   let req: BenchRequest;
   let h: Record<string, string>;
   let close: () => Promise<void>;
+  let pids: { api?: number; worker?: number } = {};
   if (split) {
-    ({ req, h, close } = await startSplitService(
+    ({ req, h, close, pids } = await startSplitService(
       18_339,
       { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_LOG_LEVEL: 'warn' },
       `bench-auto-${process.pid}`,
@@ -102,19 +105,23 @@ async function main() {
 
   /** N title changes, CONCURRENCY at a time: writes per second and each write's response time. */
   const meter = statementMeter();
-  const writes = async (label: string) => {
+  // The API's and the worker's CPU (split shape), from the first write to the last delivery.
+  const processCpu = () => ({ api: processCpuMs(pids.api) ?? 0, worker: processCpuMs(pids.worker) ?? 0 });
+  let cpuAtStart = processCpu();
+  const writes = async (label: string, count = N) => {
     const load = loadAverage();
     meter.start();
+    cpuAtStart = processCpu();
     const committed = new Map<string, number>();
     const t0 = performance.now();
-    await inPool(CONCURRENCY, N, async (i) => {
+    await inPool(CONCURRENCY, count, async (i) => {
       const card = cards[i % cards.length];
       const title = `${label} ${i}`;
       const res = await req('PUT', `/boards/${board}/cards/${card}`, { data: { title } }, h);
       if (res.status !== 200) throw new Error(JSON.stringify(res.body));
       committed.set(`${card}|${title}`, now());
     });
-    return { perSecond: N / ((performance.now() - t0) / 1000), committed, load };
+    return { perSecond: count / ((performance.now() - t0) / 1000), committed, load };
   };
   /** Waits (bounded) until every write reached the receiver on `paths`; the lags in ms per path. */
   const lags = async (committed: Map<string, number>, paths: string[]) => {
@@ -131,6 +138,12 @@ async function main() {
     const cost = {
       ...(process.env.DATABASE_URL && !split ? { statementsPerWrite: +(m.statements / N).toFixed(1) } : {}),
       ...(split ? {} : { cpuMsPerWrite: +(m.cpuMs / N).toFixed(2) }),
+      ...(split
+        ? {
+            apiCpuMsPerWrite: +((processCpu().api - cpuAtStart.api) / N).toFixed(2),
+            workerCpuMsPerWrite: +((processCpu().worker - cpuAtStart.worker) / N).toFixed(2),
+          }
+        : {}),
     };
     return Object.fromEntries([
       ['cost', cost],
@@ -144,6 +157,9 @@ async function main() {
     ]);
   };
 
+  // Warm-up (not measured): the processes' code paths compiled and the worker listening for commits.
+  const warm = await writes('warm', 200);
+  await lags(warm.committed, ['/wh']);
   const off = await writes('off');
   const offLag = await lags(off.committed, ['/wh']);
   await req('POST', `/automations/${automation.body.documentId}/enable`, undefined, h);

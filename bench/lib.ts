@@ -359,6 +359,7 @@ export async function startSplitService(port: number, env: Record<string, string
     db,
     req,
     h,
+    pids: { api: api.pid, worker: worker.pid },
     async close() {
       await stopService(api);
       await stopService(worker);
