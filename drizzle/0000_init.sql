@@ -353,7 +353,7 @@ CREATE TABLE "card_title_search" (
 	"due_date" timestamp with time zone,
 	"value" numeric(14, 2) NOT NULL,
 	"title" text NOT NULL,
-	CONSTRAINT "card_title_search_organization_id_card_id_pk" PRIMARY KEY("organization_id","card_id")
+	CONSTRAINT "card_title_search_organization_id_board_id_card_id_pk" PRIMARY KEY("organization_id","board_id","card_id")
 );
 --> statement-breakpoint
 CREATE TABLE "cards" (

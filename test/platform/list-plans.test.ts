@@ -20,6 +20,7 @@ const BIG = 30_000;
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Relation Name'?: string;
   Plans?: PlanNode[];
 }
@@ -32,6 +33,8 @@ let t: Tenant;
 let other: Tenant;
 let orgId: number;
 let boardId: string;
+/** A small board beside the big one, in the same organization. */
+let smallBoardId: string;
 let segmentId: string;
 
 async function ids(slug: string) {
@@ -96,7 +99,18 @@ beforeAll(async () => {
   segmentId = seg.body.documentId;
   orgId = await seed(t, N, BIG, board.body);
   await seed(other, N / 2, N / 2, otherBoard.body);
+  const small = await t.api.post('/boards', {
+    data: { name: 'Small', phases: [{ name: 'Open', slug: 'open' }] },
+  });
+  expect(small.status).toBe(201);
+  smallBoardId = small.body.documentId;
   const { db } = await getApp();
+  await db.tenantTransaction(orgId, (tx) =>
+    tx.execute(sql`insert into cards (organization_id, document_id, board_id, title)
+      select b.organization_id, substr(md5(random()::text || g::text), 1, 24), b.id,
+             'Small ' || g || case when g % 20 = 0 then ' globex' else '' end
+      from boards b, generate_series(1, 400) g where b.organization_id = ${orgId} and b.document_id = ${smallBoardId}`),
+  );
   for (const table of ['contacts', 'cards', 'tasks', 'products', 'quotes'])
     await db.system.execute(sql.raw(`analyze ${table}`));
   // The search tables' rows came from the insert triggers, so their trigram indexes hold them in the GIN pending
@@ -271,6 +285,28 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
       ).toEqual([]);
     },
   );
+
+  test('a small board beside a large one: the title search count is narrowed by the board in an index', async () => {
+    const statements = await statementsOf(t.api, `/boards/${smallBoardId}/cards`, {
+      'filters[title][$containsi]': 'globex',
+    });
+    const [count] = statements.filter((s) => s.text.includes('from "card_title_search"'));
+    const plan = await explain(count);
+    const all = nodes(plan);
+    const described = JSON.stringify(plan);
+    expect(
+      all.map((n) => n['Node Type']),
+      described,
+    ).not.toContain('Seq Scan');
+    // The board's key range (the primary key leads with it) ANDed with the trigram matches, or the board as a key
+    // of the trigram index: either way not every match of the organization read and filtered on the heap.
+    expect(
+      all.some(
+        (n) => n['Node Type'] === 'Bitmap Index Scan' && /board_id = /.test(String(n['Index Cond'] ?? '')),
+      ),
+      described,
+    ).toBe(true);
+  });
 
   test("the counts of the substring filters are exact, and another tenant's rows are not counted", async () => {
     const contacts = await t.api.get('/contacts', { 'filters[name][$containsi]': 'silva' });

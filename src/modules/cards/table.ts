@@ -248,7 +248,9 @@ export const cardFiles = pgTable(
  * "Fifth pass"): a bitmap scan of this table's trigram index whose recheck reads these narrow pages with a plain
  * LIKE, where the cards' own trigram index rechecks every match on the wide heap with ILIKE. Kept by triggers on
  * `cards` inside the writing statement; no foreign key (the delete trigger removes the rows, like the counts').
- * Fixed-width columns first: no alignment padding between them.
+ * Fixed-width columns first: no alignment padding between them. The key leads with the board: for a small board
+ * of a large organization the planner ANDs its key range with the trigram matches instead of reading every match
+ * of the organization (measured: 0.75 ms instead of 6–8 ms for 29 matches of 1,000 cards beside 200,000).
  */
 export const cardTitleSearch = pgTable(
   'card_title_search',
@@ -264,7 +266,7 @@ export const cardTitleSearch = pgTable(
     title: text('title').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.cardId] }),
+    primaryKey({ columns: [t.organizationId, t.boardId, t.cardId] }),
     index('card_title_search_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
   ],
 );

@@ -36,12 +36,13 @@ END $fn$`,
 CREATE OR REPLACE FUNCTION card_title_search_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'DELETE' THEN
-    DELETE FROM card_title_search WHERE organization_id = OLD.organization_id AND card_id = OLD.id;
+    DELETE FROM card_title_search
+    WHERE organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id;
   ELSE
     UPDATE card_title_search
     SET board_id = NEW.board_id, phase_id = NEW.current_phase_id, phase_entered_at = NEW.current_phase_entered_at,
         due_date = NEW.due_date, value = NEW.value, title = lower(NEW.title)
-    WHERE organization_id = NEW.organization_id AND card_id = NEW.id;
+    WHERE organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id;
   END IF;
   RETURN NULL;
 END $fn$`,
