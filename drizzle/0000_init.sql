@@ -344,6 +344,18 @@ CREATE TABLE "card_tags" (
 	CONSTRAINT "card_tags_organization_id_card_id_tag_id_pk" PRIMARY KEY("organization_id","card_id","tag_id")
 );
 --> statement-breakpoint
+CREATE TABLE "card_title_search" (
+	"organization_id" bigint NOT NULL,
+	"card_id" bigint NOT NULL,
+	"board_id" bigint NOT NULL,
+	"phase_id" bigint,
+	"phase_entered_at" timestamp with time zone NOT NULL,
+	"due_date" timestamp with time zone,
+	"value" numeric(14, 2) NOT NULL,
+	"title" text NOT NULL,
+	CONSTRAINT "card_title_search_organization_id_board_id_card_id_pk" PRIMARY KEY("organization_id","board_id","card_id")
+);
+--> statement-breakpoint
 CREATE TABLE "cards" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "cards_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -419,6 +431,13 @@ CREATE TABLE "contact_activities" (
 	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "contact_activities_organization_id_id_pk" PRIMARY KEY("organization_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "contact_name_search" (
+	"organization_id" bigint NOT NULL,
+	"contact_id" bigint NOT NULL,
+	"name" text NOT NULL,
+	CONSTRAINT "contact_name_search_organization_id_contact_id_pk" PRIMARY KEY("organization_id","contact_id")
 );
 --> statement-breakpoint
 CREATE TABLE "contacts" (
@@ -1125,6 +1144,7 @@ CREATE INDEX "card_files_org_card_created_idx" ON "card_files" USING btree ("org
 CREATE INDEX "card_report_deltas_org_board_idx" ON "card_report_deltas" USING btree ("organization_id","board_id","day");--> statement-breakpoint
 CREATE INDEX "card_report_tombstones_org_card_idx" ON "card_report_tombstones" USING btree ("organization_id","card_id");--> statement-breakpoint
 CREATE INDEX "card_tags_org_tag_idx" ON "card_tags" USING btree ("organization_id","tag_id","card_id");--> statement-breakpoint
+CREATE INDEX "card_title_search_trgm_idx" ON "card_title_search" USING gin ("organization_id","board_id","title" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "cards_org_document_id_key" ON "cards" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "cards_org_board_created_idx" ON "cards" USING btree ("organization_id","board_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "cards_org_board_phase_created_idx" ON "cards" USING btree ("organization_id","board_id","current_phase_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST,"due_date","value","current_phase_entered_at");--> statement-breakpoint
@@ -1141,6 +1161,7 @@ CREATE UNIQUE INDEX "chat_channels_org_name_key" ON "chat_channels" USING btree 
 CREATE INDEX "chat_channels_org_type_idx" ON "chat_channels" USING btree ("organization_id","type");--> statement-breakpoint
 CREATE UNIQUE INDEX "contact_activities_org_document_id_key" ON "contact_activities" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE INDEX "contact_activities_org_contact_idx" ON "contact_activities" USING btree ("organization_id","contact_id","performed_at","id");--> statement-breakpoint
+CREATE INDEX "contact_name_search_trgm_idx" ON "contact_name_search" USING gin ("organization_id","name" gin_trgm_ops);--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("organization_id","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_cpf_key" ON "contacts" USING btree ("organization_id","cpf") WHERE cpf is not null;--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_cnpj_key" ON "contacts" USING btree ("organization_id","cnpj") WHERE cnpj is not null;--> statement-breakpoint

@@ -53,6 +53,7 @@ import * as repo from './repo.js';
 import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
 import type { Card, CardCreateInput, CardListQuery, CardUpdateInput } from './schema.js';
 import type { Tracking } from './table.js';
+import { titleSearchOf, titleSearchStats } from './title-search.js';
 
 // ---- access
 
@@ -211,19 +212,23 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
           slaHours: pinned?.maxTimeInPhaseHours ?? null,
         }
       : null;
-    // The whole board or one phase, seen in full, with "today" at UTC midnight: from the card counts.
+    // The whole board or one phase, seen in full, with "today" at UTC midnight: from the card counts. A title
+    // search (alone or in one phase), seen in full: from the narrow title search table. Else from the cards.
     const countable = scope.visibility ? undefined : countsScope(listQuery.filters, pinned);
+    const titleSearch = scope.visibility ? undefined : titleSearchOf(listQuery.filters, pinned);
     const counted =
       countable && (!statsOptions || isUtcMidnight(statsOptions.todayStart))
         ? await countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
-        : await repo.countAndStats(
-            tx,
-            ctx.orgId,
-            scope.access.board.id,
-            list.where,
-            scope.visibility,
-            statsOptions,
-          );
+        : titleSearch
+          ? await titleSearchStats(tx, ctx.orgId, scope.access.board.id, titleSearch, statsOptions)
+          : await repo.countAndStats(
+              tx,
+              ctx.orgId,
+              scope.access.board.id,
+              list.where,
+              scope.visibility,
+              statsOptions,
+            );
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
     const page = listPage(data, counted.total, list);
     // Object.assign keeps the page object itself, and with it the fields/populate projection.

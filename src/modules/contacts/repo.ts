@@ -5,6 +5,7 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
+import { countNameMatches } from './name-search.js';
 import type { ActivityType } from './schema.js';
 import { searchCondition } from './search.js';
 import { contactActivities, contacts } from './table.js';
@@ -107,7 +108,17 @@ export function selectionWhere(orgId: number, where: SQL | undefined, q: string 
   return and(...parts) as SQL;
 }
 
-export async function listContacts(tx: Tx, orgId: number, list: CompiledList, q: string | undefined) {
+/**
+ * A page of contacts and the total. `nameSearch` (nameSearchOf: the filter is only `name $containsi` that text)
+ * takes the total from the narrow name search table; the page is the same walk either way.
+ */
+export async function listContacts(
+  tx: Tx,
+  orgId: number,
+  list: CompiledList,
+  q: string | undefined,
+  nameSearch?: string,
+) {
   const where = selectionWhere(orgId, list.where, q);
   const rows = await tx
     .select()
@@ -116,7 +127,11 @@ export async function listContacts(tx: Tx, orgId: number, list: CompiledList, q:
     .orderBy(list.orderBy)
     .offset(list.offset)
     .limit(list.pageSize);
-  const total = await countIf(list, () => tx.select({ total: count() }).from(contacts).where(where));
+  const total = await countIf(list, () =>
+    nameSearch !== undefined
+      ? countNameMatches(tx, orgId, nameSearch)
+      : tx.select({ total: count() }).from(contacts).where(where),
+  );
   return { rows, total };
 }
 
@@ -199,7 +214,8 @@ export async function moveActivities(tx: Tx, orgId: number, fromIds: number[], t
 
 /**
  * Other areas' tables that point at contacts through a `contact_id` column (cards, conversations, …):
- * found in the catalogue so a merge re-points all of them, whichever areas are installed.
+ * found in the catalogue so a merge re-points all of them, whichever areas are installed. Not the contacts' own
+ * name search copy: its rows are the contacts' (the merged ones' go with their delete).
  */
 export async function moveContactReferences(tx: Tx, orgId: number, fromIds: number[], toId: number) {
   const tables = await queryRows<{ table_name: string }>(
@@ -210,7 +226,7 @@ export async function moveContactReferences(tx: Tx, orgId: number, fromIds: numb
         join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
           and t.table_type = 'BASE TABLE'
         where c.table_schema = 'public' and c.column_name = 'contact_id'
-          and c.table_name not in ('contact_activities', 'contacts')
+          and c.table_name not in ('contact_activities', 'contacts', 'contact_name_search')
         order by c.table_name`,
   );
   const moved: Record<string, number> = {};

@@ -10,6 +10,7 @@ import { requireRole, type TenantContext } from '../../platform/tenancy/context.
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { withSavedFilter } from '../saved-filters/service.js';
 import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
+import { nameSearchOf } from './name-search.js';
 import { activityModel, contactModel } from './query-model.js';
 import * as repo from './repo.js';
 import type {
@@ -203,11 +204,10 @@ export async function recordContactActivity(
 export async function listContacts(ctx: TenantContext, query: ContactListQuery) {
   const { q, savedFilter, ...requested } = query;
   return ctx.transaction(async (tx) => {
-    const list = compileListQuery(
-      contactModel,
-      await withSavedFilter(tx, ctx, 'contacts', savedFilter, requested),
-    );
-    const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q);
+    const listQuery = await withSavedFilter(tx, ctx, 'contacts', savedFilter, requested);
+    const list = compileListQuery(contactModel, listQuery);
+    const nameSearch = nameSearchOf(listQuery.filters, q);
+    const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q, nameSearch);
     return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
   });
 }

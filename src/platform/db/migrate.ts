@@ -7,6 +7,8 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
 import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
+import { CARD_TITLE_SEARCH_SQL } from '../../modules/cards/title-search.js';
+import { CONTACT_NAME_SEARCH_SQL } from '../../modules/contacts/name-search.js';
 import { EVENTS_NOTIFY_SQL } from '../events/wake.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
@@ -47,6 +49,8 @@ async function migrateUnlocked(database: Database): Promise<void> {
   // Triggers the schema generator cannot express (idempotent, like the policies below).
   for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
   for (const ddl of REPORT_ROLLUP_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of CARD_TITLE_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of CONTACT_NAME_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
   for (const ddl of EVENTS_NOTIFY_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
@@ -100,6 +104,8 @@ function schemaFingerprint(): string {
         LEAKPROOF_SQL,
         CARD_COUNTS_SQL,
         REPORT_ROLLUP_SQL,
+        CARD_TITLE_SEARCH_SQL,
+        CONTACT_NAME_SEARCH_SQL,
         EVENTS_NOTIFY_SQL,
         TENANT_POLICY_SQL,
         IDEMPOTENCY_COMMIT_SQL,

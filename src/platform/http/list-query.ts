@@ -429,13 +429,7 @@ export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, pat
   if ((textOps as readonly string[]).includes(op)) {
     if (def.type !== 'string' && def.type !== 'json') bad(path, `${op} applies to text fields only`);
     if (typeof raw !== 'string') bad(path, `${op} takes a string`);
-    const escaped = raw.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const pattern =
-      op.startsWith('$contains') || op.startsWith('$notContains')
-        ? `%${escaped}%`
-        : op.startsWith('$startsWith')
-          ? `${escaped}%`
-          : `%${escaped}`;
+    const pattern = likePattern(op, raw);
     const insensitive = op.endsWith('i');
     const text = sql`${col}::text`;
     const like = insensitive ? sql`${text} ilike ${pattern}` : sql`${text} like ${pattern}`;
@@ -468,6 +462,29 @@ export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, pat
     default:
       return sql`${col} >= ${v}`;
   }
+}
+
+/** The LIKE pattern of a text operator's value: LIKE's own characters escaped, `%` where the operator allows more. */
+export function likePattern(op: string, raw: string): string {
+  const escaped = raw.replace(/[\\%_]/g, (c) => `\\${c}`);
+  if (op.startsWith('$contains') || op.startsWith('$notContains')) return `%${escaped}%`;
+  return op.startsWith('$startsWith') ? `${escaped}%` : `%${escaped}`;
+}
+
+/**
+ * The text of `filters[<field>][$containsi]` when that is all the filter says of `field` (one string, no other
+ * operator beside it), else undefined. The case a narrow search table answers (docs/performance.md, fifth pass);
+ * the caller checks that the filter has no other condition it cannot answer.
+ */
+export function soleContainsi(
+  filters: Record<string, unknown> | undefined,
+  field: string,
+): string | undefined {
+  const node = filters ? ownEntry(filters, field) : undefined;
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return undefined;
+  const keys = Object.keys(node);
+  const value = (node as Record<string, unknown>).$containsi;
+  return keys.length === 1 && keys[0] === '$containsi' && typeof value === 'string' ? value : undefined;
 }
 
 function parseBool(raw: unknown, path: string[]): boolean {

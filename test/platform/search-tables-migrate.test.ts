@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
+import { migrateDatabase } from '../../src/platform/db/migrate.js';
+import { newTenant, testConfig } from '../helpers/app.js';
+
+/**
+ * The search tables' triggers (contacts/name-search.ts, cards/title-search.ts) on a database of their own (an
+ * in-memory PGlite: these tests drop triggers and truncate `cards` and `contacts`, which the shared test
+ * database must never see): created where missing, the tables are filled from the rows already there.
+ */
+let db: Database;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  db = await openDatabase({ dataDir: 'memory://' });
+  await migrateDatabase(db);
+  app = await buildApp({ config: testConfig(), db });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await db?.close();
+});
+
+const mirrored = async () => {
+  const [r] = await queryRows<{ cards: boolean; contacts: boolean; n: number }>(
+    db.system,
+    sql`select
+          (select coalesce(array_agg((organization_id, id, board_id, current_phase_id, current_phase_entered_at,
+                                      due_date, value, lower(title)) order by organization_id, id), '{}') from cards)
+          = (select coalesce(array_agg((organization_id, card_id, board_id, phase_id, phase_entered_at, due_date,
+                                        value, title) order by organization_id, card_id), '{}') from card_title_search)
+            as cards,
+          (select coalesce(array_agg((organization_id, id, lower(name)) order by organization_id, id), '{}') from contacts)
+          = (select coalesce(array_agg((organization_id, contact_id, name) order by organization_id, contact_id), '{}')
+             from contact_name_search) as contacts,
+          ((select count(*) from card_title_search) + (select count(*) from contact_name_search))::int as n`,
+  );
+  return r;
+};
+
+describe('search tables: migration', () => {
+  test('created where missing, they are filled from the rows already there; TRUNCATE clears them', async () => {
+    const t = await newTenant(app);
+    const board = await t.api.post('/boards', {
+      data: { name: 'Migrate', phases: [{ name: 'Open', slug: 'open' }] },
+    });
+    expect(board.status).toBe(201);
+    for (const title of ['Globex', 'Initech'])
+      expect(
+        (await t.api.post(`/boards/${board.body.documentId}/cards`, { data: { title, value: 3 } })).status,
+      ).toBe(201);
+    for (const name of ['Ana Silva', 'Bia Souza'])
+      expect((await t.api.post('/contacts', { data: { name } })).status).toBe(201);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 4 });
+
+    // As a database whose last migration run predates the search tables: no insert triggers, empty tables.
+    await db.system.execute(sql`drop trigger card_title_search_insert on cards`);
+    await db.system.execute(sql`drop trigger contact_name_search_insert on contacts`);
+    await db.system.execute(sql`truncate card_title_search, contact_name_search`);
+    // Rows written while the triggers were away.
+    await db.system.execute(
+      sql`insert into cards (organization_id, document_id, board_id, title, value, current_phase_id)
+          select organization_id, 'untracked', board_id, 'Untracked GLOBEX', 7, current_phase_id from cards limit 1`,
+    );
+    await db.system.execute(
+      sql`insert into contacts (organization_id, document_id, name)
+          select organization_id, 'untracked', 'Untracked SILVA' from contacts limit 1`,
+    );
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-search-tables'`);
+    await migrateDatabase(db);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 6 });
+    const cards = await t.api.get(`/boards/${board.body.documentId}/cards`, {
+      'filters[title][$containsi]': 'globex',
+    });
+    expect(cards.body.meta.pagination.total).toBe(2);
+    expect(cards.body.meta.stats.valueSum).toBe(10);
+    const contacts = await t.api.get('/contacts', { 'filters[name][$containsi]': 'silva' });
+    expect(contacts.body.meta.pagination.total).toBe(2);
+
+    // Running the migration again changes nothing (no second fill, no duplicate triggers).
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
+    await migrateDatabase(db);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 6 });
+    const [triggers] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from pg_trigger
+          where tgname like 'card_title_search_%' or tgname like 'contact_name_search_%'`,
+    );
+    expect(triggers.n).toBe(8);
+
+    await db.system.execute(sql`truncate cards, contacts cascade`);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 0 });
+  });
+});
