@@ -8,7 +8,8 @@
  *
  * BENCH_SPLIT=1 (PostgreSQL): the deployed shape instead — the API (`bin/crm.js serve`, CRM_WORKERS=external) and
  * one worker process (`bin/crm.js worker`) of their own, the webhooks over HTTP from this process (which also
- * serves the Graph peer); statements and CPU per lead are then not counted here.
+ * serves the Graph peer); statements and CPU per lead are then not counted here (the database's CPU per lead is:
+ * PostgreSQL on this machine, read from /proc).
  */
 
 import { sql } from 'drizzle-orm';
@@ -17,6 +18,7 @@ import { type Database, queryRows } from '../src/platform/db/client.js';
 import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
 import {
   type BenchRequest,
+  databaseCpuMeter,
   inPool,
   loadAverage,
   percentile,
@@ -135,6 +137,8 @@ async function main() {
   );
   const load = loadAverage();
   const meter = statementMeter();
+  const dbMeter = databaseCpuMeter(db);
+  await dbMeter.start();
   meter.start();
   const t0 = Date.now();
   await inPool(CONCURRENCY, hooks.length, async (i) => {
@@ -160,6 +164,7 @@ async function main() {
   // Statements (PostgreSQL round trips: webhooks, queue, workers; less this loop's polls) and this process's CPU
   // per lead: independent of the machine's load.
   const m = meter.stop();
+  const dbCpuMs = await dbMeter.stop();
   // Every card counts (a duplicate would have no delivery of its own).
   const rows = await queryRows<{ leadgen_id: string; processed_at: Date | null }>(
     db.system,
@@ -185,6 +190,7 @@ async function main() {
       ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) }
       : {}),
     ...(split ? {} : { cpuMsPerLead: +(m.cpuMs / N).toFixed(2) }),
+    ...(dbCpuMs === null ? {} : { databaseCpuMsPerLead: +(dbCpuMs / N).toFixed(2) }),
     cards: rows.length,
     distinctLeads: new Set(rows.map((r) => r.leadgen_id)).size,
     failed: failed.n,

@@ -231,10 +231,11 @@ export async function routeRefs(tx: Tx, orgId: number, routes: RouteRow[]) {
  * and route ids only, through the page/form index; the rest is read in each organization's RLS transaction.
  */
 export async function routesForForm(system: Db, pageId: string, formId: string) {
-  return system
-    .select({ organizationId: leadFormRoutes.organizationId, id: leadFormRoutes.id })
-    .from(leadFormRoutes)
-    .where(and(eq(leadFormRoutes.pageId, pageId), eq(leadFormRoutes.formId, formId)));
+  const rows = await preparedRows<{ organization_id: number; id: number }>(
+    system,
+    sql`select organization_id, id from lead_form_routes where page_id = ${pageId} and form_id = ${formId}`,
+  );
+  return rows.map((r) => ({ organizationId: Number(r.organization_id), id: Number(r.id) }));
 }
 
 /** Whether any route of any organization still needs the page's leadgen subscription. */

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
 import type { Config } from '../../config.js';
-import type { Database, Tx } from '../db/client.js';
+import { type Database, preparedRows, type Tx } from '../db/client.js';
 
 /**
  * Background jobs on pg-boss, over the service's own database connection on both backends:
@@ -126,20 +126,34 @@ function poolExecutor(database: Database): Executor {
   return { executeSql: async (text, values) => pool.query(text, values as any[]) };
 }
 
-/** Runs pg-boss's `$n` SQL on a drizzle transaction (either driver): enqueue atomically with a write. */
+/** pg-boss's SQL texts split at their `$n` references: a few constant statements, split once each. */
+const splitTexts = new Map<string, { parts: string[]; refs: number[] }>();
+
+/**
+ * Runs pg-boss's `$n` SQL on a drizzle transaction (either driver): enqueue atomically with a write. Prepared
+ * under a name derived from the text, as the service's hot statements are (preparedRows): a webhook that enqueues
+ * a job per call has PostgreSQL parse and plan pg-boss's insert once per connection, not once per call.
+ */
 export function txExecutor(tx: Tx): Executor {
   return {
     async executeSql(text, values = []) {
-      const chunks: SQL[] = [];
-      let last = 0;
-      for (const m of text.matchAll(/\$(\d+)/g)) {
-        chunks.push(sql.raw(text.slice(last, m.index)));
-        chunks.push(sql`${sql.param(values[Number(m[1]) - 1])}`);
-        last = m.index! + m[0].length;
+      let split = splitTexts.get(text);
+      if (!split) {
+        split = { parts: [], refs: [] };
+        let last = 0;
+        for (const m of text.matchAll(/\$(\d+)/g)) {
+          split.parts.push(text.slice(last, m.index));
+          split.refs.push(Number(m[1]));
+          last = m.index! + m[0].length;
+        }
+        split.parts.push(text.slice(last));
+        splitTexts.set(text, split);
       }
-      chunks.push(sql.raw(text.slice(last)));
-      const res = (await tx.execute(sql.join(chunks))) as unknown as { rows: any[] };
-      return { rows: res.rows };
+      const chunks: SQL[] = [sql.raw(split.parts[0])];
+      split.refs.forEach((ref, i) => {
+        chunks.push(sql`${sql.param(values[ref - 1])}`, sql.raw(split.parts[i + 1]));
+      });
+      return { rows: await preparedRows<any>(tx, sql.join(chunks)) };
     },
   };
 }
