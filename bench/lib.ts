@@ -394,15 +394,26 @@ export async function startSplitService(port: number, env: Record<string, string
   const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
     cwd: rootDir,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Running once it says so (its handlers started): a burst sent before would measure its start-up.
+  const running = new Promise<void>((resolve, reject) => {
+    worker.once('exit', (code) => reject(new Error(`the worker exited with code ${code}`)));
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      if (chunk.toString().includes('CRM worker running')) resolve();
+    });
   });
   const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 2 });
   const req = httpRequest(`http://127.0.0.1:${port}`);
   const h = await registerBenchOrg(req, slug);
+  await running;
   return {
     db,
     req,
     h,
+    /** CPU ms the API and worker processes have used so far (from /proc). */
+    cpuMs: () => (processCpuMs(api.pid) ?? 0) + (processCpuMs(worker.pid) ?? 0),
     async close() {
       await stopService(api);
       await stopService(worker);
