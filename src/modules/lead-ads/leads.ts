@@ -125,8 +125,12 @@ export async function receiveWebhook(
   checkSignature(config.CRM_LEAD_ADS_APP_ID && config.CRM_LEAD_ADS_APP_SECRET, raw, signature);
   const changes = leadgenChanges(raw);
   const byOrg = new Map<number, { routeId: number; change: LeadgenChange }[]>();
+  // The routes of each page's form once per webhook (its leads mostly come from one form).
+  const routes = new Map<string, Promise<{ organizationId: number; id: number }[]>>();
   for (const change of changes) {
-    for (const r of await repo.routesForForm(db.system, change.pageId, change.formId))
+    const form = JSON.stringify([change.pageId, change.formId]);
+    if (!routes.has(form)) routes.set(form, repo.routesForForm(db.system, change.pageId, change.formId));
+    for (const r of await routes.get(form)!)
       byOrg.set(r.organizationId, [...(byOrg.get(r.organizationId) ?? []), { routeId: r.id, change }]);
   }
   const queue = leadQueue(config);
@@ -139,10 +143,12 @@ export async function receiveWebhook(
         orgId,
         items.map(({ routeId, change }) => ({ routeId, ...change })),
       );
-      for (const deliveryId of made) {
-        await jobs.send(queue, { orgId, deliveryId } satisfies LeadJob, { tx });
-        queued++;
-      }
+      await jobs.sendMany(
+        queue,
+        made.map((deliveryId) => ({ orgId, deliveryId }) satisfies LeadJob),
+        { tx },
+      );
+      queued += made.length;
     });
   }
   // Committed: this process's lead workers (if it runs any) start now rather than at their next poll.

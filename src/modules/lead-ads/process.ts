@@ -2,7 +2,7 @@ import { DrizzleQueryError, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { AppError } from '../../platform/http/errors.js';
-import type { JobMeta } from '../../platform/jobs/jobs.js';
+import type { BatchJob } from '../../platform/jobs/jobs.js';
 import type { LeadAdsLead } from '../../platform/providers/lead-ads/client.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import type { PreparedCard } from '../cards/insert.js';
@@ -25,7 +25,7 @@ import { markTokenProblem } from './service.js';
  * transaction each, so every lead still succeeds or fails on its own with its reason on its delivery.
  */
 
-type Job = JobMeta & { data: LeadJob };
+type Job = BatchJob<LeadJob>;
 
 /** Outcomes in the batch's order: undefined when the job is done, else the error to retry it with. */
 export async function processLeadBatch(kit: LeadAdsKit, batch: Job[]): Promise<(Error | undefined)[]> {
@@ -78,9 +78,9 @@ async function processLeads(kit: LeadAdsKit, orgId: number, deliveries: Map<numb
   };
   if (fetched.length > 0)
     await made(fetched).catch(async (err) => {
-      if (fetched.length === 1) return failures.set(fetched[0].delivery.id, err);
-      // The batch's transaction failed as a whole: lead by lead, each failing on its own.
-      for (const one of fetched) await made([one]).catch((e) => failures.set(one.delivery.id, e));
+      // The batch's transaction failed as a whole: lead by lead, each failing on its own (a lone lead: it has).
+      if (fetched.length === 1) failures.set(fetched[0].delivery.id, err);
+      else for (const one of fetched) await made([one]).catch((e) => failures.set(one.delivery.id, e));
     });
   return recordFailures(kit, orgId, deliveries, failures);
 }
@@ -149,7 +149,8 @@ async function recordFailures(
   const rows = [...failures].map(([id, err]) => {
     const job = deliveries.get(id)!.reduce((a, b) => (b.retryCount > a.retryCount ? b : a));
     const final = isPermanent(err) || job.retryCount >= job.retryLimit;
-    if (!final) retry.set(id, err instanceof Error ? err : new Error(String(err)));
+    // The job fails with the delivery's reason (not a database error's text, which repeats the lead's data).
+    if (!final) retry.set(id, new Error(reasonOf(err)));
     return { id, err, final };
   });
   try {
@@ -164,7 +165,7 @@ async function recordFailures(
     });
   } catch (err) {
     // Not recorded: every failed lead's job is retried.
-    for (const { id } of rows) retry.set(id, err as Error);
+    for (const { id } of rows) retry.set(id, new Error(reasonOf(err)));
   }
   return retry;
 }

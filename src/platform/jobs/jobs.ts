@@ -62,10 +62,14 @@ export type JobHandler<T> = (data: T, job: JobMeta) => Promise<void>;
  * A fetched batch at once (queues with a batchSize): the outcome of each job in the batch's order, undefined when
  * done, else the error that fails it (retried with the queue's backoff, then failed). A throw fails them all.
  */
-export type BatchHandler<T> = (batch: (JobMeta & { data: T })[]) => Promise<(Error | undefined)[]>;
+export type BatchHandler<T> = (batch: BatchJob<T>[]) => Promise<(Error | undefined)[]>;
+
+export type BatchJob<T> = JobMeta & { data: T };
 
 export interface Jobs {
   send<T extends object>(queue: QueueDef, data: T, opts?: SendOptions): Promise<string>;
+  /** Jobs of one queue in one statement (no ids answered): a webhook's several leads. */
+  sendMany<T extends object>(queue: QueueDef, data: T[], opts?: Pick<SendOptions, 'tx'>): Promise<void>;
   /** Same as send with startAfter: the job waits until `at`. */
   schedule<T extends object>(
     queue: QueueDef,
@@ -264,6 +268,18 @@ export function createJobs(database: Database, config: Config): Jobs {
       } as PgBoss.SendOptions);
       if (!id) throw new Error(`Job not enqueued on ${queue.name} (singleton already queued)`);
       return id;
+    },
+    async sendMany(q, data, opts = {}) {
+      const queue = named(q);
+      if (data.length === 0) return;
+      if (opts.tx && !queues.has(queue.name))
+        throw new Error(`Queue ${queue.name} is not registered (jobs.work) before the queue started`);
+      await ensureQueue(queue);
+      // The queue's own retry and expiry settings apply (pg-boss reads them from its queue row).
+      await started().insert(
+        data.map((d) => ({ name: queue.name, data: d })),
+        { db: opts.tx ? txExecutor(opts.tx) : undefined } as never,
+      );
     },
     schedule: (queue, data, at, opts = {}) => jobs.send(queue, data, { ...opts, startAfter: at }),
     async cancel(q, id, opts = {}) {
