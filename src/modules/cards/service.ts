@@ -321,7 +321,7 @@ function dueFromPhase(structure: BoardStructure, phase: PhaseStructure | undefin
   return new Date(enteredAt.getTime() + phase.maxTimeInPhaseHours * 3_600_000);
 }
 
-export interface CreateOptions {
+interface CreateOptions {
   source: 'api' | 'form' | 'lead_ads' | 'chat_inbound';
   /** A chat fills no entry form: its card skips the required-field check (the team completes it). */
   waiveRequired?: boolean;
