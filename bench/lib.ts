@@ -4,10 +4,11 @@ import { loadavg as osLoad } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { type Config, databaseOptions, loadConfig } from '../src/config.js';
-import { type Database, openDatabase } from '../src/platform/db/client.js';
+import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startJobs } from '../src/workers.js';
 
@@ -168,6 +169,49 @@ export function statementMeter() {
         for (const [text, n] of [...texts].sort((a, b) => b[1] - a[1]).slice(0, 30))
           console.error(`${String(n).padStart(7)}  ${text}`);
       return { statements, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - t0 };
+    },
+  };
+}
+
+/**
+ * CPU time of the PostgreSQL server processes serving this bench's database (its backends in pg_stat_activity,
+ * read from /proc: Linux, server on this machine), between `start()` and `stop()`: on a machine whose cores the
+ * service and its database share, the database's share of a unit of work. A backend that ends before `stop()` is
+ * not counted (the pools keep theirs open through a run). Null when not measurable (PGlite, another host).
+ */
+export function databaseCpuMeter(db: Database) {
+  const backends = async () =>
+    (
+      await queryRows<{ pid: number }>(
+        db.system,
+        sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      )
+    ).map((r) => Number(r.pid));
+  /** utime + stime of a process in ms (fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms). */
+  const cpuOf = (pid: number) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  };
+  let before = new Map<number, number>();
+  let measurable = false;
+  return {
+    async start() {
+      if (db.kind !== 'postgres') return;
+      const pids = await backends();
+      before = new Map(pids.flatMap((pid) => (cpuOf(pid) === undefined ? [] : [[pid, cpuOf(pid)!]])));
+      measurable = pids.length > 0 && before.size === pids.length;
+    },
+    /** ms of database CPU since start (backends that connected meanwhile: all of theirs). */
+    async stop(): Promise<number | null> {
+      if (!measurable) return null;
+      let ms = 0;
+      for (const pid of await backends()) ms += (cpuOf(pid) ?? 0) - (before.get(pid) ?? 0);
+      return ms;
     },
   };
 }
@@ -350,16 +394,27 @@ export async function startSplitService(port: number, env: Record<string, string
   const worker: ChildProcess = spawn(process.execPath, ['bin/crm.js', 'worker'], {
     cwd: rootDir,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Running once it says so (its handlers started): a burst sent before would measure its start-up.
+  const running = new Promise<void>((resolve, reject) => {
+    worker.once('exit', (code) => reject(new Error(`the worker exited with code ${code}`)));
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      if (chunk.toString().includes('CRM worker running')) resolve();
+    });
   });
   const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://', poolSize: 2 });
   const req = httpRequest(`http://127.0.0.1:${port}`);
   const h = await registerBenchOrg(req, slug);
+  await running;
   return {
     db,
     req,
     h,
     pids: { api: api.pid, worker: worker.pid },
+    /** CPU ms the API and worker processes have used so far (from /proc). */
+    cpuMs: () => (processCpuMs(api.pid) ?? 0) + (processCpuMs(worker.pid) ?? 0),
     async close() {
       await stopService(api);
       await stopService(worker);

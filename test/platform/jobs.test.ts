@@ -64,6 +64,35 @@ describe('jobs on the test database', () => {
     );
   });
 
+  test('sendMany + workBatch: a fetched batch comes whole; a job given an error is retried alone', async () => {
+    const q = queue({ batchSize: 10, retryLimit: 1, retryDelay: 1, retryBackoff: false });
+    const batches: number[][] = [];
+    await jobs.workBatch<{ n: number }>(q, async (batch) => {
+      batches.push(batch.map((j) => j.data.n).sort());
+      return batch.map((j) => (j.data.n === 2 && j.retryCount === 0 ? new Error('2 fails once') : undefined));
+    });
+    // Sent together in one transaction (sendMany): the first fetch finds all five.
+    await db.system.transaction(async (tx) => {
+      await jobs.sendMany(
+        q,
+        [0, 1, 2, 3, 4].map((n) => ({ n })),
+        { tx: tx as any },
+      );
+    });
+    jobs.nudge(q);
+    // The retry follows the queue's settings (a second later, not pg-boss's default delay).
+    await until(() => batches.length === 2);
+    expect(batches).toEqual([[0, 1, 2, 3, 4], [2]]);
+    await until(async () => {
+      const [{ states }] = await queryRows<{ states: string[] }>(
+        db.system,
+        sql`select array_agg(distinct state::text) as states from pgboss.job
+            where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', q.name)}`,
+      );
+      return states.length === 1 && states[0] === 'completed';
+    });
+  });
+
   test('schedule waits for startAfter; cancel removes a scheduled job', async () => {
     const q = queue();
     const ran: string[] = [];

@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/client.js';
-import { recordEvent } from '../../platform/events/outbox.js';
+import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
 import type { BoardStructure, PhaseStructure } from '../boards/access.js';
 import type * as repo from './repo.js';
 
@@ -17,8 +17,17 @@ function cardData(structure: BoardStructure, row: repo.CardRow) {
 
 const subject = (row: repo.CardRow) => `card:${row.documentId}`;
 
-export async function cardCreated(tx: Tx, orgId: number, structure: BoardStructure, row: repo.CardRow) {
-  await recordEvent(tx, orgId, 'card.created', subject(row), { card: cardData(structure, row) });
+/** `card.created` for new cards of one board: one statement. */
+export async function cardsCreated(tx: Tx, orgId: number, structure: BoardStructure, rows: repo.CardRow[]) {
+  await recordEvents(
+    tx,
+    orgId,
+    rows.map((row) => ({
+      type: 'card.created' as const,
+      subject: subject(row),
+      data: { card: cardData(structure, row) },
+    })),
+  );
 }
 
 /**

@@ -54,45 +54,71 @@ export async function insertCard(tx: Tx, orgId: number, boardId: number, values:
 const cardRow = sqlRowMapper(cards);
 
 /**
- * A new card with its assignees, tags and history comment in ONE statement (data-modifying CTEs; one round trip
- * instead of four). The card row comes back as jsonb, mapped to the drizzle row by the columns' own decoders (sqlRowMapper).
+ * New cards of one board with their assignees, tags and history comments in ONE statement (data-modifying CTEs; one
+ * round trip however many cards, instead of four per card). The rows come back in the order given, as jsonb mapped
+ * to drizzle rows by the columns' own decoders (sqlRowMapper).
  */
-export async function insertCardWithLinks(
+export async function insertCardsWithLinks(
   tx: Tx,
   orgId: number,
   boardId: number,
-  values: CardValues,
-  links: { assigneeIds: number[]; tagIds: number[]; history: CommentValues },
-): Promise<CardRow> {
+  items: { values: CardValues; assigneeIds: number[]; tagIds: number[]; history: CommentValues }[],
+): Promise<CardRow[]> {
+  const documentIds = items.map(() => newDocumentId());
   const insert = tx
     .insert(cards)
-    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
+    .values(
+      items.map((it, i) => ({ ...it.values, organizationId: orgId, boardId, documentId: documentIds[i] })),
+    )
     .returning()
     .getSQL();
-  const h = links.history;
-  const ids = (xs: number[]) => sql`${`{${xs.map((x) => Math.trunc(x)).join(',')}}`}::bigint[]`;
-  const [{ row }] = await queryRows<{ row: Record<string, unknown> }>(
+  // The links name their card by documentId (the cards' ids are known only inside the statement).
+  const pairs = (pick: (it: (typeof items)[number]) => number[]) =>
+    JSON.stringify(items.flatMap((it, i) => pick(it).map((x) => ({ d: documentIds[i], x: Math.trunc(x) }))));
+  const history = items.map((it, i) => {
+    const h = it.history;
+    return {
+      d: documentIds[i],
+      document_id: newDocumentId(),
+      content: h.content,
+      content_format: h.contentFormat ?? 'plain',
+      type: h.type ?? 'user',
+      activity_type: h.activityType ?? null,
+      mentions: h.mentions ?? [],
+      author_membership_id: h.authorMembershipId ?? null,
+      metadata: h.metadata ?? {},
+    };
+  });
+  const raw = await queryRows<{ row: Record<string, unknown> }>(
     tx,
     sql`with c as (${insert}),
       a as (
         insert into card_assignees (organization_id, card_id, membership_id)
-        select c.organization_id, c.id, m from c, unnest(${ids(links.assigneeIds)}) m on conflict do nothing
+        select c.organization_id, c.id, l.x
+        from jsonb_to_recordset(${pairs((it) => it.assigneeIds)}::jsonb) as l(d text, x bigint)
+        join c on c.document_id = l.d
+        on conflict do nothing
       ),
       t as (
         insert into card_tags (organization_id, card_id, tag_id)
-        select c.organization_id, c.id, x from c, unnest(${ids(links.tagIds)}) x on conflict do nothing
+        select c.organization_id, c.id, l.x
+        from jsonb_to_recordset(${pairs((it) => it.tagIds)}::jsonb) as l(d text, x bigint)
+        join c on c.document_id = l.d
+        on conflict do nothing
       ),
       h as (
         insert into comments (organization_id, document_id, card_id, content, content_format, type, activity_type,
           mentions, author_membership_id, metadata)
-        select c.organization_id, ${newDocumentId()}, c.id, ${h.content}, ${h.contentFormat ?? 'plain'},
-          ${h.type ?? 'user'}, ${h.activityType ?? null}, array(select jsonb_array_elements_text(${JSON.stringify(h.mentions ?? [])}::jsonb)),
-          ${h.authorMembershipId ?? null}::bigint, ${JSON.stringify(h.metadata ?? {})}::jsonb
-        from c
+        select c.organization_id, h.document_id, c.id, h.content, h.content_format, h.type, h.activity_type,
+          array(select jsonb_array_elements_text(h.mentions)), h.author_membership_id, h.metadata
+        from jsonb_to_recordset(${JSON.stringify(history)}::jsonb) as h(d text, document_id text, content text,
+          content_format text, type text, activity_type text, mentions jsonb, author_membership_id bigint, metadata jsonb)
+        join c on c.document_id = h.d
       )
       select to_jsonb(c) as row from c`,
   );
-  return cardRow.map(row);
+  const byDocumentId = new Map(raw.map(({ row }) => [row.document_id as string, cardRow.map(row)]));
+  return documentIds.map((d) => byDocumentId.get(d)!);
 }
 
 export async function updateCard(tx: Tx, orgId: number, id: number, values: Partial<CardValues>) {

@@ -27,13 +27,12 @@ import {
 import * as boardsRepo from '../boards/repo.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
 import { recordContactActivity } from '../contacts/service.js';
-import { nextAssignee } from '../distribution/assign.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
 import { withSavedFilter } from '../saved-filters/service.js';
 import { cardVisibility, requireCardEdit } from './access.js';
 import { type ConditionRule, hiddenFields } from './conditions.js';
 import { countsOf, foldSometimes } from './counts.js';
-import { cardChanged, cardCreated, cardDeleted } from './events.js';
+import { cardChanged, cardDeleted } from './events.js';
 import {
   applyDefaults,
   derivedTitle,
@@ -48,6 +47,7 @@ import {
   type StoredFields,
 } from './fields.js';
 import { removingFiles } from './files.js';
+import { type Actor, cardMeta, insertCards, justCreated, type PreparedCard } from './insert.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
 import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
@@ -78,7 +78,11 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
 }
 
 /** The board's structure around a board row already read (loadBoardStructure would read the board again). */
-async function structureOf(tx: Tx, orgId: number, board: boardsRepo.BoardRow): Promise<BoardStructure> {
+export async function structureOf(
+  tx: Tx,
+  orgId: number,
+  board: boardsRepo.BoardRow,
+): Promise<BoardStructure> {
   const rows = await boardsRepo.listStructure(tx, orgId, [board.id]);
   const structure = assembleStructure(board, rows.phases, rows.fields, rows.tags);
   boardConditions.set(structure, rows.conditions);
@@ -174,12 +178,6 @@ async function presentCards(
   });
 }
 
-/**
- * Cards this request just created without assignees: their relations are known (their tags, ascending, as
- * relationsByCard orders them), so the response needs no read-back.
- */
-const justCreated = new WeakMap<repo.CardRow, { tagIds: number[] }>();
-
 async function presentCard(
   tx: Tx,
   orgId: number,
@@ -261,13 +259,6 @@ export async function getCard(
 
 // ---- writing
 
-/** Who writes: a member through the API, or nobody (the public form). */
-interface Actor {
-  orgId: number;
-  membershipId: number | null;
-  ctx: TenantContext | null;
-}
-
 const actorOf = (ctx: TenantContext): Actor => ({ orgId: ctx.orgId, membershipId: ctx.membershipId, ctx });
 
 function findPhase(structure: BoardStructure, ref: string): PhaseStructure | undefined {
@@ -343,13 +334,14 @@ interface CreateOptions {
   fieldOptions?: FieldWriteOptions;
 }
 
-async function createCardIn(
+/** Checks a new card against the board (a 400 listing every problem) and computes its row. */
+export async function prepareCard(
   tx: Tx,
   actor: Actor,
   structure: BoardStructure,
   input: CardCreateInput,
   opts: CreateOptions,
-) {
+): Promise<PreparedCard> {
   const errors: FieldError[] = [];
   const orgId = actor.orgId;
   const rules = await conditionsOf(tx, orgId, structure);
@@ -376,21 +368,11 @@ async function createCardIn(
   const assigneeIds = input.assignees ? await resolveAssignees(tx, orgId, input.assignees, errors) : [];
   const contactId = input.contact ? await resolveContact(tx, orgId, input.contact, errors) : null;
   if (errors.length) throw validationError(summarise(errors), errors);
-  // A card created unassigned goes to the board's distribution queue, if it has one (docs/distribution.md).
-  if (assigneeIds.length === 0) {
-    const queued = await nextAssignee(tx, orgId, structure.board.id);
-    if (queued !== undefined) assigneeIds.push(queued);
-  }
 
   const now = new Date();
   const phaseDue = input.dueDate ? undefined : dueFromPhase(structure, phase, now);
-  // The card, its assignees, tags and history comment: one statement (the counts and report rollups follow
-  // from the tables' statement triggers).
-  const row = await repo.insertCardWithLinks(
-    tx,
-    orgId,
-    structure.board.id,
-    {
+  return {
+    values: {
       title: input.title ?? derivedTitle(structure.entryPhase, values) ?? 'Untitled card',
       description: input.description ?? null,
       value: input.value ?? 0,
@@ -403,34 +385,32 @@ async function createCardIn(
       tracking: opts.tracking ?? {},
       fields: values,
     },
-    {
-      assigneeIds,
-      tagIds,
-      history: system(
-        0,
-        actor,
-        'card_created',
-        `Card created (${{ form: 'public form', lead_ads: 'lead ad', chat_inbound: 'chat', api: 'API' }[opts.source]})`,
-        {
-          phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
-          creationSource: opts.source,
-        },
-      ),
-    },
-  );
-  if (assigneeIds.length === 0) justCreated.set(row, { tagIds: [...new Set(tagIds)].sort((a, b) => a - b) });
-  await cardCreated(tx, orgId, structure, row);
-  await foldSometimes(tx, orgId, structure.board.id);
-  await repo.attachFiles(tx, orgId, row.id, merged.attach);
-  if (contactId !== null && actor.ctx)
-    await recordContactActivity(
-      tx,
-      actor.ctx,
-      contactId,
+    assigneeIds,
+    tagIds,
+    history: system(
+      0,
+      actor,
       'card_created',
-      `Card "${row.title}" created`,
-      cardMeta(structure, row),
-    );
+      `Card created (${{ form: 'public form', lead_ads: 'lead ad', chat_inbound: 'chat', api: 'API' }[opts.source]})`,
+      {
+        phase: phase ? { documentId: phase.documentId, name: phase.name } : null,
+        creationSource: opts.source,
+      },
+    ),
+    attach: merged.attach,
+  };
+}
+
+async function createCardIn(
+  tx: Tx,
+  actor: Actor,
+  structure: BoardStructure,
+  input: CardCreateInput,
+  opts: CreateOptions,
+) {
+  const [row] = await insertCards(tx, actor, structure, [
+    await prepareCard(tx, actor, structure, input, opts),
+  ]);
   return row;
 }
 
@@ -439,11 +419,6 @@ function summarise(errors: FieldError[]): string {
     ? `${errors[0].path.join('.')}: ${errors[0].message}`
     : `${errors.length} invalid values`;
 }
-
-const cardMeta = (structure: BoardStructure, row: repo.CardRow) => ({
-  card: { documentId: row.documentId, title: row.title },
-  board: { documentId: structure.board.documentId, name: structure.board.name },
-});
 
 function system(
   cardId: number,
@@ -847,40 +822,6 @@ export async function submitPublicForm(
     );
     return { documentId: row.documentId, createdAt: isoRequired(row.createdAt) };
   });
-}
-
-/**
- * A card from a lead ad (lead-ads module), in the caller's transaction: the board's entry phase, no acting
- * member, `creationSource: lead_ads`, under the rules of the public form (entry-phase fields only, required ones
- * enforced). A board gone or without an entry phase is a NotFoundError the caller records.
- */
-export async function createLeadCard(
-  tx: Tx,
-  orgId: number,
-  boardId: number,
-  input: {
-    title?: string;
-    fields: Record<string, unknown>;
-    contact: string | null;
-    tracking: Record<string, string>;
-  },
-) {
-  const board = await boardsRepo.findBoardById(tx, orgId, boardId);
-  if (!board?.active) throw new AppError('NotFoundError', 'The target board no longer exists');
-  const structure = await structureOf(tx, orgId, board);
-  if (!structure.entryPhase) throw new AppError('NotFoundError', 'The target board has no entry phase');
-  const row = await createCardIn(
-    tx,
-    { orgId, membershipId: null, ctx: null },
-    structure,
-    { title: input.title, fields: input.fields, contact: input.contact },
-    {
-      source: 'lead_ads',
-      tracking: input.tracking,
-      fieldOptions: { phaseIds: new Set([structure.entryPhase.id]) },
-    },
-  );
-  return { row, board: { documentId: board.documentId, name: board.name } };
 }
 
 // ---- comments

@@ -1,29 +1,20 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
-import type { Database, Tx } from '../../platform/db/client.js';
-import { recordEvent } from '../../platform/events/outbox.js';
+import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { type PaginationInput, pageWindow, windowPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { Jobs, QueueDef } from '../../platform/jobs/jobs.js';
-import { normalizePhone } from '../../platform/phones.js';
-import type { LeadAdsLead } from '../../platform/providers/lead-ads/client.js';
-import { ProviderError } from '../../platform/providers/provider-error.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { createLeadCard } from '../cards/service.js';
-import * as contactsRepo from '../contacts/repo.js';
-import { toContacts } from '../contacts/service.js';
-import { contacts } from '../contacts/table.js';
-import { type LeadAdsKit, pageAad } from './kit.js';
+import type { LeadAdsKit } from './kit.js';
+import { processLeadBatch } from './process.js';
 import * as repo from './repo.js';
-import { markTokenProblem, requireLeadAds, routeOr404 } from './service.js';
+import { requireLeadAds, routeOr404 } from './service.js';
 
 /**
  * Leads: the public webhook (handshake, signed leadgen changes → one delivery per organization routing the
- * form, its job enqueued in the same transaction) and the job that fetches the lead with the page token and
- * makes the card, contact, timeline entry and `lead.received` event in one transaction with the delivery's
- * `succeeded`: a lead becomes one card, also across a crash between the two.
+ * form, its job enqueued in the same transaction), the lead queue whose batches process.ts makes cards of, and the
+ * route's deliveries (list, redeliver).
  */
 
 /**
@@ -41,9 +32,11 @@ export const leadQueue = (
   retryLimit: config.CRM_LEAD_ADS_RETRY_LIMIT,
   retryDelay: config.CRM_LEAD_ADS_RETRY_DELAY_SECONDS,
   retryBackoff: true,
-  // Each job mostly waits on the provider: batches run side by side and drain without waiting for the poll.
+  // A batch's leads are fetched side by side and made cards in one transaction (process.ts); two batches at a
+  // time per process, so one waits on the provider while the other writes. Under a burst a batch takes what
+  // queued up meanwhile.
   concurrency: 2,
-  batchSize: 10,
+  batchSize: 25,
 });
 
 export interface LeadJob {
@@ -132,243 +125,35 @@ export async function receiveWebhook(
   checkSignature(config.CRM_LEAD_ADS_APP_ID && config.CRM_LEAD_ADS_APP_SECRET, raw, signature);
   const changes = leadgenChanges(raw);
   const byOrg = new Map<number, { routeId: number; change: LeadgenChange }[]>();
+  // The routes of each page's form once per webhook (its leads mostly come from one form).
+  const routes = new Map<string, Promise<{ organizationId: number; id: number }[]>>();
   for (const change of changes) {
-    for (const r of await repo.routesForForm(db.system, change.pageId, change.formId))
+    const form = JSON.stringify([change.pageId, change.formId]);
+    if (!routes.has(form)) routes.set(form, repo.routesForForm(db.system, change.pageId, change.formId));
+    for (const r of await routes.get(form)!)
       byOrg.set(r.organizationId, [...(byOrg.get(r.organizationId) ?? []), { routeId: r.id, change }]);
   }
   const queue = leadQueue(config);
   let queued = 0;
   for (const [orgId, items] of byOrg) {
     await db.tenantTransaction(orgId, async (tx) => {
-      for (const { routeId, change } of items) {
-        const route = await repo.findRouteById(tx, orgId, routeId);
-        // Re-read under the organization's RLS: the route must still be this page's form.
-        if (!route || route.pageId !== change.pageId || route.formId !== change.formId) continue;
-        const delivery = await repo.insertDelivery(tx, orgId, { routeId, ...change });
-        if (!delivery) continue;
-        await jobs.send(queue, { orgId, deliveryId: delivery.id } satisfies LeadJob, { tx });
-        queued++;
-      }
+      // The routes re-read under the organization's RLS, in the insert: each must still route its page's form.
+      const made = await repo.insertDeliveries(
+        tx,
+        orgId,
+        items.map(({ routeId, change }) => ({ routeId, ...change })),
+      );
+      await jobs.sendMany(
+        queue,
+        made.map((deliveryId) => ({ orgId, deliveryId }) satisfies LeadJob),
+        { tx },
+      );
+      queued += made.length;
     });
   }
   // Committed: this process's lead workers (if it runs any) start now rather than at their next poll.
   if (queued > 0) jobs.nudge(queue);
   return { received: changes.length, queued };
-}
-
-// ---- the job
-
-/** Failures that will not pass by retrying: the delivery fails at once with the reason. */
-function isPermanent(err: unknown) {
-  if (err instanceof ProviderError) return err.permanent;
-  return err instanceof AppError && err.status < 500;
-}
-
-function reasonOf(err: unknown) {
-  if (err instanceof ProviderError)
-    return `lead_ads provider: ${err.message}${err.code ? ` (${err.code})` : ''}`;
-  if (err instanceof AppError) {
-    const errors = (err.details as { errors?: { path: string[]; message: string }[] })?.errors;
-    const detail = errors?.length
-      ? `: ${errors.map((e) => `${e.path.join('.')} ${e.message}`).join('; ')}`
-      : '';
-    return `${err.message}${detail}`.slice(0, 2000);
-  }
-  return (err as Error)?.message ?? String(err);
-}
-
-/**
- * Fetches the lead with the page token and makes the card. A failure is recorded on the delivery (attempts,
- * reason) and retried by the queue with backoff; the last attempt, or a failure retrying cannot fix, leaves the
- * delivery `failed` for the route's deliveries list and its redeliver action.
- */
-export async function processLead(
-  kit: LeadAdsKit,
-  data: LeadJob,
-  job: { retryCount: number; retryLimit: number },
-) {
-  const { orgId, deliveryId } = data;
-  const db = kit.db;
-  // The delivery, its route, integration and page: one statement.
-  const loaded = await db.tenantTransaction(orgId, (tx) => repo.deliveryForJob(tx, orgId, deliveryId));
-  if (!loaded || loaded.delivery.status === 'succeeded') return;
-  const { delivery, route, integration, page } = loaded;
-  try {
-    if (!kit.client)
-      throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
-    if (!integration || !page)
-      throw new AppError(
-        'UnprocessableEntityError',
-        `The integration no longer holds page ${route.pageId}: reconnect it with POST /lead-ads/oauth/start`,
-      );
-    const token = JSON.parse(
-      kit.box.decrypt(page.credentials, pageAad(orgId, integration.documentId, page.pageId)),
-    ).accessToken as string;
-    let lead: LeadAdsLead;
-    try {
-      lead = await kit.client.getLead(delivery.leadgenId, token);
-    } catch (err) {
-      await markTokenProblem(kit, orgId, integration.id, err);
-      throw err;
-    }
-    await db.tenantTransaction(orgId, async (tx) => {
-      const locked = await repo.findDeliveryById(tx, orgId, deliveryId, true);
-      if (!locked || locked.status === 'succeeded') return;
-      await makeCard(tx, orgId, route, locked, lead);
-    });
-  } catch (err) {
-    const final = isPermanent(err) || job.retryCount >= job.retryLimit;
-    await db.tenantTransaction(orgId, (tx) =>
-      repo.updateDelivery(tx, orgId, deliveryId, {
-        status: final ? 'failed' : 'retrying',
-        attempts: sql`attempts + 1` as unknown as number,
-        lastError: reasonOf(err),
-        processedAt: final ? new Date() : null,
-      }),
-    );
-    if (!final) throw err;
-  }
-}
-
-interface Mapped {
-  title?: string;
-  fields: Record<string, unknown>;
-  contact: Record<string, string>;
-}
-
-/** The route's mapping over the lead's answers; contact name, e-mail and phone default to the standard questions. */
-function applyMapping(route: repo.RouteRow, lead: LeadAdsLead): Mapped {
-  const answers = new Map(lead.fieldData.map((f) => [f.name, f.values.join(', ')]));
-  const out: Mapped = { fields: {}, contact: {} };
-  for (const { source, target } of route.fieldMapping.mappings) {
-    const value = answers.get(source);
-    if (value === undefined || value === '') continue;
-    if (target === 'title') out.title = value.slice(0, 500);
-    else if (target.startsWith('contact.')) out.contact[target.slice(8)] = value;
-    else out.fields[target] = value;
-  }
-  const first = (...keys: string[]) => keys.map((k) => answers.get(k)).find((v) => v);
-  out.contact.email ??= first('email', 'work_email') ?? '';
-  out.contact.phone ??= first('phone_number', 'phone') ?? '';
-  const split = [answers.get('first_name'), answers.get('last_name')].filter(Boolean).join(' ');
-  out.contact.name ??= first('full_name') ?? split;
-  for (const k of Object.keys(out.contact)) if (!out.contact[k]) delete out.contact[k];
-  return out;
-}
-
-const emailLike = (s: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s);
-
-/**
- * The contact with the lead's e-mail, else its phone (E.164), else a new one. Concurrent leads of one person
- * serialize on advisory locks of the e-mail and phone keys (taken in order: no deadlock), so they share a contact.
- */
-async function matchOrCreateContact(tx: Tx, orgId: number, values: Record<string, string>, leadId: string) {
-  const email = values.email && emailLike(values.email.trim()) ? values.email.trim().toLowerCase() : null;
-  const parsed = values.phone ? normalizePhone(values.phone, values.country) : null;
-  const phone = parsed?.ok ? parsed.phone : null;
-  const keys = [email && `e:${email}`, phone && `p:${phone}`]
-    .filter((k): k is string => !!k)
-    .sort()
-    .map((k) => `lead-contact:${orgId}:${k}`);
-  // Both locks in one statement, in the keys' order.
-  if (keys.length > 0)
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(k, 0))
-          from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) with ordinality as t(k, i) order by i`,
-    );
-  // The oldest contact with the e-mail, else the oldest with the phone: one statement.
-  const byEmail = email ? sql`lower(${contacts.email}) = ${email}` : sql`false`;
-  const byPhone = phone ? eq(contacts.phone, phone) : sql`false`;
-  if (email || phone) {
-    const [found] = await tx
-      .select()
-      .from(contacts)
-      .where(and(eq(contacts.organizationId, orgId), sql`(${byEmail} or ${byPhone})`))
-      .orderBy(sql`case when ${byEmail} then 0 else 1 end`, asc(contacts.id))
-      .limit(1);
-    if (found) return { row: found, created: false };
-  }
-  const [row] = await contactsRepo.insertContacts(tx, orgId, [
-    {
-      name: (values.name ?? email ?? phone ?? `Lead ${leadId}`).slice(0, 200),
-      email,
-      phone,
-      city: values.city?.slice(0, 120) ?? null,
-      state: values.state?.slice(0, 120) ?? null,
-      country: values.country?.slice(0, 120) ?? null,
-      address: values.address?.slice(0, 500) ?? null,
-      postalCode: values.postal_code?.slice(0, 20) ?? null,
-    },
-  ]);
-  const [contact] = await toContacts(tx, orgId, [row]);
-  await recordEvent(tx, orgId, 'contact.created', `contact:${row.documentId}`, { contact });
-  return { row, created: true };
-}
-
-async function makeCard(
-  tx: Tx,
-  orgId: number,
-  route: repo.RouteRow,
-  delivery: repo.DeliveryRow,
-  lead: LeadAdsLead,
-) {
-  const mapped = applyMapping(route, lead);
-  const { row: contact, created } = await matchOrCreateContact(tx, orgId, mapped.contact, lead.id);
-  const tracking: Record<string, string> = {
-    utm_source: 'lead_ads',
-    leadgen_id: lead.id,
-    page_id: route.pageId,
-  };
-  const ids = {
-    ad_id: lead.adId ?? delivery.adId,
-    adset_id: lead.adsetId,
-    campaign_id: lead.campaignId,
-    form_id: lead.formId ?? route.formId,
-  };
-  for (const [k, v] of Object.entries(ids)) if (v) tracking[k] = v;
-  const { row: card, board } = await createLeadCard(tx, orgId, route.boardId, {
-    title: mapped.title ?? contact.name,
-    fields: mapped.fields,
-    contact: contact.documentId,
-    tracking,
-  });
-  const cardRef = { documentId: card.documentId, title: card.title };
-  // A new contact's "created" entry and the card's: one insert.
-  await contactsRepo.insertActivities(tx, orgId, [
-    ...(created
-      ? [
-          {
-            contactId: contact.id,
-            activityType: 'contact_created' as const,
-            description: `Contact ${contact.name} created from a lead ad`,
-            actorId: null,
-          },
-        ]
-      : []),
-    {
-      contactId: contact.id,
-      activityType: 'card_created',
-      description: `Lead from form "${route.formName ?? route.formId}": card "${card.title}" created`,
-      actorId: null,
-      metadata: { card: cardRef, board, leadgenId: lead.id, formId: route.formId, source: 'lead_ads' },
-    },
-  ]);
-  await recordEvent(tx, orgId, 'lead.received', `lead:${lead.id}`, {
-    lead: { id: lead.id, createdTime: lead.createdTime, formId: route.formId, pageId: route.pageId, ...ids },
-    route: { documentId: route.documentId, name: route.name },
-    card: { ...cardRef, board },
-    contact: { documentId: contact.documentId, name: contact.name },
-  });
-  await repo.updateDelivery(tx, orgId, delivery.id, {
-    status: 'succeeded',
-    attempts: delivery.attempts + 1,
-    lastError: null,
-    cardId: card.id,
-    cardDocumentId: card.documentId,
-    contactDocumentId: contact.documentId,
-    processedAt: new Date(),
-  });
-  return { card, contact, receivedAt: isoRequired(delivery.receivedAt) };
 }
 
 // ---- deliveries
@@ -441,7 +226,7 @@ export async function registerLeadAdsWorkers(
   kit: () => Promise<LeadAdsKit>,
 ) {
   if (!deps.config.CRM_LEAD_ADS_APP_ID) return;
-  await deps.jobs.work<LeadJob>(leadQueue(deps.config), async (data, job) =>
-    processLead(await kit(), data, job),
+  await deps.jobs.workBatch<LeadJob>(leadQueue(deps.config), async (batch) =>
+    processLeadBatch(await kit(), batch),
   );
 }

@@ -1,5 +1,5 @@
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
-import type { Db, Tx } from '../../platform/db/client.js';
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { type Db, preparedRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { boards } from '../boards/table.js';
@@ -152,14 +152,6 @@ export async function findRoute(tx: Tx, orgId: number, documentId: string, lock 
   return row as RouteRow | undefined;
 }
 
-export async function findRouteById(tx: Tx, orgId: number, id: number) {
-  const [row] = await tx
-    .select()
-    .from(leadFormRoutes)
-    .where(and(eq(leadFormRoutes.organizationId, orgId), eq(leadFormRoutes.id, id)));
-  return row as RouteRow | undefined;
-}
-
 export async function listRoutes(tx: Tx, orgId: number, q: CompiledList) {
   const where = and(eq(leadFormRoutes.organizationId, orgId), q.where);
   const rows = await tx
@@ -239,10 +231,11 @@ export async function routeRefs(tx: Tx, orgId: number, routes: RouteRow[]) {
  * and route ids only, through the page/form index; the rest is read in each organization's RLS transaction.
  */
 export async function routesForForm(system: Db, pageId: string, formId: string) {
-  return system
-    .select({ organizationId: leadFormRoutes.organizationId, id: leadFormRoutes.id })
-    .from(leadFormRoutes)
-    .where(and(eq(leadFormRoutes.pageId, pageId), eq(leadFormRoutes.formId, formId)));
+  const rows = await preparedRows<{ organization_id: number; id: number }>(
+    system,
+    sql`select organization_id, id from lead_form_routes where page_id = ${pageId} and form_id = ${formId}`,
+  );
+  return rows.map((r) => ({ organizationId: Number(r.organization_id), id: Number(r.id) }));
 }
 
 /** Whether any route of any organization still needs the page's leadgen subscription. */
@@ -257,35 +250,54 @@ export async function pageStillRouted(system: Db, pageId: string) {
 
 // ---- deliveries
 
-/** The lead's delivery, or undefined when the organization already has it (the lead is processed once). */
-export async function insertDelivery(
+/**
+ * A webhook's leads for one organization: a delivery each, in one statement, only where the route still routes
+ * the lead's page and form under the organization's RLS; none for a leadgen id the organization already has (the
+ * unique (organization, leadgen id): a lead is processed once however often the provider repeats it). The new
+ * deliveries' ids.
+ */
+export async function insertDeliveries(
   tx: Tx,
   orgId: number,
-  values: { routeId: number; leadgenId: string; pageId: string; formId: string; adId: string | null },
+  items: { routeId: number; leadgenId: string; pageId: string; formId: string; adId: string | null }[],
 ) {
-  const [row] = await tx
-    .insert(leadDeliveries)
-    .values({ ...values, organizationId: orgId, documentId: newDocumentId() })
-    .onConflictDoNothing()
-    .returning();
-  return row as DeliveryRow | undefined;
+  if (items.length === 0) return [];
+  const values = items.map((i) => ({
+    route_id: i.routeId,
+    document_id: newDocumentId(),
+    leadgen_id: i.leadgenId,
+    page_id: i.pageId,
+    form_id: i.formId,
+    ad_id: i.adId,
+  }));
+  const rows = await preparedRows<{ id: number }>(
+    tx,
+    sql`insert into lead_deliveries (organization_id, document_id, route_id, leadgen_id, page_id, form_id, ad_id)
+      select r.organization_id, v.document_id, r.id, v.leadgen_id, r.page_id, r.form_id, v.ad_id
+      from jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+        as v(route_id bigint, document_id text, leadgen_id text, page_id text, form_id text, ad_id text)
+      join lead_form_routes r on r.organization_id = ${orgId} and r.id = v.route_id
+        and r.page_id = v.page_id and r.form_id = v.form_id
+      on conflict do nothing
+      returning id`,
+  );
+  return rows.map((r) => Number(r.id));
 }
 
-export async function findDeliveryById(tx: Tx, orgId: number, id: number, lock = false) {
-  const q = tx
-    .select()
-    .from(leadDeliveries)
-    .where(and(eq(leadDeliveries.organizationId, orgId), eq(leadDeliveries.id, id)));
-  const [row] = lock ? await q.for('update') : await q;
-  return row as DeliveryRow | undefined;
+export interface JobDelivery {
+  delivery: DeliveryRow;
+  route: RouteRow;
+  integration: IntegrationRow | null;
+  page: PageRow | null;
 }
 
 /**
- * What a lead job needs, in one statement: its delivery, the delivery's route, the route's integration and
- * the integration's page of the route (undefined when the delivery or its route is gone).
+ * What a batch of lead jobs needs, in one statement: each delivery with its route, the route's integration and the
+ * integration's page of the route (a delivery or route gone: absent from the map).
  */
-export async function deliveryForJob(tx: Tx, orgId: number, id: number) {
-  const [row] = await tx
+export async function deliveriesForJobs(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0) return new Map<number, JobDelivery>();
+  const rows = await tx
     .select({
       delivery: leadDeliveries,
       route: leadFormRoutes,
@@ -315,16 +327,50 @@ export async function deliveryForJob(tx: Tx, orgId: number, id: number) {
         eq(leadIntegrationPages.pageId, leadFormRoutes.pageId),
       ),
     )
-    .where(and(eq(leadDeliveries.organizationId, orgId), eq(leadDeliveries.id, id)))
-    .limit(1);
-  return row as
-    | {
-        delivery: DeliveryRow;
-        route: RouteRow;
-        integration: IntegrationRow | null;
-        page: typeof leadIntegrationPages.$inferSelect | null;
-      }
-    | undefined;
+    .where(and(eq(leadDeliveries.organizationId, orgId), inArray(leadDeliveries.id, ids)));
+  return new Map((rows as JobDelivery[]).map((r) => [r.delivery.id, r]));
+}
+
+/**
+ * The deliveries locked for the card transaction, in id order (two transactions over the same leads queue up
+ * instead of deadlocking): a lead whose job runs twice (a worker killed after committing) finds it succeeded.
+ */
+export async function lockDeliveries(tx: Tx, orgId: number, ids: number[]) {
+  if (ids.length === 0) return new Map<number, DeliveryRow>();
+  const rows = await tx
+    .select()
+    .from(leadDeliveries)
+    .where(and(eq(leadDeliveries.organizationId, orgId), inArray(leadDeliveries.id, ids)))
+    .orderBy(asc(leadDeliveries.id))
+    .for('update');
+  return new Map(rows.map((r) => [r.id, r as DeliveryRow]));
+}
+
+/**
+ * Leads made cards: their deliveries succeeded with the card and contact, in one statement (the card transaction's
+ * last: `processed_at` is the clock then, just before the commit, not the transaction's start).
+ */
+export async function markDeliveriesSucceeded(
+  tx: Tx,
+  orgId: number,
+  made: { id: number; cardId: number; cardDocumentId: string; contactDocumentId: string }[],
+) {
+  if (made.length === 0) return;
+  const values = made.map((m) => ({
+    id: m.id,
+    card_id: m.cardId,
+    card_document_id: m.cardDocumentId,
+    contact_document_id: m.contactDocumentId,
+  }));
+  await preparedRows(
+    tx,
+    sql`update lead_deliveries d set status = 'succeeded', attempts = d.attempts + 1, last_error = null,
+        card_id = v.card_id, card_document_id = v.card_document_id, contact_document_id = v.contact_document_id,
+        processed_at = clock_timestamp(), updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+        as v(id bigint, card_id bigint, card_document_id text, contact_document_id text)
+      where d.organization_id = ${orgId} and d.id = v.id`,
+  );
 }
 
 export async function findDelivery(tx: Tx, orgId: number, routeId: number, documentId: string) {

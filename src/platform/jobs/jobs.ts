@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
 import type { Config } from '../../config.js';
-import type { Database, Tx } from '../db/client.js';
+import { type Database, preparedRows, type Tx } from '../db/client.js';
 
 /**
  * Background jobs on pg-boss, over the service's own database connection on both backends:
@@ -24,8 +24,9 @@ export interface QueueDef {
   /** Workers of this queue per process (default 1): handlers that mostly wait on a provider run side by side. */
   concurrency?: number;
   /**
-   * Jobs a worker takes per fetch (default 1). Above 1 the batch's jobs run side by side, each failing (and being
-   * retried) on its own, and a full batch fetches again at once instead of waiting for the next poll.
+   * Jobs a worker takes per fetch (default 1). Above 1 each job of the batch fails (and is retried) on its own —
+   * run side by side by `work`, handed over together to a `workBatch` handler — and a full batch fetches again at
+   * once instead of waiting for the next poll.
    */
   batchSize?: number;
 }
@@ -49,13 +50,26 @@ export interface JobInfo {
   startAfter: Date;
 }
 
-export type JobHandler<T> = (
-  data: T,
-  job: { id: string; retryCount: number; retryLimit: number },
-) => Promise<void>;
+export interface JobMeta {
+  id: string;
+  retryCount: number;
+  retryLimit: number;
+}
+
+export type JobHandler<T> = (data: T, job: JobMeta) => Promise<void>;
+
+/**
+ * A fetched batch at once (queues with a batchSize): the outcome of each job in the batch's order, undefined when
+ * done, else the error that fails it (retried with the queue's backoff, then failed). A throw fails them all.
+ */
+export type BatchHandler<T> = (batch: BatchJob<T>[]) => Promise<(Error | undefined)[]>;
+
+export type BatchJob<T> = JobMeta & { data: T };
 
 export interface Jobs {
   send<T extends object>(queue: QueueDef, data: T, opts?: SendOptions): Promise<string>;
+  /** Jobs of one queue in one statement (no ids answered): a webhook's several leads. */
+  sendMany<T extends object>(queue: QueueDef, data: T[], opts?: Pick<SendOptions, 'tx'>): Promise<void>;
   /** Same as send with startAfter: the job waits until `at`. */
   schedule<T extends object>(
     queue: QueueDef,
@@ -69,6 +83,8 @@ export interface Jobs {
    * processes started with workers: true.
    */
   work<T>(queue: QueueDef, handler: JobHandler<T>): Promise<void>;
+  /** As work, the handler taking each fetched batch whole (work that costs less done for several jobs together). */
+  workBatch<T>(queue: QueueDef, handler: BatchHandler<T>): Promise<void>;
   getJob(queue: QueueDef, id: string): Promise<JobInfo | null>;
   /** Wakes this process's workers of the queue now (after enqueueing work someone waits for); no-op without any. */
   nudge(queue: QueueDef): void;
@@ -114,20 +130,34 @@ function poolExecutor(database: Database): Executor {
   return { executeSql: async (text, values) => pool.query(text, values as any[]) };
 }
 
-/** Runs pg-boss's `$n` SQL on a drizzle transaction (either driver): enqueue atomically with a write. */
+/** pg-boss's SQL texts split at their `$n` references: a few constant statements, split once each. */
+const splitTexts = new Map<string, { parts: string[]; refs: number[] }>();
+
+/**
+ * Runs pg-boss's `$n` SQL on a drizzle transaction (either driver): enqueue atomically with a write. Prepared
+ * under a name derived from the text, as the service's hot statements are (preparedRows): a webhook that enqueues
+ * a job per call has PostgreSQL parse and plan pg-boss's insert once per connection, not once per call.
+ */
 export function txExecutor(tx: Tx): Executor {
   return {
     async executeSql(text, values = []) {
-      const chunks: SQL[] = [];
-      let last = 0;
-      for (const m of text.matchAll(/\$(\d+)/g)) {
-        chunks.push(sql.raw(text.slice(last, m.index)));
-        chunks.push(sql`${sql.param(values[Number(m[1]) - 1])}`);
-        last = m.index! + m[0].length;
+      let split = splitTexts.get(text);
+      if (!split) {
+        split = { parts: [], refs: [] };
+        let last = 0;
+        for (const m of text.matchAll(/\$(\d+)/g)) {
+          split.parts.push(text.slice(last, m.index));
+          split.refs.push(Number(m[1]));
+          last = m.index! + m[0].length;
+        }
+        split.parts.push(text.slice(last));
+        splitTexts.set(text, split);
       }
-      chunks.push(sql.raw(text.slice(last)));
-      const res = (await tx.execute(sql.join(chunks))) as unknown as { rows: any[] };
-      return { rows: res.rows };
+      const chunks: SQL[] = [sql.raw(split.parts[0])];
+      split.refs.forEach((ref, i) => {
+        chunks.push(sql`${sql.param(values[ref - 1])}`, sql.raw(split.parts[i + 1]));
+      });
+      return { rows: await preparedRows<any>(tx, sql.join(chunks)) };
     },
   };
 }
@@ -147,7 +177,7 @@ export function createJobs(database: Database, config: Config): Jobs {
     ns ? { ...queue, name: `${ns}__${queue.name}` } : queue;
   let boss: PgBoss | undefined;
   let workersOn = false;
-  const handlers = new Map<string, { queue: QueueDef; handler: JobHandler<any> }>();
+  const handlers = new Map<string, { queue: QueueDef; handler: BatchHandler<any> }>();
   const periodic: QueueDef[] = [];
   const queues = new Map<string, Promise<void>>();
   const stopHooks: (() => Promise<void>)[] = [];
@@ -184,14 +214,9 @@ export function createJobs(database: Database, config: Config): Jobs {
   };
 
   const workerIds = new Map<string, string[]>();
-  const runWorker = async (queue: QueueDef, handler: JobHandler<any>) => {
+  const runWorker = async (queue: QueueDef, handler: BatchHandler<any>) => {
     await ensureQueue(queue);
     const batchSize = Math.max(1, queue.batchSize ?? 1);
-    const meta = (job: PgBoss.JobWithMetadata<unknown>) => ({
-      id: job.id,
-      retryCount: job.retryCount,
-      retryLimit: job.retryLimit,
-    });
     for (let i = 0; i < Math.max(1, queue.concurrency ?? 1); i++) {
       const b = started();
       let workerId = '';
@@ -199,16 +224,24 @@ export function createJobs(database: Database, config: Config): Jobs {
         queue.name,
         { pollingIntervalSeconds: config.CRM_JOBS_POLL_SECONDS, batchSize, includeMetadata: true },
         async (batch) => {
-          if (batchSize === 1) return handler(batch[0].data, meta(batch[0]));
-          // pg-boss completes the batch's jobs still active afterwards: the ones failed here keep their retry.
-          await Promise.all(
-            batch.map((job) =>
-              handler(job.data, meta(job)).catch((err: Error) =>
-                b.fail(queue.name, job.id, { message: err?.message ?? String(err) }),
-              ),
-            ),
+          const outcomes = await handler(
+            batch.map((job) => ({
+              id: job.id,
+              retryCount: job.retryCount,
+              retryLimit: job.retryLimit,
+              data: job.data,
+            })),
           );
-          if (batch.length === batchSize) b.notifyWorker(workerId);
+          // A lone job's error fails it through pg-boss (with the error as its output). In a batch, pg-boss
+          // completes the jobs still active afterwards: the ones failed here keep their retry.
+          if (batch.length === 1 && outcomes[0]) throw outcomes[0];
+          await Promise.all(
+            batch.map((job, i) => {
+              const err = outcomes[i];
+              return err ? b.fail(queue.name, job.id, { message: err.message ?? String(err) }) : undefined;
+            }),
+          );
+          if (batch.length === batchSize && batchSize > 1) b.notifyWorker(workerId);
         },
       );
       workerIds.set(queue.name, [...(workerIds.get(queue.name) ?? []), workerId]);
@@ -236,12 +269,35 @@ export function createJobs(database: Database, config: Config): Jobs {
       if (!id) throw new Error(`Job not enqueued on ${queue.name} (singleton already queued)`);
       return id;
     },
+    async sendMany(q, data, opts = {}) {
+      const queue = named(q);
+      if (data.length === 0) return;
+      if (opts.tx && !queues.has(queue.name))
+        throw new Error(`Queue ${queue.name} is not registered (jobs.work) before the queue started`);
+      await ensureQueue(queue);
+      // The queue's own retry and expiry settings apply (pg-boss reads them from its queue row).
+      await started().insert(
+        data.map((d) => ({ name: queue.name, data: d })),
+        { db: opts.tx ? txExecutor(opts.tx) : undefined } as never,
+      );
+    },
     schedule: (queue, data, at, opts = {}) => jobs.send(queue, data, { ...opts, startAfter: at }),
     async cancel(q, id, opts = {}) {
       const queue = named(q);
       await started().cancel(queue.name, id, { db: opts.tx ? txExecutor(opts.tx) : undefined } as any);
     },
-    async work(q, handler) {
+    work: <T>(queue: QueueDef, handler: JobHandler<T>) =>
+      jobs.workBatch<T>(queue, (batch) =>
+        Promise.all(
+          batch.map(({ data, ...meta }) =>
+            handler(data, meta).then(
+              () => undefined,
+              (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+            ),
+          ),
+        ),
+      ),
+    async workBatch(q, handler) {
       const queue = named(q);
       handlers.set(queue.name, { queue, handler });
       if (workersOn) await runWorker(queue, handler);
