@@ -1166,6 +1166,7 @@ CREATE UNIQUE INDEX "contacts_org_document_id_key" ON "contacts" USING btree ("o
 CREATE UNIQUE INDEX "contacts_org_cpf_key" ON "contacts" USING btree ("organization_id","cpf") WHERE cpf is not null;--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_org_cnpj_key" ON "contacts" USING btree ("organization_id","cnpj") WHERE cnpj is not null;--> statement-breakpoint
 CREATE INDEX "contacts_org_email_idx" ON "contacts" USING btree ("organization_id","email");--> statement-breakpoint
+CREATE INDEX "contacts_org_email_lower_idx" ON "contacts" USING btree ("organization_id",lower("email"));--> statement-breakpoint
 CREATE INDEX "contacts_org_owner_idx" ON "contacts" USING btree ("organization_id","owner_id");--> statement-breakpoint
 CREATE INDEX "contacts_org_team_idx" ON "contacts" USING btree ("organization_id","team_id");--> statement-breakpoint
 CREATE INDEX "contacts_org_created_idx" ON "contacts" USING btree ("organization_id","created_at" DESC NULLS LAST,"id" DESC NULLS FIRST);--> statement-breakpoint
