@@ -237,9 +237,21 @@ export async function preparedRows<T>(ex: Executor, query: SQL): Promise<T[]> {
   return res.rows;
 }
 
-/** The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names). */
-const statementName = (text: string) =>
-  `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+/**
+ * The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names), hashed
+ * once per text — the texts are the code's own few hundred statements, and a request runs several of them.
+ */
+const statementName = (text: string) => {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    // A bound, in case a caller ever built texts from data: start over rather than grow without end.
+    if (statementNames.size >= 2_000) statementNames.clear();
+    name = `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+};
+const statementNames = new Map<string, string>();
 
 interface Query {
   sql: string;
