@@ -3,6 +3,7 @@ import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
+import type { ContactRef } from '../contacts/repo.js';
 import { memberships } from '../organizations/table.js';
 import { users } from '../users/table.js';
 import { cardAssignees, cardFiles, cards, cardTags, comments } from './table.js';
@@ -218,51 +219,70 @@ export interface CardRelations {
   assignees: Map<number, MembershipRef[]>;
   /** Per card, its tag ids in ascending order. */
   tagIds: Map<number, number[]>;
+  /** The ContactRefs of the contact ids asked for (contactRefsByIds' answer). */
+  contacts: Map<number, ContactRef>;
 }
 
 /**
  * What presenting a page of cards needs besides the cards, in one statement: the assignees (with the
- * membership's documentId and user, like membershipRefsByIds) and the tag ids of each card.
+ * membership's documentId and user, like membershipRefsByIds), the tag ids of each card and the cards'
+ * contacts (like contactRefsByIds). One round trip instead of two: on a card page a statement costs the
+ * service about as much CPU as all the presenting (docs/performance.md, sixth pass).
  */
-export async function relationsByCard(tx: Tx, orgId: number, cardIds: number[]): Promise<CardRelations> {
-  const out: CardRelations = { assignees: new Map(), tagIds: new Map() };
-  if (cardIds.length === 0) return out;
+export async function relationsByCard(
+  tx: Tx,
+  orgId: number,
+  cardIds: number[],
+  contactIds: number[] = [],
+): Promise<CardRelations> {
+  const out: CardRelations = { assignees: new Map(), tagIds: new Map(), contacts: new Map() };
+  if (cardIds.length === 0 && contactIds.length === 0) return out;
   const rows = await preparedRows<{
-    kind: 'assignee' | 'tag';
-    cardId: number;
+    kind: 'assignee' | 'contact' | 'tag';
+    cardId: number | null;
     id: number;
     documentId: string | null;
-    username: string | null;
+    /** The user's username, the contact's name. */
+    name: string | null;
     email: string | null;
     blocked: boolean | null;
+    phone: string | null;
   }>(
     tx,
     sql`select 'assignee' as kind, ca.card_id as "cardId", ca.membership_id as id, m.document_id as "documentId",
-        u.username, u.email, u.blocked
+        u.username as name, u.email, u.blocked, null::text as phone
       from card_assignees ca
       join memberships m on m.organization_id = ${orgId} and m.id = ca.membership_id
       join users u on u.id = m.user_id
       where ca.organization_id = ${orgId} and ca.card_id = any(${sql.param(cardIds)}::bigint[])
       union all
-      select 'tag', ct.card_id, ct.tag_id, null, null, null, null
+      select 'contact', null, c.id, c.document_id, c.name, c.email, null, c.phone
+      from contacts c
+      where c.organization_id = ${orgId} and c.id = any(${sql.param(contactIds)}::bigint[])
+      union all
+      select 'tag', ct.card_id, ct.tag_id, null, null, null, null, null
       from card_tags ct
       where ct.organization_id = ${orgId} and ct.card_id = any(${sql.param(cardIds)}::bigint[])
       order by kind, id`,
   );
   for (const r of rows) {
     if (r.kind === 'tag') {
-      const ids = out.tagIds.get(r.cardId);
+      const ids = out.tagIds.get(r.cardId!);
       if (ids) ids.push(r.id);
-      else out.tagIds.set(r.cardId, [r.id]);
+      else out.tagIds.set(r.cardId!, [r.id]);
+      continue;
+    }
+    if (r.kind === 'contact') {
+      out.contacts.set(r.id, { documentId: r.documentId!, name: r.name!, email: r.email, phone: r.phone });
       continue;
     }
     const ref = {
       documentId: r.documentId!,
-      user: { username: r.username!, email: r.email!, blocked: r.blocked! },
+      user: { username: r.name!, email: r.email!, blocked: r.blocked! },
     };
-    const refs = out.assignees.get(r.cardId);
+    const refs = out.assignees.get(r.cardId!);
     if (refs) refs.push(ref);
-    else out.assignees.set(r.cardId, [ref]);
+    else out.assignees.set(r.cardId!, [ref]);
   }
   return out;
 }

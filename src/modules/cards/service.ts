@@ -126,21 +126,21 @@ async function presentCards(
   withFieldData: boolean,
 ): Promise<Card[]> {
   const known = rows.map((r) => justCreated.get(r));
+  const contactIds = rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId]));
+  // The cards' relations and contacts in one statement, unless the relations are known (cards just created).
   const relations = known.every((k) => k !== undefined)
     ? {
         assignees: new Map<number, MembershipRef[]>(),
         tagIds: new Map(rows.map((r, i) => [r.id, known[i]!.tagIds])),
+        contacts: await contactRefsByIds(tx, orgId, contactIds),
       }
     : await repo.relationsByCard(
         tx,
         orgId,
         rows.map((r) => r.id),
+        contactIds,
       );
-  const contacts = await contactRefsByIds(
-    tx,
-    orgId,
-    rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
-  );
+  const contacts = relations.contacts;
   const tags = new Map(structure.tags.map((t) => [t.id, t]));
   return rows.map((r) => {
     const phase = r.currentPhaseId === null ? undefined : structure.phasesById.get(r.currentPhaseId);

@@ -1,10 +1,11 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { auditLog } from '../../platform/audit/table.js';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
+import type { MembershipRef } from '../../platform/http/schemas.js';
 import { countNameMatches } from './name-search.js';
 import type { ActivityType } from './schema.js';
 import { searchCondition } from './search.js';
@@ -43,6 +44,44 @@ export async function contactRefsByIds(
     .from(contacts)
     .where(and(eq(contacts.organizationId, orgId), inArray(contacts.id, unique)));
   return new Map(rows.map(({ id, ...ref }) => [id, ref]));
+}
+
+/**
+ * The owners (as MembershipRefs, like membershipRefsByIds) and teams (like teamRefsByIds) of a page of
+ * contacts, in one statement: one round trip fewer than the two reads when a page has both.
+ */
+export async function ownerAndTeamRefs(tx: Tx, orgId: number, ownerIds: number[], teamIds: number[]) {
+  const owners = new Map<number, MembershipRef>();
+  const teams = new Map<number, { documentId: string; name: string }>();
+  if (ownerIds.length === 0 && teamIds.length === 0) return { owners, teams };
+  const rows = await preparedRows<{
+    kind: 'owner' | 'team';
+    id: number;
+    documentId: string;
+    /** The user's username, the team's name. */
+    name: string;
+    email: string | null;
+    blocked: boolean | null;
+  }>(
+    tx,
+    sql`select 'owner' as kind, m.id, m.document_id as "documentId", u.username as name, u.email, u.blocked
+      from memberships m
+      join users u on u.id = m.user_id
+      where m.organization_id = ${orgId} and m.id = any(${sql.param(ownerIds)}::bigint[])
+      union all
+      select 'team', t.id, t.document_id, t.name, null, null
+      from teams t
+      where t.organization_id = ${orgId} and t.id = any(${sql.param(teamIds)}::bigint[])`,
+  );
+  for (const r of rows) {
+    if (r.kind === 'team') teams.set(r.id, { documentId: r.documentId, name: r.name });
+    else
+      owners.set(r.id, {
+        documentId: r.documentId,
+        user: { username: r.name, email: r.email!, blocked: r.blocked! },
+      });
+  }
+  return { owners, teams };
 }
 
 /** Internal id of a contact named by documentId, or undefined when absent in this organization. */

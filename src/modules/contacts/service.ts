@@ -36,14 +36,10 @@ function notFound(): never {
 
 /** Contacts as the API shows them: owner as MembershipRef, team as TeamRef. */
 export async function toContacts(tx: Tx, orgId: number, rows: ContactRow[]): Promise<Contact[]> {
-  const owners = await membershipRefsByIds(
+  const { owners, teams } = await repo.ownerAndTeamRefs(
     tx,
     orgId,
     rows.flatMap((r) => (r.ownerId ? [r.ownerId] : [])),
-  );
-  const teams = await teamRefsByIds(
-    tx,
-    orgId,
     rows.flatMap((r) => (r.teamId ? [r.teamId] : [])),
   );
   return rows.map((r) => ({

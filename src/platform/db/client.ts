@@ -10,6 +10,7 @@ import { NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres/sess
 import type { PgDatabase, PgDialect, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { firstQueryBegin } from './first-query-begin.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, any>;
@@ -68,12 +69,14 @@ function tenantTransactionOn(db: Db) {
 }
 
 /**
- * tenantTransactionOn for PostgreSQL in one round trip fewer: `begin` and the two settings go as one simple-query
- * message (the organization id is a safe integer, written as a literal), instead of drizzle's `begin` and then
- * the settings. Every tenant request runs one of these, so the round trip is a few percent of every request's
- * CPU (one socket write, one statement built and parsed). The transaction object is drizzle's own, built the
+ * tenantTransactionOn for PostgreSQL in two round trips fewer: `begin` and the two settings go as one
+ * simple-query message (the organization id is a safe integer, written as a literal), instead of drizzle's
+ * `begin` and then the settings, and that message leaves in the same socket write as the transaction's first
+ * statement (first-query-begin.ts). Every tenant request runs one of these, and a round trip is about a tenth of
+ * a read request's CPU (one socket write, one answer parsed). The transaction object is drizzle's own, built the
  * way its `transaction()` builds it (drizzle-orm/node-postgres/session.js, 0.45): savepoints, `tx.rollback()`
- * and the rollback on error behave the same; tests of every module run through it.
+ * and the rollback on error behave the same; tests of every module run through it. A `fn` that runs no
+ * statement opens no transaction (nothing to commit or roll back).
  */
 function pgTenantTransaction(db: Db, pool: pg.Pool) {
   const internals = db as unknown as {
@@ -83,34 +86,37 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
   return async <T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T> => {
     if (!Number.isSafeInteger(orgId)) throw new Error(`tenantTransaction: invalid organization id ${orgId}`);
     const client = await pool.connect();
+    const opening = firstQueryBegin(
+      client,
+      `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
+    );
     // Set when the connection cannot be trusted any more (its rollback failed): the pool discards it.
     let broken: Error | undefined;
     try {
       const session = new NodePgSession(
-        client,
+        opening.client,
         internals.dialect,
         internals.session.schema as never,
         internals.session.options as never,
       );
       const tx = new NodePgTransaction(internals.dialect, session, internals.session.schema as never);
       try {
-        // Inside the try: settings that fail (a missing role) are rolled back, not left as an aborted
-        // transaction on a pooled connection.
-        await tx.execute(
-          sql.raw(
-            `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
-          ),
-        );
         const result = await fn(tx as unknown as Tx);
-        await tx.execute(sql.raw('commit'));
+        // Settings that failed abort the transaction: its statements failed too, unless fn swallowed their
+        // errors, and `commit` would then answer ROLLBACK without an error. Refuse it here.
+        if (opening.beginError) throw opening.beginError;
+        if (opening.begun) await tx.execute(sql.raw('commit'));
         return result;
       } catch (error) {
-        await tx.execute(sql.raw('rollback')).catch((err: Error) => {
-          broken = err;
-        });
-        throw error;
+        if (opening.begun)
+          await tx.execute(sql.raw('rollback')).catch((err: Error) => {
+            broken = err;
+          });
+        // The settings' own error, rather than the "transaction is aborted" of the statement behind them.
+        throw opening.beginError ?? error;
       }
     } finally {
+      opening.done();
       client.release(broken);
     }
   };
@@ -237,9 +243,21 @@ export async function preparedRows<T>(ex: Executor, query: SQL): Promise<T[]> {
   return res.rows;
 }
 
-/** The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names). */
-const statementName = (text: string) =>
-  `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+/**
+ * The name a statement is prepared under on PostgreSQL: derived from its text (PGlite ignores names), hashed
+ * once per text — the texts are the code's own few hundred statements, and a request runs several of them.
+ */
+const statementName = (text: string) => {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    // A bound, in case a caller ever built texts from data: start over rather than grow without end.
+    if (statementNames.size >= 2_000) statementNames.clear();
+    name = `crm_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+};
+const statementNames = new Map<string, string>();
 
 interface Query {
   sql: string;

@@ -3,6 +3,7 @@ import { expect, test } from 'vitest';
 import { findBoard, findBoardWithStructure, listStructure } from '../../../src/modules/boards/repo.js';
 import { fieldConditions, fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
 import { assigneeIdsByCard, relationsByCard, tagIdsByCard } from '../../../src/modules/cards/repo.js';
+import { contactRefsByIds } from '../../../src/modules/contacts/repo.js';
 import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, getApp, newTenant } from '../../helpers/app.js';
@@ -39,10 +40,25 @@ test('listStructure and relationsByCard return the rows of the per-table queries
       tags: i % 2 ? ['hot', 'cold'] : [],
       assignees: i % 2 ? [other.membershipId, t.membershipId] : [t.membershipId],
     });
+  for (const data of [
+    { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511987654321' },
+    { name: 'Bruno' },
+  ])
+    expect((await t.api.post('/contacts', { data })).status).toBe(201);
+  const stranger = await newTenant();
+  expect((await stranger.api.post('/contacts', { data: { name: 'Elsewhere' } })).status).toBe(201);
   const [{ id: orgId }] = await queryRows<{ id: number }>(
     db.system,
     sql`select id from organizations where slug = ${t.slug}`,
   );
+  const contactIds = (
+    await queryRows<{ id: number }>(
+      db.system,
+      sql`select c.id from contacts c join organizations o on o.id = c.organization_id
+          where o.slug in (${t.slug}, ${stranger.slug}) order by c.id`,
+    )
+  ).map((r) => r.id);
+  expect(contactIds).toHaveLength(3);
   await db.tenantTransaction(orgId, async (tx) => {
     const boardIds = (
       await queryRows<{ id: number }>(
@@ -105,5 +121,19 @@ test('listStructure and relationsByCard return the rows of the per-table queries
     expect([...relations.assignees.values()].flat()).toHaveLength(6);
     expect(relations.tagIds).toStrictEqual(await tagIdsByCard(tx, orgId, cardIds));
     expect([...relations.tagIds.values()].flat()).toHaveLength(4);
+    expect(relations.contacts).toStrictEqual(new Map());
+    // The cards' contacts come with the relations: contactRefsByIds' answer, this organization's only.
+    for (const [cardsOf, contactsOf] of [
+      [cardIds, [...contactIds, contactIds[0]]],
+      [[], contactIds],
+      [cardIds.slice(0, 1), []],
+    ]) {
+      const got = await relationsByCard(tx, orgId, cardsOf, contactsOf);
+      expect(got.contacts).toStrictEqual(await contactRefsByIds(tx, orgId, contactsOf));
+      expect([...got.contacts.values()].map((c) => c.name).sort()).toStrictEqual(
+        contactsOf.length ? ['Ana Souza', 'Bruno'] : [],
+      );
+      if (cardsOf.length) expect(got.tagIds).toStrictEqual(await tagIdsByCard(tx, orgId, cardsOf));
+    }
   });
 });
