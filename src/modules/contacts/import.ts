@@ -12,7 +12,7 @@ import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
 import * as repo from './repo.js';
 import { contactUpdate, IMPORT_FIELDS, type ImportOptions, type ImportResult } from './schema.js';
-import { apiName, toContacts } from './service.js';
+import { apiName, contactCreatedEvents } from './service.js';
 import { contacts } from './table.js';
 
 /**
@@ -434,11 +434,7 @@ async function applyTargets(
   const actorId = ctx.membershipId;
   // The per-record events of single writes (contact.created with the contact as GET shows it, contact.updated
   // naming the changed fields), in this transaction: an import is many creations and updates, not a silent one.
-  const events: EventInput[] = (await toContacts(tx, ctx.orgId, inserted)).map((contact) => ({
-    type: 'contact.created',
-    subject: `contact:${contact.documentId}`,
-    data: { contact },
-  }));
+  const events: EventInput[] = await contactCreatedEvents(tx, ctx.orgId, inserted);
   inserted.forEach((row, i) => {
     fresh[i].id = row.id;
     for (const k of fresh[i].keys) claimed.set(k, row.id);

@@ -1,7 +1,7 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { recordEvent } from '../../platform/events/outbox.js';
+import { type EventInput, recordEvent } from '../../platform/events/outbox.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
@@ -35,6 +35,15 @@ function notFound(): never {
 }
 
 /** Contacts as the API shows them: owner as MembershipRef, team as TeamRef. */
+/** The contact.created events of contacts made in bulk (import, lead ads, the inbox), each as GET shows it. */
+export async function contactCreatedEvents(tx: Tx, orgId: number, rows: ContactRow[]): Promise<EventInput[]> {
+  return (await toContacts(tx, orgId, rows)).map((contact) => ({
+    type: 'contact.created',
+    subject: `contact:${contact.documentId}`,
+    data: { contact },
+  }));
+}
+
 export async function toContacts(tx: Tx, orgId: number, rows: ContactRow[]): Promise<Contact[]> {
   const { owners, teams } = await repo.ownerAndTeamRefs(
     tx,

@@ -5,7 +5,7 @@ import { normalizePhone } from '../../platform/phones.js';
 import { findBoardById } from '../boards/repo.js';
 import { createChatCards } from '../cards/service.js';
 import { type ContactRow, insertActivities, insertContacts } from '../contacts/repo.js';
-import { toContacts } from '../contacts/service.js';
+import { contactCreatedEvents } from '../contacts/service.js';
 import { nextConversationAssignee } from '../distribution/assign.js';
 import { type LiveNotice, notifyLive } from './notify.js';
 import * as repo from './repo.js';
@@ -164,16 +164,7 @@ async function contactsFor(tx: Tx, orgId: number, senders: { waId: string; name:
       actorId: null,
     })),
   );
-  const presented = await toContacts(tx, orgId, made);
-  await recordEvents(
-    tx,
-    orgId,
-    made.map((row, i) => ({
-      type: 'contact.created' as const,
-      subject: `contact:${row.documentId}`,
-      data: { contact: presented[i] },
-    })),
-  );
+  await recordEvents(tx, orgId, await contactCreatedEvents(tx, orgId, made));
   return out;
 }
 

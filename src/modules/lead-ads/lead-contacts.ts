@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { type ContactRow, insertContacts } from '../contacts/repo.js';
-import { toContacts } from '../contacts/service.js';
+import { contactCreatedEvents } from '../contacts/service.js';
 import { contacts } from '../contacts/table.js';
 
 const emailLike = (s: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s);
@@ -99,17 +99,6 @@ export async function contactsForLeads(
       postalCode: values.postal_code?.slice(0, 20) ?? null,
     })),
   );
-  if (made.length > 0) {
-    const presented = await toContacts(tx, orgId, made);
-    await recordEvents(
-      tx,
-      orgId,
-      made.map((row, i) => ({
-        type: 'contact.created' as const,
-        subject: `contact:${row.documentId}`,
-        data: { contact: presented[i] },
-      })),
-    );
-  }
+  if (made.length > 0) await recordEvents(tx, orgId, await contactCreatedEvents(tx, orgId, made));
   return slots.map(({ slot, created }) => ({ row: 'row' in slot ? slot.row : made[slot.make], created }));
 }
