@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
@@ -166,24 +167,41 @@ export async function countAndStats(
   visibility: SQL | undefined,
   stats: StatsOptions | null,
 ) {
-  const scope = cardScope(orgId, boardId, visibility, where);
+  return totalAndStats(tx, cards, cardScope(orgId, boardId, visibility, where), stats, {
+    phaseEnteredAt: cards.currentPhaseEnteredAt,
+    dueDate: cards.dueDate,
+    value: cards.value,
+  });
+}
+
+/**
+ * The total and CardStats of the rows of `from` (the cards, or their narrow title-search copies) that `where`
+ * keeps, in one aggregate; `cols` are that table's columns for the stats.
+ */
+export async function totalAndStats(
+  tx: Tx,
+  from: PgTable,
+  where: SQL | undefined,
+  stats: StatsOptions | null,
+  cols: { phaseEnteredAt: PgColumn; dueDate: PgColumn; value: PgColumn },
+) {
   if (!stats) {
-    const [row] = await tx.select({ total: sql<number>`count(*)::int` }).from(cards).where(scope);
+    const [row] = await tx.select({ total: sql<number>`count(*)::int` }).from(from).where(where);
     return { total: row.total, stats: null };
   }
   const sla =
     stats.slaHours === null
       ? sql`0`
-      : sql`count(*) filter (where ${cards.currentPhaseEnteredAt} < now() - make_interval(hours => ${stats.slaHours}::int))`;
+      : sql`count(*) filter (where ${cols.phaseEnteredAt} < now() - make_interval(hours => ${stats.slaHours}::int))`;
   const [row] = await tx
     .select({
       total: sql<number>`count(*)::int`,
-      overdueCount: sql<number>`(count(*) filter (where ${cards.dueDate} < ${stats.todayStart.toISOString()}::timestamptz))::int`,
-      valueSum: sql<number>`coalesce(sum(${cards.value}), 0)::float8`,
+      overdueCount: sql<number>`(count(*) filter (where ${cols.dueDate} < ${stats.todayStart.toISOString()}::timestamptz))::int`,
+      valueSum: sql<number>`coalesce(sum(${cols.value}), 0)::float8`,
       phaseSlaBreachedCount: sql<number>`(${sla})::int`,
     })
-    .from(cards)
-    .where(scope);
+    .from(from)
+    .where(where);
   const { total, ...rest } = row;
   return { total, stats: rest };
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { likePattern, soleContainsi } from '../../platform/http/list-query.js';
-import type { StatsOptions } from './repo.js';
+import { type StatsOptions, totalAndStats } from './repo.js';
 import { cardTitleSearch } from './table.js';
 
 /**
@@ -124,23 +124,9 @@ export async function titleSearchStats(
     search.phaseId === null ? undefined : eq(t.phaseId, search.phaseId),
     sql`${t.title} like lower(${likePattern('$containsi', search.text)})`,
   );
-  if (!stats) {
-    const [row] = await tx.select({ total: sql<number>`count(*)::int` }).from(t).where(where);
-    return { total: row.total, stats: null };
-  }
-  const sla =
-    stats.slaHours === null
-      ? sql`0`
-      : sql`count(*) filter (where ${t.phaseEnteredAt} < now() - make_interval(hours => ${stats.slaHours}::int))`;
-  const [row] = await tx
-    .select({
-      total: sql<number>`count(*)::int`,
-      overdueCount: sql<number>`(count(*) filter (where ${t.dueDate} < ${stats.todayStart.toISOString()}::timestamptz))::int`,
-      valueSum: sql<number>`coalesce(sum(${t.value}), 0)::float8`,
-      phaseSlaBreachedCount: sql<number>`(${sla})::int`,
-    })
-    .from(t)
-    .where(where);
-  const { total, ...rest } = row;
-  return { total, stats: rest };
+  return totalAndStats(tx, t, where, stats, {
+    phaseEnteredAt: t.phaseEnteredAt,
+    dueDate: t.dueDate,
+    value: t.value,
+  });
 }
