@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { searchCopyDdl } from '../../platform/db/search-copy.js';
 import { likePattern, soleContainsi } from '../../platform/http/list-query.js';
 import { type StatsOptions, totalAndStats } from './repo.js';
 import { cardTitleSearch } from './table.js';
@@ -7,80 +8,28 @@ import { cardTitleSearch } from './table.js';
 /**
  * The total and stats of `filters[title][$containsi]=…` (alone, or with the one phase a Kanban column pins) from
  * `card_title_search` (table.ts), one narrow row per card: its title lowercased and what the stats read
- * (docs/performance.md, fifth pass; docs/cards.md). The page of such a list is still the ordered walk of the
- * cards' own index; only the count and stats read this table.
- *
- * Kept by triggers on `cards` in the writing transaction, like the contacts' name search (contacts/name-search.ts):
- * inserts by a statement trigger (the one-statement create and bulk inserts: one INSERT … SELECT), changes of the
- * copied columns (title, board, moves, due date, value) and deletes (a board's cascade too) by row triggers,
- * TRUNCATE by a statement trigger. `migrate.ts` applies this after every migration (idempotent); the first time,
- * it fills the table from the cards already there, one organization at a time.
+ * (docs/performance.md, fifth pass; docs/cards.md), kept by triggers on `cards` (platform/db/search-copy.ts): the
+ * one-statement create and bulk inserts, changes of the copied columns (title, board, moves, due date, value) and
+ * deletes (a board's cascade too). Keyed by (organization, board, card): a row trigger finds the copy by the old
+ * board. The page of such a list is still the ordered walk of the cards' own index; only the count and stats
+ * read this table.
  */
-const COPIED = ['board_id', 'current_phase_id', 'current_phase_entered_at', 'due_date', 'value', 'title'];
-const changed = `(${COPIED.map((c) => `OLD.${c}`).join(', ')}) IS DISTINCT FROM (${COPIED.map((c) => `NEW.${c}`).join(', ')})`;
-
-export const CARD_TITLE_SEARCH_SQL = [
-  `
-CREATE OR REPLACE FUNCTION card_title_search_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  IF TG_OP = 'TRUNCATE' THEN
-    TRUNCATE card_title_search;
-  ELSE
-    INSERT INTO card_title_search (organization_id, card_id, board_id, phase_id, phase_entered_at, due_date, value, title)
-    SELECT organization_id, id, board_id, current_phase_id, current_phase_entered_at, due_date, value, lower(title)
-    FROM new_cards;
-  END IF;
-  RETURN NULL;
-END $fn$`,
-  `
-CREATE OR REPLACE FUNCTION card_title_search_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    DELETE FROM card_title_search
-    WHERE organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id;
-  ELSE
-    UPDATE card_title_search
-    SET board_id = NEW.board_id, phase_id = NEW.current_phase_id, phase_entered_at = NEW.current_phase_entered_at,
-        due_date = NEW.due_date, value = NEW.value, title = lower(NEW.title)
-    WHERE organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id;
-  END IF;
-  RETURN NULL;
-END $fn$`,
-  `
-DO $$
-DECLARE
-  fresh boolean := NOT EXISTS (
-    SELECT 1 FROM pg_trigger WHERE tgname = 'card_title_search_insert' AND tgrelid = 'cards'::regclass);
-  o record;
-BEGIN
-  IF fresh THEN
-    CREATE TRIGGER card_title_search_insert AFTER INSERT ON cards REFERENCING NEW TABLE AS new_cards
-      FOR EACH STATEMENT EXECUTE FUNCTION card_title_search_insert();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_title_search_truncate' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_title_search_truncate AFTER TRUNCATE ON cards
-      FOR EACH STATEMENT EXECUTE FUNCTION card_title_search_insert();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_title_search_update' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_title_search_update AFTER UPDATE ON cards
-      FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION card_title_search_change();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'card_title_search_delete' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER card_title_search_delete AFTER DELETE ON cards
-      FOR EACH ROW EXECUTE FUNCTION card_title_search_change();
-  END IF;
-  IF fresh THEN
-    FOR o IN SELECT id FROM organizations LOOP
-      PERFORM set_config('app.organization_id', o.id::text, true);
-      DELETE FROM card_title_search WHERE organization_id = o.id;
-      INSERT INTO card_title_search (organization_id, card_id, board_id, phase_id, phase_entered_at, due_date, value, title)
-      SELECT organization_id, id, board_id, current_phase_id, current_phase_entered_at, due_date, value, lower(title)
-      FROM cards WHERE organization_id = o.id;
-    END LOOP;
-    PERFORM set_config('app.organization_id', '', true);
-  END IF;
-END $$`,
-];
+export const CARD_TITLE_SEARCH_SQL = searchCopyDdl({
+  table: 'card_title_search',
+  source: 'cards',
+  columns: [
+    ['organization_id', (r) => `${r}organization_id`],
+    ['card_id', (r) => `${r}id`],
+    ['board_id', (r) => `${r}board_id`],
+    ['phase_id', (r) => `${r}current_phase_id`],
+    ['phase_entered_at', (r) => `${r}current_phase_entered_at`],
+    ['due_date', (r) => `${r}due_date`],
+    ['value', (r) => `${r}value`],
+    ['title', (r) => `lower(${r}title)`],
+  ],
+  key: ['organization_id', 'card_id'],
+  findOld: 'organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id',
+});
 
 export interface TitleSearch {
   text: string;
