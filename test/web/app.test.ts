@@ -169,6 +169,8 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await frames();
     await page.keyboard.press('ArrowRight');
     await frames();
+    // Over the next column (the board scrolls when that column is past its visible part).
+    await page.locator(`[data-phase-id="${phase('ganho')}"].over`).waitFor();
     await shot(page, 'keyboard-picked');
     await page.keyboard.press('Space');
     await inColumn('ganho', id).waitFor();

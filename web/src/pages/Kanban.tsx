@@ -131,6 +131,9 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
     useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
     useSensor(KeyboardSensor, {
       coordinateGetter: columnJump,
+      // A jump to a column past the board's visible part scrolls the board at once (smooth scrolling left the
+      // card over the old column until the animation ended, and a drop then went there).
+      scrollBehavior: 'auto',
       keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
     }),
   );
