@@ -157,6 +157,9 @@ describe('board report rollups', () => {
     const midnight = Math.floor(now / DAY) * DAY;
     const ranges: [number, number][] = [
       [0, now], // everything
+      // Ending within the last minute: today read whole from the rollups, less the cards created after the end.
+      [midnight - 3 * DAY + 1, now - 1_000],
+      [0, now - 20_000],
       [midnight - 20 * DAY + 3_600_000, now - 60_000], // partial days at both ends
       [midnight - 30 * DAY, midnight - 5 * DAY], // exact midnights
       [midnight - 45 * DAY + 1, midnight - DAY - 1],
