@@ -43,6 +43,25 @@ export async function testDatabase(): Promise<Database> {
   return db;
 }
 
+/**
+ * An app on an in-memory PGlite of its own, for tests that drop triggers or truncate tables, which the shared
+ * test database must never see. Close it after the file.
+ */
+export async function openPrivateApp() {
+  const db = await openDatabase({ dataDir: 'memory://' });
+  await migrateDatabase(db);
+  const app = await buildApp({ config: testConfig(), db });
+  await app.ready();
+  return {
+    db,
+    app,
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}
+
 /** One app and database per test worker, shared by its files. */
 export function getApp(): Promise<TestContext> {
   shared ??= (async () => {

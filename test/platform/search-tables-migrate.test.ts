@@ -1,10 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
+import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
-import { newTenant, testConfig } from '../helpers/app.js';
+import { newTenant, openPrivateApp } from '../helpers/app.js';
 
 /**
  * The search tables' triggers (contacts/name-search.ts, cards/title-search.ts) on a database of their own (an
@@ -14,17 +13,11 @@ import { newTenant, testConfig } from '../helpers/app.js';
 let db: Database;
 let app: FastifyInstance;
 
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  db = await openDatabase({ dataDir: 'memory://' });
-  await migrateDatabase(db);
-  app = await buildApp({ config: testConfig(), db });
-  await app.ready();
+  ({ db, app, close } = await openPrivateApp());
 });
-
-afterAll(async () => {
-  await app?.close();
-  await db?.close();
-});
+afterAll(() => close?.());
 
 const mirrored = async () => {
   const [r] = await queryRows<{ cards: boolean; contacts: boolean; n: number }>(

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { publicBaseUrl } from '../../config.js';
+import { mapInPool } from '../../platform/concurrency.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
@@ -205,19 +206,6 @@ async function sendOne(s: SendContext, r: repo.ClaimedRecipient): Promise<repo.S
   }
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}
-
 async function loadSendContext(
   deps: WorkerDeps,
   tx: Tx,
@@ -300,7 +288,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
       continue;
     }
     if (delay > 0) await sleep(delay);
-    const results = await mapLimit(batch, CONCURRENCY, (r) => sendOne(ctx, r));
+    const results = await mapInPool(batch, CONCURRENCY, (r) => sendOne(ctx, r));
     await deps.db.tenantTransaction(orgId, async (tx) => {
       await repo.settleResults(tx, orgId, results);
       const activity =

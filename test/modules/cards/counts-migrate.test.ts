@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildApp } from '../../../src/app.js';
 import { ROLLUP_OF_CARDS } from '../../../src/modules/cards/report-rollups.js';
-import { type Database, openDatabase, queryRows } from '../../../src/platform/db/client.js';
+import { type Database, queryRows } from '../../../src/platform/db/client.js';
 import { migrateDatabase } from '../../../src/platform/db/migrate.js';
-import { newTenant, testConfig } from '../../helpers/app.js';
+import { newTenant, openPrivateApp } from '../../helpers/app.js';
 
 /**
  * The card-count triggers' life cycle on a database of its own (an in-memory PGlite: these tests drop
@@ -14,17 +13,11 @@ import { newTenant, testConfig } from '../../helpers/app.js';
 let db: Database;
 let app: FastifyInstance;
 
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  db = await openDatabase({ dataDir: 'memory://' });
-  await migrateDatabase(db);
-  app = await buildApp({ config: testConfig(), db });
-  await app.ready();
+  ({ db, app, close } = await openPrivateApp());
 });
-
-afterAll(async () => {
-  await app?.close();
-  await db?.close();
-});
+afterAll(() => close?.());
 
 const countRows = async () => {
   const [r] = await queryRows<{ counts: number; deltas: number; cards: number }>(
