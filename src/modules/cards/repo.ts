@@ -45,14 +45,6 @@ export async function findCard(
   return row;
 }
 
-export async function insertCard(tx: Tx, orgId: number, boardId: number, values: CardValues) {
-  const [row] = await tx
-    .insert(cards)
-    .values({ ...values, organizationId: orgId, boardId, documentId: newDocumentId() })
-    .returning();
-  return row;
-}
-
 const cardRow = sqlRowMapper(cards);
 
 /**

@@ -1,4 +1,4 @@
-import { DrizzleQueryError, sql } from 'drizzle-orm';
+import { DrizzleQueryError } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { AppError } from '../../platform/http/errors.js';
@@ -154,15 +154,13 @@ async function recordFailures(
     return { id, err, final };
   });
   try {
-    await kit.db.tenantTransaction(orgId, async (tx) => {
-      for (const { id, err, final } of rows)
-        await repo.updateDelivery(tx, orgId, id, {
-          status: final ? 'failed' : 'retrying',
-          attempts: sql`attempts + 1` as unknown as number,
-          lastError: reasonOf(err),
-          processedAt: final ? new Date() : null,
-        });
-    });
+    await kit.db.tenantTransaction(orgId, (tx) =>
+      repo.markDeliveriesFailed(
+        tx,
+        orgId,
+        rows.map(({ id, err, final }) => ({ id, final, reason: reasonOf(err) })),
+      ),
+    );
   } catch (err) {
     // Not recorded: every failed lead's job is retried.
     for (const { id } of rows) retry.set(id, new Error(reasonOf(err)));

@@ -388,6 +388,25 @@ export async function findDelivery(tx: Tx, orgId: number, routeId: number, docum
   return row as DeliveryRow | undefined;
 }
 
+/**
+ * Failed deliveries, one statement: each one's attempt counted with its reason, `failed` (processed) when it will
+ * not be retried, else `retrying`.
+ */
+export async function markDeliveriesFailed(
+  tx: Tx,
+  orgId: number,
+  failed: { id: number; final: boolean; reason: string }[],
+) {
+  if (failed.length === 0) return;
+  await tx.execute(
+    sql`update lead_deliveries d set status = case when v.final then 'failed' else 'retrying' end,
+        attempts = d.attempts + 1, last_error = v.reason,
+        processed_at = case when v.final then now() end, updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(failed)}::jsonb) as v(id bigint, final boolean, reason text)
+      where d.organization_id = ${orgId} and d.id = v.id`,
+  );
+}
+
 export async function updateDelivery(tx: Tx, orgId: number, id: number, values: Partial<DeliveryRow>) {
   await tx
     .update(leadDeliveries)
