@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { describe, expect, test } from 'vitest';
-import { queryRows } from '../../src/platform/db/client.js';
+import { deferStatement, queryRows } from '../../src/platform/db/client.js';
+import { recordEvent } from '../../src/platform/events/outbox.js';
 import { firstQueryBegin } from '../../src/platform/db/first-query-begin.js';
 import { getApp, newTenant } from '../helpers/app.js';
 
@@ -106,5 +107,64 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
       ),
     );
     expect(row).toStrictEqual({ org: String(orgId), role: 'crm_app' });
+  });
+
+  test('statements issued in the same turn share one write; a deferred one leaves with the next, before it', async () => {
+    const { db } = await getApp();
+    const client = await db.pool!.connect();
+    try {
+      const opening = firstQueryBegin(client, 'begin');
+      await opening.client.query('create temporary table pipelined_probe (x int) on commit drop');
+      const together = await writesDuring(client, () =>
+        Promise.all([opening.client.query('select 1'), opening.client.query('select 2')]),
+      );
+      expect(together).toBe(1);
+      opening.defer({ text: 'insert into pipelined_probe values ($1)', values: [7] });
+      expect(opening.pending).toBe(true);
+      let seen: unknown;
+      const writes = await writesDuring(client, async () => {
+        seen = (await opening.client.query('select array_agg(x) as xs from pipelined_probe')).rows[0].xs;
+      });
+      expect(writes).toBe(1);
+      expect(seen).toStrictEqual([7]);
+      await opening.client.query('commit');
+      opening.done();
+    } finally {
+      client.release();
+    }
+  });
+
+  test('tenantTransaction: a deferred write leaves with the commit; its failure fails the transaction', async () => {
+    const { db } = await getApp();
+    const t = await newTenant();
+    const [{ id: orgId }] = await queryRows<{ id: number }>(
+      db.system,
+      sql`select id from organizations where slug = ${t.slug}`,
+    );
+    const subject = `probe:${t.slug}`;
+    const events = () =>
+      queryRows<{ data: unknown; depth: number }>(
+        db.system,
+        sql`select data, depth from domain_events where organization_id = ${orgId} and subject = ${subject}`,
+      );
+    // The event is the transaction's only statement: begin, the insert and the commit in one write.
+    await db.tenantTransaction(orgId, (tx) => recordEvent(tx, orgId, 'card.created', subject, { n: 1, s: 'a' }));
+    expect(await events()).toStrictEqual([{ data: { n: 1, s: 'a' }, depth: 0 }]);
+    // A deferred write that fails: the transaction's statement before it is rolled back, its error is thrown.
+    await expect(
+      db.tenantTransaction(orgId, async (tx) => {
+        await recordEvent(tx, orgId, 'card.created', subject, { n: 2 });
+        await deferStatement(tx, sql`select 1 / 0`);
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    // …and the same when a statement runs after it (it fails as aborted; the deferred write's error is reported).
+    await expect(
+      db.tenantTransaction(orgId, async (tx) => {
+        await recordEvent(tx, orgId, 'card.created', subject, { n: 3 });
+        await deferStatement(tx, sql`select 1 / 0`);
+        await tx.execute(sql`select 1`);
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    expect(await events()).toHaveLength(1);
   });
 });

@@ -357,15 +357,19 @@ export async function listStructure(tx: Executor, orgId: number, boardIds: numbe
 
 /**
  * A board (by documentId) and its structure rows in ONE statement: what every card request reads first (one round
- * trip instead of two). Undefined when there is no such board in the organization.
+ * trip instead of two). Undefined when there is no such board in the organization. `queued`: whether the board
+ * has an active distribution queue (a card create without one needs no queue read of its own).
  */
 export async function findBoardWithStructure(
   tx: Executor,
   orgId: number,
   documentId: string,
-): Promise<{ board: BoardRow; rows: StructureRows } | undefined> {
+): Promise<{ board: BoardRow; rows: StructureRows; queued: boolean } | undefined> {
   const [row] = await preparedRows<
-    { board: Record<string, unknown> | null } & Record<keyof StructureRows, Record<string, unknown>[]>
+    { board: Record<string, unknown> | null; queued: boolean } & Record<
+      keyof StructureRows,
+      Record<string, unknown>[]
+    >
   >(
     tx,
     sql`with b as (select * from boards where organization_id = ${orgId} and document_id = ${documentId})
@@ -378,10 +382,13 @@ export async function findBoardWithStructure(
       (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
         where t.organization_id = ${orgId} and t.board_id = (select id from b)) as tags,
       (select coalesce(json_agg(c order by c.board_id, c."order", c.id), '[]') from field_conditions c
-        where c.organization_id = ${orgId} and c.board_id = (select id from b)) as conditions`,
+        where c.organization_id = ${orgId} and c.board_id = (select id from b)) as conditions,
+      exists (select 1 from distribution_queues q
+        where q.organization_id = ${orgId} and q.board_id = (select id from b) and q.active) as queued`,
   );
   if (!row?.board) return undefined;
   return {
+    queued: row.queued,
     board: rowsFromJson(boards, [row.board])[0],
     rows: {
       phases: rowsFromJson(phases, row.phases),

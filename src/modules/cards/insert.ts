@@ -39,6 +39,9 @@ export const cardMeta = (structure: BoardStructure, row: repo.CardRow) => ({
   board: { documentId: structure.board.documentId, name: structure.board.name },
 });
 
+/** Whether a board's structure, read with findBoardWithStructure, found an active distribution queue. */
+export const boardQueued = new WeakMap<BoardStructure, boolean>();
+
 /**
  * Prepared cards of one board, rows in their order: the ones created unassigned go to the board's distribution
  * queue, if it has one (docs/distribution.md), then all are inserted with their assignees, tags and history comments
@@ -55,8 +58,10 @@ export async function insertCards(
   const orgId = actor.orgId;
   const boardId = structure.board.id;
   const assignees: number[][] = [];
-  // Card by card (the queue row stays locked meanwhile); a queue with nobody to give has nobody for the rest.
-  let queue = true;
+  // Card by card (the queue row stays locked meanwhile); a queue with nobody to give has nobody for the rest. A
+  // board read without an active queue in this transaction asks for none (a queue turned on meanwhile is as if
+  // turned on after the card was made).
+  let queue = boardQueued.get(structure) ?? true;
   for (const card of cards) {
     const next = queue && card.assigneeIds.length === 0 ? await nextAssignee(tx, orgId, boardId) : undefined;
     if (card.assigneeIds.length === 0 && next === undefined) queue = false;

@@ -47,7 +47,7 @@ import {
   type StoredFields,
 } from './fields.js';
 import { removingFiles } from './files.js';
-import { type Actor, cardMeta, insertCards, justCreated, type PreparedCard } from './insert.js';
+import { type Actor, boardQueued, cardMeta, insertCards, justCreated, type PreparedCard } from './insert.js';
 import { cardModelFor, countsScope, pinnedPhase } from './query-model.js';
 import * as repo from './repo.js';
 import { compactReport, REPORT_COMPACT_AFTER } from './report-rollups.js';
@@ -73,6 +73,7 @@ async function openBoard(tx: Tx, ctx: TenantContext, boardId: string, write: boo
   const { rows } = found!;
   const structure = assembleStructure(access.board, rows.phases, rows.fields, rows.tags);
   boardConditions.set(structure, rows.conditions);
+  boardQueued.set(structure, found!.queued);
   const visibility = cardVisibility(ctx, access);
   return { access, structure, visibility, assigneeOnly: visibility ? ctx.membershipId : null };
 }
@@ -203,7 +204,6 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
     // cards through the join to phases until enough of them are in the phase (docs/performance.md).
     const list = pinned ? { ...compiled, where: repo.inPhase(compiled.where, pinned.id) } : compiled;
     const wantStats = stats !== 'false';
-    const rows = await repo.listCards(tx, ctx.orgId, scope.access.board.id, list, scope.visibility);
     const statsOptions = wantStats
       ? {
           todayStart: statsTodayStart ? new Date(statsTodayStart) : startOfUtcDay(),
@@ -214,19 +214,15 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
     // search (alone or in one phase), seen in full: from the narrow title search table. Else from the cards.
     const countable = scope.visibility ? undefined : countsScope(listQuery.filters, pinned);
     const titleSearch = scope.visibility ? undefined : titleSearchOf(listQuery.filters, pinned);
-    const counted =
+    // The page and its total leave together (one socket write on PostgreSQL: first-query-begin.ts).
+    const [rows, counted] = await Promise.all([
+      repo.listCards(tx, ctx.orgId, scope.access.board.id, list, scope.visibility),
       countable && (!statsOptions || isUtcMidnight(statsOptions.todayStart))
-        ? await countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
+        ? countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
         : titleSearch
-          ? await titleSearchStats(tx, ctx.orgId, scope.access.board.id, titleSearch, statsOptions)
-          : await repo.countAndStats(
-              tx,
-              ctx.orgId,
-              scope.access.board.id,
-              list.where,
-              scope.visibility,
-              statsOptions,
-            );
+          ? titleSearchStats(tx, ctx.orgId, scope.access.board.id, titleSearch, statsOptions)
+          : repo.countAndStats(tx, ctx.orgId, scope.access.board.id, list.where, scope.visibility, statsOptions),
+    ]);
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
     const page = listPage(data, counted.total, list);
     // Object.assign keeps the page object itself, and with it the fields/populate projection.

@@ -1,4 +1,4 @@
-import type { Tx } from '../db/client.js';
+import { deferStatement, type Tx } from '../db/client.js';
 import type { TenantContext } from '../tenancy/context.js';
 import { auditLog } from './table.js';
 
@@ -10,11 +10,13 @@ export async function audit(
   entityDocumentId: string | null,
   data?: Record<string, unknown>,
 ) {
-  await tx.insert(auditLog).values({
-    organizationId: ctx.orgId,
-    actorUserId: ctx.userId,
-    action,
-    entityDocumentId,
-    data: data ?? null,
-  });
+  // Nobody reads the insert's answer: it leaves with the transaction's next statement or its commit.
+  await deferStatement(
+    tx,
+    tx
+      .insert(auditLog)
+      .values({ organizationId: ctx.orgId, actorUserId: ctx.userId, action, entityDocumentId, data: data ?? null })
+      .getSQL(),
+    true,
+  );
 }

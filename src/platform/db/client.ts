@@ -10,7 +10,7 @@ import { NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres/sess
 import type { PgDatabase, PgDialect, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { firstQueryBegin } from './first-query-begin.js';
+import { type FirstQueryBegin, firstQueryBegin } from './first-query-begin.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, any>;
@@ -100,26 +100,51 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
         internals.session.options as never,
       );
       const tx = new NodePgTransaction(internals.dialect, session, internals.session.schema as never);
+      deferrers.set(tx, opening);
       try {
         const result = await fn(tx as unknown as Tx);
-        // Settings that failed abort the transaction: its statements failed too, unless fn swallowed their
-        // errors, and `commit` would then answer ROLLBACK without an error. Refuse it here.
+        // Settings or a deferred write that failed abort the transaction: the statements behind them failed too,
+        // unless fn swallowed their errors, and `commit` then answers ROLLBACK without an error. Refuse it here
+        // (the deferred writes still queued leave with the commit, so look after it too).
         if (opening.beginError) throw opening.beginError;
-        if (opening.begun) await tx.execute(sql.raw('commit'));
+        if (opening.pending) await tx.execute(sql.raw('commit'));
+        if (opening.deferredError) throw opening.deferredError;
         return result;
       } catch (error) {
         if (opening.begun)
           await tx.execute(sql.raw('rollback')).catch((err: Error) => {
             broken = err;
           });
-        // The settings' own error, rather than the "transaction is aborted" of the statement behind them.
-        throw opening.beginError ?? error;
+        // The settings' or the deferred write's own error, rather than the "transaction is aborted" of the
+        // statement behind them.
+        throw opening.beginError ?? opening.deferredError ?? error;
       }
     } finally {
       opening.done();
       client.release(broken);
     }
   };
+}
+
+/** The pipelined client of each PostgreSQL tenant transaction (the root one: a savepoint's is another object). */
+const deferrers = new WeakMap<object, FirstQueryBegin>();
+
+/**
+ * Runs a write nobody reads the answer of (an outbox or audit row) as late as it can: on PostgreSQL, in a tenant
+ * transaction, it leaves in the same socket write as the transaction's next statement or its commit (one round
+ * trip fewer, first-query-begin.ts), and if it fails the transaction fails with its error. Elsewhere (PGlite, a
+ * savepoint's transaction, the system connection) it runs at once. Either way it runs in order with the
+ * transaction's other statements. `prepared`: for a text that never varies (prepared under its name).
+ */
+export async function deferStatement(ex: Executor, query: SQL, prepared = false): Promise<void> {
+  const opening = deferrers.get(ex);
+  if (!opening) {
+    await ex.execute(query);
+    return;
+  }
+  const { dialect } = ex as unknown as { dialect: { sqlToQuery(sql: SQL): Query } };
+  const q = dialect.sqlToQuery(query);
+  opening.defer({ ...(prepared ? { name: statementName(q.sql) } : {}), text: q.sql, values: q.params });
 }
 
 async function openPostgres(url: string, poolSize: number, namespace: string): Promise<Database> {

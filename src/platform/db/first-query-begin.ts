@@ -7,47 +7,85 @@ interface PipelinableClient {
   connection: { stream: { cork(): void; uncork(): void } };
 }
 
+/** A statement queued by `defer`: node-pg's query config. */
+export interface DeferredStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
 export interface FirstQueryBegin {
   /** The client to give drizzle's session: its first query carries `begin` and the tenant settings. */
   client: pg.PoolClient;
   /** Whether the transaction was opened (a `fn` that ran no statement never opens one). */
   readonly begun: boolean;
+  /** Whether something still has to reach the server: statements were run or deferred. */
+  readonly pending: boolean;
   /** The error of `begin` + settings, if they failed (the statements after them then fail as aborted). */
   readonly beginError: unknown;
+  /** The first error of a deferred statement (the transaction is then aborted: its commit answers ROLLBACK). */
+  readonly deferredError: unknown;
+  /**
+   * Queues a statement whose answer nobody waits for (an outbox row): it leaves in the same socket write as the
+   * transaction's next statement, or its commit, and runs before it.
+   */
+  defer(statement: DeferredStatement): void;
   /** Back to node-pg's one-query-at-a-time mode: before the client goes back to the pool. */
   done(): void;
 }
 
 /**
- * Opens a tenant transaction lazily, in the same socket write as its first statement: `begin` and the tenant
- * settings (one simple-query message) and that statement leave together, in node-pg's pipeline mode (each is
- * answered in order, each with its own Sync), instead of waiting a round trip for `begin`'s answer. A round
- * trip costs the service about a tenth of a read request's CPU (docs/performance.md, sixth pass).
+ * A tenant transaction's client in node-pg's pipeline mode (queries written as issued, answered in order, each
+ * with its own Sync), so that statements leave together in one socket write instead of one round trip each:
  *
- * The guarantee is the server's: it runs the messages in order on the one connection, so the statement runs
- * after the settings; if the settings fail, the transaction is aborted and the statement fails too (never runs
- * without them). Without pipeline mode (an older pg) the statement simply waits for `begin`, as before.
+ * - the transaction opens lazily, with its first statement: `begin` and the tenant settings (one simple-query
+ *   message) leave in the same write as that statement;
+ * - statements issued in the same turn of the event loop (`Promise.all` of a page and its total) share one write:
+ *   the socket is corked until the turn's queued jobs have run;
+ * - a deferred statement (`defer`: a write nobody reads the answer of) leaves with the next statement or the commit.
+ *
+ * A round trip costs the service about a tenth of a read request's CPU (docs/performance.md, sixth pass). The
+ * guarantee is the server's: it runs the messages in order on the one connection, so a statement runs after the
+ * settings and the deferred writes before it; if one of those fails, the transaction is aborted and the statements
+ * behind it fail too (never run without them), and the helper reports the first error. Without pipeline mode
+ * (an older pg) each statement simply waits for the one before, as node-pg queues them.
  */
 export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQueryBegin {
   const raw = client as unknown as PipelinableClient;
   let begun = false;
   let beginError: unknown;
+  let deferredError: unknown;
+  let corked = false;
+  const queue: DeferredStatement[] = [];
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const stream = () => raw.connection.stream;
+  // Corked until the current turn's microtasks and ticks have run: a nextTick queued from a promise job runs after
+  // the microtask queue drains, so every query issued by the jobs of this turn is in the one write.
+  const corkForTurn = () => {
+    if (corked) return;
+    corked = true;
+    const s = stream();
+    s.cork();
+    process.nextTick(() => {
+      corked = false;
+      s.uncork();
+    });
+  };
   const wrapped = {
     query(...args: unknown[]) {
-      if (begun) return query(...args);
-      begun = true;
-      raw.pipeline = true;
-      const stream = raw.connection.stream;
-      stream.cork();
-      try {
+      if (!begun) {
+        begun = true;
+        raw.pipeline = true;
+        corkForTurn();
         (query(begin) as Promise<unknown>).catch((err: unknown) => {
           beginError = err;
         });
-        return query(...args);
-      } finally {
-        stream.uncork();
-      }
+      } else corkForTurn();
+      for (const statement of queue.splice(0))
+        (query(statement) as Promise<unknown>).catch((err: unknown) => {
+          deferredError ??= err;
+        });
+      return query(...args);
     },
   };
   return {
@@ -55,10 +93,20 @@ export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQuer
     get begun() {
       return begun;
     },
+    get pending() {
+      return begun || queue.length > 0;
+    },
     get beginError() {
       return beginError;
     },
+    get deferredError() {
+      return deferredError;
+    },
+    defer(statement) {
+      queue.push(statement);
+    },
     done() {
+      queue.length = 0;
       raw.pipeline = false;
     },
   };

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
-import type { Tx } from '../db/client.js';
+import { deferStatement, type Tx } from '../db/client.js';
 import { domainEvents } from './table.js';
 
 /** The event types of DESIGN.md §11 that exist today (the others arrive with their areas). */
@@ -46,14 +46,22 @@ export async function recordEvent(
   subject: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  await tx.insert(domainEvents).values({
-    organizationId: orgId,
-    eventId: `evt_${randomUUID()}`,
-    type,
-    subject,
-    data,
-    depth: currentEventDepth(),
-  });
+  // Nobody reads the insert's answer: it leaves with the transaction's next statement or its commit.
+  await deferStatement(
+    tx,
+    tx
+      .insert(domainEvents)
+      .values({
+        organizationId: orgId,
+        eventId: `evt_${randomUUID()}`,
+        type,
+        subject,
+        data,
+        depth: currentEventDepth(),
+      })
+      .getSQL(),
+    true,
+  );
 }
 
 export interface EventInput {
@@ -69,15 +77,22 @@ export interface EventInput {
 export async function recordEvents(tx: Tx, orgId: number, events: EventInput[]): Promise<void> {
   const depth = currentEventDepth();
   for (let i = 0; i < events.length; i += 1000)
-    await tx.insert(domainEvents).values(
-      events.slice(i, i + 1000).map((e) => ({
-        organizationId: orgId,
-        eventId: `evt_${randomUUID()}`,
-        type: e.type,
-        subject: e.subject,
-        data: e.data,
-        depth,
-      })),
+    await deferStatement(
+      tx,
+      tx
+        .insert(domainEvents)
+        .values(
+          events.slice(i, i + 1000).map((e) => ({
+            organizationId: orgId,
+            eventId: `evt_${randomUUID()}`,
+            type: e.type,
+            subject: e.subject,
+            data: e.data,
+            depth,
+          })),
+        )
+        .getSQL(),
+      events.length === 1,
     );
 }
 
