@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { deferStatement, queryRows } from '../../src/platform/db/client.js';
-import { recordEvent } from '../../src/platform/events/outbox.js';
 import { firstQueryBegin } from '../../src/platform/db/first-query-begin.js';
+import { recordEvent } from '../../src/platform/events/outbox.js';
 import { getApp, newTenant } from '../helpers/app.js';
 
 const onPostgres = !!process.env.DATABASE_URL;
@@ -148,7 +148,9 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
         sql`select data, depth from domain_events where organization_id = ${orgId} and subject = ${subject}`,
       );
     // The event is the transaction's only statement: begin, the insert and the commit in one write.
-    await db.tenantTransaction(orgId, (tx) => recordEvent(tx, orgId, 'card.created', subject, { n: 1, s: 'a' }));
+    await db.tenantTransaction(orgId, (tx) =>
+      recordEvent(tx, orgId, 'card.created', subject, { n: 1, s: 'a' }),
+    );
     expect(await events()).toStrictEqual([{ data: { n: 1, s: 'a' }, depth: 0 }]);
     // A deferred write that fails: the transaction's statement before it is rolled back, its error is thrown.
     await expect(

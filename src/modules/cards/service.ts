@@ -221,7 +221,14 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
         ? countsOf(tx, ctx.orgId, scope.access.board.id, countable.phaseId, statsOptions)
         : titleSearch
           ? titleSearchStats(tx, ctx.orgId, scope.access.board.id, titleSearch, statsOptions)
-          : repo.countAndStats(tx, ctx.orgId, scope.access.board.id, list.where, scope.visibility, statsOptions),
+          : repo.countAndStats(
+              tx,
+              ctx.orgId,
+              scope.access.board.id,
+              list.where,
+              scope.visibility,
+              statsOptions,
+            ),
     ]);
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
     const page = listPage(data, counted.total, list);

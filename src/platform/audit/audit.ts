@@ -15,7 +15,13 @@ export async function audit(
     tx,
     tx
       .insert(auditLog)
-      .values({ organizationId: ctx.orgId, actorUserId: ctx.userId, action, entityDocumentId, data: data ?? null })
+      .values({
+        organizationId: ctx.orgId,
+        actorUserId: ctx.userId,
+        action,
+        entityDocumentId,
+        data: data ?? null,
+      })
       .getSQL(),
     true,
   );
