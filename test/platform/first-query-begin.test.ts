@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { describe, expect, test } from 'vitest';
-import { deferStatement, queryRows } from '../../src/platform/db/client.js';
+import { commitWithNext, deferStatement, queryRows } from '../../src/platform/db/client.js';
 import { firstQueryBegin } from '../../src/platform/db/first-query-begin.js';
 import { recordEvent } from '../../src/platform/events/outbox.js';
 import { getApp, newTenant } from '../helpers/app.js';
@@ -168,5 +168,58 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
       }),
     ).rejects.toMatchObject({ code: '22012' });
     expect(await events()).toHaveLength(1);
+  });
+
+  test('commitWithNext: the commit leaves with the next statement, a statement after it is refused', async () => {
+    const { db } = await getApp();
+    const t = await newTenant();
+    const [{ id: orgId }] = await queryRows<{ id: number }>(
+      db.system,
+      sql`select id from organizations where slug = ${t.slug}`,
+    );
+    const subject = `early:${t.slug}`;
+    const count = async () =>
+      (
+        await queryRows<{ n: number }>(
+          db.system,
+          sql`select count(*)::int as n from domain_events where organization_id = ${orgId} and subject = ${subject}`,
+        )
+      )[0].n;
+    // Committed, with the read that carried the commit answered.
+    const read = await db.tenantTransaction(
+      orgId,
+      async (tx) => {
+        await recordEvent(tx, orgId, 'card.created', subject, {});
+        commitWithNext(tx);
+        return queryRows<{ org: string }>(tx, sql`select current_setting('app.organization_id') as org`);
+      },
+      { commitEarly: true },
+    );
+    expect(read).toStrictEqual([{ org: String(orgId) }]);
+    expect(await count()).toBe(1);
+    // A statement after the one that carried the commit fails, and runs nowhere.
+    await expect(
+      db.tenantTransaction(
+        orgId,
+        async (tx) => {
+          commitWithNext(tx);
+          await tx.execute(sql`select 1`);
+          await recordEvent(tx, orgId, 'card.created', subject, {});
+          await tx.execute(sql`select 1`);
+        },
+        { commitEarly: true },
+      ),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/commitWithNext/) } });
+    expect(await count()).toBe(1);
+    // Without commitEarly (a dry run, an idempotent request) it is a no-op: the transaction still rolls back.
+    await expect(
+      db.tenantTransaction(orgId, async (tx) => {
+        await recordEvent(tx, orgId, 'card.created', subject, {});
+        commitWithNext(tx);
+        await tx.execute(sql`select 1`);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await count()).toBe(1);
   });
 });

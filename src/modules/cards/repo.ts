@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { deferStatement, preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
@@ -473,6 +473,19 @@ export async function insertComments(tx: Tx, orgId: number, values: CommentValue
     .insert(comments)
     .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })))
     .returning();
+}
+
+/** History entries nobody reads back here: the insert leaves with the transaction's next statement. */
+export async function recordHistory(tx: Tx, orgId: number, values: CommentValues[]) {
+  if (values.length === 0) return;
+  await deferStatement(
+    tx,
+    tx
+      .insert(comments)
+      .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })))
+      .getSQL(),
+    values.length === 1,
+  );
 }
 
 export async function listComments(tx: Tx, orgId: number, cardId: number, offset: number, limit: number) {

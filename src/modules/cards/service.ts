@@ -1,7 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
-import type { Database, Tx } from '../../platform/db/client.js';
+import { commitWithNext, type Database, type Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
 import {
   compileFilters,
@@ -230,6 +230,8 @@ export async function listCards(ctx: TenantContext, boardId: string, query: Card
               statsOptions,
             ),
     ]);
+    // The page's relations are the read's last statement: its commit goes with them.
+    commitWithNext(tx);
     const data = await presentCards(tx, ctx.orgId, scope.structure, rows, list.populate.has('fieldData'));
     const page = listPage(data, counted.total, list);
     // Object.assign keeps the page object itself, and with it the fields/populate projection.
@@ -519,6 +521,8 @@ export async function updateCard(
     const row = await loadCard(tx, ctx, scope, id, true);
     await requireCardEdit(tx, ctx, scope.access, row.id);
     const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, input, opts);
+    // The card's relations are the last statement: the commit goes with them.
+    commitWithNext(tx);
     return presentCard(tx, ctx.orgId, scope.structure, updated);
   });
 }
@@ -533,6 +537,8 @@ export async function moveCard(ctx: TenantContext, boardId: string, id: string, 
     const updated = await applyUpdate(tx, actorOf(ctx), scope.structure, row, {
       currentPhase: target.documentId,
     });
+    // The card's relations are the last statement: the commit goes with them.
+    commitWithNext(tx);
     return presentCard(tx, ctx.orgId, scope.structure, updated);
   });
 }
@@ -645,7 +651,7 @@ async function applyUpdate(
   // Any recorded change (tags and assignees included) bumps updatedAt.
   const updated = history.length ? await repo.updateCard(tx, orgId, row.id, values) : row;
   if (history.length) await foldSometimes(tx, orgId, row.boardId);
-  await repo.insertComments(tx, orgId, history);
+  await repo.recordHistory(tx, orgId, history);
   if (history.length)
     await cardChanged(
       tx,

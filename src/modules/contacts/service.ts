@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
-import type { Tx } from '../../platform/db/client.js';
+import { commitWithNext, type Tx } from '../../platform/db/client.js';
 import { type EventInput, recordEvent } from '../../platform/events/outbox.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
@@ -213,6 +213,8 @@ export async function listContacts(ctx: TenantContext, query: ContactListQuery) 
     const list = compileListQuery(contactModel, listQuery);
     const nameSearch = nameSearchOf(listQuery.filters, q);
     const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q, nameSearch);
+    // The owners and teams are the read's last statement: its commit goes with them.
+    commitWithNext(tx);
     return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
   });
 }

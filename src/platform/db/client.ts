@@ -20,8 +20,16 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Drizzle on the connection's own role: only for platform queries that span tenants. */
   system: Db;
-  /** One transaction as the non-superuser `crm_app` with `app.organization_id` set: RLS applies. */
-  tenantTransaction<T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * One transaction as the non-superuser `crm_app` with `app.organization_id` set: RLS applies. `commitEarly`:
+   * nothing runs in the transaction after `fn`, so `fn` may send the commit with its last statement
+   * (commitWithNext); off by default (a dry run rolls back after fn, an idempotent request records its key).
+   */
+  tenantTransaction<T>(
+    orgId: number,
+    fn: (tx: Tx) => Promise<T>,
+    opts?: TenantTransactionOptions,
+  ): Promise<T>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
   /** The PGlite instance, when embedded (pg-boss adapter, tests). */
@@ -33,6 +41,10 @@ export interface Database {
    * suite's workers) are not woken by it.
    */
   namespace?: string;
+}
+
+export interface TenantTransactionOptions {
+  commitEarly?: boolean;
 }
 
 // bigint and numeric come back as numbers: ids fit in 2^53 and money is numeric(14,2).
@@ -83,7 +95,11 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
     dialect: PgDialect;
     session: { schema: unknown; options: unknown };
   };
-  return async <T>(orgId: number, fn: (tx: Tx) => Promise<T>): Promise<T> => {
+  return async <T>(
+    orgId: number,
+    fn: (tx: Tx) => Promise<T>,
+    opts?: TenantTransactionOptions,
+  ): Promise<T> => {
     if (!Number.isSafeInteger(orgId)) throw new Error(`tenantTransaction: invalid organization id ${orgId}`);
     const client = await pool.connect();
     const opening = firstQueryBegin(
@@ -101,17 +117,20 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
       );
       const tx = new NodePgTransaction(internals.dialect, session, internals.session.schema as never);
       deferrers.set(tx, opening);
+      if (opts?.commitEarly) earlyCommits.add(tx);
       try {
         const result = await fn(tx as unknown as Tx);
         // Settings or a deferred write that failed abort the transaction: the statements behind them failed too,
         // unless fn swallowed their errors, and `commit` then answers ROLLBACK without an error. Refuse it here
         // (the deferred writes still queued leave with the commit, so look after it too).
         if (opening.beginError) throw opening.beginError;
-        if (opening.pending) await tx.execute(sql.raw('commit'));
+        if (opening.committing) await opening.committing;
+        else if (opening.pending) await tx.execute(sql.raw('commit'));
         if (opening.deferredError) throw opening.deferredError;
         return result;
       } catch (error) {
-        if (opening.begun)
+        // A commit sent with the last statement ended the transaction (as ROLLBACK, if a statement failed).
+        if (opening.begun && !opening.committing)
           await tx.execute(sql.raw('rollback')).catch((err: Error) => {
             broken = err;
           });
@@ -128,6 +147,8 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
 
 /** The pipelined client of each PostgreSQL tenant transaction (the root one: a savepoint's is another object). */
 const deferrers = new WeakMap<object, FirstQueryBegin>();
+/** The tenant transactions whose owner runs nothing after fn (TenantTransactionOptions.commitEarly). */
+const earlyCommits = new WeakSet<object>();
 
 /**
  * Runs a write nobody reads the answer of (an outbox or audit row) as late as it can: on PostgreSQL, in a tenant
@@ -145,6 +166,17 @@ export async function deferStatement(ex: Executor, query: SQL, prepared = false)
   const { dialect } = ex as unknown as { dialect: { sqlToQuery(sql: SQL): Query } };
   const q = dialect.sqlToQuery(query);
   opening.defer({ ...(prepared ? { name: statementName(q.sql) } : {}), text: q.sql, values: q.params });
+}
+
+/**
+ * For work that knows its last statement: on PostgreSQL, in a tenant transaction opened with `commitEarly`, the
+ * commit leaves in the same socket write as the next statement (one round trip fewer; the transaction's helper
+ * still awaits the commit before answering), and any statement after that one fails loudly. Call it right before
+ * the call that runs the transaction's last statement; if that call runs none, the transaction commits as usual.
+ * Elsewhere (PGlite, a savepoint's transaction, a transaction without `commitEarly`) a no-op.
+ */
+export function commitWithNext(ex: Executor): void {
+  if (earlyCommits.has(ex)) deferrers.get(ex)?.commitWithNext();
 }
 
 async function openPostgres(url: string, poolSize: number, namespace: string): Promise<Database> {

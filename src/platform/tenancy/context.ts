@@ -83,11 +83,16 @@ export function makeTenantContext(
       // The flag is read per call: the dry-run hook sets it after the context is made (http/dry-run.ts).
       ctx.dryRun
         ? rolledBack(db, fields.orgId, fn)
-        : db.tenantTransaction(fields.orgId, async (tx) => {
-            const result = await fn(tx);
-            if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
-            return result;
-          }),
+        : db.tenantTransaction(
+            fields.orgId,
+            async (tx) => {
+              const result = await fn(tx);
+              if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
+              return result;
+            },
+            // The key is recorded after fn, in its transaction: fn's last statement cannot carry the commit then.
+            { commitEarly: !ctx.idempotency },
+          ),
   };
   return ctx;
 }
