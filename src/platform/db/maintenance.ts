@@ -17,7 +17,8 @@ import { MIGRATION_LOCK } from './migrate.js';
  * 2. deletes expired idempotency keys;
  * 3. when nothing else vacuums (autovacuum or track_counts off on PostgreSQL; PGlite, which has no autovacuum
  *    daemon) VACUUMs the small tables that churn: the two above, `card_counts`, `conversations` (rewritten by
- *    every message) and pg-boss's job tables.
+ *    every message), the search copies `card_title_search` / `contact_name_search` (their GIN pending lists)
+ *    and pg-boss's job tables.
  *    Without it a delete-heavy table only grows (no VACUUM, no free-space map: inserts never reuse the space
  *    of dead rows) and its scans slow down with it.
  *
@@ -36,6 +37,11 @@ export const BOOKKEEPING_TABLES = [
   // One UPDATE per inbound or outbound message (last message, unread count: indexed, so never HOT): a busy
   // inbox turns its conversations over many times a minute, and the list's count reads them all.
   'conversations',
+  // The trigger-kept search copies (docs/performance.md): every card or contact insert lands in their trigram
+  // index's GIN pending list, which every substring search reads in full until a VACUUM merges it (up to 4 MB,
+  // the server's gin_pending_list_limit, then an insert pays the merge); card moves and edits leave dead rows.
+  'card_title_search',
+  'contact_name_search',
   'pgboss.job',
   'pgboss.archive',
 ] as const;
