@@ -292,9 +292,11 @@ export async function startBenchApp(config: Config, slug: string) {
 export async function startServiceProcess(
   port: number,
   env: Record<string, string> = {},
+  /** The checkout whose build serves (bench/ab.ts compares two). */
+  dir = rootDir,
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/crm.js', 'serve'], {
-    cwd: rootDir,
+    cwd: dir,
     env: {
       ...process.env,
       PORT: String(port),
@@ -421,4 +423,19 @@ export async function startSplitService(port: number, env: Record<string, string
       await db.close();
     },
   };
+}
+
+/** Removes what the write benchmarks created, so every run measures the same data set. */
+export async function removeCreatedCards(meta: SeedMeta): Promise<string> {
+  const db = await openBenchDatabase(1);
+  try {
+    const res = await db.tenantTransaction(meta.org.id, (tx) =>
+      tx.execute(
+        sql`delete from cards where organization_id = ${meta.org.id} and board_id = ${meta.board.id} and title = 'bench create'`,
+      ),
+    );
+    return `removed ${(res as unknown as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? '?'} cards created by the run`;
+  } finally {
+    await db.close();
+  }
 }

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/platform/db/client.js';
 import { planReplay, type ReplayPlan, recorder, replayer, type Statement } from './capture.js';
+import { type Endpoint, endpoints, headers, type Request } from './endpoints.js';
 import {
   backendName,
   benchConfig,
@@ -17,6 +18,7 @@ import {
   parseFlags,
   processCpuMs,
   readMeta,
+  removeCreatedCards,
   resultsDir,
   type SeedMeta,
   startServiceProcess,
@@ -39,142 +41,6 @@ const withExplain = !flags['no-explain'];
 const explainOnly = !!flags['explain-only'];
 
 const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-
-// ---- endpoints
-
-interface Request {
-  method: 'GET' | 'POST' | 'PUT';
-  path: string;
-  body?: unknown;
-}
-interface Endpoint {
-  name: string;
-  label: string;
-  read: boolean;
-  /** Also measured at one connection: its target is a latency of one request, not a throughput. */
-  alsoAtOne?: boolean;
-  request: () => Request;
-}
-
-function endpoints(meta: SeedMeta): Endpoint[] {
-  const b = meta.board.documentId;
-  const phase = (slug: string) => meta.board.phases.find((p) => p.slug === slug)!.documentId;
-  const q = (s: string) => encodeURI(s).replace(/\$/g, '%24');
-  let move = 0;
-  const movable = meta.board.phases.filter((p) => p.order <= 3);
-  return [
-    {
-      name: 'health',
-      label: 'GET /api/health (framework floor)',
-      read: true,
-      request: () => ({ method: 'GET', path: '/api/health' }),
-    },
-    {
-      name: 'cards-list',
-      label: 'card list p1, phase filter + stats',
-      read: true,
-      request: () => ({
-        method: 'GET',
-        path: q(
-          `/api/boards/${b}/cards?filters[currentPhase][documentId][$eq]=${phase('qualificacao')}&pagination[page]=1&pagination[pageSize]=25`,
-        ),
-      }),
-    },
-    {
-      name: 'cards-deep',
-      label: 'card list page 400',
-      read: true,
-      request: () => ({
-        method: 'GET',
-        path: q(`/api/boards/${b}/cards?pagination[page]=400&pagination[pageSize]=25&stats=false`),
-      }),
-    },
-    {
-      name: 'cards-filter',
-      label: 'card list $containsi title + dynamic field',
-      read: true,
-      request: () => ({
-        method: 'GET',
-        path: q(
-          `/api/boards/${b}/cards?filters[title][$containsi]=${meta.titleQuery}` +
-            `&filters[fieldData][field][slug]=${meta.fieldFilter.slug}&filters[fieldData][value][val]=${meta.fieldFilter.value}&stats=false`,
-        ),
-      }),
-    },
-    {
-      name: 'cards-title',
-      label: `card list $containsi title=${meta.titleQuery} (+ stats)`,
-      read: true,
-      request: () => ({
-        method: 'GET',
-        path: q(`/api/boards/${b}/cards?filters[title][$containsi]=${meta.titleQuery}`),
-      }),
-    },
-    {
-      name: 'cards-create',
-      label: 'card create',
-      read: false,
-      request: () => ({
-        method: 'POST',
-        path: `/api/boards/${b}/cards`,
-        body: {
-          data: {
-            title: 'bench create',
-            value: 1500,
-            fields: { empresa: 'Bench Ltda', origem: 'site', email_contato: 'bench@example.com' },
-            tags: ['quente', 'vip'],
-          },
-        },
-      }),
-    },
-    {
-      name: 'cards-move',
-      label: 'card move',
-      read: false,
-      request: () => {
-        const i = move++;
-        const card = meta.moveCards[i % meta.moveCards.length];
-        const target = movable[(i + Math.floor(i / meta.moveCards.length)) % movable.length];
-        return {
-          method: 'POST',
-          path: `/api/boards/${b}/cards/${card}/move`,
-          body: { phase: target.documentId },
-        };
-      },
-    },
-    {
-      name: 'report',
-      label: 'board report (all cards)',
-      read: true,
-      alsoAtOne: true,
-      request: () => ({ method: 'GET', path: `/api/boards/${b}/report` }),
-    },
-    {
-      name: 'contacts-q',
-      label: `contact search q=${meta.contactQuery}`,
-      read: true,
-      request: () => ({ method: 'GET', path: `/api/contacts?q=${encodeURIComponent(meta.contactQuery)}` }),
-    },
-    {
-      name: 'contacts-name',
-      label: 'contact list $containsi name=silva',
-      read: true,
-      request: () => ({ method: 'GET', path: q('/api/contacts?filters[name][$containsi]=silva') }),
-    },
-    {
-      name: 'segment-count',
-      label: 'segment count (3 conditions)',
-      read: true,
-      request: () => ({ method: 'GET', path: `/api/segments/${meta.segment.documentId}/count` }),
-    },
-  ].filter((e) => !only || only.has(e.name) || e.name === 'health') as Endpoint[];
-}
-
-const headers = (meta: SeedMeta) => ({
-  authorization: `Bearer ${meta.token}`,
-  'x-tenant-id': meta.org.slug,
-  'content-type': 'application/json',
-});
 
 // ---- results
 
@@ -474,23 +340,6 @@ function medianRows(all: Row[][]): Row[] {
   });
 }
 
-/** Removes what the write benchmarks created, so every run measures the same data set. */
-async function removeCreatedCards(meta: SeedMeta) {
-  const db = await openBenchDatabase(1);
-  try {
-    const res = await db.tenantTransaction(meta.org.id, (tx) =>
-      tx.execute(
-        sql`delete from cards where organization_id = ${meta.org.id} and board_id = ${meta.board.id} and title = 'bench create'`,
-      ),
-    );
-    log(
-      `removed ${(res as unknown as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? '?'} cards created by the run`,
-    );
-  } finally {
-    await db.close();
-  }
-}
-
 /**
  * VACUUM ANALYZE before measuring (PostgreSQL): the bench server runs with autovacuum off, and the previous run's
  * creates, moves and deletes leave dead rows, pages not all-visible (index-only scans fetch the heap) and stale
@@ -512,7 +361,7 @@ async function vacuumAnalyze() {
 async function main() {
   const meta = readMeta();
   const backend = backendName();
-  const eps = endpoints(meta);
+  const eps = endpoints(meta, only);
   const maxConn = Math.max(...connectionList);
   log(
     `${backend}: ${eps.length} endpoints × ${connectionList.join('/')} connections × ${duration}s, ${runs} run(s)`,
@@ -562,7 +411,7 @@ async function main() {
     } finally {
       await stopService(child);
     }
-    await removeCreatedCards(meta);
+    log(await removeCreatedCards(meta));
     allRuns.push(rows);
     console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps, topNodes(captured))}\n`);
   }
