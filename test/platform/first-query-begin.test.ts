@@ -120,7 +120,6 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
       );
       expect(together).toBe(1);
       opening.defer({ text: 'insert into pipelined_probe values ($1)', values: [7] });
-      expect(opening.pending).toBe(true);
       let seen: unknown;
       const writes = await writesDuring(client, async () => {
         seen = (await opening.client.query('select array_agg(x) as xs from pipelined_probe')).rows[0].xs;
@@ -204,7 +203,6 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
         async (tx) => {
           commitWithNext(tx);
           await tx.execute(sql`select 1`);
-          await recordEvent(tx, orgId, 'card.created', subject, {});
           await tx.execute(sql`select 1`);
         },
         { commitEarly: true },
@@ -221,5 +219,54 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
       }),
     ).rejects.toThrow('roll back');
     expect(await count()).toBe(1);
+  });
+
+  test('end: one commit when nothing followed commitWithNext; nothing runs after the end; no write after the commit', async () => {
+    const { db } = await getApp();
+    const client = await db.pool!.connect();
+    const notices: string[] = [];
+    const onNotice = (n: { message?: string }) => notices.push(String(n.message));
+    client.on('notice', onNotice);
+    try {
+      const opening = firstQueryBegin(client, 'begin');
+      await opening.client.query('select 1');
+      opening.commitWithNext();
+      // No statement followed: end sends the one commit (a second would warn "no transaction in progress").
+      await opening.end('commit');
+      expect(() => opening.client.query('select 2')).toThrow(/after its commit/);
+      expect(() => opening.defer({ text: 'select 3', values: [] })).toThrow(/after its commit/);
+      expect(opening.end('rollback')).toBeUndefined();
+      opening.done();
+      const second = firstQueryBegin(client, 'begin');
+      await second.client.query('select 1');
+      await second.end('rollback');
+      expect(() => second.client.query('select 2')).toThrow(/after its rollback/);
+      second.done();
+      await client.query('select 1');
+      expect(notices).toStrictEqual([]);
+    } finally {
+      client.off('notice', onNotice);
+      client.release();
+    }
+  });
+
+  test('tenantTransaction: a deferred write after the statement that carried the commit fails loudly', async () => {
+    const { db } = await getApp();
+    const t = await newTenant();
+    const [{ id: orgId }] = await queryRows<{ id: number }>(
+      db.system,
+      sql`select id from organizations where slug = ${t.slug}`,
+    );
+    await expect(
+      db.tenantTransaction(
+        orgId,
+        async (tx) => {
+          commitWithNext(tx);
+          await tx.execute(sql`select 1`);
+          await recordEvent(tx, orgId, 'card.created', `late:${t.slug}`, {});
+        },
+        { commitEarly: true },
+      ),
+    ).rejects.toThrow(/deferred write after the statement its commit was sent with/);
   });
 });

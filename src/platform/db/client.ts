@@ -124,25 +124,30 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
         // unless fn swallowed their errors, and `commit` then answers ROLLBACK without an error. Refuse it here
         // (the deferred writes still queued leave with the commit, so look after it too).
         if (opening.beginError) throw opening.beginError;
-        if (opening.committing) await opening.committing;
-        else if (opening.pending) await tx.execute(sql.raw('commit'));
+        await opening.end('commit');
         if (opening.deferredError) throw opening.deferredError;
         return result;
       } catch (error) {
-        // A commit sent with the last statement ended the transaction (as ROLLBACK, if a statement failed).
-        if (opening.begun && !opening.committing)
-          await tx.execute(sql.raw('rollback')).catch((err: Error) => {
-            broken = err;
-          });
+        // Rolls back what was begun; after a commit already sent (commitWithNext), waits for its answer, so
+        // nothing is in flight when the connection goes back to the pool.
+        await opening.end('rollback')?.catch((err: Error) => {
+          broken = err;
+        });
         // The settings' or the deferred write's own error, rather than the "transaction is aborted" of the
-        // statement behind them.
-        throw opening.beginError ?? opening.deferredError ?? error;
+        // statement behind them; fn's own error otherwise.
+        throw opening.beginError ?? (abortedByEarlier(error) ? (opening.deferredError ?? error) : error);
       }
     } finally {
       opening.done();
       client.release(broken);
     }
   };
+}
+
+/** Whether a statement failed only because an earlier one had aborted the transaction (SQLSTATE 25P02). */
+function abortedByEarlier(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code === '25P02' || e?.cause?.code === '25P02';
 }
 
 /** The pipelined client of each PostgreSQL tenant transaction (the root one: a savepoint's is another object). */

@@ -19,8 +19,6 @@ export interface FirstQueryBegin {
   client: pg.PoolClient;
   /** Whether the transaction was opened (a `fn` that ran no statement never opens one). */
   readonly begun: boolean;
-  /** Whether something still has to reach the server: statements were run or deferred. */
-  readonly pending: boolean;
   /** The error of `begin` + settings, if they failed (the statements after them then fail as aborted). */
   readonly beginError: unknown;
   /** The first error of a deferred statement (the transaction is then aborted: its commit answers ROLLBACK). */
@@ -31,12 +29,17 @@ export interface FirstQueryBegin {
    */
   defer(statement: DeferredStatement): void;
   /**
-   * Sends `commit` right behind the next statement, in its socket write (a read whose last statement is known):
-   * one round trip fewer. Any statement after that one is refused (the transaction is over).
+   * Sends `commit` right behind the next statement, in its socket write (work whose last statement is known):
+   * one round trip fewer. Any statement or deferred write after that one is refused (the transaction is over).
    */
   commitWithNext(): void;
-  /** The answer of the commit sent by commitWithNext, once sent. */
-  readonly committing: Promise<unknown> | undefined;
+  /**
+   * Ends the transaction, once: `commit` sends what is still queued and the commit (or answers the commit
+   * commitWithNext sent); `rollback` drops the queue and rolls back what was begun (or waits for the commit
+   * already sent, whose answer it leaves to the caller). Undefined when there is nothing to send or wait for.
+   * Every statement after it is refused.
+   */
+  end(how: 'commit' | 'rollback'): Promise<unknown> | undefined;
   /** Back to node-pg's one-query-at-a-time mode: before the client goes back to the pool. */
   done(): void;
 }
@@ -58,6 +61,8 @@ export interface FirstQueryBegin {
  * behind it fail too (never run without them), and the helper reports the first error. Without pipeline mode
  * (an older pg) each statement simply waits for the one before, as node-pg queues them.
  */
+const noop = () => undefined;
+
 export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQueryBegin {
   const raw = client as unknown as PipelinableClient;
   let begun = false;
@@ -81,28 +86,35 @@ export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQuer
   };
   let commitNext = false;
   let committing: Promise<unknown> | undefined;
+  /** Why statements are refused now: the transaction's commit or rollback was sent. */
+  let over: string | undefined;
+  const refuse = (what: string) => {
+    throw new Error(`tenant transaction: ${what} after ${over}`);
+  };
+  /** Sends `begin` (first time), then the queued writes: in this turn's write, before what follows. */
+  const flush = () => {
+    corkForTurn();
+    if (!begun) {
+      begun = true;
+      raw.pipeline = true;
+      (query(begin) as Promise<unknown>).catch((err: unknown) => {
+        beginError = err;
+      });
+    }
+    for (const statement of queue.splice(0))
+      (query(statement) as Promise<unknown>).catch((err: unknown) => {
+        deferredError ??= err;
+      });
+  };
   const wrapped = {
     query(...args: unknown[]) {
-      if (committing)
-        throw new Error(
-          'tenant transaction: a statement after the one its commit was sent with (commitWithNext)',
-        );
-      if (!begun) {
-        begun = true;
-        raw.pipeline = true;
-        corkForTurn();
-        (query(begin) as Promise<unknown>).catch((err: unknown) => {
-          beginError = err;
-        });
-      } else corkForTurn();
-      for (const statement of queue.splice(0))
-        (query(statement) as Promise<unknown>).catch((err: unknown) => {
-          deferredError ??= err;
-        });
+      if (over) refuse('a statement');
+      flush();
       const result = query(...args);
       if (commitNext) {
+        over = 'the statement its commit was sent with (commitWithNext)';
         committing = query('commit') as Promise<unknown>;
-        // Awaited by the transaction's helper; a failure of the statement before it shows there.
+        // Awaited by end(); a failure of the statement before it shows there too.
         committing.catch(() => {});
       }
       return result;
@@ -113,9 +125,6 @@ export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQuer
     get begun() {
       return begun;
     },
-    get pending() {
-      return begun || queue.length > 0;
-    },
     get beginError() {
       return beginError;
     },
@@ -123,13 +132,25 @@ export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQuer
       return deferredError;
     },
     defer(statement) {
+      if (over) refuse('a deferred write');
       queue.push(statement);
     },
     commitWithNext() {
       commitNext = true;
     },
-    get committing() {
-      return committing;
+    end(how) {
+      commitNext = false;
+      // The commit's own failure is the caller's to report on `commit`; on `rollback` it only has to have ended.
+      if (committing) return how === 'commit' ? committing : committing.then(noop, noop);
+      if (over) return undefined;
+      over = `its ${how}`;
+      if (how === 'rollback') {
+        queue.length = 0;
+        return begun ? (query('rollback') as Promise<unknown>) : undefined;
+      }
+      if (!begun && queue.length === 0) return undefined;
+      flush();
+      return query('commit') as Promise<unknown>;
     },
     done() {
       queue.length = 0;
