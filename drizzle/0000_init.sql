@@ -1,3 +1,4 @@
+CREATE SEQUENCE "public"."board_structure_versions" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
 CREATE TABLE "calendar_connections" (
 	"organization_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (sequence name "calendar_connections_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
@@ -125,6 +126,7 @@ CREATE TABLE "boards" (
 	"auto_update_card_value" boolean DEFAULT false NOT NULL,
 	"auto_update_due_date_from_phase" boolean DEFAULT false NOT NULL,
 	"owner_membership_id" bigint,
+	"structure_version" bigint DEFAULT nextval('board_structure_versions') NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "boards_organization_id_id_pk" PRIMARY KEY("organization_id","id"),

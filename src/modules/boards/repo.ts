@@ -359,44 +359,69 @@ export async function listStructure(tx: Executor, orgId: number, boardIds: numbe
  * A board (by documentId) and its structure rows in ONE statement: what every card request reads first (one round
  * trip instead of two). Undefined when there is no such board in the organization. `queued`: whether the board
  * has an active distribution queue (a card create without one needs no queue read of its own).
+ *
+ * The structure rows are remembered per process with the board's `structure_version` (structure-version.ts): the
+ * statement sends them only when the board's number differs from the one remembered, read in the same statement
+ * as the board row, so a change committed by any process is seen by the next read. A number is never reused, so
+ * rows remembered from a transaction that rolled back are never matched. The rows are frozen (shared by requests).
  */
 export async function findBoardWithStructure(
   tx: Executor,
   orgId: number,
   documentId: string,
 ): Promise<{ board: BoardRow; rows: StructureRows; queued: boolean } | undefined> {
+  const key = `${orgId}:${documentId}`;
+  const known = structures.get(key);
   const [row] = await preparedRows<
-    { board: Record<string, unknown> | null; queued: boolean } & Record<
+    { board: Record<string, unknown> | null; queued: boolean; fresh: boolean } & Record<
       keyof StructureRows,
-      Record<string, unknown>[]
+      Record<string, unknown>[] | null
     >
   >(
     tx,
-    sql`with b as (select * from boards where organization_id = ${orgId} and document_id = ${documentId})
+    sql`with b as (select * from boards where organization_id = ${orgId} and document_id = ${documentId}),
+      fresh as (select not exists (select 1 from b where id = ${known?.boardId ?? -1}::bigint
+        and structure_version = ${known?.version ?? -1}::bigint) as yes)
     select
       (select to_jsonb(b) from b) as board,
       (select coalesce(json_agg(p order by p.board_id, p."order", p.id), '[]') from phases p
-        where p.organization_id = ${orgId} and p.board_id = (select id from b)) as phases,
+        where (select yes from fresh) and p.organization_id = ${orgId} and p.board_id = (select id from b)) as phases,
       (select coalesce(json_agg(f order by f."order", f.id), '[]') from field_definitions f
-        where f.organization_id = ${orgId} and f.board_id = (select id from b)) as fields,
+        where (select yes from fresh) and f.organization_id = ${orgId} and f.board_id = (select id from b)) as fields,
       (select coalesce(json_agg(t order by t.name, t.id), '[]') from tags t
-        where t.organization_id = ${orgId} and t.board_id = (select id from b)) as tags,
+        where (select yes from fresh) and t.organization_id = ${orgId} and t.board_id = (select id from b)) as tags,
       (select coalesce(json_agg(c order by c.board_id, c."order", c.id), '[]') from field_conditions c
-        where c.organization_id = ${orgId} and c.board_id = (select id from b)) as conditions,
+        where (select yes from fresh) and c.organization_id = ${orgId} and c.board_id = (select id from b)) as conditions,
+      (select yes from fresh) as fresh,
       exists (select 1 from distribution_queues q
         where q.organization_id = ${orgId} and q.board_id = (select id from b) and q.active) as queued`,
   );
   if (!row?.board) return undefined;
-  return {
-    queued: row.queued,
-    board: rowsFromJson(boards, [row.board])[0],
-    rows: {
-      phases: rowsFromJson(phases, row.phases),
-      fields: rowsFromJson(fieldDefinitions, row.fields),
-      tags: rowsFromJson(tags, row.tags),
-      conditions: rowsFromJson(fieldConditions, row.conditions),
-    },
-  };
+  const board = rowsFromJson(boards, [row.board])[0];
+  let rows: StructureRows;
+  if (row.fresh || !known) {
+    rows = deepFreeze({
+      phases: rowsFromJson(phases, row.phases ?? []),
+      fields: rowsFromJson(fieldDefinitions, row.fields ?? []),
+      tags: rowsFromJson(tags, row.tags ?? []),
+      conditions: rowsFromJson(fieldConditions, row.conditions ?? []),
+    });
+    if (structures.size >= STRUCTURES_KEPT) structures.delete(structures.keys().next().value!);
+    structures.set(key, { boardId: board.id, version: board.structureVersion, rows });
+  } else rows = known.rows;
+  return { queued: row.queued, board, rows };
+}
+
+/** The structures findBoardWithStructure remembers, by organization and board documentId (oldest out first). */
+const structures = new Map<string, { boardId: number; version: number; rows: StructureRows }>();
+const STRUCTURES_KEPT = 2_000;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

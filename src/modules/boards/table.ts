@@ -7,6 +7,7 @@ import {
   index,
   integer,
   jsonb,
+  pgSequence,
   pgTable,
   primaryKey,
   text,
@@ -82,6 +83,13 @@ export interface ConditionAction {
   targetFieldSlugs: string[];
 }
 
+/**
+ * Numbers a board's structure (its phases, fields, tags and field conditions): every change of those rows
+ * gives the board a new number (structure-version.ts), never reused, not even after a rollback, so a number
+ * read with a structure names that structure for good (the structure cache of findBoardWithStructure).
+ */
+export const boardStructureVersions = pgSequence('board_structure_versions');
+
 export const boards = pgTable(
   'boards',
   {
@@ -110,6 +118,9 @@ export const boards = pgTable(
     autoUpdateDueDateFromPhase: boolean('auto_update_due_date_from_phase').notNull().default(false),
     // No foreign key for the same reason: a removed membership reads back as `owner: null`.
     ownerMembershipId: bigint('owner_membership_id', { mode: 'number' }),
+    structureVersion: bigint('structure_version', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('board_structure_versions')`),
     ...timestamps(),
   },
   (t) => [

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { BOARD_STRUCTURE_VERSION_SQL } from '../../modules/boards/structure-version.js';
 import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
 import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
 import { CARD_TITLE_SEARCH_SQL } from '../../modules/cards/title-search.js';
@@ -52,6 +53,7 @@ async function migrateUnlocked(database: Database): Promise<void> {
   for (const ddl of CARD_TITLE_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
   for (const ddl of CONTACT_NAME_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
   for (const ddl of EVENTS_NOTIFY_SQL) await database.system.execute(sql.raw(ddl));
+  for (const ddl of BOARD_STRUCTURE_VERSION_SQL) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
   for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
@@ -107,6 +109,7 @@ function schemaFingerprint(): string {
         CARD_TITLE_SEARCH_SQL,
         CONTACT_NAME_SEARCH_SQL,
         EVENTS_NOTIFY_SQL,
+        BOARD_STRUCTURE_VERSION_SQL,
         TENANT_POLICY_SQL,
         IDEMPOTENCY_COMMIT_SQL,
       ]

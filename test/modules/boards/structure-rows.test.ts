@@ -137,3 +137,58 @@ test('listStructure and relationsByCard return the rows of the per-table queries
     }
   });
 });
+
+// Card requests read a board's structure rows only when its structure_version moved since this process last read
+// them: every change of phases, fields, tags or conditions moves it, a rolled-back one leaves nothing behind.
+test('findBoardWithStructure: the structure remembered until it changes; a rolled-back change is never served', async () => {
+  const { db } = await getApp();
+  const t = await newTenant();
+  const stranger = await newTenant();
+  const p = await createPipeline(t.api);
+  const [{ id: orgId }] = await queryRows<{ id: number }>(
+    db.system,
+    sql`select id from organizations where slug = ${t.slug}`,
+  );
+  const read = () => db.tenantTransaction(orgId, (tx) => findBoardWithStructure(tx, orgId, p.boardId));
+  const first = await read();
+  const again = await read();
+  // Not sent again: the same (frozen) rows.
+  expect(again!.rows).toBe(first!.rows);
+  expect(Object.isFrozen(again!.rows.phases[0])).toBe(true);
+  // Every kind of change is seen by the next read.
+  expect((await t.api.post(`/boards/${p.boardId}/tags`, { data: { name: 'Novo' } })).status).toBe(201);
+  const tagged = await read();
+  expect(tagged!.rows).not.toBe(first!.rows);
+  expect(tagged!.rows.tags.map((x) => x.name)).toContain('Novo');
+  expect(tagged!.board.structureVersion).toBeGreaterThan(first!.board.structureVersion);
+  const phase = tagged!.rows.phases[1];
+  expect(
+    (await t.api.put(`/boards/${p.boardId}/phases/${phase.documentId}`, { data: { name: 'Renomeada' } }))
+      .status,
+  ).toBe(200);
+  expect((await read())!.rows.phases.map((x) => x.name)).toContain('Renomeada');
+  // A change read inside its own transaction, then rolled back: the number it took is never handed out again.
+  await expect(
+    db.tenantTransaction(orgId, async (tx) => {
+      await tx.execute(
+        sql`update tags set name = 'Fantasma' where organization_id = ${orgId} and name = 'Novo'`,
+      );
+      const inside = await findBoardWithStructure(tx, orgId, p.boardId);
+      expect(inside!.rows.tags.map((x) => x.name)).toContain('Fantasma');
+      throw new Error('roll back');
+    }),
+  ).rejects.toThrow('roll back');
+  expect((await read())!.rows.tags.map((x) => x.name)).not.toContain('Fantasma');
+  expect((await t.api.post(`/boards/${p.boardId}/tags`, { data: { name: 'Outra' } })).status).toBe(201);
+  const after = (await read())!.rows.tags.map((x) => x.name);
+  expect(after).toEqual(expect.arrayContaining(['Novo', 'Outra']));
+  expect(after).not.toContain('Fantasma');
+  // Another organization: no such board, whatever this process remembers.
+  const [{ id: strangerId }] = await queryRows<{ id: number }>(
+    db.system,
+    sql`select id from organizations where slug = ${stranger.slug}`,
+  );
+  expect(
+    await db.tenantTransaction(strangerId, (tx) => findBoardWithStructure(tx, strangerId, p.boardId)),
+  ).toBeUndefined();
+});
