@@ -8,8 +8,7 @@
  *   npm run bench:ab -- --base /work/wt/base [--rounds 8] [--seconds 3] [--connections 10] [--only cards-list,…]
  */
 import type { ChildProcess } from 'node:child_process';
-import autocannon from 'autocannon';
-import { endpoints, headers } from './endpoints.js';
+import { endpoints, loadEndpoint } from './endpoints.js';
 import {
   backendName,
   numberFlag,
@@ -57,26 +56,7 @@ const fmt = (n: number, d: number) => (Number.isNaN(n) ? '–' : n.toFixed(d));
 async function burst(child: ChildProcess, port: number, ep: (typeof eps)[number], s: number): Promise<Burst> {
   const service = processCpuMs(child.pid);
   const database = onPostgres ? postgresCpuMs() : undefined;
-  const h = headers(meta);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: s,
-    requests: [
-      {
-        setupRequest: (req) => {
-          const r = ep.request();
-          return {
-            ...req,
-            method: r.method,
-            path: r.path,
-            headers: h,
-            body: r.body ? JSON.stringify(r.body) : undefined,
-          };
-        },
-      },
-    ],
-  });
+  const result = await loadEndpoint(port, meta, ep, connections, s);
   const n = result.requests.total;
   if (result.non2xx + result.errors)
     console.error(`${ep.name}: ${result.non2xx + result.errors} failed requests`);

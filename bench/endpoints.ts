@@ -1,3 +1,4 @@
+import autocannon from 'autocannon';
 import type { SeedMeta } from './lib.js';
 
 /** What bench/run.ts and bench/ab.ts measure: one request shape per endpoint of the seeded organization. */
@@ -136,3 +137,33 @@ export const headers = (meta: SeedMeta) => ({
   'x-tenant-id': meta.org.slug,
   'content-type': 'application/json',
 });
+
+/** `connections` clients sending `ep`'s requests to the service on `port` for `seconds` (autocannon's result). */
+export function loadEndpoint(
+  port: number,
+  meta: SeedMeta,
+  ep: Endpoint,
+  connections: number,
+  seconds: number,
+) {
+  const h = headers(meta);
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = ep.request();
+          return {
+            ...req,
+            method: r.method,
+            path: r.path,
+            headers: h,
+            body: r.body ? JSON.stringify(r.body) : undefined,
+          };
+        },
+      },
+    ],
+  });
+}

@@ -3,13 +3,12 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/platform/db/client.js';
 import { planReplay, type ReplayPlan, recorder, replayer, type Statement } from './capture.js';
-import { type Endpoint, endpoints, headers, type Request } from './endpoints.js';
+import { type Endpoint, endpoints, headers, loadEndpoint, type Request } from './endpoints.js';
 import {
   backendName,
   benchConfig,
@@ -232,27 +231,8 @@ async function loadTest(
   seconds: number,
   pid?: number,
 ): Promise<Measure> {
-  const h = headers(meta);
   const cpuBefore = processCpuMs(pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        setupRequest: (req) => {
-          const r = ep.request();
-          return {
-            ...req,
-            method: r.method,
-            path: r.path,
-            headers: h,
-            body: r.body ? JSON.stringify(r.body) : undefined,
-          };
-        },
-      },
-    ],
-  });
+  const result = await loadEndpoint(port, meta, ep, connections, seconds);
   return {
     rps: result.requests.total / result.duration,
     p50: result.latency.p50,

@@ -32,6 +32,17 @@ async function writesDuring(client: pg.PoolClient, fn: () => Promise<unknown>) {
   return writes;
 }
 
+/** The shared database and a new organization with its id. */
+async function newOrg() {
+  const { db } = await getApp();
+  const t = await newTenant();
+  const [{ id: orgId }] = await queryRows<{ id: number }>(
+    db.system,
+    sql`select id from organizations where slug = ${t.slug}`,
+  );
+  return { db, t, orgId };
+}
+
 describe.skipIf(!onPostgres)('a tenant transaction opens with its first statement (PostgreSQL)', () => {
   test('begin, the settings and the first statement leave in one write; the statement sees the settings', async () => {
     const { db } = await getApp();
@@ -87,12 +98,7 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
   });
 
   test('tenantTransaction: a failing statement rolls back, a transaction without statements opens none', async () => {
-    const { db } = await getApp();
-    const t = await newTenant();
-    const [{ id: orgId }] = await queryRows<{ id: number }>(
-      db.system,
-      sql`select id from organizations where slug = ${t.slug}`,
-    );
+    const { db, orgId } = await newOrg();
     await expect(
       db.tenantTransaction(orgId, async (tx) => {
         await tx.execute(sql`select 1`);
@@ -134,12 +140,7 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
   });
 
   test('tenantTransaction: a deferred write leaves with the commit; its failure fails the transaction', async () => {
-    const { db } = await getApp();
-    const t = await newTenant();
-    const [{ id: orgId }] = await queryRows<{ id: number }>(
-      db.system,
-      sql`select id from organizations where slug = ${t.slug}`,
-    );
+    const { db, t, orgId } = await newOrg();
     const subject = `probe:${t.slug}`;
     const events = () =>
       queryRows<{ data: unknown; depth: number }>(
@@ -170,12 +171,7 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
   });
 
   test('commitWithNext: the commit leaves with the next statement, a statement after it is refused', async () => {
-    const { db } = await getApp();
-    const t = await newTenant();
-    const [{ id: orgId }] = await queryRows<{ id: number }>(
-      db.system,
-      sql`select id from organizations where slug = ${t.slug}`,
-    );
+    const { db, t, orgId } = await newOrg();
     const subject = `early:${t.slug}`;
     const count = async () =>
       (
@@ -251,12 +247,7 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
   });
 
   test('tenantTransaction: a deferred write after the statement that carried the commit fails loudly', async () => {
-    const { db } = await getApp();
-    const t = await newTenant();
-    const [{ id: orgId }] = await queryRows<{ id: number }>(
-      db.system,
-      sql`select id from organizations where slug = ${t.slug}`,
-    );
+    const { db, t, orgId } = await newOrg();
     await expect(
       db.tenantTransaction(
         orgId,
