@@ -1,7 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { describe, expect, test } from 'vitest';
-import { commitWithNext, deferStatement, queryRows } from '../../src/platform/db/client.js';
+import {
+  commitWithNext,
+  type Database,
+  deferStatement,
+  queryRows,
+  type Tx,
+} from '../../src/platform/db/client.js';
 import { firstQueryBegin } from '../../src/platform/db/first-query-begin.js';
 import { recordEvent } from '../../src/platform/events/outbox.js';
 import { getApp, newTenant } from '../helpers/app.js';
@@ -42,6 +48,18 @@ async function newOrg() {
   );
   return { db, t, orgId };
 }
+
+/** A transaction whose first statement carries its commit (commitWithNext), then `then`. */
+const afterTheCommit = (db: Database, orgId: number, then: (tx: Tx) => Promise<unknown>) =>
+  db.tenantTransaction(
+    orgId,
+    async (tx) => {
+      commitWithNext(tx);
+      await tx.execute(sql`select 1`);
+      await then(tx);
+    },
+    { commitEarly: true },
+  );
 
 describe.skipIf(!onPostgres)('a tenant transaction opens with its first statement (PostgreSQL)', () => {
   test('begin, the settings and the first statement leave in one write; the statement sees the settings', async () => {
@@ -193,17 +211,9 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
     expect(read).toStrictEqual([{ org: String(orgId) }]);
     expect(await count()).toBe(1);
     // A statement after the one that carried the commit fails, and runs nowhere.
-    await expect(
-      db.tenantTransaction(
-        orgId,
-        async (tx) => {
-          commitWithNext(tx);
-          await tx.execute(sql`select 1`);
-          await tx.execute(sql`select 1`);
-        },
-        { commitEarly: true },
-      ),
-    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/commitWithNext/) } });
+    await expect(afterTheCommit(db, orgId, (tx) => tx.execute(sql`select 1`))).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/commitWithNext/) },
+    });
     expect(await count()).toBe(1);
     // Without commitEarly (a dry run, an idempotent request) it is a no-op: the transaction still rolls back.
     await expect(
@@ -249,15 +259,7 @@ describe.skipIf(!onPostgres)('a tenant transaction opens with its first statemen
   test('tenantTransaction: a deferred write after the statement that carried the commit fails loudly', async () => {
     const { db, t, orgId } = await newOrg();
     await expect(
-      db.tenantTransaction(
-        orgId,
-        async (tx) => {
-          commitWithNext(tx);
-          await tx.execute(sql`select 1`);
-          await recordEvent(tx, orgId, 'card.created', `late:${t.slug}`, {});
-        },
-        { commitEarly: true },
-      ),
+      afterTheCommit(db, orgId, (tx) => recordEvent(tx, orgId, 'card.created', `late:${t.slug}`, {})),
     ).rejects.toThrow(/deferred write after the statement its commit was sent with/);
   });
 });
