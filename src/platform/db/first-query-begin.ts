@@ -55,10 +55,11 @@ export interface FirstQueryBegin {
  * - a deferred statement (`defer`: a write nobody reads the answer of) leaves with the next statement or the commit;
  * - a read that knows its last statement sends `commit` behind it (`commitWithNext`).
  *
- * A round trip costs the service about a tenth of a read request's CPU (docs/performance.md, sixth pass). The
- * guarantee is the server's: it runs the messages in order on the one connection, so a statement runs after the
- * settings and the deferred writes before it; if one of those fails, the transaction is aborted and the statements
- * behind it fail too (never run without them), and the helper reports the first error. Without pipeline mode
+ * A round trip saved is mostly the database's work per message and the request's latency (docs/performance.md,
+ * eighth pass: the service's own CPU moves little). The guarantee is the server's: it runs the messages in order
+ * on the one connection, so a statement runs after the settings and the deferred writes before it; if one of those
+ * fails, the transaction is aborted and the statements behind it fail too (never run without them), and the helper
+ * reports the first error. Without pipeline mode
  * (an older pg) each statement simply waits for the one before, as node-pg queues them.
  */
 const noop = () => undefined;
