@@ -375,7 +375,7 @@ export async function findBoardWithStructure(
   const [row] = await preparedRows<
     { board: Record<string, unknown> | null; queued: boolean; fresh: boolean } & Record<
       keyof StructureRows,
-      Record<string, unknown>[] | null
+      Record<string, unknown>[]
     >
   >(
     tx,
@@ -398,17 +398,15 @@ export async function findBoardWithStructure(
   );
   if (!row?.board) return undefined;
   const board = rowsFromJson(boards, [row.board])[0];
-  let rows: StructureRows;
-  if (row.fresh || !known) {
-    rows = deepFreeze({
-      phases: rowsFromJson(phases, row.phases ?? []),
-      fields: rowsFromJson(fieldDefinitions, row.fields ?? []),
-      tags: rowsFromJson(tags, row.tags ?? []),
-      conditions: rowsFromJson(fieldConditions, row.conditions ?? []),
-    });
-    if (structures.size >= STRUCTURES_KEPT) structures.delete(structures.keys().next().value!);
-    structures.set(key, { boardId: board.id, version: board.structureVersion, rows });
-  } else rows = known.rows;
+  if (!row.fresh && known) return { queued: row.queued, board, rows: known.rows };
+  const rows = deepFreeze({
+    phases: rowsFromJson(phases, row.phases),
+    fields: rowsFromJson(fieldDefinitions, row.fields),
+    tags: rowsFromJson(tags, row.tags),
+    conditions: rowsFromJson(fieldConditions, row.conditions),
+  });
+  if (structures.size >= STRUCTURES_KEPT) structures.delete(structures.keys().next().value!);
+  structures.set(key, { boardId: board.id, version: board.structureVersion, rows });
   return { queued: row.queued, board, rows };
 }
 

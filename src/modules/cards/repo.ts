@@ -467,25 +467,20 @@ export async function findFile(tx: Tx, orgId: number, boardId: number, documentI
 
 export type CommentValues = Omit<typeof comments.$inferInsert, 'organizationId' | 'id' | 'documentId'>;
 
+const insertCommentsSql = (tx: Tx, orgId: number, values: CommentValues[]) =>
+  tx
+    .insert(comments)
+    .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })));
+
 export async function insertComments(tx: Tx, orgId: number, values: CommentValues[]) {
   if (values.length === 0) return [];
-  return tx
-    .insert(comments)
-    .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })))
-    .returning();
+  return insertCommentsSql(tx, orgId, values).returning();
 }
 
 /** History entries nobody reads back here: the insert leaves with the transaction's next statement. */
 export async function recordHistory(tx: Tx, orgId: number, values: CommentValues[]) {
   if (values.length === 0) return;
-  await deferStatement(
-    tx,
-    tx
-      .insert(comments)
-      .values(values.map((v) => ({ ...v, organizationId: orgId, documentId: newDocumentId() })))
-      .getSQL(),
-    values.length === 1,
-  );
+  await deferStatement(tx, insertCommentsSql(tx, orgId, values).getSQL(), values.length === 1);
 }
 
 export async function listComments(tx: Tx, orgId: number, cardId: number, offset: number, limit: number) {

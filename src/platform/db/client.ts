@@ -85,10 +85,10 @@ function tenantTransactionOn(db: Db) {
  * simple-query message (the organization id is a safe integer, written as a literal), instead of drizzle's
  * `begin` and then the settings, and that message leaves in the same socket write as the transaction's first
  * statement (first-query-begin.ts). Every tenant request runs one of these; a round trip saved is the database's
- * work per message and the request's latency more than the service's CPU. The transaction object is drizzle's own, built the
- * way its `transaction()` builds it (drizzle-orm/node-postgres/session.js, 0.45): savepoints, `tx.rollback()`
- * and the rollback on error behave the same; tests of every module run through it. A `fn` that runs no
- * statement opens no transaction (nothing to commit or roll back).
+ * work per message and the request's latency more than the service's CPU. The transaction object is drizzle's
+ * own, built the way its `transaction()` builds it (drizzle-orm/node-postgres/session.js, 0.45): savepoints,
+ * `tx.rollback()` and the rollback on error behave the same; tests of every module run through it. A `fn` that
+ * runs no statement opens no transaction (nothing to commit or roll back).
  */
 function pgTenantTransaction(db: Db, pool: pg.Pool) {
   const internals = db as unknown as {

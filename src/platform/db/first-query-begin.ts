@@ -44,6 +44,8 @@ export interface FirstQueryBegin {
   done(): void;
 }
 
+const noop = () => undefined;
+
 /**
  * A tenant transaction's client in node-pg's pipeline mode (queries written as issued, answered in order, each
  * with its own Sync), so that statements leave together in one socket write instead of one round trip each:
@@ -59,11 +61,9 @@ export interface FirstQueryBegin {
  * eighth pass: the service's own CPU moves little). The guarantee is the server's: it runs the messages in order
  * on the one connection, so a statement runs after the settings and the deferred writes before it; if one of those
  * fails, the transaction is aborted and the statements behind it fail too (never run without them), and the helper
- * reports the first error. Without pipeline mode
- * (an older pg) each statement simply waits for the one before, as node-pg queues them.
+ * reports the first error. Without pipeline mode (an older pg) each statement simply waits for the one before, as
+ * node-pg queues them.
  */
-const noop = () => undefined;
-
 export function firstQueryBegin(client: pg.PoolClient, begin: string): FirstQueryBegin {
   const raw = client as unknown as PipelinableClient;
   let begun = false;

@@ -46,22 +46,7 @@ export async function recordEvent(
   subject: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  // Nobody reads the insert's answer: it leaves with the transaction's next statement or its commit.
-  await deferStatement(
-    tx,
-    tx
-      .insert(domainEvents)
-      .values({
-        organizationId: orgId,
-        eventId: `evt_${randomUUID()}`,
-        type,
-        subject,
-        data,
-        depth: currentEventDepth(),
-      })
-      .getSQL(),
-    true,
-  );
+  await recordEvents(tx, orgId, [{ type, subject, data }]);
 }
 
 export interface EventInput {
@@ -71,8 +56,8 @@ export interface EventInput {
 }
 
 /**
- * Several events in one statement, in the order given (a batch of an import): the same rows recordEvent writes,
- * in the caller's transaction.
+ * Several events in one statement, in the order given (a batch of an import), in the caller's transaction. Nobody
+ * reads the insert's answer: it leaves with the transaction's next statement or its commit (deferStatement).
  */
 export async function recordEvents(tx: Tx, orgId: number, events: EventInput[]): Promise<void> {
   const depth = currentEventDepth();
