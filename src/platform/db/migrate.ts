@@ -36,12 +36,17 @@ export async function migrateDatabase(database: Database): Promise<void> {
 export const MIGRATION_LOCK = 727_001;
 
 async function migrateUnlocked(database: Database): Promise<void> {
+  for (const ddl of STATE_TABLE_SQL) await database.system.execute(sql.raw(ddl));
+  // Before anything else, the fast path included: a database migrated by a newer build is never touched.
+  await refuseUnknownMigrations(database);
   // Nothing changed since the last run (same migrations, same policy and function DDL): every step below is
   // idempotent and would only redo itself, so a start or an admin verb skips them (about a second on PGlite).
   const fingerprint = schemaFingerprint();
-  await database.system.execute(sql.raw(STATE_TABLE_SQL));
   const state = await database.system.execute(sql.raw(SKIP_CHECK_SQL.replace('$1', `'${fingerprint}'`)));
-  if ((state as { rows?: { skip: boolean }[] }).rows?.[0]?.skip) return;
+  if ((state as { rows?: { skip: boolean }[] }).rows?.[0]?.skip) {
+    await recordSoftwareVersion(database, true);
+    return;
+  }
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
   await database.system.execute(sql.raw(LEAKPROOF_SQL));
@@ -61,11 +66,139 @@ async function migrateUnlocked(database: Database): Promise<void> {
     sql`insert into crm_schema_state (id, fingerprint) values (1, ${fingerprint})
         on conflict (id) do update set fingerprint = excluded.fingerprint`,
   );
+  await recordSoftwareVersion(database, false);
 }
 
-/** One row: what the last completed migration run applied. No organization_id, so no tenant policy. */
-const STATE_TABLE_SQL =
-  'create table if not exists crm_schema_state (id int primary key, fingerprint text not null)';
+/**
+ * One row: what the last completed migration run applied, and which software version (package.json) with which
+ * newest migration ran it (columns added after 0.1.0, which had neither: null there). No organization_id, so no
+ * tenant policy. Each statement is idempotent; the table is only ever touched under the migration lock.
+ */
+const STATE_TABLE_SQL = [
+  'create table if not exists crm_schema_state (id int primary key, fingerprint text not null)',
+  'alter table crm_schema_state add column if not exists software_version text',
+  'alter table crm_schema_state add column if not exists last_migration text',
+];
+
+/** The version of this build (package.json, one level above src/ and dist/). */
+export function softwareVersion(): string {
+  cachedVersion ??= (
+    JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  return cachedVersion;
+}
+let cachedVersion: string | undefined;
+
+export interface JournalMigration {
+  tag: string;
+  /** The journal's `when`: drizzle stores it as the applied migration's `created_at`. */
+  when: number;
+  /** sha256 of the SQL file, as drizzle stores it in `hash`. */
+  hash: string;
+}
+
+let cachedJournal: JournalMigration[] | undefined;
+
+/** The migrations this build knows, oldest first (drizzle/meta/_journal.json and the files it names). */
+export function buildMigrations(): JournalMigration[] {
+  cachedJournal ??= (
+    JSON.parse(readFileSync(join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
+      entries: { tag: string; when: number }[];
+    }
+  ).entries.map((e) => ({
+    tag: e.tag,
+    when: e.when,
+    hash: createHash('sha256')
+      .update(readFileSync(join(migrationsFolder, `${e.tag}.sql`), 'utf8'))
+      .digest('hex'),
+  }));
+  return cachedJournal;
+}
+
+/**
+ * An older build on a newer database: the database holds a migration (drizzle.__drizzle_migrations: hash +
+ * created_at = the journal's `when`) this build does not know. Drizzle's migrator would start anyway (it only
+ * applies what is newer than the database's last row) and serve a schema its code was not written for.
+ */
+export class DatabaseNewerThanBuildError extends Error {
+  readonly code = 'CRM_DATABASE_NEWER';
+  constructor(
+    readonly databaseVersion: string | null,
+    readonly databaseMigration: string | null,
+    readonly unknown: { hash: string; createdAt: number; changed: boolean }[],
+  ) {
+    const build = buildMigrations();
+    const newest = build.at(-1)?.tag ?? 'none';
+    const changed = unknown.filter((u) => u.changed);
+    const by = databaseVersion
+      ? `crm-service ${databaseVersion}${databaseMigration ? ` (newest migration ${databaseMigration})` : ''}`
+      : 'a build that did not record its version (0.1.0 or a pre-release)';
+    const what = unknown
+      .map((u) => {
+        const at = new Date(u.createdAt).toISOString();
+        const known = build.find((m) => m.when === u.createdAt);
+        return u.changed && known ? `${known.tag} with different SQL` : `one made at ${at}`;
+      })
+      .join(', ');
+    super(
+      `This database was last migrated by ${by} and holds ${unknown.length} migration(s) this build does not know ` +
+        `(${what}); this build is crm-service ${softwareVersion()}, whose newest migration is ${newest}. ` +
+        (changed.length === unknown.length
+          ? 'A released migration was changed after it was applied: start the build that applied it. '
+          : `Refusing to start: run crm-service ${databaseVersion ?? 'of the newer release'} or later on it, ` +
+            'or restore a backup taken before the upgrade (docs/upgrading.md). ') +
+        'Nothing was changed.',
+    );
+    this.name = 'DatabaseNewerThanBuildError';
+  }
+}
+
+async function refuseUnknownMigrations(database: Database): Promise<void> {
+  const [{ present }] = await rows<{ present: boolean }>(
+    database,
+    `select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
+  );
+  if (!present) return; // a new database
+  const applied = await rows<{ hash: string; created_at: number | string }>(
+    database,
+    'select hash, created_at from drizzle.__drizzle_migrations order by created_at',
+  );
+  const build = buildMigrations();
+  const unknown = applied
+    .map((r) => ({ hash: r.hash, createdAt: Number(r.created_at) }))
+    .filter((r) => !build.some((m) => m.when === r.createdAt && m.hash === r.hash))
+    .map((r) => ({ ...r, changed: build.some((m) => m.when === r.createdAt) }));
+  if (unknown.length === 0) return;
+  const [state] = await rows<{ software_version: string | null; last_migration: string | null }>(
+    database,
+    'select software_version, last_migration from crm_schema_state where id = 1',
+  );
+  throw new DatabaseNewerThanBuildError(
+    state?.software_version ?? null,
+    state?.last_migration ?? null,
+    unknown,
+  );
+}
+
+/** Records this build as the last one that migrated the database (on the fast path only when it differs). */
+async function recordSoftwareVersion(database: Database, onlyIfDifferent: boolean): Promise<void> {
+  const version = softwareVersion();
+  const newest = buildMigrations().at(-1)?.tag ?? null;
+  await database.system.execute(
+    sql`update crm_schema_state set software_version = ${version}, last_migration = ${newest}
+        where id = 1 ${
+          onlyIfDifferent
+            ? sql`and (software_version is distinct from ${version} or last_migration is distinct from ${newest})`
+            : sql``
+        }`,
+  );
+}
+
+async function rows<T>(database: Database, text: string): Promise<T[]> {
+  return ((await database.system.execute(sql.raw(text))) as unknown as { rows: T[] }).rows;
+}
 
 /**
  * Skip only when the fingerprint matches, the `crm_app` role exists and is this user's, and every tenant table
@@ -121,8 +254,8 @@ function schemaFingerprint(): string {
 }
 
 /**
- * Extensions the generated schema needs (it is regenerated from scratch, so they cannot live in a drizzle
- * migration): pg_trgm + btree_gin for the tenant-led trigram index of the contact search (docs/contacts.md).
+ * Extensions the generated schema needs (created here since before 0.1.0, ahead of the migrations; kept here so a
+ * database and a build of any release agree): pg_trgm + btree_gin for the tenant-led trigram index of the contact search (docs/contacts.md).
  * PGlite loads the same two in client.ts.
  */
 const SEARCH_EXTENSIONS = ['pg_trgm', 'btree_gin'];
