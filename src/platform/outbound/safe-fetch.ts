@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { describeAddress, isPublicAddress } from './address-class.js';
 
 /**
  * The one way to call a user-given URL (calendars today; webhooks and automation requests later), per
@@ -9,58 +10,24 @@ import { Agent, fetch as undiciFetch } from 'undici';
  * again on every redirect — unless the host is listed in `CRM_OUTBOUND_ALLOWLIST` (operator's comma list).
  */
 
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, incl. the cloud metadata address 169.254.169.254
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 reaches IPv4 space
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7], // unique local, incl. fd00:ec2::254 (metadata)
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  blocked.addSubnet(net, bits, 'ipv6');
-
 export class OutboundBlockedError extends Error {
   constructor(
     readonly host: string,
     readonly address?: string,
+    reason?: string,
   ) {
     super(
-      address
-        ? `${host} resolves to ${address}, a private, loopback, link-local or reserved address: refused`
-        : `${host} is a private, loopback, link-local or reserved address: refused`,
+      reason
+        ? `${host}: ${reason}`
+        : address
+          ? `${host} resolves to ${describeAddress(address)}, a special-purpose address: refused`
+          : `${describeAddress(host)} is a special-purpose address: refused`,
     );
     this.name = 'OutboundBlockedError';
   }
 }
 
-/** Is this IP address one an outbound call may reach? IPv4-mapped IPv6 is judged as the IPv4 it maps. */
-export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !blocked.check(mapped[1], 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+export { isPublicAddress };
 
 export function parseAllowlist(value: string | undefined): Set<string> {
   return new Set(
@@ -76,7 +43,8 @@ export function parseAllowlist(value: string | undefined): Set<string> {
   );
 }
 
-const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[|\]$/g, '');
+export const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[|\]$/g, '');
+export const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 export interface SafeFetchOptions {
   /** Hosts (names or IP addresses) exempt from the address check. */
@@ -149,11 +117,11 @@ export function createSafeFetch({
   /** IP literals skip DNS (and so the guarded lookup): judged here, before connecting. */
   const checkUrl = (url: URL) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new OutboundBlockedError(url.hostname || url.href);
+      throw new OutboundBlockedError(url.hostname || url.href, undefined, 'only http(s) URLs are allowed');
     const host = bareHost(url.hostname);
     if (allowlist.has(host)) return;
     if (isIP(host) && !isPublicAddress(host)) throw new OutboundBlockedError(host);
-    if (host === 'localhost' || host.endsWith('.localhost')) throw new OutboundBlockedError(host);
+    if (isLocalName(host)) throw new OutboundBlockedError(host, undefined, 'a local name: refused');
   };
 
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
@@ -182,7 +150,7 @@ export function createSafeFetch({
       // Credentials never follow a redirect to another origin.
       if (next.origin !== url.origin && requestInit.headers) {
         const headers = new Headers(requestInit.headers);
-        headers.delete('authorization');
+        for (const h of ['authorization', 'proxy-authorization', 'cookie']) headers.delete(h);
         requestInit = { ...requestInit, headers };
       }
       // 303 (and 301/302 after a POST) become GETs without a body, as browsers do.
