@@ -310,7 +310,8 @@ export interface SendResult {
 }
 
 export async function settleResults(tx: Tx, orgId: number, results: SendResult[]) {
-  for (const r of results) {
+  // In id order, as claimBatch locked them: rows are always taken in one order (no deadlock between writers).
+  for (const r of [...results].sort((a, b) => a.id - b.id)) {
     if (r.outcome === 'sent')
       await tx
         .update(campaignRecipients)

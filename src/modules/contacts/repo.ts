@@ -102,12 +102,18 @@ export async function findContact(tx: Tx, orgId: number, documentId: string, loc
   return row;
 }
 
+/**
+ * The contacts of these documentIds, locked for the caller's transaction. In id order, as every write that locks
+ * several contacts takes them (bulk update, bulk delete, merge): two such writes over the same contacts then
+ * wait for each other instead of deadlocking (each holding a row the other one wants).
+ */
 export async function findContactsByDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
   if (documentIds.length === 0) return [];
   return tx
     .select()
     .from(contacts)
     .where(and(eq(contacts.organizationId, orgId), inArray(contacts.documentId, documentIds)))
+    .orderBy(contacts.id)
     .for('update');
 }
 
@@ -171,13 +177,18 @@ export async function listContacts(
   return { rows, total };
 }
 
-/** Deletes the selected contacts (their timeline cascades) with one audit row each. */
+/**
+ * Deletes the selected contacts (their timeline cascades) with one audit row each. Locked first, in id order
+ * (findContactsByDocumentIds), not in the order the delete's scan meets them.
+ */
 export async function deleteContactsWhere(tx: Tx, actorUserId: number, where: SQL) {
   const [{ deleted }] = await queryRows<{ deleted: number }>(
     tx,
-    sql`with gone as (
-          delete from contacts where ${where}
-          returning organization_id, document_id, name, email, cpf, cnpj
+    sql`with target as (
+          select organization_id, id from contacts where ${where} order by id for update
+        ), gone as (
+          delete from contacts c using target t where c.organization_id = t.organization_id and c.id = t.id
+          returning c.organization_id, c.document_id, c.name, c.email, c.cpf, c.cnpj
         ), logged as (
           insert into ${auditLog} (organization_id, actor_user_id, action, entity_document_id, data)
           select organization_id, ${actorUserId}, 'contact.deleted', document_id,
@@ -288,7 +299,7 @@ export async function moveContactReferences(tx: Tx, orgId: number, fromIds: numb
   return moved;
 }
 
-/** A deleted team leaves its contacts without team; each gets a team_changed entry. */
+/** A deleted team leaves its contacts without team (locked in id order); each gets a team_changed entry. */
 export async function clearTeamFromContacts(
   tx: Tx,
   orgId: number,
@@ -298,10 +309,12 @@ export async function clearTeamFromContacts(
 ) {
   const [{ n }] = await queryRows<{ n: number }>(
     tx,
-    sql`with cleared as (
-          update contacts set team_id = null, updated_at = now()
-          where organization_id = ${orgId} and team_id = ${teamId}
-          returning id
+    sql`with target as (
+          select id from contacts where organization_id = ${orgId} and team_id = ${teamId} order by id for update
+        ), cleared as (
+          update contacts c set team_id = null, updated_at = now()
+          from target t where c.organization_id = ${orgId} and c.id = t.id
+          returning c.id
         ), logged as (
           insert into ${contactActivities} (organization_id, document_id, contact_id, activity_type, description, actor_id, metadata)
           select ${orgId}, ${randomDocumentIdSql}, id, 'team_changed', 'Team removed: the team was deleted', ${actorId},
@@ -334,7 +347,8 @@ const bulkColumns: Record<string, string> = {
 /**
  * One statement for any number of contacts: updates the selection and writes its timeline entries
  * (contact_updated for plain fields; owner and team entries only where they really changed) and, like a single
- * update, a `contact.updated` event for each contact that really changed, naming the changed fields.
+ * update, a `contact.updated` event for each contact that really changed, naming the changed fields. The
+ * selection is locked first, in id order (findContactsByDocumentIds).
  */
 export async function bulkUpdateContacts(
   tx: Tx,
@@ -431,7 +445,7 @@ export async function bulkUpdateContacts(
   const [{ n }] = await queryRows<{ n: number }>(
     tx,
     sql`with target as (
-          select * from contacts where ${where} for update
+          select * from contacts where ${where} order by id for update
         ), upd as (
           update contacts c set ${sql.join(sets, sql`, `)}
           from target t where c.organization_id = ${orgId} and c.id = t.id

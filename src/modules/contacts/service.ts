@@ -227,6 +227,12 @@ export async function getContact(ctx: TenantContext, documentId: string) {
   });
 }
 
+/**
+ * The writes below act on the database only (their events and audit rows are in the transaction): a deadlock
+ * with a concurrent write runs them again (TransactionOptions.retry).
+ */
+const retryable = { retry: true } as const;
+
 export async function createContact(ctx: TenantContext, input: ContactCreate) {
   canWrite(ctx);
   return ctx.transaction(async (tx) => {
@@ -253,7 +259,7 @@ export async function createContact(ctx: TenantContext, input: ContactCreate) {
     const contact = await toContact(tx, ctx.orgId, row);
     await recordEvent(tx, ctx.orgId, 'contact.created', `contact:${row.documentId}`, { contact });
     return contact;
-  });
+  }, retryable);
 }
 
 const comparable = (v: unknown) => (v instanceof Date ? v.toISOString() : JSON.stringify(v ?? null));
@@ -301,7 +307,7 @@ export async function updateContact(ctx: TenantContext, documentId: string, inpu
       ...(await ownerTeamEntries(tx, ctx, row.id, row, updated)),
     ]);
     return toContact(tx, ctx.orgId, updated);
-  });
+  }, retryable);
 }
 
 /** Column property → the field name of the API. */
@@ -327,7 +333,7 @@ export async function deleteContact(ctx: TenantContext, documentId: string) {
       cnpj: row.cnpj,
     });
     return { documentId: row.documentId, deleted: true as const };
-  });
+  }, retryable);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,7 +442,7 @@ export async function bulkDelete(ctx: TenantContext, sel: BulkSelection) {
     const { where, notFound } = await resolveSelection(tx, ctx.orgId, sel);
     const deleted = await repo.deleteContactsWhere(tx, ctx.userId, where);
     return { matched: deleted, deleted, notFound };
-  });
+  }, retryable);
 }
 
 export async function bulkUpdate(ctx: TenantContext, sel: BulkSelection, data: BulkUpdateFields) {
@@ -457,7 +463,7 @@ export async function bulkUpdate(ctx: TenantContext, sel: BulkSelection, data: B
       customFields: data.customFields,
     });
     return { matched: updated, updated, notFound };
-  });
+  }, retryable);
 }
 
 const MERGE_FILL = [
@@ -561,5 +567,5 @@ export async function mergeContacts(ctx: TenantContext, survivorId: string, merg
       merged: victims.map((v) => v.documentId),
     });
     return { contact: await toContact(tx, ctx.orgId, updated), merged: others, moved };
-  });
+  }, retryable);
 }

@@ -159,6 +159,8 @@ function toAppError(error: FastifyError, request?: FastifyRequest): AppError {
       hint ? { errors, hint } : { errors },
     );
   }
+  const database = fromDatabase(error, request);
+  if (database) return database;
   const code = error.code;
   const status = error.statusCode ?? 500;
   if (code === 'FST_ERR_BAD_URL')
@@ -201,6 +203,112 @@ function extraPath(params: Record<string, unknown> | undefined): string[] {
   const key = params?.missingProperty ?? params?.additionalProperty;
   if (Array.isArray(params?.keys)) return params.keys as string[];
   return typeof key === 'string' ? [key] : [];
+}
+
+/** The SQLSTATE of a database error, on the driver's error or the one drizzle wraps (its `cause`). */
+export function sqlStateOf(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A deadlock (40P01) or a serialization failure (40001): the database rolled the transaction back because of
+ * concurrent transactions, not because of anything in it, so running it again may succeed.
+ */
+export function isConcurrencyConflict(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  return state === '40P01' || state === '40001';
+}
+
+/** Seconds a client waits before retrying a request that lost to concurrent writes (Retry-After). */
+export const CONFLICT_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Database errors that say something about the request rather than the service: a transaction that lost to
+ * concurrent ones (after the tenant transaction's own retries: tenancy/context.ts) is a 409 with Retry-After;
+ * a value a check constraint (23514) or a numeric column's range (22003) refuses, which the route's schema
+ * should have refused first (numericColumn, http/numbers.ts), a 400 naming the field. Undefined: not one of
+ * those (a 500 stays a 500).
+ */
+function fromDatabase(error: unknown, request?: FastifyRequest): AppError | undefined {
+  const state = sqlStateOf(error);
+  if (!state) return undefined;
+  if (isConcurrencyConflict(error)) {
+    request?.log.warn({ err: error, route: request.routeOptions?.url }, 'concurrent write conflict');
+    return new AppError(
+      'ConflictError',
+      'The request conflicted with concurrent writes to the same records and was rolled back (nothing changed): retry it',
+      {
+        retryAfter: CONFLICT_RETRY_AFTER_SECONDS,
+        reason: state === '40P01' ? 'deadlock' : 'serialization_failure',
+      },
+    );
+  }
+  if (state === '23514') {
+    const { constraint, table } = constraintOf(error);
+    const field = checkedField(constraint, table);
+    return fieldError(field ? [field] : [], `${field ?? 'A value'} is outside what the database accepts`);
+  }
+  if (state === '22003') {
+    const paths = outOfRangeNumbers(request?.body, rangeLimit(error));
+    const named = paths.length ? paths.map((p) => p.join('.')).join(', ') : 'A number';
+    const message = `${named}: out of the range the database stores`;
+    return paths.length > 0
+      ? new AppError('ValidationError', message, {
+          errors: paths.map((path) => ({ path, message: 'out of range', name: 'ValidationError' })),
+        })
+      : fieldError([], message);
+  }
+  return undefined;
+}
+
+function fieldError(path: string[], message: string) {
+  return new AppError('ValidationError', message, {
+    errors: [{ path, message, name: 'ValidationError' }],
+  });
+}
+
+function constraintOf(err: unknown): { constraint?: string; table?: string } {
+  const e = err as { constraint?: string; table?: string; cause?: { constraint?: string; table?: string } };
+  return { constraint: e.constraint ?? e.cause?.constraint, table: e.table ?? e.cause?.table };
+}
+
+/** `card_products_quantity_check` on `card_products` → `quantity` (constraints are named `<table>_<column>_check`). */
+function checkedField(constraint: string | undefined, table: string | undefined): string | undefined {
+  if (!constraint) return undefined;
+  let name = constraint.replace(/_check$/, '');
+  if (table && name.startsWith(`${table}_`)) name = name.slice(table.length + 1);
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * The bound a 22003 names: `numeric(p,s)` answers "must round to an absolute value less than 10^n"; an integer
+ * column "integer out of range" (int4) or "bigint out of range".
+ */
+function rangeLimit(err: unknown): number {
+  const e = err as { message?: string; detail?: string; cause?: { message?: string; detail?: string } };
+  const text = `${e.message ?? ''} ${e.detail ?? ''} ${e.cause?.message ?? ''} ${e.cause?.detail ?? ''}`;
+  const power = /less than 10\^(\d+)/.exec(text);
+  if (power) return 10 ** Number(power[1]);
+  if (/smallint/.test(text)) return 2 ** 15;
+  if (/bigint/.test(text)) return 2 ** 63;
+  return 2 ** 31;
+}
+
+/** Paths (relative to `data`, as validation errors are) of the body's numbers at or beyond `limit`. */
+function outOfRangeNumbers(body: unknown, limit: number): string[][] {
+  const found: string[][] = [];
+  const walk = (v: unknown, path: string[]) => {
+    if (found.length >= 20 || path.length > 8) return;
+    if (typeof v === 'number') {
+      if (Math.abs(v) >= limit) found.push(path);
+    } else if (v && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) walk(child, [...path, k]);
+    }
+  };
+  walk(body, []);
+  return found.map((p) => (p[0] === 'data' && p.length > 1 ? p.slice(1) : p));
 }
 
 /** Unique violations are recognised by SQLSTATE, never by message text (DESIGN.md §10.4). */

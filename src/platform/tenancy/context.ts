@@ -1,6 +1,6 @@
 import type { Plan } from '../../config.js';
 import type { Database, Tx } from '../db/client.js';
-import { AppError } from '../http/errors.js';
+import { AppError, isConcurrencyConflict } from '../http/errors.js';
 import { type PendingIdempotencyKey, recordCommit } from '../idempotency/commit.js';
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -50,7 +50,38 @@ export interface TenantContext {
    * sent outside a transaction) checks this flag and answers the would-be result instead.
    */
   dryRun: boolean;
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * `fn` acts on the database only (no provider call, no mail, no file written, no job sent outside the
+   * transaction, nothing kept in memory that outlives a rollback): when the database aborts the transaction for
+   * a deadlock or a serialization failure (SQLSTATE 40P01, 40001), it runs again, in a new transaction, up to
+   * CONFLICT_RETRIES times with a random pause. Its outbox and audit rows (deferStatement), the key of an
+   * idempotent request (recordCommit) and a dry run's rollback are all inside the transaction, so they are rolled
+   * back and written again with it. Without it, or once the retries are spent, the conflict answers 409 with
+   * Retry-After (http/errors.ts), never 500.
+   */
+  retry?: boolean;
+}
+
+/** Runs after the first attempt of a retryable transaction that lost to concurrent ones. */
+export const CONFLICT_RETRIES = 3;
+
+/**
+ * Runs `attempt` again while it fails with a concurrency conflict, at most CONFLICT_RETRIES more times: after a
+ * pause of 10–30 ms, doubled each time (random, so two transactions that deadlocked do not meet again in step).
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, retries = CONFLICT_RETRIES): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (n >= retries || !isConcurrencyConflict(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, (10 + Math.random() * 20) * 2 ** n));
+    }
+  }
 }
 
 /** Thrown at the end of a dry-run transaction to roll it back; carries the transaction's result out. */
@@ -79,20 +110,25 @@ export function makeTenantContext(
     ...fields,
     idempotency: null,
     dryRun: false,
-    transaction: (fn) =>
+    transaction: (fn, opts) => {
       // The flag is read per call: the dry-run hook sets it after the context is made (http/dry-run.ts).
-      ctx.dryRun
-        ? rolledBack(db, fields.orgId, fn)
-        : db.tenantTransaction(
-            fields.orgId,
-            async (tx) => {
-              const result = await fn(tx);
-              if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
-              return result;
-            },
-            // The key is recorded after fn, in its transaction: fn's last statement cannot carry the commit then.
-            { commitEarly: !ctx.idempotency },
-          ),
+      const run = () =>
+        ctx.dryRun
+          ? rolledBack(db, fields.orgId, fn)
+          : db.tenantTransaction(
+              fields.orgId,
+              async (tx) => {
+                const result = await fn(tx);
+                if (ctx.idempotency) await recordCommit(tx, ctx.idempotency, result);
+                return result;
+              },
+              // The key is recorded after fn, in its transaction: fn's last statement cannot carry the commit then.
+              { commitEarly: !ctx.idempotency },
+            );
+      // Each attempt is a new transaction on a connection of its own (the pipelined client of the failed one,
+      // its queued writes and its commit are gone with its rollback: db/client.ts).
+      return opts?.retry ? retryOnConflict(run) : run();
+    },
   };
   return ctx;
 }
