@@ -7,6 +7,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { SOFTWARE_VERSION } from '../platform/version.js';
 import { ApiError } from './api-client.js';
 import { errorResult, type Tool, type ToolEnv } from './tool-kit.js';
 import { agendaTools } from './tools/agenda.js';
@@ -18,7 +19,8 @@ import { productTools } from './tools/products.js';
 import { segmentTools } from './tools/segments.js';
 import { taskTools } from './tools/tasks.js';
 
-export const SERVER_INFO = { name: 'crm', version: '1.0.0' };
+/** The software version (package.json), as `crm --version` and `/api/health` show it. */
+export const SERVER_INFO = { name: 'crm', version: SOFTWARE_VERSION };
 
 /** Tool groups an operator can choose with MCP_CRM_TOOL_GROUPS (default: all), in listing order. */
 export const TOOL_GROUPS = {
