@@ -45,6 +45,7 @@ import { installRequestGuards, parseQueryString } from './platform/http/request-
 import { installRequestLog, loggerOptions, RequestLogController } from './platform/http/request-log.js';
 import { registerWebApp } from './platform/http/web-app.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
+import { installHttpMetrics } from './platform/metrics/http.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { createBackground, type WorkerDeps } from './workers.js';
 
@@ -128,12 +129,14 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   });
 
   const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-  const { jobs, mailer } = opts.background ?? (await createBackground(config, db));
+  const { jobs, mailer, metrics } = opts.background ?? (await createBackground(config, db));
+  installHttpMetrics(app, metrics, config);
+  app.addHook('onClose', async () => metrics.close());
   if (!opts.background) {
     app.addHook('onReady', () => jobs.start({ workers: false }));
     app.addHook('onClose', () => jobs.stop());
   }
-  const deps: AppDeps = { config, db, signer, jobs, mailer };
+  const deps: AppDeps = { config, db, signer, jobs, mailer, metrics };
 
   // Before the conventions: a dry run's answer is reshaped before it is tagged and compressed.
   installDryRun(app);

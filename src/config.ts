@@ -14,6 +14,19 @@ const envObject = z.object({
   /** `auto`: human-readable (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
   CRM_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /**
+   * Prometheus metrics (`GET /metrics`, docs/metrics.md): when set, scrapes need `Authorization: Bearer <it>`;
+   * unset (and no CRM_METRICS_PORT), anyone reaching the API port may read them.
+   */
+  CRM_METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{16,}$/, 'at least 16 characters, no spaces (openssl rand -hex 24)')
+    .optional(),
+  /**
+   * `GET /metrics` on this port of its own (on HOST) instead of the API port, also in `crm worker` processes;
+   * API processes of CRM_PROCESSES > 1 take this port plus their index (0, 1, …).
+   */
+  CRM_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
    * Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`), or `*`.
    * Unset: no CORS headers at all, so browsers keep other sites' scripts out (the API needs none: it is
    * called with bearer tokens, not cookies).
@@ -131,6 +144,8 @@ const envObject = z.object({
 });
 
 const envSchema = envObject.superRefine((c, ctx) => {
+  if (c.CRM_METRICS_PORT !== undefined && c.CRM_METRICS_PORT === c.PORT)
+    ctx.addIssue({ code: 'custom', path: ['CRM_METRICS_PORT'], message: 'must differ from PORT' });
   // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
   if (c.CORS_CREDENTIALS && c.CORS_ORIGINS.includes('*'))
     ctx.addIssue({

@@ -11,12 +11,15 @@ import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
 import { createJobs, type Jobs } from './platform/jobs/jobs.js';
 import { createMailer, type Mailer, registerMailWorker } from './platform/mail/mailer.js';
+import { createMetrics, type ProcessMetrics } from './platform/metrics/metrics.js';
 
 export interface WorkerDeps {
   config: Config;
   db: Database;
   jobs: Jobs;
   mailer: Mailer;
+  /** The process's metrics (one registry per process): what the areas count, and what `/metrics` serves. */
+  metrics: ProcessMetrics;
 }
 
 /** Every area's job handlers. Adding an area's background work = one line here. */
@@ -34,7 +37,13 @@ export async function registerWorkers(deps: WorkerDeps) {
 
 /** The queue and mailer of a process, every handler registered; not started. */
 export async function createBackground(config: Config, db: Database): Promise<WorkerDeps> {
-  const deps: WorkerDeps = { config, db, jobs: createJobs(db, config), mailer: createMailer(config) };
+  const deps: WorkerDeps = {
+    config,
+    db,
+    jobs: createJobs(db, config),
+    mailer: createMailer(config),
+    metrics: createMetrics(db, config.CRM_JOBS_NAMESPACE),
+  };
   await registerWorkers(deps);
   return deps;
 }

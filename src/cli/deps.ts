@@ -13,9 +13,9 @@ export async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise
   try {
     await migrateDatabase(db);
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-    const { jobs, mailer } = await startJobs(config, db, false);
+    const { jobs, mailer, metrics } = await startJobs(config, db, false);
     try {
-      return await fn({ config, db, signer, jobs, mailer });
+      return await fn({ config, db, signer, jobs, mailer, metrics });
     } finally {
       await jobs.stop();
     }

@@ -6,6 +6,7 @@ import { sessionSigner } from '../platform/auth/tokens.js';
 import { openDatabase } from '../platform/db/client.js';
 import { startMaintenance } from '../platform/db/maintenance.js';
 import { migrateDatabase } from '../platform/db/migrate.js';
+import { serveMetrics } from '../platform/metrics/http.js';
 import { instanceSecret } from '../platform/secrets/secrets.js';
 import { type RunningServer, startServer } from '../server.js';
 import { startJobs } from '../workers.js';
@@ -43,8 +44,8 @@ export async function serve(config: Config, demo: boolean) {
   server = await startServer(config, async (s) => {
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
-    const { jobs, mailer } = s.background;
-    printDemo(s.url, await ensureDemo({ config, db: s.db, signer, jobs, mailer }));
+    const { jobs, mailer, metrics } = s.background;
+    printDemo(s.url, await ensureDemo({ config, db: s.db, signer, jobs, mailer, metrics }));
   });
   if (stopping) {
     await server.close();
@@ -90,13 +91,19 @@ export async function superviseApiProcesses(config: Config) {
 export async function worker(config: Config) {
   const db = await openDatabase(databaseOptions(config));
   await migrateDatabase(db);
-  const { jobs } = await startJobs(config, db, true);
+  const { jobs, metrics } = await startJobs(config, db, true);
   const log = pino({ level: config.CRM_LOG_LEVEL });
   const maintenance = await startMaintenance(db, config, log, true);
+  // A worker process counts its jobs' outcomes: Prometheus scrapes it on its own port.
+  const metricsServer =
+    config.CRM_METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(metrics, config, config.CRM_METRICS_PORT);
   console.log(
-    `CRM worker running (pid ${process.pid}, ${db.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'})`,
+    `CRM worker running (pid ${process.pid}, ${db.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'}${metricsServer ? `, metrics on port ${metricsServer.port}` : ''})`,
   );
   const stop = async () => {
+    await metricsServer?.close();
     await maintenance.stop();
     await jobs.stop();
     await db.close();

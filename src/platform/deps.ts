@@ -3,6 +3,7 @@ import type { SessionSigner } from './auth/tokens.js';
 import type { Database } from './db/client.js';
 import type { Jobs } from './jobs/jobs.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './metrics/metrics.js';
 
 /** What route plugins are given: explicit wiring, no container (DESIGN.md §10.5). */
 export interface AppDeps {
@@ -12,4 +13,6 @@ export interface AppDeps {
   /** Enqueue background work (pg-boss): `deps.jobs.send(queue, data, { tx })`. */
   jobs: Jobs;
   mailer: Mailer;
+  /** Outcomes the areas count for Prometheus (src/platform/metrics). */
+  metrics: Metrics;
 }

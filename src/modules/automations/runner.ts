@@ -32,6 +32,8 @@ const ORGS_AT_ONCE = 4;
 
 export const automationQueue: QueueDef = { name: 'automations-run', retryLimit: 0 };
 
+/** Without metrics (a test driving one pass) the outcomes are not counted. */
+type RunnerDeps = Pick<WorkerDeps, 'db' | 'config' | 'jobs'> & Partial<Pick<WorkerDeps, 'metrics'>>;
 type RunRow = typeof runs.$inferSelect;
 type AutomationRow = typeof automations.$inferSelect;
 const runRow = sqlRowMapper(runs);
@@ -150,7 +152,7 @@ interface RunEnd {
  * here; later runs of its record wait too).
  */
 async function execute(
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'jobs'>,
+  deps: RunnerDeps,
   fetch: SafeFetch,
   secretOf: (a: AutomationRow) => string,
   orgId: number,
@@ -224,6 +226,7 @@ async function execute(
             })
             .where(and(eq(runs.organizationId, orgId), eq(runs.id, run.id)));
         });
+        deps.metrics?.automationRuns('retry');
         return undefined;
       }
       const result = { type: a.type, ok: false, message };
@@ -275,7 +278,7 @@ async function recordEnds(tx: Tx, orgId: number, ends: RunEnd[]) {
  * once (its result commits with it); an http_request may repeat with the same webhook-id.
  */
 export async function runDue(
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'jobs'>,
+  deps: RunnerDeps,
   fetchImpl?: SafeFetch,
   onlyOrgs?: Set<number>,
 ): Promise<number> {
@@ -315,6 +318,7 @@ export async function runDue(
       );
       const ended = ends.filter((e): e is RunEnd => e !== undefined);
       if (ended.length > 0) await db.tenantTransaction(orgId, (tx) => recordEnds(tx, orgId, ended));
+      for (const e of ended) deps.metrics?.automationRuns(e.status);
     }
     return n;
   });

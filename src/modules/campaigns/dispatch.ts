@@ -314,6 +314,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
         );
       }
     });
+    for (const r of results) deps.metrics.campaignSends(ctx.provider.type, r.outcome);
   }
   // Slice over: a fresh job continues (the queue's expiry then only has to cover one slice).
   await deps.jobs.send(campaignDispatchQueue, job);

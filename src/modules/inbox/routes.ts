@@ -194,8 +194,10 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       raw.write(': connected\n\n');
       const beat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
       beat.unref();
+      const counted = deps.metrics.streamOpened();
       const stop = () => {
         clearInterval(beat);
+        counted();
         unsubscribe?.();
         unsubscribe = undefined;
         streams.delete(end);

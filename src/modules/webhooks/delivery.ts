@@ -140,7 +140,8 @@ function bySubject(due: Due[]): Due[][] {
  * and its record sends it again with the same webhook-id.
  */
 export async function deliverDue(
-  deps: Pick<WorkerDeps, 'db' | 'config'>,
+  // Without metrics (a test driving one pass) the outcomes are not counted.
+  deps: Pick<WorkerDeps, 'db' | 'config'> & Partial<Pick<WorkerDeps, 'metrics'>>,
   fetchImpl?: SafeFetch,
 ): Promise<number> {
   const { db } = deps;
@@ -213,6 +214,10 @@ export async function deliverDue(
             heads.filter((h) => !done.has(h.id)),
           ),
         );
+        for (const o of outcomes)
+          deps.metrics?.webhookDeliveries(
+            !o.error ? 'delivered' : o.head.attempts + 1 >= MAX_ATTEMPTS ? 'failed' : 'retry',
+          );
         sent += outcomes.length;
         if (outcomes.some((o) => o.error)) break;
       }

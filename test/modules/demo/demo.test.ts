@@ -47,8 +47,8 @@ async function counts() {
 beforeAll(async () => {
   const { db, config } = await getApp();
   const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
-  const { jobs, mailer } = await startJobs(config, db, false);
-  deps = { config, db, signer, jobs, mailer };
+  const { jobs, mailer, metrics } = await startJobs(config, db, false);
+  deps = { config, db, signer, jobs, mailer, metrics };
   t = await newTenant();
   const org = (await findOrganizationBySlug(db.system, t.slug))!;
   const started = Date.now();
