@@ -48,7 +48,7 @@ export const emailCredentials = z.strictObject({
     .max(2048)
     .optional()
     .describe(
-      "The channel's own SMTP server (smtp:// or smtps://, user and password in the URL); default: the service's",
+      "The channel's own SMTP server (smtp:// or smtps://, user and password in the URL; a public host: internal addresses are refused when saved, 400 `details.rule` public_address); default: the service's",
     ),
   webhookSecret: z
     .string()

@@ -6,6 +6,7 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
+import { requirePublicUrl } from '../../platform/outbound/save-check.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import {
   type Feature,
@@ -110,11 +111,18 @@ function checkCredentials(type: ChannelType, value: Record<string, unknown>) {
   return parseFor(credentialsByType[type], value, 'credentials') as Record<string, unknown>;
 }
 
+/** A channel's own SMTP server is a user-given host: an internal one is refused when saved (and when sending). */
+const requirePublicSmtp = (kit: ChannelKit, smtpUrl: unknown) =>
+  typeof smtpUrl === 'string'
+    ? requirePublicUrl(smtpUrl, ['data', 'credentials', 'smtpUrl'], kit.config.CRM_OUTBOUND_ALLOWLIST)
+    : undefined;
+
 export async function createChannel(ctx: TenantContext, kit: ChannelKit, input: ChannelInput) {
   requireChannelsFeature(ctx);
   requireRole(ctx, 'admin');
   const settings = parseFor(settingsByType[input.type], input.settings, 'settings');
   let credentials = input.credentials ? checkCredentials(input.type, input.credentials) : null;
+  await requirePublicSmtp(kit, credentials?.smtpUrl);
   if (input.type !== 'email' && !credentials)
     throw validationError(`A ${input.type} channel needs credentials`, [
       { path: ['credentials'], message: 'required for this type', name: 'ValidationError' },
@@ -154,6 +162,7 @@ export async function updateChannel(
 ) {
   requireChannelsFeature(ctx);
   requireRole(ctx, 'admin');
+  await requirePublicSmtp(kit, input.credentials?.smtpUrl);
   return ctx.transaction(async (tx) => {
     const row = await repo.findChannel(tx, ctx.orgId, documentId, true);
     if (!row) throw notFound();

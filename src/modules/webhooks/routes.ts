@@ -86,7 +86,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         response: { 200: subscription },
       },
     },
-    async (req) => service.updateSubscription(req.tenant, req.params.id, req.body.data),
+    async (req) => service.updateSubscription(deps, req.tenant, req.params.id, req.body.data),
   );
 
   app.delete(

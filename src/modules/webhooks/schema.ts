@@ -10,7 +10,9 @@ const url = z
   .max(2000)
   .url()
   .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL')
-  .describe('the receiver; private, loopback, link-local and metadata addresses are refused when delivering');
+  .describe(
+    'the receiver: a public address; private, loopback, link-local, metadata and other special-purpose addresses are refused when saved (400, details.rule public_address) and again when delivering',
+  );
 
 export const subscriptionCreateInput = z.strictObject({
   url,

@@ -7,6 +7,7 @@ import { AppError } from '../../platform/http/errors.js';
 import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { logPage, tablePage } from '../../platform/http/table-pages.js';
+import { requirePublicUrl } from '../../platform/outbound/save-check.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { sealContext } from './delivery.js';
@@ -70,6 +71,7 @@ export async function getSubscription(ctx: TenantContext, documentId: string) {
 
 export async function createSubscription(deps: AppDeps, ctx: TenantContext, input: SubscriptionCreateInput) {
   requireAdmin(ctx);
+  await requirePublicUrl(input.url, ['data', 'url'], deps.config.CRM_OUTBOUND_ALLOWLIST);
   const box = await secretBox(deps.config, deps.db);
   const secret = newWebhookSecret();
   const documentId = newDocumentId();
@@ -91,11 +93,13 @@ export async function createSubscription(deps: AppDeps, ctx: TenantContext, inpu
 }
 
 export async function updateSubscription(
+  deps: Pick<AppDeps, 'config'>,
   ctx: TenantContext,
   documentId: string,
   input: SubscriptionUpdateInput,
 ) {
   requireAdmin(ctx);
+  await requirePublicUrl(input.url, ['data', 'url'], deps.config.CRM_OUTBOUND_ALLOWLIST);
   return ctx.transaction(async (tx) => {
     const reenable = input.enabled === true ? { consecutiveFailures: 0, disabledReason: null } : {};
     const [row] = await tx

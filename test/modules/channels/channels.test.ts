@@ -123,18 +123,33 @@ describe('chat channels', () => {
       status: 'error',
       message: 'whatsapp provider: Invalid OAuth access token.',
     });
-    // A channel SMTP server on a private address is refused by the outbound rules.
-    const priv = await t.api.post('/chat-channels', {
-      data: {
-        name: 'priv',
-        type: 'email',
-        settings: { fromName: 'A', fromAddress: 'a@b.test' },
-        credentials: { smtpUrl: 'smtp://10.0.0.1:25' },
-      },
-    });
-    const ph = await t.api.get(`/chat-channels/${priv.body.documentId}/health`);
-    expect(ph.body.status).toBe('error');
-    expect(ph.body.message).toMatch(/refused/);
+    // A channel SMTP server on an internal address is refused when saved (the send checks again:
+    // test/platform/providers/providers.test.ts), on create and on update; the stored one is kept.
+    for (const smtpUrl of [
+      'smtp://10.0.0.1:25',
+      'smtps://u:p@[::ffff:a00:1]:465',
+      'smtp://[2002:a00:1::]:25',
+    ]) {
+      const priv = await t.api.post('/chat-channels', {
+        data: {
+          name: `priv ${smtpUrl}`,
+          type: 'email',
+          settings: { fromName: 'A', fromAddress: 'a@b.test' },
+          credentials: { smtpUrl },
+        },
+      });
+      expect(priv.status, smtpUrl).toBe(400);
+      expect(priv.body.error.details).toMatchObject({
+        rule: 'public_address',
+        errors: [{ path: ['data', 'credentials', 'smtpUrl'], name: 'public_address' }],
+      });
+      const moved = await t.api.put(`/chat-channels/${mail.documentId}`, {
+        data: { credentials: { smtpUrl } },
+      });
+      expect(moved.status, smtpUrl).toBe(400);
+      expect(moved.body.error.details.rule).toBe('public_address');
+    }
+    expect((await t.api.get(`/chat-channels/${mail.documentId}/health`)).body.status).toBe('ok');
   });
 
   test('board links: set, read, replace; unknown channel is a 404 naming it', async () => {

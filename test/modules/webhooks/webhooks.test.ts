@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../../src/app.js';
 import { dispatchOrganization } from '../../../src/events.js';
 import { deliverDue } from '../../../src/modules/webhooks/delivery.js';
 import { queryRows } from '../../../src/platform/db/client.js';
-import { addMember, getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
+import { addMember, apiClient, getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
 
 interface Received {
@@ -61,9 +63,14 @@ describe('outbound webhooks', () => {
   let t: Tenant;
   let boardId: string;
   const closers: (() => Promise<unknown>)[] = [];
+  // The receivers listen on loopback: this file's API allows 127.0.0.1 (save-time check), as its workers do.
+  let app: FastifyInstance;
 
   beforeAll(async () => {
-    t = await track(await newTenant());
+    app = await buildApp({ config: allowLoopback(), db: (await getApp()).db });
+    await app.ready();
+    closers.push(() => app.close());
+    t = await track(await newTenant(app));
     ({ boardId } = await createPipeline(t.api));
   });
   afterAll(async () => {
@@ -192,6 +199,48 @@ describe('outbound webhooks', () => {
     expect(log[0]).toMatchObject({ status: 'pending' });
     expect(log[0].lastError).toMatch(/169\.254\.169\.254.*refused/);
     await t.api.delete(`/webhook-subscriptions/${sub.body.documentId}`);
+  });
+
+  test('SSRF at save time: an internal address or local name is a 400 naming the rule and the field', async () => {
+    // The shared API has no allowlist: loopback is internal there.
+    const strict = apiClient((await getApp()).app, {
+      authorization: `Bearer ${t.user.jwt}`,
+      'x-tenant-id': t.slug,
+    });
+    const before = (await strict.get('/webhook-subscriptions')).body.meta.pagination.total;
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://[::ffff:7f00:1]/hook',
+      'http://[::a9fe:a9fe]/latest/meta-data/',
+      'https://[2002:a00:1::1]/hook',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://100.64.0.1/',
+      'http://api.localhost/',
+    ]) {
+      const res = await strict.post('/webhook-subscriptions', { data: { url, events: ['*'] } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error).toMatchObject({
+        name: 'ValidationError',
+        details: { rule: 'public_address', errors: [{ path: ['data', 'url'], name: 'public_address' }] },
+      });
+      expect(res.body.error.message).toMatch(/CRM_OUTBOUND_ALLOWLIST/);
+    }
+    expect((await strict.get('/webhook-subscriptions')).body.meta.pagination.total).toBe(before);
+    // A public literal is saved (no DNS involved); changing it to an internal one is refused, the URL kept.
+    const ok = await strict.post('/webhook-subscriptions', {
+      data: { url: 'https://8.8.8.8/hook', events: ['*'] },
+    });
+    expect(ok.status).toBe(201);
+    const moved = await strict.put(`/webhook-subscriptions/${ok.body.documentId}`, {
+      data: { url: 'http://[fd00:ec2::254]/' },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.details.errors[0].path).toEqual(['data', 'url']);
+    expect((await strict.get(`/webhook-subscriptions/${ok.body.documentId}`)).body.url).toBe(
+      'https://8.8.8.8/hook',
+    );
+    await strict.delete(`/webhook-subscriptions/${ok.body.documentId}`);
   });
 
   test("admins only; another organization sees nothing and never receives this one's events", async () => {
