@@ -28,17 +28,38 @@ export function describeTokenProblem(problem: TokenProblem): string {
   return `The confirmationToken ${problemText[problem]}. Call the tool again without confirmationToken to get a new confirmation link, give it to the person, and repeat the call with the new token after they approve.`;
 }
 
-/** Strings longer than this are shown (and bound) by their length and digest: a 50 MB attachment stays out. */
-const LONG = 2000;
+/**
+ * A file's content (the `base64` argument of an attachment or a media upload) longer than this is shown (and
+ * bound) by its length and digest: a 50 MB attachment stays out, and nobody reads base64 anyway.
+ */
+const LONG_FILE = 2000;
 
-/** The arguments as the person sees them and the approval binds them: long strings by size and sha256. */
-export function boundArguments(value: unknown): unknown {
-  if (typeof value === 'string' && value.length > LONG)
-    return `${value.slice(0, 80)}… (${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex')})`;
-  if (Array.isArray(value)) return value.map(boundArguments);
+/** The argument that carries a file's bytes; every other string is text a person must be able to read. */
+const FILE_KEY = 'base64';
+
+/**
+ * The arguments as the person sees them and the approval binds them: every text in full (a message, a note, an
+ * e-mail body: what will be sent is what is shown), a file's content by size and sha256.
+ */
+export function boundArguments(value: unknown, key?: string): unknown {
+  if (typeof value === 'string' && key === FILE_KEY && value.length > LONG_FILE)
+    return `${value.slice(0, 80)}… (${value.length} characters of base64, sha256 ${createHash('sha256').update(value).digest('hex')})`;
+  if (Array.isArray(value)) return value.map((v) => boundArguments(v, key));
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, boundArguments(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, boundArguments(v, k)]));
   return value;
+}
+
+/**
+ * The longest prompt a form elicitation carries. Every text argument the tools cap fits (a WhatsApp message:
+ * 4,096 characters; a note or a description: 10,000); a longer one (an e-mail template's HTML) goes to the
+ * approval page of the web application, which shows it whole: URL elicitation when the client offers it,
+ * else the link and token.
+ */
+export const FORM_MESSAGE_LIMIT = 16_000;
+
+function formMessage(summary: string, tool: string, args: Record<string, unknown>) {
+  return `The assistant wants to ${summary}.\n\nTool: ${tool}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`;
 }
 
 type Confirmation = { documentId: string; status: string; url: string; expiresAt: string };
@@ -69,7 +90,11 @@ export async function confirmCall(
   const bound = boundArguments(ask.args) as Record<string, unknown>;
   const tool = ctx.servedName;
   if (ask.token !== undefined) return redeem(ctx, ask.token, bound, ask.summary, result);
-  if (ctx.canAskPerson) return askInClient(ctx, ask.summary, bound, result);
+  if (ctx.canAskPerson) {
+    // The person sees exactly what will be sent, never a cut of it: too long for a form, the approval page.
+    const message = formMessage(ask.summary, tool, bound);
+    if (message.length <= FORM_MESSAGE_LIMIT) return askInClient(ctx, message, ask.summary, result);
+  }
 
   const created = await unwrap(
     env.api.POST('/api/agent-confirmations', {
@@ -117,8 +142,8 @@ function refused(
 /** Form elicitation: the client shows the change to the person, who accepts, declines or cancels. */
 async function askInClient(
   ctx: ToolCall,
+  message: string,
   summary: string,
-  args: Record<string, unknown>,
   result: (s: Record<string, unknown>) => CallToolResult,
 ) {
   const answer = await ctx.extra.sendRequest(
@@ -126,7 +151,7 @@ async function askInClient(
       method: 'elicitation/create',
       params: {
         mode: 'form',
-        message: `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`,
+        message,
         requestedSchema: { type: 'object', properties: {} },
       },
     },

@@ -2,11 +2,12 @@
  * crm-mcp: the CRM's agent tool server. stdio when MCP_CRM_HTTP_PORT is unset (stdout carries only the
  * protocol; diagnostics go to stderr), otherwise Streamable HTTP at /mcp plus GET /health.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ApiError, createApiClient, unwrap } from './api-client.js';
 import { type BuildServerOptions, buildServer, TOOL_GROUP_NAMES } from './build-server.js';
@@ -33,6 +34,26 @@ const envSchema = z.object({
     .max(65535, 'must be 0..65535')
     .optional(),
   MCP_CRM_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  MCP_CRM_HTTP_BEARER: z
+    .string()
+    .trim()
+    .min(32, 'must be at least 32 characters (e.g. the output of openssl rand -hex 32)')
+    .optional(),
+  MCP_CRM_ALLOWED_HOSTS: z
+    .string()
+    .transform((v, ctx) =>
+      v
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean)
+        .map((h) => {
+          const name = hostnameOf(h.includes('://') ? h.replace(/^[a-z]+:\/\/([^/]*)\/?$/i, '$1') : h);
+          if (!name)
+            ctx.addIssue({ code: 'custom', message: `${h} is not a host name (e.g. mcp.example.com)` });
+          return name ?? '';
+        }),
+    )
+    .default([]),
   MCP_CRM_TOOL_SEPARATOR: z.enum(['.', '_'], { error: "must be '.' or '_'" }).default('.'),
   MCP_CRM_TOOL_GROUPS: z
     .string()
@@ -82,6 +103,24 @@ const envSchema = z.object({
 
 export type McpConfig = z.infer<typeof envSchema>;
 
+/** The host name of a Host header value (port dropped, lowercased, IPv6 in brackets), as the SDK's
+ * hostHeaderValidation parses it; undefined when it is not one. */
+function hostnameOf(host: string): string | undefined {
+  try {
+    const url = new URL(`http://${host}`);
+    return url.username || url.password || url.pathname !== '/' ? undefined : url.hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `localhost`, 127.0.0.0/8 and ::1 (also IPv4-mapped); a name other than localhost is not known to be one. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1');
+  if (h.toLowerCase() === 'localhost') return true;
+  return ipaddr.isValid(h) && ipaddr.process(h).range() === 'loopback';
+}
+
 export class ConfigError extends Error {}
 
 export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
@@ -96,6 +135,19 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
     if (!present.MCP_CRM_USER_TOKEN)
       lines.push(
         '  MCP_CRM_USER_TOKEN is required: an API token of the user (crm token create, or POST /users/generate-token)',
+      );
+  }
+  if (present.MCP_CRM_HTTP_PORT !== undefined && parsed.success) {
+    const { MCP_CRM_USER_TOKEN: token, MCP_CRM_HTTP_BEARER: bearer, MCP_CRM_HTTP_HOST: host } = parsed.data;
+    if (bearer && !(token && parsed.data.MCP_CRM_TENANT_ID))
+      lines.push(
+        "  MCP_CRM_HTTP_BEARER protects a single-user server (one started with MCP_CRM_USER_TOKEN and MCP_CRM_TENANT_ID); a multi-user server takes each client's own API token instead: unset it",
+      );
+    // Single-user mode gives whoever reaches the port the token's rights, approvals included (a client that
+    // declares elicitation answers its own prompts): off loopback only behind a bearer of the server's own.
+    if (token && !bearer && !isLoopbackHost(host))
+      lines.push(
+        `  MCP_CRM_HTTP_HOST ${host} is not a loopback address: with MCP_CRM_USER_TOKEN (single-user mode) anyone who can reach the port would act as that user, approvals included. Set MCP_CRM_HTTP_BEARER (a secret of at least 32 characters that clients send as Authorization: Bearer …), listen on 127.0.0.1, or run multi-user (without MCP_CRM_USER_TOKEN, each client brings its own API token)`,
       );
   }
   if (parsed.success && !lines.length) return parsed.data;
@@ -136,7 +188,7 @@ export async function checkHealth(
   if (!creds) {
     // A multi-user server has no token of its own: report whether the service answers at all.
     try {
-      const res = await fetch(`${config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')}/health`);
+      const res = await fetch(`${serviceOrigin(config)}/api/health`);
       return res.ok
         ? { ok: true, body: { status: 'ok', api: 'ok', auth: 'per-session' } }
         : { ok: false, body: { status: 'error', api: 'error', message: `HTTP ${res.status}` } };
@@ -175,6 +227,9 @@ export async function checkHealth(
   }
 }
 
+/** The service's base URL without its `/api` (MCP_CRM_API_URL may name either). */
+const serviceOrigin = (config: McpConfig) => config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '');
+
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
@@ -203,6 +258,34 @@ interface Session {
 const credentialKey = (c: Credentials) =>
   createHash('sha256').update(`${c.tenant}\n${c.token}`).digest('hex');
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Loopback names every server answers to; `localhost` and the literals cannot be rebound by a web page. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The host names a request's `Host` may name (port-agnostic, like the SDK's hostHeaderValidation): the
+ * loopback names, the listening address unless it is a wildcard, MCP_CRM_PUBLIC_URL's and MCP_CRM_ALLOWED_HOSTS.
+ * Any other name is a page that had a name of its own resolve to this server (DNS rebinding) or a misrouted
+ * request: 403 on every route.
+ */
+export function allowedHostnames(config: McpConfig): string[] {
+  const listening = config.MCP_CRM_HTTP_HOST.replace(/^\[(.*)\]$/, '$1');
+  const wildcard = listening === '0.0.0.0' || listening === '::';
+  const own = wildcard
+    ? undefined
+    : hostnameOf(ipaddr.IPv6.isValid(listening) ? `[${listening}]` : listening);
+  const pub = config.MCP_CRM_PUBLIC_URL ? new URL(config.MCP_CRM_PUBLIC_URL).hostname : undefined;
+  return [
+    ...new Set([
+      ...LOOPBACK_NAMES,
+      ...(own ? [own] : []),
+      ...(pub ? [pub] : []),
+      ...config.MCP_CRM_ALLOWED_HOSTS,
+    ]),
+  ];
+}
+
 /**
  * Streamable HTTP: one MCP server per session, keyed by the Mcp-Session-Id header. Each session brings its
  * own credentials (`Authorization: Bearer <API token>`, `x-tenant-id`), as an OAuth protected resource
@@ -215,8 +298,13 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     for (const s of sessions.values()) if (s.lastSeen < cutoff) void s.transport.close();
   }, 60_000);
   sweep.unref();
-  // On a loopback address, refuse other Host headers: a web page cannot reach the server by DNS rebinding.
-  let allowedHosts: string[] | undefined;
+  const hostnames = allowedHostnames(config);
+  const bearer = config.MCP_CRM_HTTP_BEARER ? digest(config.MCP_CRM_HTTP_BEARER) : undefined;
+  /** Whether the request carries the server's own bearer (single-user mode with MCP_CRM_HTTP_BEARER). */
+  const hasServerBearer = (req: IncomingMessage) => {
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    return !!bearer && !!match && timingSafeEqual(digest(match[1]), bearer);
+  };
   let localOrigins: string[] = [];
 
   const publicUrl = (req: IncomingMessage) =>
@@ -230,6 +318,19 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
 
   /** The request's credentials, the server's own, or an answer already sent (401/400). */
   const credentialsOf = (req: IncomingMessage, res: ServerResponse): Credentials | undefined => {
+    if (bearer) {
+      // Single-user mode behind a bearer: that bearer, and nothing else, stands for the server's user.
+      if (hasServerBearer(req)) return envCredentials(config);
+      jsonRpcError(
+        res,
+        401,
+        'Authentication required: send Authorization: Bearer <the MCP_CRM_HTTP_BEARER this server was started with>',
+        {
+          'www-authenticate': `Bearer realm="crm-mcp"${req.headers.authorization ? ', error="invalid_token"' : ''}`,
+        },
+      );
+      return;
+    }
     const auth = req.headers.authorization;
     const headerTenant = req.headers['x-tenant-id'];
     const tenantText = typeof headerTenant === 'string' ? headerTenant : config.MCP_CRM_TENANT_ID;
@@ -293,10 +394,10 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
         return jsonRpcError(res, health.body.api === 'ok' ? 403 : 503, String(health.body.message));
     }
     const owner = credentialKey(creds);
+    // Host is checked before routing, for every route (hostAllowed below): the transport's own check compares
+    // whole host:port values, which a reverse proxy's Host does not always match.
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableDnsRebindingProtection: allowedHosts !== undefined,
-      allowedHosts,
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, owner, lastSeen: Date.now() });
       },
@@ -323,23 +424,42 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     );
   };
 
+  /** DNS rebinding: a page of a name that resolves to this server must not read any route. */
+  const hostAllowed = (req: IncomingMessage) => {
+    const name = req.headers.host === undefined ? undefined : hostnameOf(req.headers.host);
+    return name !== undefined && hostnames.includes(name);
+  };
+
+  /** /health: the user and tenant only to a caller that may act as them (the bearer, when one is required). */
+  const health = async (req: IncomingMessage) => {
+    const h = await checkHealth(config);
+    if (!bearer || hasServerBearer(req)) return h;
+    return { ok: h.ok, body: { status: h.body.status, api: h.body.api } };
+  };
+
   const http = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (!hostAllowed(req))
+      return jsonRpcError(
+        res,
+        403,
+        `Host ${req.headers.host ?? '(none)'} is not one of this server's names (${hostnames.join(', ')}; MCP_CRM_PUBLIC_URL and MCP_CRM_ALLOWED_HOSTS add more)`,
+      );
     if (!originAllowed(req))
       return jsonRpcError(res, 403, `Origin ${req.headers.origin} is not allowed (MCP_CRM_ALLOWED_ORIGINS)`);
     const handle =
       path === '/health' && req.method === 'GET'
-        ? checkHealth(config).then((h) => sendJson(res, h.ok ? 200 : 503, h.body))
+        ? health(req).then((h) => sendJson(res, h.ok ? 200 : 503, h.body))
         : (path === PRM_PATH || path === `${PRM_PATH}/mcp`) && req.method === 'GET'
           ? Promise.resolve(
               sendJson(res, 200, {
                 resource: `${publicUrl(req)}/mcp`,
                 // The CRM service issues the API tokens this server accepts (crm token create, or
                 // POST /api/users/generate-token); it is not an OAuth authorization server.
-                authorization_servers: [config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')],
+                authorization_servers: [serviceOrigin(config)],
                 bearer_methods_supported: ['header'],
                 resource_name: 'CRM agent tools',
-                resource_documentation: `${config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '')}/api/docs`,
+                resource_documentation: `${serviceOrigin(config)}/api/docs`,
               }),
             )
           : path === '/mcp'
@@ -359,11 +479,20 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     http.listen(config.MCP_CRM_HTTP_PORT, config.MCP_CRM_HTTP_HOST, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
-  if (['127.0.0.1', 'localhost', '::1'].includes(config.MCP_CRM_HTTP_HOST)) {
-    allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    localOrigins = allowedHosts.map((h) => `http://${h}`);
-  }
-  process.stderr.write(`crm-mcp listening on http://${config.MCP_CRM_HTTP_HOST}:${port}/mcp\n`);
+  localOrigins = hostnames.map((h) => `http://${h}:${port}`);
+  const listening = ipaddr.IPv6.isValid(config.MCP_CRM_HTTP_HOST)
+    ? `[${config.MCP_CRM_HTTP_HOST}]`
+    : config.MCP_CRM_HTTP_HOST;
+  process.stderr.write(`crm-mcp listening on http://${listening}:${port}/mcp\n`);
+  process.stderr.write(
+    `crm-mcp: ${
+      !envCredentials(config)
+        ? 'multi-user mode: each session brings Authorization: Bearer <API token> and x-tenant-id'
+        : bearer
+          ? `single-user mode (MCP_CRM_USER_TOKEN, organization ${config.MCP_CRM_TENANT_ID}): every request must carry Authorization: Bearer <MCP_CRM_HTTP_BEARER>`
+          : `single-user mode (MCP_CRM_USER_TOKEN, organization ${config.MCP_CRM_TENANT_ID}) without MCP_CRM_HTTP_BEARER: whatever can reach this loopback port acts as the token's user`
+    }; Host must name ${hostnames.join(', ')}\n`,
+  );
   return {
     port,
     close: async () => {

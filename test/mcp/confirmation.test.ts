@@ -8,16 +8,22 @@ describe('confirmation helpers', () => {
     expect(canonicalJson({ nested: { y: 2, x: 1 } })).toBe(canonicalJson({ nested: { x: 1, y: 2 } }));
   });
 
-  it('long strings are bound by their size and digest, so a large attachment stays out of the request', () => {
+  it("a file's base64 is bound by its size and digest, so a large attachment stays out of the request", () => {
     const big = 'A'.repeat(100_000);
-    const bound = boundArguments({ conversationId: 7, content: big, tags: ['x'] }) as Record<string, unknown>;
+    const bound = boundArguments({ conversationId: 7, base64: big, tags: ['x'] }) as Record<string, unknown>;
     expect(bound.conversationId).toBe(7);
     expect(bound.tags).toEqual(['x']);
-    expect(bound.content).toMatch(/^A{80}… \(100000 characters, sha256 [0-9a-f]{64}\)$/);
+    expect(bound.base64).toMatch(/^A{80}… \(100000 characters of base64, sha256 [0-9a-f]{64}\)$/);
     // One character more gives another digest: the approval binds the exact content.
-    const other = boundArguments({ content: `${big}B` }) as Record<string, unknown>;
-    expect(other.content).not.toBe(bound.content);
+    const other = boundArguments({ base64: `${big}B` }) as Record<string, unknown>;
+    expect(other.base64).not.toBe(bound.base64);
     expect(boundArguments({ name: 'Ana' })).toEqual({ name: 'Ana' });
+  });
+
+  it('every text is shown whole, however long: what the person approves is what will be sent', () => {
+    const text = `${'x'.repeat(110)}https://pay.example/now ${'y'.repeat(2_112)}`;
+    expect(boundArguments({ message: { content: text } })).toEqual({ message: { content: text } });
+    expect(boundArguments({ html: 'h'.repeat(100_000) })).toEqual({ html: 'h'.repeat(100_000) });
   });
 
   it('token problems say what to do next', () => {

@@ -15,6 +15,12 @@ import { testConfig, testDatabase, unique } from '../helpers/app.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/crm-mcp.js', import.meta.url));
 
+/**
+ * The sources under test, never a dist/ some build left behind (bin/crm-mcp.js prefers a compiled dist/mcp):
+ * every process the tests start gets it, whatever environment the test passes.
+ */
+export const childEnv = (env: Record<string, string>) => ({ ...env, CRM_FROM_SOURCE: '1' });
+
 export interface Service {
   url: string;
   close(): Promise<void>;
@@ -146,7 +152,12 @@ function newClient(elicit?: Elicit) {
 
 export async function connectStdio(env: Record<string, string>, elicit?: Elicit) {
   const client = newClient(elicit);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    env: childEnv(env),
+    stderr: 'pipe',
+  });
   await client.connect(transport);
   // Like real clients: listing caches the output schemas, against which the client then checks results.
   await client.listTools();
@@ -175,7 +186,7 @@ export async function connect(transport: Transport, env: Record<string, string>)
 /** Starts crm-mcp in HTTP mode on a free port; resolves once it listens. */
 export async function startHttpMcp(env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN], {
-    env: { ...env, MCP_CRM_HTTP_PORT: '0' },
+    env: childEnv({ ...env, MCP_CRM_HTTP_PORT: '0' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -212,7 +223,7 @@ export async function connectHttp(url: string, elicit?: Elicit, headers?: Record
 /** Runs a process to its end; for configuration errors. */
 export function runToExit(env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

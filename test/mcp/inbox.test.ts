@@ -195,6 +195,50 @@ describe('inbox tools (stdio)', () => {
     expect(synced).toMatchObject({ created: true, conversation: { card: null } });
   });
 
+  it('a long message is approved whole: the person sees every character, the link at 110 included (issue 30)', async () => {
+    const conv = (await read(client, 'crm.list_conversations', { q: alice })).data[0];
+    const link = 'https://pay.example/invoice/77?to=attacker';
+    const head =
+      'Olá Alice! Segue o resumo do pedido e as condições combinadas na reunião de ontem. Para pagar: ';
+    const content = `${head.padEnd(110, '.')}${link} ${'Detalhes do pedido, item a item. '.repeat(70)}`.slice(
+      0,
+      2_246,
+    );
+    expect(content).toHaveLength(2_246);
+    expect(content.indexOf(link)).toBe(110);
+    const args = { conversationId: conv.id, message: { content } };
+
+    // Form elicitation: the prompt the client receives carries the whole text.
+    const asked: string[] = [];
+    const eliciting = await connectStdio(mcpEnv(service, org), (message) => {
+      asked.push(message);
+      return 'accept';
+    });
+    try {
+      const before = wa.messages.length;
+      const sent = await call(eliciting, 'crm.send_conversation_message', args);
+      expect(sent.structuredContent?.status, JSON.stringify(sent.content)).toBe('completed');
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain(link);
+      expect(asked[0]).toContain(JSON.stringify(content));
+      expect(wa.messages.length).toBe(before + 1);
+      expect(JSON.stringify(wa.messages.at(-1)!.payload)).toContain(link);
+    } finally {
+      await eliciting.close();
+    }
+
+    // Link and token: the preview and the request the approval page shows hold the whole text too.
+    const preview = await call(client, 'crm.send_conversation_message', args);
+    expect(preview.structuredContent?.status).toBe('confirmation_required');
+    expect(preview.structuredContent!.preview.arguments.message.content).toBe(content);
+    const stored = await fetch(
+      `${service.url}/api/agent-confirmations/${preview.structuredContent!.confirmationToken}`,
+      { headers: { authorization: `Bearer ${org.jwt}`, 'x-tenant-id': org.slug } },
+    );
+    expect(stored.status).toBe(200);
+    expect((await stored.json()).arguments.message.content).toBe(content);
+  });
+
   it('cards: create from a conversation, link, switch, contact cards and a board chat cards', async () => {
     await org.call('PUT', `/boards/${board}/chat-channels`, { data: { channels: [channel] } });
     expect((await read(client, 'crm.list_inbox_board_links', { inboxId })).data).toMatchObject([

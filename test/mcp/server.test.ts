@@ -1,11 +1,15 @@
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORM_MESSAGE_LIMIT } from '../../src/mcp/confirmation.js';
+import { loadMcpConfig } from '../../src/mcp/main.js';
 import {
   BIN,
   call,
+  childEnv,
   connectHttp,
   connectStdio,
   decide,
@@ -18,6 +22,7 @@ import {
   type Service,
   startHttpMcp,
   startService,
+  stopChild,
   toolError,
 } from './harness.js';
 import { OPEN_WORLD, READ_TOOLS, TOOL_NAMES } from './tool-names.js';
@@ -59,6 +64,69 @@ describe('configuration', () => {
     expect(res.stderr).toMatch(/MCP_CRM_API_URL/);
     expect(res.stderr).toMatch(/MCP_CRM_HTTP_PORT/);
     expect(res.stderr).toMatch(/MCP_CRM_TOOL_SEPARATOR/);
+  });
+});
+
+describe('configuration of HTTP mode (issue 30)', () => {
+  const BEARER = 'b'.repeat(40);
+
+  it('a single-user server refuses to listen off loopback without a bearer of its own: exit 2, saying why', async () => {
+    for (const host of ['192.0.2.10', 'crm.example']) {
+      const res = await runToExit({
+        ...mcpEnv(service, org),
+        MCP_CRM_HTTP_PORT: '0',
+        MCP_CRM_HTTP_HOST: host,
+      });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(`MCP_CRM_HTTP_HOST ${host} is not a loopback address`);
+      expect(res.stderr).toContain('MCP_CRM_HTTP_BEARER');
+    }
+    // All interfaces, checked in process (a test never listens there).
+    for (const host of ['0.0.0.0', '::', '10.0.0.5'])
+      expect(() =>
+        loadMcpConfig({ ...mcpEnv(service, org), MCP_CRM_HTTP_PORT: '0', MCP_CRM_HTTP_HOST: host }),
+      ).toThrow(/not a loopback address.*MCP_CRM_HTTP_BEARER/s);
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost'])
+      expect(
+        loadMcpConfig({ ...mcpEnv(service, org), MCP_CRM_HTTP_PORT: '0', MCP_CRM_HTTP_HOST: host })
+          .MCP_CRM_HTTP_HOST,
+      ).toBe(host);
+    // With a bearer, or multi-user (no server token: every client brings its own), any address.
+    expect(
+      loadMcpConfig({
+        ...mcpEnv(service, org),
+        MCP_CRM_HTTP_PORT: '0',
+        MCP_CRM_HTTP_HOST: '0.0.0.0',
+        MCP_CRM_HTTP_BEARER: BEARER,
+      }).MCP_CRM_HTTP_BEARER,
+    ).toBe(BEARER);
+    expect(
+      loadMcpConfig({ MCP_CRM_API_URL: service.url, MCP_CRM_HTTP_PORT: '0', MCP_CRM_HTTP_HOST: '0.0.0.0' })
+        .MCP_CRM_HTTP_HOST,
+    ).toBe('0.0.0.0');
+  });
+
+  it('a bearer must be long, belongs to a single-user server, and allowed hosts must be host names', async () => {
+    const short = await runToExit({
+      ...mcpEnv(service, org),
+      MCP_CRM_HTTP_PORT: '0',
+      MCP_CRM_HTTP_BEARER: 'secret',
+    });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/MCP_CRM_HTTP_BEARER must be at least 32 characters/);
+    expect(() =>
+      loadMcpConfig({ MCP_CRM_API_URL: service.url, MCP_CRM_HTTP_PORT: '0', MCP_CRM_HTTP_BEARER: BEARER }),
+    ).toThrow(/MCP_CRM_HTTP_BEARER protects a single-user server/);
+    expect(() =>
+      loadMcpConfig({ ...mcpEnv(service, org), MCP_CRM_ALLOWED_HOSTS: 'ok.example, bad/path' }),
+    ).toThrow(/MCP_CRM_ALLOWED_HOSTS.*bad\/path is not a host name/);
+    expect(
+      loadMcpConfig({
+        ...mcpEnv(service, org),
+        MCP_CRM_ALLOWED_HOSTS: 'Crm.Example:8443, https://mcp.example.com/',
+      }).MCP_CRM_ALLOWED_HOSTS,
+    ).toEqual(['crm.example', 'mcp.example.com']);
   });
 });
 
@@ -362,7 +430,7 @@ describe('confirmation through URL elicitation', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [BIN],
-        env: mcpEnv(service, org),
+        env: childEnv(mcpEnv(service, org)),
         stderr: 'pipe',
       }),
     );
@@ -430,6 +498,56 @@ describe('confirmation by elicitation', () => {
     }
   });
 
+  it('a text too long for a form goes to the approval page, which shows it whole (issue 30)', async () => {
+    const html = `<p>${'Newsletter body. '.repeat(1_200)}<a href="https://end.example/">end</a></p>`;
+    expect(html.length).toBeGreaterThan(FORM_MESSAGE_LIMIT);
+    const args = { name: `Long ${Date.now()}`, subject: 'Long', html };
+    // A form-only client: never a cut prompt; the link and token instead.
+    await withAnswer('accept', async (client, asked) => {
+      const res = await call(client, 'crm.create_email_template', args);
+      expect(res.structuredContent?.status).toBe('confirmation_required');
+      expect(asked).toEqual([]);
+      expect(res.structuredContent!.preview.arguments.html).toBe(html);
+    });
+    // A client that offers both: URL elicitation to the approval page, whose request holds the whole HTML.
+    const modes: string[] = [];
+    const client = new Client(
+      { name: 'both-client', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const params = req.params as { mode?: string; url?: string };
+      modes.push(params.mode ?? 'form');
+      if (params.mode === 'url') {
+        const id = /\/confirm\/([^?]+)/.exec(params.url!)![1];
+        const stored = await org.call('GET', `/agent-confirmations/${id}`);
+        expect(stored.body.arguments.html).toBe(html);
+        setTimeout(() => void decide(params.url!), 200);
+      }
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN],
+        env: childEnv(mcpEnv(service, org)),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      await client.listTools();
+      const done = await call(client, 'crm.create_email_template', { ...args, name: `${args.name} 2` });
+      expect(done.structuredContent, JSON.stringify(done.content)).toMatchObject({ status: 'completed' });
+      expect(modes).toEqual(['url']);
+      // A short call still asks in the form.
+      const small = await call(client, 'crm.create_product_category', { name: `Both ${Date.now()}` });
+      expect(small.structuredContent?.status).toBe('completed');
+      expect(modes).toEqual(['url', 'form']);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reads never ask', async () => {
     await withAnswer('decline', async (client, asked) => {
       await read(client, 'crm.list_product_categories');
@@ -438,29 +556,54 @@ describe('confirmation by elicitation', () => {
   });
 });
 
-/** POSTs an initialize request with a forged Host header (fetch cannot set Host). */
-function postWithHost(url: string, host: string) {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-  });
-  return new Promise<number | undefined>((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
+
+/** A request with any Host header (fetch cannot set Host): status, headers and body text. */
+function rawRequest(
+  url: string,
+  {
+    method = 'GET',
+    host,
+    headers = {},
+    body,
+  }: { method?: string; host?: string; headers?: Record<string, string>; body?: string },
+) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
+    (resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method,
+          headers: {
+            ...(host ? { host } : {}),
+            ...(body
+              ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+              : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
+}
+
+/** POSTs an initialize request with a forged Host header. */
+async function postWithHost(url: string, host: string) {
+  return (await rawRequest(url, { method: 'POST', host, body: INITIALIZE })).status;
 }
 
 describe('HTTP transport', () => {
@@ -599,6 +742,162 @@ describe('HTTP transport', () => {
       await otherTenant.stop();
     }
     const down = await startHttpMcp({ ...mcpEnv(service, org), MCP_CRM_API_URL: 'http://127.0.0.1:9' });
+    try {
+      const res = await fetch(`${down.url}/health`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'error', api: 'unreachable' });
+    } finally {
+      await down.stop();
+    }
+  });
+});
+
+describe('HTTP mode: bearer, Host, health (issue 30)', () => {
+  const BEARER = `bearer-${'k'.repeat(40)}`;
+
+  it('single-user mode with MCP_CRM_HTTP_BEARER: 401 without it (an API token is not it), the tools with it', async () => {
+    const http = await startHttpMcp(mcpEnv(service, org, { MCP_CRM_HTTP_BEARER: BEARER }));
+    try {
+      const anonymous = await rawRequest(`${http.url}/mcp`, { method: 'POST', body: INITIALIZE });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="crm-mcp"');
+      expect(anonymous.text).toContain('MCP_CRM_HTTP_BEARER');
+      for (const authorization of [`Bearer ${BEARER}x`, `Bearer ${org.token}`, `Basic ${BEARER}`]) {
+        const wrong = await rawRequest(`${http.url}/mcp`, {
+          method: 'POST',
+          body: INITIALIZE,
+          headers: { authorization, 'x-tenant-id': org.slug },
+        });
+        expect(wrong.status, authorization).toBe(401);
+        expect(wrong.headers['www-authenticate']).toBe('Bearer realm="crm-mcp", error="invalid_token"');
+      }
+      // The SDK client without the bearer cannot connect, so it cannot approve anything either.
+      await expect(connectHttp(http.url, () => 'accept')).rejects.toThrow();
+
+      const asked: string[] = [];
+      const client = await connectHttp(
+        http.url,
+        (m) => {
+          asked.push(m);
+          return 'accept';
+        },
+        { authorization: `Bearer ${BEARER}` },
+      );
+      try {
+        const name = `Bearer ${Date.now()}`;
+        const done = await call(client, 'crm.create_product_category', { name });
+        expect(done.structuredContent).toMatchObject({ status: 'completed', result: { name } });
+        expect(asked).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+
+      // /health: the user and organization only to the bearer's holder.
+      const bare = await fetch(`${http.url}/health`);
+      expect(bare.status).toBe(200);
+      expect(await bare.json()).toEqual({ status: 'ok', api: 'ok' });
+      const full = await fetch(`${http.url}/health`, { headers: { authorization: `Bearer ${BEARER}` } });
+      expect(await full.json()).toMatchObject({
+        status: 'ok',
+        api: 'ok',
+        tenant: org.slug,
+        user: expect.any(String),
+      });
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('says at start which mode it runs in and which Host names it answers to', async () => {
+    const child = spawn(process.execPath, [BIN], {
+      env: childEnv({
+        ...mcpEnv(service, org),
+        MCP_CRM_HTTP_PORT: '0',
+        MCP_CRM_ALLOWED_HOSTS: 'crm.internal',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const said = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (c: Buffer) => {
+          err += c.toString();
+          if (/Host must name.*\n/.test(err)) resolve(err);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      expect(said).toMatch(/single-user mode .*without MCP_CRM_HTTP_BEARER/);
+      expect(said).toMatch(/Host must name localhost, 127\.0\.0\.1, \[::1\], crm\.internal/);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  it('Host is checked on every route: a DNS-rebinding page reads neither /health nor the metadata nor /mcp', async () => {
+    const http = await startHttpMcp(mcpEnv(service, org));
+    const port = new URL(http.url).port;
+    try {
+      for (const path of ['/health', '/.well-known/oauth-protected-resource', '/mcp', '/nope']) {
+        const res = await rawRequest(`${http.url}${path}`, { host: `rebind.example:${port}` });
+        expect(res.status, path).toBe(403);
+        expect(res.text).toMatch(/Host rebind\.example:\d+ is not one of this server's names/);
+        expect(res.text).not.toContain(org.slug);
+        expect(res.text).not.toContain('rebind.example/mcp');
+      }
+      expect(await postWithHost(`${http.url}/mcp`, `rebind.example:${port}`)).toBe(403);
+      // Its own names pass, whatever the port a proxy puts in the header.
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', `[::1]:${port}`]) {
+        const res = await rawRequest(`${http.url}/health`, { host });
+        expect(res.status, host).toBe(200);
+        expect(JSON.parse(res.text)).toMatchObject({ tenant: org.slug });
+      }
+      const prm = await rawRequest(`${http.url}/.well-known/oauth-protected-resource`, {
+        host: `localhost:${port}`,
+      });
+      expect(JSON.parse(prm.text).resource).toBe(`http://localhost:${port}/mcp`);
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('MCP_CRM_PUBLIC_URL and MCP_CRM_ALLOWED_HOSTS add names; the metadata names the public URL, never the Host', async () => {
+    const http = await startHttpMcp(
+      mcpEnv(service, org, {
+        MCP_CRM_PUBLIC_URL: 'https://mcp.example.com',
+        MCP_CRM_ALLOWED_HOSTS: 'crm.internal',
+      }),
+    );
+    try {
+      for (const host of ['mcp.example.com', 'crm.internal:8080']) {
+        expect((await rawRequest(`${http.url}/health`, { host })).status, host).toBe(200);
+        const prm = await rawRequest(`${http.url}/.well-known/oauth-protected-resource`, { host });
+        expect(prm.status).toBe(200);
+        expect(JSON.parse(prm.text).resource).toBe('https://mcp.example.com/mcp');
+      }
+      expect((await rawRequest(`${http.url}/health`, { host: 'evil.example' })).status).toBe(403);
+      expect((await rawRequest(`${http.url}/health`, { host: 'mcp.example.com.evil.example' })).status).toBe(
+        403,
+      );
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it('multi-user /health answers 200 while the service is up (it probes /api/health), 503 when it is down', async () => {
+    const { MCP_CRM_TENANT_ID: _t, MCP_CRM_USER_TOKEN: _u, ...shared } = mcpEnv(service, org);
+    for (const apiUrl of [service.url, `${service.url}/api`]) {
+      const http = await startHttpMcp({ ...shared, MCP_CRM_API_URL: apiUrl });
+      try {
+        const res = await fetch(`${http.url}/health`);
+        const body = await res.json();
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        expect(body).toEqual({ status: 'ok', api: 'ok', auth: 'per-session' });
+        expect((await rawRequest(`${http.url}/health`, { host: 'rebind.example' })).status).toBe(403);
+      } finally {
+        await http.stop();
+      }
+    }
+    const down = await startHttpMcp({ ...shared, MCP_CRM_API_URL: 'http://127.0.0.1:9' });
     try {
       const res = await fetch(`${down.url}/health`);
       expect(res.status).toBe(503);
