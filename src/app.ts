@@ -145,7 +145,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   await registerRateLimit(app, config);
   await app.register(authPlugin, { db, signer });
   installRequestLog(app);
-  await app.register(idempotencyPlugin, { db, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
+  await app.register(idempotencyPlugin, { db, config, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
   await registerDocsRoutes(app);
   await registerWebApp(app);

@@ -489,7 +489,7 @@ describe('Idempotency-Key: the API process is killed with SIGKILL mid-request', 
 });
 
 describe('secrets shown once', () => {
-  test('a new API token is never stored for replay: a retry with the same key makes another token', async () => {
+  test('a new API token replays the same token, and its replay record is sealed', async () => {
     const t = await newTenant();
     const key = unique('k-token-');
     const first = await t.userApi.post(
@@ -503,12 +503,38 @@ describe('secrets shown once', () => {
       { 'idempotency-key': key },
     );
     expect([first.status, second.status]).toEqual([201, 201]);
-    expect(second.body.token).not.toBe(first.body.token);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect((await t.userApi.get('/users/tokens')).body.data).toHaveLength(1);
     const { db } = await getApp();
-    const rows = await queryRows<{ n: number }>(
+    const rows = await queryRows<{ response: string; provisional: string | null }>(
       db.system,
-      sql`select count(*)::int as n from idempotency_keys where user_id = ${t.user.id} and key = ${key}`,
+      sql`select response_body::text as response, provisional_body::text as provisional
+          from idempotency_keys where user_id = ${t.user.id} and key = ${key}`,
     );
-    expect(rows[0].n).toBe(0);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0].response)).toEqual({ $sealed: expect.stringMatching(/^v1\./) });
+    expect(rows[0].response).not.toContain(first.body.token);
+    expect(rows[0].provisional ?? '').not.toContain(first.body.token);
+  });
+
+  test('a sealed record opens only for its own user and key (copied onto another key it is refused)', async () => {
+    const t = await newTenant();
+    const [a, b] = [unique('k-a-'), unique('k-b-')];
+    const body = { data: { url: 'https://hooks.example.com/x', events: ['card.created'] } };
+    const first = await t.api.post('/webhook-subscriptions', body, { 'idempotency-key': a });
+    expect(first.status).toBe(201);
+    const { db } = await getApp();
+    // Another key of the same user, made to look answered with a's record: it must not open (bound to its key),
+    // and the refusal is a 422 naming the key, never a 500.
+    await db.system.execute(
+      sql`insert into idempotency_keys (user_id, key, request_hash, status_code, response_body)
+          select user_id, ${b}, request_hash, status_code, response_body from idempotency_keys
+          where user_id = ${t.user.id} and key = ${a}`,
+    );
+    const copied = await t.api.post('/webhook-subscriptions', body, { 'idempotency-key': b });
+    expect(copied.status).toBe(422);
+    expect(copied.body.error.details).toMatchObject({ idempotencyKey: b });
+    expect(JSON.stringify(copied.body)).not.toContain(first.body.secret);
   });
 });

@@ -137,7 +137,8 @@ async function fromQueue(env: ActionEnv, queueRef: string): Promise<string> {
 /** Signed like a webhook (Standard Webhooks), through the SSRF-safe fetch (10 s, response capped). */
 async function httpRequest(
   env: ActionEnv,
-  p: { url: string; method?: string; headers?: Record<string, string>; body?: unknown },
+  // Headers as opened by the runner (runner.ts `actionsOf`): stored sealed, never null once saved.
+  p: { url: string; method?: string; headers?: Record<string, string | null>; body?: unknown },
 ): Promise<Output> {
   const method = p.method ?? 'POST';
   const body = method === 'GET' ? '' : JSON.stringify(p.body ?? env.event);
@@ -145,7 +146,12 @@ async function httpRequest(
   try {
     res = await env.fetch(p.url, {
       method,
-      headers: { ...(p.headers ?? {}), ...webhookHeaders(env.secret, env.messageId, body) },
+      headers: {
+        ...Object.fromEntries(
+          Object.entries(p.headers ?? {}).filter((e): e is [string, string] => e[1] !== null),
+        ),
+        ...webhookHeaders(env.secret, env.messageId, body),
+      },
       ...(method === 'GET' ? {} : { body }),
     });
   } catch (err) {

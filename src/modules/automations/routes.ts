@@ -61,7 +61,8 @@ export const automationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
           'create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones ' +
           'are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, ' +
           'access) as the admin who saved it. `http_request` is signed with the returned secret (Standard ' +
-          "Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. " +
+          'Webhooks), shown once. `http_request` header values are write-only: stored encrypted, answered as ' +
+          '"********". An automation\'s own changes re-trigger automations at most 3 levels deep. ' +
           admins,
         body: dataBody(automationInput, [
           {
@@ -89,13 +90,17 @@ export const automationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
       schema: {
         tags,
         summary: 'Change an automation',
-        description: `${admins} Fields not sent keep their value; the whole automation is checked again.`,
+        description:
+          `${admins} Fields not sent keep their value; the whole automation is checked again. \`actions\`, when ` +
+          'sent, replaces the list, but each `http_request` keeps the stored header values it does not replace ' +
+          '(write-only: a header not sent or sent as "********" keeps its value, `null` removes it), from the ' +
+          'stored `http_request` of the same rank while its URL keeps its origin.',
         params: idParams,
         body: dataBody(automationUpdate, [{ enabled: false }]),
         response: { 200: automation },
       },
     },
-    async (req) => service.updateAutomation(req.tenant, req.params.id, req.body.data),
+    async (req) => service.updateAutomation(deps, req.tenant, req.params.id, req.body.data),
   );
 
   for (const [verb, enabled] of [

@@ -12,6 +12,7 @@ import { secretBox } from '../../platform/secrets/encryption.js';
 import { planFeatures, type Role, type TenantContext } from '../../platform/tenancy/context.js';
 import type { WorkerDeps } from '../../workers.js';
 import { type ActionEnv, RetryableError, runAction } from './actions.js';
+import { openHeaders } from './headers.js';
 import type { Action, ActionResult } from './schema.js';
 import { sealContext } from './service.js';
 import { automations, automationRuns as runs } from './table.js';
@@ -155,6 +156,7 @@ async function execute(
   deps: RunnerDeps,
   fetch: SafeFetch,
   secretOf: (a: AutomationRow) => string,
+  actionsOf: (a: AutomationRow) => Action[],
   orgId: number,
   run: RunRow,
   automation: AutomationRow | undefined,
@@ -165,7 +167,17 @@ async function execute(
   const onCommit: { hook: ((tx: Tx) => Promise<void>) | null } = { hook: null };
   const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit, actors);
   if (typeof ctx === 'string') return { id: run.id, status: 'failed', message: ctx };
-  const actions = automation.actions as Action[];
+  let actions: Action[];
+  try {
+    actions = actionsOf(automation);
+  } catch {
+    // Sealed for another automation (a copied row) or under a key the service no longer has.
+    return {
+      id: run.id,
+      status: 'failed',
+      message: 'the http_request header values cannot be opened: save them again',
+    };
+  }
   const results = [...(run.results as ActionResult[])];
   const event = run.event as ActionEnv['event'];
   // Recorded with the run's end: a crash before it runs the last action again (an http_request may repeat
@@ -302,6 +314,14 @@ export async function runDue(
   const box = await secretBox(deps.config, db);
   const secretOf = (a: AutomationRow) =>
     box.decrypt(a.secretSealed, sealContext(a.organizationId, a.documentId));
+  // http_request header values are stored sealed (headers.ts): opened here, just before the actions run.
+  const actionsOf = (a: AutomationRow) =>
+    (a.actions as { type: string; params: Record<string, unknown> }[]).map((x) => {
+      if (x.type !== 'http_request') return x as Action;
+      const { sealedHeaders: _sealed, ...params } = x.params;
+      const headers = openHeaders(box, sealContext(a.organizationId, a.documentId), x.params as never);
+      return { type: 'http_request', params: { ...params, ...(headers ? { headers } : {}) } } as Action;
+    });
   const actors: ActorCache = new Map();
   const counts = await mapInPool(orgs, ORGS_AT_ONCE, async (orgId) => {
     let n = 0;
@@ -310,7 +330,7 @@ export async function runDue(
       if (claimed.length === 0) break;
       n += claimed.length;
       const ends = await mapInPool(claimed, PARALLEL, ({ run, automation }) =>
-        execute(deps, fetch, secretOf, orgId, run, automation, actors).catch((err) => {
+        execute(deps, fetch, secretOf, actionsOf, orgId, run, automation, actors).catch((err) => {
           // Left leased: taken again after the lease.
           console.error(`automations: run ${run.id} failed: ${(err as Error).message}`);
           return undefined;

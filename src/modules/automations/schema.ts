@@ -76,7 +76,21 @@ export const action = z.discriminatedUnion('type', [
     params: z.strictObject({
       url,
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default POST'),
-      headers: z.record(z.string().max(100), z.string().max(2000)).optional(),
+      headers: z
+        .record(
+          z
+            .string()
+            .min(1)
+            .max(100)
+            .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'),
+          z.string().max(2000).nullable(),
+        )
+        .optional()
+        .describe(
+          'Write-only: values are stored encrypted and answered as "********" (names shown). On update a header ' +
+            'not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values ' +
+            'are kept only while the URL keeps its origin (docs/automations.md)',
+        ),
       body: z.unknown().optional().describe('JSON sent; default: the triggering event'),
     }),
   }),

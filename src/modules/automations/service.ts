@@ -10,6 +10,7 @@ import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { findBoardById } from '../boards/repo.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
+import { maskAction, sealActions } from './headers.js';
 import type { ActionResult, Automation, AutomationInput, AutomationUpdate } from './schema.js';
 import { automations, automationRuns as runs } from './table.js';
 import { automationNotFound, validateAutomation } from './validate.js';
@@ -44,7 +45,8 @@ async function present(tx: Tx, orgId: number, row: Row): Promise<Automation> {
     enabled: row.enabled,
     board: board ? { documentId: board.documentId, name: board.name } : null,
     trigger: { event: row.triggerEvent, conditions: row.conditions as unknown[] },
-    actions: row.actions as Automation['actions'],
+    // http_request header values are write-only: names with masked values (headers.ts).
+    actions: (row.actions as { type: string; params: unknown }[]).map(maskAction),
     createdAt: isoRequired(row.createdAt),
     updatedAt: isoRequired(row.updatedAt),
   };
@@ -86,7 +88,7 @@ export async function createAutomation(deps: AppDeps, ctx: TenantContext, input:
         boardId: structure?.board.id ?? null,
         triggerEvent: input.trigger.event,
         conditions: input.trigger.conditions ?? [],
-        actions: input.actions,
+        actions: sealActions(box, sealContext(ctx.orgId, documentId), input.actions),
         actorMembershipId: ctx.membershipId,
         secretSealed: box.encrypt(secret, sealContext(ctx.orgId, documentId)),
       })
@@ -96,18 +98,31 @@ export async function createAutomation(deps: AppDeps, ctx: TenantContext, input:
   });
 }
 
-/** A change (also enable / disable) re-validates the whole automation; the saving admin becomes its actor. */
-export async function updateAutomation(ctx: TenantContext, documentId: string, input: AutomationUpdate) {
+/**
+ * A change (also enable / disable) re-validates the whole automation; the saving admin becomes its actor.
+ * New actions keep the stored http_request header values they do not replace (headers.ts).
+ */
+export async function updateAutomation(
+  deps: AppDeps,
+  ctx: TenantContext,
+  documentId: string,
+  input: AutomationUpdate,
+) {
   requireAdmin(ctx);
+  const box = await secretBox(deps.config, deps.db);
   return ctx.transaction(async (tx) => {
     const row = await findIn(tx, ctx.orgId, documentId);
     const current = await present(tx, ctx.orgId, row);
+    const stored = row.actions as { type: string; params: unknown }[];
     const merged = {
       board: input.board === undefined ? current.board?.documentId : input.board,
       trigger: input.trigger ?? (current.trigger as AutomationInput['trigger']),
-      actions: input.actions ?? (current.actions as AutomationInput['actions']),
+      actions: input.actions ?? (stored as AutomationInput['actions']),
     };
     const structure = await validateAutomation(tx, ctx.orgId, merged);
+    const actions = input.actions
+      ? sealActions(box, sealContext(ctx.orgId, documentId), input.actions, stored)
+      : stored;
     const [updated] = await tx
       .update(automations)
       .set({
@@ -116,7 +131,7 @@ export async function updateAutomation(ctx: TenantContext, documentId: string, i
         boardId: structure?.board.id ?? null,
         triggerEvent: merged.trigger.event,
         conditions: merged.trigger.conditions ?? [],
-        actions: merged.actions,
+        actions,
         actorMembershipId: ctx.membershipId,
         updatedAt: sql`now()`,
       })

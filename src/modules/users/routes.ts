@@ -55,7 +55,6 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       config: {
         scope: 'account:write',
         auth: 'user',
-        idempotency: false,
         ...strictBucket(deps.config, 'token'),
       },
       schema: {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import type { SecretBox } from '../secrets/encryption.js';
 
 /** The `Idempotency-Key` a request holds: set by the idempotency preHandler, carried by its TenantContext. */
 export interface PendingIdempotencyKey {
@@ -8,6 +9,49 @@ export interface PendingIdempotencyKey {
   key: string;
   /** This attempt's lease: a retry that took the key over after the lease expired holds another one. */
   token: string;
+  /** The service's secret box: replay records are sealed with it (they may hold a secret shown once). */
+  box: SecretBox;
+}
+
+/**
+ * A replay record as stored: `{ "$sealed": "v1.<iv>.<tag>.<ciphertext>" }`, the JSON text of the answer sealed
+ * with AES-256-GCM under the service's key, bound to the user and the key (a record copied onto another key
+ * does not open). Responses showing a secret once (a webhook subscription's secret, an API token, an
+ * automation's signing secret, an e-mail channel's webhookSecret) are thus never at rest in clear, and a retry
+ * still gets the very same answer.
+ */
+export interface SealedRecord {
+  $sealed: string;
+}
+
+const aad = (userId: number, key: string) => `idempotency:${userId}:${key}`;
+
+export function sealRecord(box: SecretBox, userId: number, key: string, json: string): SealedRecord {
+  return { $sealed: box.encrypt(json, aad(userId, key)) };
+}
+
+/**
+ * The JSON text of a stored record. A record written before sealing (at most 24 h old at an upgrade) is the
+ * answer itself: returned as its JSON text.
+ */
+export function openRecord(box: SecretBox, userId: number, key: string, stored: unknown): string {
+  if (
+    stored !== null &&
+    typeof stored === 'object' &&
+    Object.keys(stored).length === 1 &&
+    typeof (stored as SealedRecord).$sealed === 'string'
+  )
+    try {
+      return box.decrypt((stored as SealedRecord).$sealed, aad(userId, key));
+    } catch {
+      // Another key's record, or sealed under a key the service no longer has (CRM_ENCRYPTION_KEY changed).
+      throw new AppError(
+        'UnprocessableEntityError',
+        'The stored answer of this Idempotency-Key cannot be opened (the encryption key changed?): send the request with a new key',
+        { idempotencyKey: key },
+      );
+    }
+  return JSON.stringify(stored);
 }
 
 /**
@@ -48,7 +92,7 @@ export async function recordCommit(tx: Tx, pending: PendingIdempotencyKey, resul
   const [row] = await queryRows<{ ok: boolean }>(
     tx,
     sql`select crm_idempotency_commit(${pending.userId}, ${pending.key}, ${pending.token}::uuid,
-      ${JSON.stringify(result ?? null)}::jsonb) as ok`,
+      ${JSON.stringify(sealRecord(pending.box, pending.userId, pending.key, JSON.stringify(result ?? null)))}::jsonb) as ok`,
   );
   if (!row?.ok) {
     // Thrown inside the transaction: it rolls back, and the retry that holds the key now does the work.

@@ -3,10 +3,12 @@ import { Readable } from 'node:stream';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Config } from '../../config.js';
 import { sha256 } from '../auth/tokens.js';
 import { type Database, type Executor, queryRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
-import type { PendingIdempotencyKey } from './commit.js';
+import { secretBox } from '../secrets/encryption.js';
+import { openRecord, type PendingIdempotencyKey, sealRecord } from './commit.js';
 import { idempotencyKeys } from './table.js';
 
 export const TTL_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +16,7 @@ const MAX_KEYED_STREAM_BYTES = 64 * 1024 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** false: the route's response is never stored for replay (it holds a secret shown once). */
+    /** false: the route is never keyed (its response is never stored for replay). No route sets it today. */
     idempotency?: boolean;
   }
   interface FastifyRequest {
@@ -33,9 +35,16 @@ declare module 'fastify' {
  * (its tenant transaction marked the key committed with its result, atomically with the write:
  * commit.ts) or, when nothing committed, takes the key over and runs the request (once: the taken-over
  * attempt, if it was only slow, can no longer commit).
+ *
+ * Stored answers are sealed with the service's secret box (commit.ts: `sealRecord`): a response that shows a
+ * secret once (an API token, a webhook subscription's secret…) replays the same secret, and is never in clear
+ * in the database.
  */
 export const idempotencyPlugin = fp(
-  async (app: FastifyInstance, opts: { db: Database; leaseSeconds: number }) => {
+  async (
+    app: FastifyInstance,
+    opts: { db: Database; leaseSeconds: number; config: Pick<Config, 'CRM_ENCRYPTION_KEY'> },
+  ) => {
     const { db } = opts;
     const lease = sql`make_interval(secs => ${opts.leaseSeconds})`;
     app.decorateRequest('idempotency', null);
@@ -110,7 +119,6 @@ export const idempotencyPlugin = fp(
       if (req.method !== 'POST' || typeof key !== 'string' || !req.principal) return;
       // A dry run writes nothing, so it neither uses the key nor replays what the key stored (docs/dry-run.md).
       if (req.dryRun) return;
-      // A response holding a secret shown once (a new API token) is never stored: a retry makes a new one.
       if (req.routeOptions.config?.idempotency === false) return;
       // A multipart body is read by its route straight from the socket: not in hand to fingerprint, not keyed.
       const type = req.headers['content-type'] ?? '';
@@ -123,6 +131,8 @@ export const idempotencyPlugin = fp(
         JSON.stringify([req.method, req.url, req.headers['x-tenant-id'] ?? null, body]),
       );
       const mine = and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key));
+      // Read or generated once per process (outside any transaction: on PGlite it uses the one connection).
+      const box = await secretBox(opts.config, db);
       await db.system
         .delete(idempotencyKeys)
         .where(and(mine, lt(idempotencyKeys.createdAt, new Date(Date.now() - TTL_MS))));
@@ -134,7 +144,7 @@ export const idempotencyPlugin = fp(
           .values({ userId, key, requestHash, leaseToken: token, lockedUntil: sql`now() + ${lease}` })
           .onConflictDoNothing()
           .returning({ key: idempotencyKeys.key });
-        if (inserted.length) return hold(req, { userId, key, token });
+        if (inserted.length) return hold(req, { userId, key, token, box });
         const [prior] = await db.system
           .select({
             requestHash: idempotencyKeys.requestHash,
@@ -155,12 +165,14 @@ export const idempotencyPlugin = fp(
           );
         }
         if (prior.statusCode !== null) {
+          // The exact bytes first answered, unsealed (before the reply is set up: opening may refuse).
+          const answer = openRecord(box, userId, key, prior.responseBody);
           reply.header('idempotent-replayed', 'true');
           return reply
             .code(prior.statusCode)
             .type('application/json')
-            .serializer(JSON.stringify)
-            .send(prior.responseBody);
+            .serializer((s: unknown) => s as string)
+            .send(answer);
         }
         if (prior.leaseLeft !== null && prior.leaseLeft > 0) {
           throw new AppError('ConflictError', 'A request with this Idempotency-Key is still in progress', {
@@ -171,8 +183,9 @@ export const idempotencyPlugin = fp(
         if (prior.committed) {
           // Its process died after the write committed, before it answered: answer what the write produced,
           // as the route would have (its success status, through its own serializer).
+          const answer = JSON.parse(openRecord(box, userId, key, prior.provisionalBody));
           reply.header('idempotent-replayed', 'true');
-          return reply.code(successStatus(req)).send(prior.provisionalBody);
+          return reply.code(successStatus(req)).send(answer);
         }
         // Its process died before anything committed: this request takes the key over and runs.
         const taken = await db.system
@@ -187,7 +200,7 @@ export const idempotencyPlugin = fp(
             ),
           )
           .returning({ key: idempotencyKeys.key });
-        if (taken.length) return hold(req, { userId, key, token });
+        if (taken.length) return hold(req, { userId, key, token, box });
       }
       throw new AppError('ConflictError', 'A request with this Idempotency-Key is still in progress', {
         idempotencyKey: key,
@@ -216,10 +229,11 @@ export const idempotencyPlugin = fp(
         if (!deleted.length) await db.system.update(idempotencyKeys).set({ lockedUntil: null }).where(ours);
         return payload;
       }
-      // The exact response wins over the provisional one.
+      // The exact response wins over the provisional one; sealed, as it may show a secret once.
+      const sealed = sealRecord(pending.box, pending.userId, pending.key, payload);
       await db.system
         .update(idempotencyKeys)
-        .set({ statusCode: reply.statusCode, responseBody: sql`${payload}::jsonb`, lockedUntil: null })
+        .set({ statusCode: reply.statusCode, responseBody: sealed, lockedUntil: null })
         .where(ours);
       return payload;
     });

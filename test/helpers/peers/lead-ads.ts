@@ -59,6 +59,8 @@ export interface LeadAdsPeer {
   /** The next `count` lead fetches answer `status`. */
   failLeadFetches(count: number, status?: number, message?: string): void;
   subscriptions: Map<string, string[]>;
+  /** Every access token handed out so far (user, long-lived and page tokens): what the service must never store in clear. */
+  issuedTokens(): string[];
   requests: { method: string; path: string }[];
   close(): Promise<void>;
 }
@@ -316,6 +318,7 @@ export async function startLeadAdsPeer(
           tokens.set(p.token, { kind: 'page', userId, pageId: p.id });
         }
     },
+    issuedTokens: () => [...tokens.keys()],
     failLeadFetches(count, status = 500, message = '') {
       leadFailures = { count, status, message };
     },
