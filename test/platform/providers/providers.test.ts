@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolvePublicHost } from '../../../src/platform/outbound/resolve-host.js';
 import { emailProvider } from '../../../src/platform/providers/email/client.js';
@@ -90,6 +92,102 @@ describe('WhatsApp Cloud API provider', () => {
     wa.setDelay(0);
     expect(err).toMatchObject({ provider: 'whatsapp', status: 0, permanent: false });
     expect(err.message).toMatch(/no answer within 100 ms/);
+  });
+});
+
+describe('WhatsApp media download: the guarded fetch, the token never follows to another origin', () => {
+  const token = 'wa-media-token';
+  const mediaBytes = Buffer.from('the picture bytes');
+  let graph: Server;
+  let other: Server;
+  let graphUrl: string;
+  let otherUrl: string;
+  const seen: { server: string; path: string; authorization?: string }[] = [];
+  const listen = async (s: Server) => {
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  };
+  beforeAll(async () => {
+    // The Graph API: media metadata whose URL is on the same server, which redirects as the test needs.
+    graph = createServer((req, res) => {
+      const path = req.url ?? '';
+      seen.push({ server: 'graph', path, authorization: req.headers.authorization });
+      const meta = (url: string, size = mediaBytes.length) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ url, mime_type: 'image/jpeg', file_size: size }));
+      const media = /^\/v21\.0\/(\w+)$/.exec(path)?.[1];
+      if (media === 'internal') return meta('http://10.0.0.1/media');
+      if (media === 'understated') return meta(`${otherUrl}/file`, 1);
+      if (media) return meta(`${graphUrl}/media/${media}`);
+      const redirect = (location: string) => res.writeHead(302, { location }).end();
+      if (path === '/media/elsewhere') return redirect(`${otherUrl}/file`);
+      if (path === '/media/same') return redirect(`${graphUrl}/file`);
+      if (path === '/media/metadata') return redirect('http://169.254.169.254/latest/meta-data/');
+      if (path === '/file' && req.headers.authorization === `Bearer ${token}`)
+        return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(mediaBytes);
+      res.writeHead(404).end();
+    });
+    // Another origin (another port): it answers the bytes to anyone, and records what it was sent.
+    other = createServer((req, res) => {
+      seen.push({ server: 'other', path: req.url ?? '', authorization: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'image/jpeg' }).end(mediaBytes);
+    });
+    [graphUrl, otherUrl] = await Promise.all([listen(graph), listen(other)]);
+  });
+  afterAll(async () => {
+    await Promise.all([graph, other].map((s) => new Promise((r) => s.close(r))));
+  });
+  const provider = (allowlist: string | undefined) =>
+    whatsappProvider(testConfig({ CRM_WHATSAPP_API_URL: graphUrl, CRM_OUTBOUND_ALLOWLIST: allowlist }), {
+      ...creds(),
+      accessToken: token,
+    });
+
+  test('a redirect to another origin is followed without the bearer token', async () => {
+    seen.length = 0;
+    const file = await provider('127.0.0.1').downloadMedia('elsewhere', 1024);
+    expect(file.bytes.equals(mediaBytes)).toBe(true);
+    expect(seen).toEqual([
+      { server: 'graph', path: '/v21.0/elsewhere', authorization: `Bearer ${token}` },
+      { server: 'graph', path: '/media/elsewhere', authorization: `Bearer ${token}` },
+      { server: 'other', path: '/file', authorization: undefined },
+    ]);
+  });
+
+  test('a redirect on the same origin keeps it', async () => {
+    seen.length = 0;
+    const file = await provider('127.0.0.1').downloadMedia('same', 1024);
+    expect(file).toMatchObject({ mimeType: 'image/jpeg' });
+    expect(seen.map((s) => [s.path, s.authorization])).toEqual([
+      ['/v21.0/same', `Bearer ${token}`],
+      ['/media/same', `Bearer ${token}`],
+      ['/file', `Bearer ${token}`],
+    ]);
+  });
+
+  test('internal targets are refused: the media URL itself, a redirect to the metadata address', async () => {
+    for (const media of ['internal', 'metadata']) {
+      const err = await provider('127.0.0.1')
+        .downloadMedia(media, 1024)
+        .catch((e: unknown) => e);
+      expect(err, media).toBeInstanceOf(ProviderError);
+      expect((err as ProviderError).message, media).toMatch(/refused/);
+    }
+    // Without the allowlist even the loopback peer's media URL is internal (the Graph API URL is the operator's).
+    const err = await provider(undefined)
+      .downloadMedia('same', 1024)
+      .catch((e: unknown) => e);
+    expect((err as ProviderError).message).toMatch(/media download refused.*127\.0\.0\.1/);
+  });
+
+  test('a body larger than the cap fails, announced or not', async () => {
+    for (const media of ['elsewhere', 'understated']) {
+      const err = await provider('127.0.0.1')
+        .downloadMedia(media, 4)
+        .catch((e: unknown) => e);
+      expect(err, media).toMatchObject({ status: 413, permanent: true });
+    }
   });
 });
 

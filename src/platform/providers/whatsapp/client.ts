@@ -1,4 +1,5 @@
 import type { Config } from '../../../config.js';
+import { OutboundBlockedError, ResponseTooLargeError, sharedSafeFetch } from '../../outbound/safe-fetch.js';
 import { ProviderError, providerRequest } from '../provider-error.js';
 
 /**
@@ -60,7 +61,7 @@ const graphError = (body: any) => ({ message: body?.error?.message, code: body?.
 
 type WhatsAppConfig = Pick<
   Config,
-  'CRM_WHATSAPP_API_URL' | 'CRM_WHATSAPP_API_VERSION' | 'CRM_PROVIDER_TIMEOUT_MS'
+  'CRM_WHATSAPP_API_URL' | 'CRM_WHATSAPP_API_VERSION' | 'CRM_PROVIDER_TIMEOUT_MS' | 'CRM_OUTBOUND_ALLOWLIST'
 >;
 
 export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredentials): WhatsAppProvider {
@@ -111,13 +112,25 @@ export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredenti
         throw new ProviderError('whatsapp', 'media has no download URL', 502, true);
       if ((meta.file_size ?? 0) > maxBytes)
         throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+      // The URL is the provider's answer, not ours: it goes through the SSRF guard like any user-given URL
+      // (internal addresses refused, on every redirect too), and the token never follows a redirect to another
+      // origin (safe-fetch.ts drops it).
+      const download = sharedSafeFetch(config.CRM_OUTBOUND_ALLOWLIST, { maxResponseBytes: maxBytes });
       let res: Response;
       try {
-        res = await fetch(meta.url, {
+        res = await download(meta.url, {
           headers: auth,
           signal: AbortSignal.timeout(Math.max(timeoutMs, 60_000)),
         });
       } catch (err) {
+        const blocked = [err, (err as Error).cause].find((e) => e instanceof OutboundBlockedError);
+        if (blocked)
+          throw new ProviderError(
+            'whatsapp',
+            `media download refused: ${(blocked as Error).message}`,
+            0,
+            true,
+          );
         throw new ProviderError('whatsapp', `media download failed (${(err as Error).message})`, 0, false);
       }
       if (!res.ok)
@@ -127,7 +140,14 @@ export function whatsappProvider(config: WhatsAppConfig, creds: WhatsAppCredenti
           res.status,
           res.status < 500,
         );
-      const bytes = Buffer.from(await res.arrayBuffer());
+      const bytes = await res.arrayBuffer().then(
+        (b) => Buffer.from(b),
+        (err: unknown) => {
+          if (err instanceof ResponseTooLargeError || (err as Error).cause instanceof ResponseTooLargeError)
+            throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
+          throw new ProviderError('whatsapp', `media download failed (${(err as Error).message})`, 0, false);
+        },
+      );
       if (bytes.length > maxBytes)
         throw new ProviderError('whatsapp', `media is larger than ${maxBytes} bytes`, 413, true);
       return {
