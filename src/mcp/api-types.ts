@@ -200,7 +200,7 @@ export interface paths {
     put?: never;
     /**
      * Create an automation: when an event happens (and its conditions hold), run actions
-     * @description BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, access) as the admin who saved it. `http_request` is signed with the returned secret (Standard Webhooks), shown once. An automation's own changes re-trigger automations at most 3 levels deep. BETA: organization admins only (plan feature `automations`).
+     * @description BETA: `trigger.event` is a domain event (docs/automations.md lists them with their data); `conditions` compare dot paths of the event data (`card.value` gt 1000, `to.slug` eq "won"); `board` limits card events to one board. Actions: move_card, assign, add_tag, remove_tag, set_field, set_due_date, create_task, send_template_message, send_email, http_request (phases, tags and fields by documentId or slug, checked now: unknown ones are a 400 naming the valid ones). Card changes follow the API rules (transitions, required fields, access) as the admin who saved it. `http_request` is signed with the returned secret (Standard Webhooks), shown once. `http_request` header values are write-only: stored encrypted, answered as "********". An automation's own changes re-trigger automations at most 3 levels deep. BETA: organization admins only (plan feature `automations`).
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -229,7 +229,7 @@ export interface paths {
     get: operations['getAutomation'];
     /**
      * Change an automation
-     * @description BETA: organization admins only (plan feature `automations`). Fields not sent keep their value; the whole automation is checked again.
+     * @description BETA: organization admins only (plan feature `automations`). Fields not sent keep their value; the whole automation is checked again. `actions`, when sent, replaces the list, but each `http_request` keeps the stored header values it does not replace (write-only: a header not sent or sent as "********" keeps its value, `null` removes it), from the stored `http_request` of the same rank while its URL keeps its origin.
      *
      *     Token scope: `automations:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -6936,7 +6936,7 @@ export interface operations {
                     /** @description JSON sent; default: the triggering event */
                     body?: unknown;
                     headers?: {
-                      [key: string]: string;
+                      [key: string]: string | null;
                     };
                     /**
                      * @description default POST
@@ -6959,6 +6959,7 @@ export interface operations {
               /** @description all must hold (AND) */
               conditions?: {
                 /** @description a dot path into the event data (docs/automations.md lists each event's data) */
+                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                 field: string;
                 /** @enum {string} */
                 op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
@@ -7252,7 +7253,7 @@ export interface operations {
                     /** @description JSON sent; default: the triggering event */
                     body?: unknown;
                     headers?: {
-                      [key: string]: string;
+                      [key: string]: string | null;
                     };
                     /**
                      * @description default POST
@@ -7275,6 +7276,7 @@ export interface operations {
               conditions?: {
                 /** @description a dot path into the event data (docs/automations.md lists each event's data) */
                 field: string;
+                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                 /** @enum {string} */
                 op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
                 /** @description compared with the field (for `in`: an array; unused by `exists`) */
