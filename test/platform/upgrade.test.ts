@@ -43,7 +43,7 @@ interface StoredOrganization {
  * may appear. Files compare by the sha256 of their bytes. The one value that moves by itself is `lastUsedAt` of
  * the API tokens (every request with the token sets it): it may only move forward.
  */
-export function readDifferences(stored: StoredRead, status: number, now: unknown): string[] {
+function readDifferences(stored: StoredRead, status: number, now: unknown): string[] {
   const out: string[] = [];
   if (status !== stored.status) out.push(`${stored.path}: status ${stored.status} → ${status}`);
   else if (stored.sha256 !== undefined) {
