@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -111,6 +113,37 @@ describe('GET /metrics on the API port, behind CRM_METRICS_TOKEN', () => {
     // Not an API route: neither in the OpenAPI document nor under /api.
     const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     expect(Object.keys(doc.paths).filter((p) => p.includes('metrics'))).toEqual([]);
+  });
+
+  test('docs/metrics.md lists every crm_ family served; the Grafana dashboard queries only served families', async () => {
+    const text = await scrape(app);
+    const served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    const { db } = await getApp();
+    // PostgreSQL's pool only (the embedded database has one connection and no pool).
+    if (db.kind === 'pglite')
+      for (const n of ['crm_db_pool_connections', 'crm_db_pool_waiting']) served.add(n);
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/metrics.md'), 'utf8');
+    const crm = [...served].filter((n) => n.startsWith('crm_'));
+    expect(crm.length).toBeGreaterThanOrEqual(14);
+    expect(crm.filter((n) => !doc.includes(`\`${n}\``))).toEqual([]);
+    const dashboard = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../docs/grafana-dashboard.json'), 'utf8'),
+    );
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    );
+    const graphs = dashboard.panels.filter((p: any) => p.type !== 'row');
+    const queried = new Set<string>();
+    for (const panel of graphs) {
+      // Grafana's variable syntax, not a template literal.
+      expect(panel.datasource.uid, panel.title).toBe(['$', '{datasource}'].join(''));
+      for (const target of panel.targets)
+        for (const m of target.expr.matchAll(/\b((?:crm|nodejs|process)_\w+)\{/g))
+          queried.add(m[1].replace(/_(bucket|count|sum)$/, ''));
+    }
+    expect([...queried].filter((n) => !served.has(n))).toEqual([]);
+    // A panel for each crm_ family.
+    expect(crm.filter((n) => !queried.has(n))).toEqual([]);
   });
 
   test('requests raise the histogram of their route pattern and status (never the raw URL); tenant transactions are timed', async () => {
