@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listQueryShape, paginationMeta } from '../../platform/http/list-query.js';
+import { numericColumn } from '../../platform/http/numbers.js';
 import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { fieldOutputShape } from '../boards/schema.js';
@@ -15,7 +16,7 @@ const isoDateTime = z.iso.datetime({ offset: true });
 const cardShape = {
   title: z.string().trim().min(1).max(500),
   description: richText(200_000).nullable().describe('rich text (HTML), sanitised on write'),
-  value: z.number().min(-999_999_999_999.99).max(999_999_999_999.99).describe('monetary value, 2 decimals'),
+  value: numericColumn(14, 2).describe('monetary value, at most 2 decimals'),
   dueDate: isoDateTime.nullable(),
   currentPhase: documentIdOrSlug.describe('phase documentId or slug; on update this moves the card'),
   fields: z

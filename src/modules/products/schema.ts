@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { paginationMeta } from '../../platform/http/list-query.js';
+import { numericColumn } from '../../platform/http/numbers.js';
 
 /** Money in the API: a JSON number with at most two decimals, as stored (numeric(14,2)). */
-export const money = z
-  .number()
-  .min(0)
-  .max(999_999_999_999.99)
-  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'at most 2 decimals');
+export const money = numericColumn(14, 2, { min: 0 });
 
 const productFields = {
   name: z.string().trim().min(1).max(200),
@@ -52,18 +49,11 @@ export const product = z
 export type Product = z.infer<typeof product>;
 
 /** Quantities: positive, at most three decimals (numeric(14,3)). */
-export const quantity = z
-  .number()
-  .gt(0)
-  .max(1_000_000)
-  .refine((v) => Math.abs(Math.round(v * 1000) - v * 1000) < 1e-6, 'at most 3 decimals');
+export const quantity = numericColumn(14, 3, { positive: true, max: 1_000_000 });
 
-export const discountPercent = z
-  .number()
-  .min(0)
-  .max(100)
-  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'at most 2 decimals')
-  .describe('percentage off the line, 0..100');
+export const discountPercent = numericColumn(5, 2, { min: 0, max: 100 }).describe(
+  'percentage off the line, 0..100',
+);
 
 /** A product line as written on quotes and cards. */
 export const lineInput = z.strictObject({
