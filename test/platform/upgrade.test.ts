@@ -248,7 +248,6 @@ describe.each(RELEASES.flatMap((r) => backends.map((b) => [r, b] as const)))(
       } finally {
         await u.db.system.execute(sql`update contacts set name = 'Ana Souza' where name = 'Ana Changed'`);
       }
-      expect(await differences(u)).toEqual([]);
     });
 
     test('writes work after the upgrade: create, update and move a card; create a contact', async () => {
