@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -334,6 +336,47 @@ describe('CRM_METRICS_PORT: the metrics on a port of their own', () => {
     }
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
+
+  test('a `crm worker` process serves its own metrics on CRM_METRICS_PORT', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/crm.js'), 'worker'], {
+      env: {
+        ...process.env,
+        CRM_DATA_DIR: mkdtempSync(join(tmpdir(), 'crm-metrics-worker-')),
+        // Queues of its own: on a shared PostgreSQL it takes none of this test process's jobs.
+        CRM_JOBS_NAMESPACE: `${process.env.CRM_JOBS_NAMESPACE ?? ''}mw`,
+        CRM_METRICS_PORT: String(port),
+        CRM_METRICS_TOKEN: TOKEN,
+        CRM_LOG_LEVEL: 'silent',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await until(
+        async () => out,
+        (o) => o.includes(`metrics on port ${port}`) || child.exitCode !== null,
+        150_000,
+      );
+      expect(out).toContain(`metrics on port ${port}`);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
+      const text = await until(
+        async () => (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: bearer })).text(),
+        // Its queues, read from the database (the periodic ones each hold their next run).
+        (s) => sample(s, 'crm_job_queue_jobs', { queue: 'webhooks-dispatch' }) >= 0,
+      );
+      for (const family of ['crm_webhook_deliveries_total', 'crm_db_tenant_transaction_duration_seconds'])
+        expect(text).toContain(`# TYPE ${family} `);
+      // No API in a worker: no request metrics.
+      expect(text).not.toContain('crm_http_request_duration_seconds');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, out).toBe(0);
+  }, 180_000);
 
   test('configuration: the token needs 16 characters, the port must differ from PORT', () => {
     expect(() => loadConfig({ CRM_METRICS_TOKEN: 'short' })).toThrow(/CRM_METRICS_TOKEN/);
