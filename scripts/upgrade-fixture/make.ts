@@ -426,6 +426,14 @@ async function stop(child: ChildProcess) {
 
 async function make(backend: 'pglite' | 'postgres', wa: WhatsAppPeer) {
   const dataDir = mkdtempSync(join(tmpdir(), `crm-fixture-${backend}-`));
+  try {
+    await makeIn(dataDir, backend, wa);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function makeIn(dataDir: string, backend: 'pglite' | 'postgres', wa: WhatsAppPeer) {
   const dbName = 'crm_upgrade_fixture';
   const adminUrl = `${values.postgres}/postgres`;
   if (backend === 'postgres') {
@@ -472,7 +480,6 @@ async function make(backend: 'pglite' | 'postgres', wa: WhatsAppPeer) {
     await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
   }
-  rmSync(dataDir, { recursive: true, force: true });
   console.log(`${backend}: fixture of ${version} written to ${outDir}`);
 }
 
