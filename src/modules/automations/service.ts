@@ -13,7 +13,7 @@ import { newWebhookSecret } from '../webhooks/signing.js';
 import { maskAction, sealActions } from './headers.js';
 import type { ActionResult, Automation, AutomationInput, AutomationUpdate } from './schema.js';
 import { automations, automationRuns as runs } from './table.js';
-import { automationNotFound, validateAutomation } from './validate.js';
+import { automationNotFound, requirePublicTargets, validateAutomation } from './validate.js';
 
 /** Automations are configuration: the plan feature, and admins (as webhooks). */
 function requireAdmin(ctx: TenantContext) {
@@ -73,6 +73,7 @@ export async function getAutomation(ctx: TenantContext, documentId: string) {
 
 export async function createAutomation(deps: AppDeps, ctx: TenantContext, input: AutomationInput) {
   requireAdmin(ctx);
+  await requirePublicTargets(deps.config.CRM_OUTBOUND_ALLOWLIST, input.actions);
   const box = await secretBox(deps.config, deps.db);
   const secret = newWebhookSecret();
   const documentId = newDocumentId();
@@ -109,6 +110,7 @@ export async function updateAutomation(
   input: AutomationUpdate,
 ) {
   requireAdmin(ctx);
+  if (input.actions) await requirePublicTargets(deps.config.CRM_OUTBOUND_ALLOWLIST, input.actions);
   const box = await secretBox(deps.config, deps.db);
   return ctx.transaction(async (tx) => {
     const row = await findIn(tx, ctx.orgId, documentId);

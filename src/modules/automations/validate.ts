@@ -1,5 +1,6 @@
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
+import { requirePublicUrl } from '../../platform/outbound/save-check.js';
 import { type BoardStructure, loadBoardStructure } from '../boards/access.js';
 import { findBoard } from '../boards/repo.js';
 import { validateFieldValue } from '../cards/field-values.js';
@@ -162,3 +163,16 @@ async function checkAction(
 }
 
 export const automationNotFound = () => new AppError('NotFoundError', 'Automation not found');
+
+/**
+ * `http_request` targets that are internal addresses (or names resolving to one) are refused when saved, before
+ * the transaction (a DNS answer can take a moment); the runner's guarded fetch checks again when calling.
+ */
+export async function requirePublicTargets(
+  allowlist: string | undefined,
+  actions: AutomationInput['actions'],
+) {
+  for (const [i, a] of actions.entries())
+    if (a.type === 'http_request')
+      await requirePublicUrl(a.params.url, ['data', 'actions', i, 'params', 'url'], allowlist);
+}

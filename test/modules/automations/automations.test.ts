@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../../src/app.js';
 import { dispatchOrganization } from '../../../src/events.js';
-import { addMember, getApp, newTenant, testConfig } from '../../helpers/app.js';
+import { addMember, apiClient, getApp, newTenant, testConfig } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
-import { automationWorld, receiver } from './helpers.js';
+import { allowLoopback, automationWorld, receiver } from './helpers.js';
 
 const world = automationWorld();
 type T = Awaited<ReturnType<typeof world.track>>;
@@ -19,12 +21,18 @@ describe('automations', () => {
   let t: T;
   const closers: (() => Promise<unknown>)[] = [];
 
+  // The receivers listen on loopback: this file's API allows 127.0.0.1 (save-time check), as its runner does.
+  let app: FastifyInstance;
+
   beforeAll(async () => {
-    t = await world.track(await newTenant());
+    app = await buildApp({ config: allowLoopback(), db: (await getApp()).db });
+    await app.ready();
+    t = await world.track(await newTenant(app));
   });
   afterAll(async () => {
     for (const c of closers) await c();
     await world.close();
+    await app.close();
   });
 
   test('CRUD: created with its secret once, read back, listed, changed, disabled, deleted', async () => {
@@ -360,6 +368,50 @@ describe('automations', () => {
     }
     // The receiver saw the two first hops only, never the private targets.
     expect(r.got.map((g) => g.url)).toEqual(['/redirect', '/redirect-local']);
+  });
+
+  test('http_request SSRF at save time: an internal target is a 400 naming the rule and the action', async () => {
+    // The shared API has no allowlist: loopback is internal there.
+    const strict = apiClient((await getApp()).app, {
+      authorization: `Bearer ${t.user.jwt}`,
+      'x-tenant-id': t.slug,
+    });
+    const withUrl = (url: string) => ({
+      name: `save-time ${url}`,
+      trigger: { event: 'contact.created' },
+      actions: [
+        { type: 'create_task', params: { name: 'first' } },
+        { type: 'http_request', params: { url } },
+      ],
+    });
+    const before = (await strict.get('/automations')).body.meta.pagination.total;
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://[::7f00:1]/x',
+      'http://[2002:c0a8:101::]/x',
+      'http://[64:ff9b::10.0.0.1]/x',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://localhost:8080/x',
+    ]) {
+      const res = await strict.post('/automations', { data: withUrl(url) });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details).toMatchObject({
+        rule: 'public_address',
+        errors: [{ path: ['data', 'actions', 1, 'params', 'url'], name: 'public_address' }],
+      });
+    }
+    expect((await strict.get('/automations')).body.meta.pagination.total).toBe(before);
+    const ok = await strict.post('/automations', { data: withUrl('https://8.8.8.8/x') });
+    expect(ok.status).toBe(201);
+    const changed = await strict.put(`/automations/${ok.body.documentId}`, {
+      data: { actions: withUrl('http://[fe80::1]/x').actions },
+    });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error.details.rule).toBe('public_address');
+    expect(
+      (await strict.put(`/automations/${ok.body.documentId}`, { data: { enabled: false } })).status,
+    ).toBe(200);
+    await strict.delete(`/automations/${ok.body.documentId}`);
   });
 
   test('several dispatchers and runners at once: each event runs once per automation, in order per card', async () => {
