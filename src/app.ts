@@ -142,8 +142,8 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   installDryRun(app);
   await registerHttpConventions(app, config);
   await registerOpenApi(app);
-  await registerRateLimit(app, config);
-  await app.register(authPlugin, { db, signer });
+  const authFailures = await registerRateLimit(app, config);
+  await app.register(authPlugin, { db, signer, authFailures });
   installRequestLog(app);
   await app.register(idempotencyPlugin, { db, config, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });

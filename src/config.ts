@@ -54,8 +54,14 @@ const envObject = z.object({
   RATE_LIMIT_TOKEN_MAX: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_DISPATCH_MAX: z.coerce.number().int().positive().default(10),
-  /** Failed authentications (bad token, bad password) per IP and window; beyond it, credentials are not checked. */
+  /**
+   * Failed authentications per IP and window, in three buckets of their own: bearers that do not verify,
+   * requests without credentials, wrong passwords. Beyond it the failing requests get 429; a valid bearer from
+   * the same IP still passes (platform/http/rate-limit.ts).
+   */
   RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().positive().default(60),
+  /** Wrong passwords for one account (its identifier), from any IP, per window; beyond it, its sign-in is 429. */
+  RATE_LIMIT_ACCOUNT_FAILURES_MAX: z.coerce.number().int().positive().default(10),
   /** API processes `crm serve` runs, sharing the port (node:cluster); more than one needs PostgreSQL. */
   CRM_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** Background jobs: `inline` runs workers inside `crm serve`; `external` leaves them to `crm worker`. */

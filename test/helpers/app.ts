@@ -30,6 +30,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       RATE_LIMIT_TOKEN_MAX: 100_000,
       RATE_LIMIT_PUBLIC_MAX: 100_000,
       RATE_LIMIT_AUTH_FAILURES_MAX: 100_000,
+      RATE_LIMIT_ACCOUNT_FAILURES_MAX: 100_000,
       ...overrides,
     },
   );

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Plan } from '../../config.js';
 import { type Database, preparedRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import type { AuthFailureGate, AuthFailureKind } from '../http/rate-limit.js';
 import { makeTenantContext, type Role, type TenantContext } from '../tenancy/context.js';
 import { missingScopes, type Scope } from './scopes.js';
 import { type SessionSigner, sha256, TOKEN_PREFIX } from './tokens.js';
@@ -38,8 +39,11 @@ export function routeAuthMode(req: FastifyRequest): AuthMode | null {
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { db: Database; signer: SessionSigner }) => {
-    const { db, signer } = opts;
+  async (
+    app: FastifyInstance,
+    opts: { db: Database; signer: SessionSigner; authFailures?: AuthFailureGate },
+  ) => {
+    const { db, signer, authFailures } = opts;
     app.decorateRequest('principal', null);
     app.decorateRequest('tenant', null as unknown as TenantContext);
 
@@ -52,14 +56,23 @@ export const authPlugin = fp(
       }
     });
 
-    app.addHook('onRequest', async (req) => {
+    // A failure is reported to the rate limiter first: past its address's limit it answers 429 instead. The
+    // bearer is verified before anything is refused, so a valid one never pays for its neighbours' failures.
+    const unauthorized = async (req: FastifyRequest, reply: FastifyReply, kind: AuthFailureKind) => {
+      await authFailures?.failed(req, reply, kind);
+      return new AppError('UnauthorizedError', 'Missing or invalid credentials');
+    };
+
+    app.addHook('onRequest', async (req, reply) => {
       const mode = routeAuthMode(req);
       if (!mode || mode === 'public') return;
+      if (req.headers.authorization === undefined) throw await unauthorized(req, reply, 'anonymous');
       const token = bearerOf(req.headers.authorization);
+      if (!token) throw await unauthorized(req, reply, 'credential');
       const slug = mode === 'tenant' ? tenantSlugOf(req.headers['x-tenant-id']) : null;
       // One query resolves the bearer and, for tenant routes, the membership in the named organization.
       const row = await resolve(db, signer, token, slug);
-      if (!row || row.blocked) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
+      if (!row || row.blocked) throw await unauthorized(req, reply, 'credential');
       req.principal = {
         userId: row.id,
         username: row.username,
@@ -118,10 +131,8 @@ interface ResolvedRow {
   role: Role | null;
 }
 
-function bearerOf(header: string | undefined): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
-  return match[1];
+function bearerOf(header: string): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }
 
 function tenantSlugOf(header: string | string[] | undefined): string | null {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
@@ -30,7 +31,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config) {
     skipOnError: true,
     errorResponseBuilder: (_req, ctx) => tooMany(ctx.max, ctx.ttl),
   });
-  if (config.RATE_LIMIT_ENABLED) registerFailedAuthLimit(app, config, redis);
+  return config.RATE_LIMIT_ENABLED ? registerFailedAuthLimit(app, config, redis) : undefined;
 }
 
 function tooMany(limit: number, ttlMs: number) {
@@ -67,7 +68,8 @@ export function strictBucket(config: Config, bucket: Bucket) {
 /** A fixed-window counter per key: in process, or in Redis when several processes share the limits. */
 interface WindowCounter {
   get(key: string): Promise<{ count: number; ttlMs: number }>;
-  increment(key: string): Promise<void>;
+  /** Counts one more and answers the count (this one included) and the time left in the window. */
+  hit(key: string): Promise<{ count: number; ttlMs: number }>;
 }
 
 function memoryCounter(windowMs: number): WindowCounter {
@@ -83,15 +85,17 @@ function memoryCounter(windowMs: number): WindowCounter {
       const w = live(key);
       return w ? { count: w.count, ttlMs: w.resetAt - Date.now() } : { count: 0, ttlMs: 0 };
     },
-    async increment(key) {
-      const w = live(key);
+    async hit(key) {
+      let w = live(key);
       if (w) w.count++;
       else {
         // Bounded: an attacker rotating addresses cannot grow the map without limit.
         if (windows.size >= 100_000) for (const k of windows.keys()) if (!live(k)) windows.delete(k);
         if (windows.size >= 100_000) windows.delete(windows.keys().next().value as string);
-        windows.set(key, { count: 1, resetAt: Date.now() + windowMs });
+        w = { count: 1, resetAt: Date.now() + windowMs };
+        windows.set(key, w);
       }
+      return { count: w.count, ttlMs: w.resetAt - Date.now() };
     },
   };
 }
@@ -105,23 +109,52 @@ function redisCounter(redis: Redis, windowMs: number): WindowCounter {
       ];
       return { count: Number(count ?? 0), ttlMs: Math.max(0, ttl) };
     },
-    async increment(key) {
-      await redis.multi().incr(key).pexpire(key, windowMs, 'NX').exec();
+    async hit(key) {
+      const [[, count], , [, ttl]] = (await redis
+        .multi()
+        .incr(key)
+        .pexpire(key, windowMs, 'NX')
+        .pttl(key)
+        .exec()) as [[unknown, number], unknown, [unknown, number]];
+      return { count: Number(count), ttlMs: Math.max(0, ttl) };
     },
   };
 }
 
+/** What failed to authenticate: a request without any credentials, or one whose bearer did not verify. */
+export type AuthFailureKind = 'anonymous' | 'credential';
+
+/** Handed to the auth hook (app.ts): it reports each failure here before answering 401. */
+export interface AuthFailureGate {
+  /**
+   * Counts the failure in its address's bucket of its kind; past the limit, throws the 429 (Retry-After: the
+   * rest of the window) that the failing request then gets instead of its 401.
+   */
+  failed(req: FastifyRequest, reply: FastifyReply, kind: AuthFailureKind): Promise<void>;
+}
+
 /**
- * Failed authentications are counted per IP before anything else runs: every 401 (an unknown or expired token, a
- * wrong password) adds one, and an IP over the limit gets 429 on any request that carries credentials or logs in,
- * without a database lookup. Correct credentials from other addresses are unaffected.
+ * Failed authentications are slowed per address without ever refusing good credentials:
+ * - a bearer is always verified (an indexed read of its hash, or a session JWT's HMAC): a valid one passes,
+ *   whatever its address did before; a failing one counts in the address's `credential` bucket and, past
+ *   RATE_LIMIT_AUTH_FAILURES_MAX a window, gets 429 instead of 401;
+ * - a request with no credentials at all counts in the address's `anonymous` bucket (and past the same limit
+ *   gets 429 instead of 401): strangers knocking cannot touch the buckets of the office behind the same NAT;
+ * - password sign-in (`/auth/local`) keeps its limits before the password is hashed (that hash is the costly
+ *   part): wrong passwords per address (RATE_LIMIT_AUTH_FAILURES_MAX) and per account, from any address
+ *   (RATE_LIMIT_ACCOUNT_FAILURES_MAX); beyond either, 429 for the rest of the window.
  */
-function registerFailedAuthLimit(app: FastifyInstance, config: Config, redis: Redis | undefined) {
+function registerFailedAuthLimit(
+  app: FastifyInstance,
+  config: Config,
+  redis: Redis | undefined,
+): AuthFailureGate {
   const windowMs = config.RATE_LIMIT_WINDOW_MS;
   const max = config.RATE_LIMIT_AUTH_FAILURES_MAX;
+  const accountMax = config.RATE_LIMIT_ACCOUNT_FAILURES_MAX;
   const memory = memoryCounter(windowMs);
   const counter = redis ? redisCounter(redis, windowMs) : memory;
-  const keyFor = (req: FastifyRequest) => `crm-rl:auth-fail:${req.ip}`;
+  const key = (bucket: string, id: string) => `crm-rl:auth-fail:${bucket}:${id}`;
   // Redis down: fall back to this process's own count rather than to no limit at all.
   const safely = async <T>(fn: (c: WindowCounter) => Promise<T>) => {
     try {
@@ -130,23 +163,51 @@ function registerFailedAuthLimit(app: FastifyInstance, config: Config, redis: Re
       return fn(memory);
     }
   };
-  const authenticates = (req: FastifyRequest) =>
-    req.headers.authorization !== undefined || req.routeOptions.url?.startsWith('/api/auth/local') === true;
+  const refuse = (reply: FastifyReply, limit: number, ttlMs: number, what: string) => {
+    reply.header('ratelimit-policy', `${limit};w=${Math.ceil(windowMs / 1000)};comment="${what}"`);
+    return tooMany(limit, ttlMs);
+  };
 
-  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!authenticates(req)) return;
-    const { count, ttlMs } = await safely((c) => c.get(keyFor(req)));
-    if (count < max) return;
-    reply.header(
-      'ratelimit-policy',
-      `${max};w=${Math.ceil(windowMs / 1000)};comment="failed authentications"`,
-    );
-    throw tooMany(max, ttlMs);
+  const signIn = (req: FastifyRequest) => req.routeOptions.url?.startsWith('/api/auth/local') === true;
+  // The account a sign-in names, hashed: Redis keys never hold an e-mail address.
+  const accountOf = (req: FastifyRequest) => {
+    const identifier = (req.body as { identifier?: unknown } | undefined)?.identifier;
+    return typeof identifier === 'string' && req.routeOptions.url === '/api/auth/local'
+      ? createHash('sha256').update(identifier.trim().toLowerCase()).digest('base64url')
+      : undefined;
+  };
+
+  // After the body is read (the account is in it), before the route hashes a password.
+  app.addHook('preValidation', async (req, reply) => {
+    if (!signIn(req)) return;
+    const byAddress = await safely((c) => c.get(key('sign-in', req.ip)));
+    if (byAddress.count >= max)
+      throw refuse(reply, max, byAddress.ttlMs, 'failed sign-ins from this address');
+    const account = accountOf(req);
+    if (!account) return;
+    const byAccount = await safely((c) => c.get(key('account', account)));
+    if (byAccount.count >= accountMax)
+      throw refuse(reply, accountMax, byAccount.ttlMs, 'failed sign-ins of this account');
   });
-  // A wrong password is a 400 (Strapi's answer to a failed login), a bad bearer a 401.
-  const failed = (req: FastifyRequest, status: number) =>
-    status === 401 || (status === 400 && req.routeOptions.url === '/api/auth/local');
+  // A wrong password is a 400 (Strapi's answer to a failed login).
   app.addHook('onResponse', async (req, reply) => {
-    if (failed(req, reply.statusCode)) await safely((c) => c.increment(keyFor(req)));
+    if (reply.statusCode !== 400 || req.routeOptions.url !== '/api/auth/local') return;
+    await safely((c) => c.hit(key('sign-in', req.ip)));
+    const account = accountOf(req);
+    if (account) await safely((c) => c.hit(key('account', account)));
   });
+
+  return {
+    async failed(req, reply, kind) {
+      const bucket = kind === 'anonymous' ? 'anonymous' : 'credential';
+      const { count, ttlMs } = await safely((c) => c.hit(key(bucket, req.ip)));
+      if (count > max)
+        throw refuse(
+          reply,
+          max,
+          ttlMs,
+          kind === 'anonymous' ? 'requests without credentials' : 'failed authentications',
+        );
+    },
+  };
 }
