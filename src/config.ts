@@ -7,6 +7,19 @@ const envObject = z.object({
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().optional(),
+  /**
+   * The PostgreSQL server itself when DATABASE_URL goes through a transaction pooler (PgBouncer): for the
+   * connections that need a session (LISTEN, session advisory locks; docs/postgresql.md). Default: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset: DATABASE_URL)')
+    .optional(),
+  /** Named prepared statements for the hot queries; `false` behind a transaction pooler that cannot keep them. */
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   CRM_DATA_DIR: z.string().default('data'),
   CRM_JWT_SECRET: z.string().min(32).optional(),
   CRM_DEFAULT_PLAN: z.enum(plans).default('business'),
@@ -150,6 +163,8 @@ const envObject = z.object({
 });
 
 const envSchema = envObject.superRefine((c, ctx) => {
+  if (c.DATABASE_DIRECT_URL && !c.DATABASE_URL)
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL' });
   if (c.CRM_METRICS_PORT !== undefined && c.CRM_METRICS_PORT === c.PORT)
     ctx.addIssue({ code: 'custom', path: ['CRM_METRICS_PORT'], message: 'must differ from PORT' });
   // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
@@ -190,5 +205,7 @@ export function databaseOptions(config: Config) {
     dataDir: `${config.CRM_DATA_DIR}/db`,
     poolSize: config.DATABASE_POOL_SIZE,
     namespace: config.CRM_JOBS_NAMESPACE,
+    directUrl: config.DATABASE_DIRECT_URL,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   };
 }

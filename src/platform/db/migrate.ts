@@ -21,8 +21,10 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
  * start together: an advisory lock, held on a connection of its own, lets one migrate at a time.
  */
 export async function migrateDatabase(database: Database): Promise<void> {
-  if (!database.pool) return migrateUnlocked(database);
-  const lockClient = await database.pool.connect();
+  const sessions = database.sessionPool ?? database.pool;
+  if (!sessions) return migrateUnlocked(database);
+  // A session lock: on the server itself (DATABASE_DIRECT_URL), never through a transaction pooler.
+  const lockClient = await sessions.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migrateUnlocked(database);

@@ -222,7 +222,7 @@ export function isConcurrencyConflict(err: unknown): boolean {
 }
 
 /** Seconds a client waits before retrying a request that lost to concurrent writes (Retry-After). */
-export const CONFLICT_RETRY_AFTER_SECONDS = 1;
+const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Database errors that say something about the request rather than the service: a transaction that lost to
