@@ -33248,7 +33248,7 @@ export interface operations {
             )[];
             /**
              * Format: uri
-             * @description the receiver; private, loopback, link-local and metadata addresses are refused when delivering
+             * @description the receiver: a public address; private, loopback, link-local, metadata and other special-purpose addresses are refused when saved (400, details.rule public_address) and again when delivering
              */
             url: string;
           };
@@ -33462,7 +33462,7 @@ export interface operations {
             )[];
             /**
              * Format: uri
-             * @description the receiver; private, loopback, link-local and metadata addresses are refused when delivering
+             * @description the receiver: a public address; private, loopback, link-local, metadata and other special-purpose addresses are refused when saved (400, details.rule public_address) and again when delivering
              */
             url?: string;
           };
