@@ -67,7 +67,8 @@ export class LiveHub {
       this.stopListening = unlisten;
       return;
     }
-    const pool = this.db.pool as pg.Pool;
+    // A session of its own: through a transaction pooler a LISTEN would stay on whichever server connection ran it.
+    const pool = (this.db.sessionPool ?? this.db.pool) as pg.Pool;
     const connect = async (): Promise<void> => {
       const client = await pool.connect();
       let released = false;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres/session';
@@ -40,6 +41,13 @@ export interface Database {
   /** The PGlite instance, when embedded (pg-boss adapter, tests). */
   pglite?: PGlite;
   pool?: pg.Pool;
+  /**
+   * PostgreSQL connections that need a session of their own, held across transactions: LISTEN (inbox live
+   * updates, the events wake-up) and session advisory locks (migration, maintenance). DATABASE_DIRECT_URL's
+   * small pool when set (DATABASE_URL then reaches the server through a transaction pooler, which hands each
+   * transaction any server connection); else `pool` itself.
+   */
+  sessionPool?: pg.Pool;
   /**
    * CRM_JOBS_NAMESPACE of this process (PostgreSQL): sent as the session setting `crm.jobs_namespace`, so the
    * events wake-up a commit sends names it and processes of another namespace on the same database (the test
@@ -91,6 +99,14 @@ export interface OpenOptions {
   poolSize?: number;
   /** CRM_JOBS_NAMESPACE (default: the environment's). */
   namespace?: string;
+  /** DATABASE_DIRECT_URL: the server itself, for the connections that need a session (Database.sessionPool). */
+  directUrl?: string;
+  /**
+   * DATABASE_PREPARED_STATEMENTS (default true): false behind a transaction pooler (PgBouncer before 1.21, or
+   * without max_prepared_statements), which does not keep a connection's named statements from one transaction
+   * to the next: every statement is then sent unnamed.
+   */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -98,7 +114,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (!/^[A-Za-z0-9_]*$/.test(namespace))
     throw new Error('CRM_JOBS_NAMESPACE: letters, digits and underscores only');
   return opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, namespace)
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, namespace, opts)
     : openPglite(opts.dataDir);
 }
 
@@ -217,24 +233,55 @@ export function commitWithNext(ex: Executor): void {
   if (earlyCommits.has(ex)) deferrers.get(ex)?.commitWithNext();
 }
 
-async function openPostgres(url: string, poolSize: number, namespace: string): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    ...(namespace ? { options: `-c crm.jobs_namespace=${namespace}` } : {}),
-  });
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  namespace: string,
+  opts: Pick<OpenOptions, 'directUrl' | 'preparedStatements'>,
+): Promise<Database> {
+  const options = namespace ? { options: `-c crm.jobs_namespace=${namespace}` } : {};
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, ...options });
+  // The one switch for every named statement (preparedRows, deferStatement, pg-boss's in a transaction): names
+  // are dropped where node-pg sends them. Prepared statements on, the connections are left as they are.
+  if (opts.preparedStatements === false) pool.on('connect', unnamedStatements);
+  // LISTEN and two or three session locks at a time (Database.sessionPool).
+  const sessionPool = opts.directUrl
+    ? new pg.Pool({ connectionString: opts.directUrl, max: 4, ...options })
+    : pool;
   const db = drizzleNodePg(pool) as unknown as Db;
   const transactionObservers = new Set<TransactionObserver>();
   return {
     kind: 'postgres',
     system: db,
     pool,
+    sessionPool,
     namespace,
     tenantTransaction: observed(pgTenantTransaction(db, pool), transactionObservers),
     transactionObservers,
     ping: () => ping(db),
-    close: () => pool.end(),
+    close: async () => {
+      await pool.end();
+      if (sessionPool !== pool) await sessionPool.end();
+    },
   };
+}
+
+/**
+ * Makes a connection send every statement unnamed (DATABASE_PREPARED_STATEMENTS=false): node-pg then parses
+ * it in the same round trip, as it does for any statement without a name. Behind a transaction pooler a named
+ * one fails: node-pg prepares a name once per connection it knows, and the pooler hands the next transaction
+ * another server connection, where it `does not exist` (or where another client's `already exists`).
+ */
+function unnamedStatements(client: pg.PoolClient) {
+  const query = client.query;
+  client.query = function (this: pg.PoolClient, config: unknown, ...rest: unknown[]) {
+    // A query config object (drizzle's, ours), never a submittable (a Query or cursor built elsewhere).
+    if (config && typeof config === 'object' && (config as { name?: string }).name && !('submit' in config)) {
+      const { name: _, ...unnamed } = config as { name?: string };
+      return (query as (...args: unknown[]) => unknown).call(this, unnamed, ...rest);
+    }
+    return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+  } as typeof client.query;
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
@@ -245,7 +292,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     client = await PGlite.create(inMemory ? 'memory://' : dataDir, {
       parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
       // Extensions migrate.ts creates (contact search index).
-      extensions: { pg_trgm, btree_gin },
+      extensions: { pg_trgm, btree_gin, unaccent },
     });
   } catch (err) {
     release();

@@ -47,7 +47,7 @@ export const BOOKKEEPING_TABLES = [
 ] as const;
 
 /** Session advisory lock: one maintenance run at a time across the processes sharing the database. */
-const MAINTENANCE_LOCK = 727_003;
+export const MAINTENANCE_LOCK = 727_003;
 
 export interface ServerSettings {
   /** `server_version_num`, e.g. 150020. */
@@ -142,9 +142,10 @@ export async function runMaintenance(
   opts: { vacuum: boolean },
 ): Promise<MaintenanceReport | null> {
   const started = performance.now();
-  if (!database.pool)
-    return runSteps(database.system, (text) => database.system.execute(sql.raw(text)), opts);
-  const client = await database.pool.connect();
+  const sessions = database.sessionPool ?? database.pool;
+  if (!sessions) return runSteps(database.system, (text) => database.system.execute(sql.raw(text)), opts);
+  // Session locks: on the server itself (DATABASE_DIRECT_URL), never through a transaction pooler.
+  const client = await sessions.connect();
   try {
     // Another process migrating (its policy DDL locks every tenant table in one transaction) would deadlock with
     // the fold: skip this run while a migration holds its lock, and make a migration wait for a running one.

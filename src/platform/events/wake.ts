@@ -92,7 +92,8 @@ export function eventsDispatched() {
  */
 export async function listenForEvents(db: Database, onCommit: () => void): Promise<() => Promise<void>> {
   if (db.pglite) return db.pglite.listen(EVENTS_CHANNEL, () => onCommit());
-  const pool = db.pool as pg.Pool;
+  // A session of its own (DATABASE_DIRECT_URL behind a transaction pooler).
+  const pool = (db.sessionPool ?? db.pool) as pg.Pool;
   let closed = false;
   let release: ((err?: Error) => void) | undefined;
   const connect = async (): Promise<void> => {
