@@ -305,7 +305,11 @@ describe('negative-input fuzz over the OpenAPI document', () => {
         json = null;
       }
       const where = `#${i} ${op.method.toUpperCase()} ${url.slice(0, 160)} ${String(payload ?? '').slice(0, 160)}`;
-      if (res.statusCode >= 500) failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 160)}`);
+      // A feature the operator did not configure (lead ads without CRM_LEAD_ADS_APP_ID) answers 503 by design
+      // (docs/lead-ads.md): the request may be valid, the server cannot serve it. Nothing else may be a 5xx.
+      const unconfigured =
+        res.statusCode === 503 && /not configured on this server/.test((json as any)?.error?.message ?? '');
+      if (res.statusCode >= 500 && !unconfigured) failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 160)}`);
       else if (res.statusCode >= 400 && !isEnvelope(res.statusCode, json))
         failures.push(`${where} → ${res.statusCode} not in the envelope: ${res.body.slice(0, 160)}`);
     }
