@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
+import { type Config, databaseOptions, loadConfig } from '../../src/config.js';
 import { type Database, openDatabase, preparedRows, queryRows } from '../../src/platform/db/client.js';
 import { MAINTENANCE_LOCK, runMaintenance } from '../../src/platform/db/maintenance.js';
 import { MIGRATION_LOCK, migrateDatabase } from '../../src/platform/db/migrate.js';
@@ -118,6 +118,36 @@ async function signUpAndCreateOrg(app: FastifyInstance, via: FastifyInstance = a
 function tenantApi(app: FastifyInstance, jwt: string, slug: string): Api {
   return apiClient(app, { authorization: `Bearer ${jwt}`, 'x-tenant-id': slug });
 }
+
+describe('pooler settings', () => {
+  test('DATABASE_PREPARED_STATEMENTS is true or false; DATABASE_DIRECT_URL is a postgres URL and needs DATABASE_URL', () => {
+    const base = { CRM_LOG_LEVEL: 'silent' };
+    expect(loadConfig(base).DATABASE_PREPARED_STATEMENTS).toBe(true);
+    expect(loadConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'false' }).DATABASE_PREPARED_STATEMENTS).toBe(
+      false,
+    );
+    expect(() => loadConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(
+      /DATABASE_PREPARED_STATEMENTS/,
+    );
+    expect(() => loadConfig({ ...base, DATABASE_DIRECT_URL: 'postgres://db/crm' })).toThrow(
+      /DATABASE_DIRECT_URL: needs DATABASE_URL/,
+    );
+    expect(() =>
+      loadConfig({ ...base, DATABASE_URL: 'postgres://pooler/crm', DATABASE_DIRECT_URL: 'mysql://db/crm' }),
+    ).toThrow(/DATABASE_DIRECT_URL: must be a postgres/);
+    const both = loadConfig({
+      ...base,
+      DATABASE_URL: 'postgres://pooler:6432/crm',
+      DATABASE_DIRECT_URL: 'postgres://db:5432/crm',
+      DATABASE_PREPARED_STATEMENTS: 'false',
+    });
+    expect(databaseOptions(both)).toMatchObject({
+      databaseUrl: 'postgres://pooler:6432/crm',
+      directUrl: 'postgres://db:5432/crm',
+      preparedStatements: false,
+    });
+  });
+});
 
 describe.skipIf(!!missing)(
   `behind PgBouncer 1.18, transaction pooling${missing ? ` (${missing})` : ''}`,
