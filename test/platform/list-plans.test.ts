@@ -54,7 +54,8 @@ async function seed(tenant: Tenant, n: number, big: number, board?: { documentId
     const doc = sql`substr(md5(random()::text || g::text), 1, 24)`;
     const created = sql`now() - make_interval(mins => g)`;
     await tx.execute(sql`insert into contacts (organization_id, document_id, name, email, city, created_at)
-      select ${org}, ${doc}, 'Contact ' || g || case when g % 20 = 0 then ' Silva' else '' end,
+      select ${org}, ${doc}, 'Contact ' || g || case when g % 20 = 0 then ' Silva'
+                                                     when g % 1000 = 7 then ' Conceição' else '' end,
              'c' || g || '@example.com', 'City ' || (g % 13), ${created}
       from generate_series(1, ${big}) g`);
     await tx.execute(sql`insert into tasks (organization_id, document_id, name, task_status, created_at)
@@ -65,7 +66,8 @@ async function seed(tenant: Tenant, n: number, big: number, board?: { documentId
       select ${org}, ${doc}, g, ${created} from generate_series(1, ${n}) g`);
     if (board)
       await tx.execute(sql`insert into cards (organization_id, document_id, board_id, title, current_phase_id, created_at)
-        select ${org}, ${doc}, b.id, 'Card ' || g || case when g % 20 = 0 then ' globex' else '' end,
+        select ${org}, ${doc}, b.id, 'Card ' || g || case when g % 20 = 0 then ' globex'
+                                                        when g % 1000 = 7 then ' Vitória' else '' end,
                (select p.id from phases p where p.organization_id = b.organization_id and p.board_id = b.id
                 order by p."order" limit 1), ${created}
         from boards b, generate_series(1, ${big}) g
@@ -192,7 +194,7 @@ const substring: [string, () => string, Record<string, unknown>, string, string,
     { 'filters[name][$containsi]': 'silva' },
     'contacts',
     'contacts_org_created_idx',
-    'contacts_text_trgm_idx',
+    'contacts_text_fold_trgm_idx',
   ],
   [
     'cards, filters[title][$containsi] (5% match)',
@@ -200,7 +202,34 @@ const substring: [string, () => string, Record<string, unknown>, string, string,
     { 'filters[title][$containsi]': 'globex', stats: false },
     'cards',
     'cards_org_board_created_idx',
-    'cards_text_trgm_idx',
+    'cards_text_fold_trgm_idx',
+  ],
+];
+
+/**
+ * The accent-blind search (issue 35): a rare match typed without its accents ("vitoria" for 0.1% "Vitória",
+ * "conceicao" for "Conceição") is a bitmap scan of the trigram index over the folded column (crm_fold, LEAKPROOF
+ * so RLS lets it answer) and a sort of those few rows, for the page; its count reads the narrow search copy,
+ * which holds the folded text, through its own trigram index. The exact `$contains` keeps the plain index.
+ */
+const accentBlind: [string, () => string, Record<string, unknown>, string, string, string, string][] = [
+  [
+    'cards, filters[title][$containsi]=VITORIA',
+    () => `/boards/${boardId}/cards`,
+    { 'filters[title][$containsi]': 'VITORIA' },
+    'cards',
+    'cards_text_fold_trgm_idx',
+    'card_title_search',
+    'card_title_search_trgm_idx',
+  ],
+  [
+    'contacts, filters[name][$containsi]=conceicao',
+    () => '/contacts',
+    { 'filters[name][$containsi]': 'conceicao' },
+    'contacts',
+    'contacts_text_fold_trgm_idx',
+    'contact_name_search',
+    'contact_name_search_trgm_idx',
   ],
 ];
 
@@ -245,6 +274,56 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
       expect((walk && !sorted) || viaTrigram, described).toBe(true);
     },
   );
+
+  test.each(accentBlind)(
+    '%s (rare, accents left out): the page and the count use the trigram indexes over the folded text',
+    async (_n, path, query, table, trigram, copy, copyIndex) => {
+      const res = await t.api.get(path(), query);
+      expect(res.status).toBe(200);
+      expect(res.body.meta.pagination.total).toBe(BIG / 1000);
+      const st = await pageStatement(t.api, path(), query, table);
+      const page = await explain(st);
+      const described = JSON.stringify(page);
+      expect(
+        nodes(page).map((n) => n['Node Type']),
+        described,
+      ).not.toContain('Seq Scan');
+      expect(
+        nodes(page).some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === trigram),
+        described,
+      ).toBe(true);
+      const statements = await statementsOf(t.api, path(), query);
+      const [count] = statements.filter((s) => /\bcount\(/.test(s.text) && s.text.includes(`from "${copy}"`));
+      const counted = await explain(count);
+      expect(
+        nodes(counted).some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === copyIndex),
+        JSON.stringify(counted),
+      ).toBe(true);
+    },
+  );
+
+  test('cards, filters[title][$contains] stays exact and keeps the plain trigram index', async () => {
+    const path = `/boards/${boardId}/cards`;
+    expect(
+      (await t.api.get(path, { 'filters[title][$contains]': 'Vitória' })).body.meta.pagination.total,
+    ).toBe(BIG / 1000);
+    expect(
+      (await t.api.get(path, { 'filters[title][$contains]': 'vitoria' })).body.meta.pagination.total,
+    ).toBe(0);
+    const st = await pageStatement(
+      t.api,
+      path,
+      { 'filters[title][$contains]': 'Vitória', stats: false },
+      'cards',
+    );
+    const plan = await explain(st);
+    expect(
+      nodes(plan).some(
+        (n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === 'cards_text_trgm_idx',
+      ),
+      JSON.stringify(plan),
+    ).toBe(true);
+  });
 
   test.each(routes)(
     '%s: the default page walks an index in order, no Sort',

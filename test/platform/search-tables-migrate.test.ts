@@ -24,11 +24,11 @@ const mirrored = async () => {
     db.system,
     sql`select
           (select coalesce(array_agg((organization_id, id, board_id, current_phase_id, current_phase_entered_at,
-                                      due_date, value, lower(title)) order by organization_id, id), '{}') from cards)
+                                      due_date, value, crm_fold(title)) order by organization_id, id), '{}') from cards)
           = (select coalesce(array_agg((organization_id, card_id, board_id, phase_id, phase_entered_at, due_date,
                                         value, title) order by organization_id, card_id), '{}') from card_title_search)
             as cards,
-          (select coalesce(array_agg((organization_id, id, lower(name)) order by organization_id, id), '{}') from contacts)
+          (select coalesce(array_agg((organization_id, id, crm_fold(name)) order by organization_id, id), '{}') from contacts)
           = (select coalesce(array_agg((organization_id, contact_id, name) order by organization_id, contact_id), '{}')
              from contact_name_search) as contacts,
           ((select count(*) from card_title_search) + (select count(*) from contact_name_search))::int as n`,
@@ -88,5 +88,46 @@ describe('search tables: migration', () => {
 
     await db.system.execute(sql`truncate cards, contacts cascade`);
     expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 0 });
+  });
+
+  test("an older release's copies (titles and names only lowercased, the 0.1.0 shape) are refolded by the upgrade", async () => {
+    const t = await newTenant(app);
+    const board = await t.api.post('/boards', {
+      data: { name: 'Refold', phases: [{ name: 'Open', slug: 'open' }] },
+    });
+    const boardId = board.body.documentId;
+    for (const title of ['Vitória Régia', 'Ação de cobrança'])
+      expect((await t.api.post(`/boards/${boardId}/cards`, { data: { title } })).status).toBe(201);
+    expect((await t.api.post('/contacts', { data: { name: 'João Conceição' } })).status).toBe(201);
+    // As 0.1.0 left them: lower() copies, its triggers' WHEN clause, no shape comment.
+    await db.system.execute(sql`update card_title_search set title = lower(c.title) from cards c
+      where c.organization_id = card_title_search.organization_id and c.id = card_title_search.card_id`);
+    await db.system.execute(sql`update contact_name_search set name = lower(c.name) from contacts c
+      where c.organization_id = contact_name_search.organization_id and c.id = contact_name_search.contact_id`);
+    await db.system.execute(sql`comment on table card_title_search is null`);
+    await db.system.execute(sql`comment on table contact_name_search is null`);
+    const total = async (path: string, query: Record<string, unknown>) =>
+      (await t.api.get(path, query)).body.meta.pagination.total;
+    expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'vitoria' })).toBe(0);
+    expect(await mirrored()).toMatchObject({ cards: false, contacts: false });
+
+    await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-accent-blind'`);
+    await migrateDatabase(db);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 3 });
+    expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'VITORIA' })).toBe(1);
+    expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'acao' })).toBe(1);
+    expect(await total('/contacts', { 'filters[name][$containsi]': 'joao conceicao' })).toBe(1);
+    // The recreated update triggers keep following the rows.
+    const [first] = (await t.api.get(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'acao' }))
+      .body.data;
+    await t.api.put(`/boards/${boardId}/cards/${first.documentId}`, { data: { title: 'Promoção' } });
+    expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'promocao' })).toBe(1);
+    expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 3 });
+    const [triggers] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from pg_trigger
+          where tgname like 'card_title_search_%' or tgname like 'contact_name_search_%'`,
+    );
+    expect(triggers.n).toBe(8);
   });
 });

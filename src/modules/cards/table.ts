@@ -104,6 +104,15 @@ export const cards = pgTable(
       t.title.op('gin_trgm_ops'),
       t.description.op('gin_trgm_ops'),
     ),
+    // The accent-blind `$containsi` (`crm_fold(column) LIKE crm_fold(pattern)`: list-query.ts, search-fold.ts),
+    // the same way; the one above stays for the exact `$contains`.
+    index('cards_text_fold_trgm_idx').using(
+      'gin',
+      t.organizationId,
+      t.boardId,
+      sql`crm_fold(${t.title}) gin_trgm_ops`,
+      sql`crm_fold(${t.description}) gin_trgm_ops`,
+    ),
     index('cards_org_board_due_idx').on(t.organizationId, t.boardId, t.dueDate),
     // The SLA part of a phase's stats: cards that entered the phase within its SLA (a short recent range).
     index('cards_org_board_phase_entered_idx').on(

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { searchCopyDdl } from '../../platform/db/search-copy.js';
-import { likePattern, soleContainsi } from '../../platform/http/list-query.js';
+import { foldedPattern } from '../../platform/db/search-fold.js';
+import { soleContainsi } from '../../platform/http/list-query.js';
 import { type StatsOptions, totalAndStats } from './repo.js';
 import { cardTitleSearch } from './table.js';
 
@@ -25,9 +26,11 @@ export const CARD_TITLE_SEARCH_SQL = searchCopyDdl({
     ['phase_entered_at', (r) => `${r}current_phase_entered_at`],
     ['due_date', (r) => `${r}due_date`],
     ['value', (r) => `${r}value`],
-    ['title', (r) => `lower(${r}title)`],
+    ['title', (r) => `crm_fold(${r}title)`],
   ],
   key: ['organization_id', 'card_id'],
+  watch: ['board_id', 'current_phase_id', 'current_phase_entered_at', 'due_date', 'value', 'title'],
+  shape: 'crm_fold',
   findOld: 'organization_id = OLD.organization_id AND board_id = OLD.board_id AND card_id = OLD.id',
 });
 
@@ -71,7 +74,7 @@ export async function titleSearchStats(
     eq(t.organizationId, orgId),
     eq(t.boardId, boardId),
     search.phaseId === null ? undefined : eq(t.phaseId, search.phaseId),
-    sql`${t.title} like lower(${likePattern('$containsi', search.text)})`,
+    sql`${t.title} like ${foldedPattern('$containsi', search.text)}`,
   );
   return totalAndStats(tx, t, where, stats, {
     phaseEnteredAt: t.phaseEnteredAt,

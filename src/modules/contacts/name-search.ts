@@ -1,7 +1,8 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { searchCopyDdl } from '../../platform/db/search-copy.js';
-import { likePattern, soleContainsi } from '../../platform/http/list-query.js';
+import { foldedPattern } from '../../platform/db/search-fold.js';
+import { soleContainsi } from '../../platform/http/list-query.js';
 import { contactNameSearch } from './table.js';
 
 /**
@@ -16,9 +17,11 @@ export const CONTACT_NAME_SEARCH_SQL = searchCopyDdl({
   columns: [
     ['organization_id', (r) => `${r}organization_id`],
     ['contact_id', (r) => `${r}id`],
-    ['name', (r) => `lower(${r}name)`],
+    ['name', (r) => `crm_fold(${r}name)`],
   ],
   key: ['organization_id', 'contact_id'],
+  watch: ['name'],
+  shape: 'crm_fold',
   findOld: 'organization_id = OLD.organization_id AND contact_id = OLD.id',
 });
 
@@ -44,7 +47,7 @@ export function countNameMatches(tx: Tx, orgId: number, text: string) {
     .where(
       and(
         eq(contactNameSearch.organizationId, orgId),
-        sql`${contactNameSearch.name} like lower(${likePattern('$containsi', text)})`,
+        sql`${contactNameSearch.name} like ${foldedPattern('$containsi', text)}`,
       ),
     );
 }

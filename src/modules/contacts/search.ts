@@ -1,14 +1,15 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { foldedPattern } from '../../platform/db/search-fold.js';
 
 /**
- * `q`: every word must appear in the search text (masks of phone/cpf/cnpj ignored). Words of 3+ characters
+ * `q`: every word must appear in the search text, accent- and case-blind (the search text and the words both
+ * folded by crm_fold: "vitoria" finds "Vitória") (masks of phone/cpf/cnpj ignored). Words of 3+ characters
  * are LIKE conditions the trigram index answers; shorter ones (no trigram to look up) only filter what
  * the index found, through strpos, so they never turn the search into a scan (docs/contacts.md).
  */
 export function searchCondition(q: string): SQL {
-  const like = (w: string) =>
-    sql`"contacts"."search_text" like ${`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
-  const short = (w: string) => sql`strpos("contacts"."search_text", ${w}) > 0`;
+  const like = (w: string) => sql`"contacts"."search_text" like ${foldedPattern('$containsi', w)}`;
+  const short = (w: string) => sql`strpos("contacts"."search_text", crm_fold(${w}::text)) > 0`;
   return sql.join(
     searchTerms(q).map((t) => (t.length >= 3 ? like(t) : short(t))),
     sql` and `,

@@ -38,7 +38,8 @@ export const contacts = pgTable(
     customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
     /** What `q` searches, trigram-indexed (pg_trgm + btree_gin, created by migrate.ts). */
     searchText: text('search_text').generatedAlwaysAs(
-      sql`lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(cpf, '') || ' ' || coalesce(cnpj, ''))`,
+      // Folded (lowercased, accents removed: platform/db/search-fold.ts) so `q` is accent-blind.
+      sql`crm_fold(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(cpf, '') || ' ' || coalesce(cnpj, ''))`,
     ),
     ...timestamps(),
   },
@@ -70,6 +71,17 @@ export const contacts = pgTable(
       t.email.op('gin_trgm_ops'),
       t.phone.op('gin_trgm_ops'),
       t.city.op('gin_trgm_ops'),
+    ),
+    // `$containsi` and friends are accent-blind: `crm_fold(column) LIKE crm_fold(pattern)` (list-query.ts), which
+    // this index over the same expressions answers (crm_fold is LEAKPROOF: migrate.ts). The one above stays for
+    // the exact `$contains`.
+    index('contacts_text_fold_trgm_idx').using(
+      'gin',
+      t.organizationId,
+      sql`crm_fold(${t.name}) gin_trgm_ops`,
+      sql`crm_fold(${t.email}) gin_trgm_ops`,
+      sql`crm_fold(${t.phone}) gin_trgm_ops`,
+      sql`crm_fold(${t.city}) gin_trgm_ops`,
     ),
     index('contacts_search_idx').using('gin', t.organizationId, t.searchText.op('gin_trgm_ops')),
   ],

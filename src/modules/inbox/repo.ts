@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
+import { foldedPattern } from '../../platform/db/search-fold.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
@@ -112,10 +113,11 @@ function conversationWhere(orgId: number, f: ConversationFilter): SQL {
   if (f.unread === false) parts.push(eq(conversations.unreadCount, 0));
   if (f.contactId !== undefined) parts.push(eq(conversations.contactId, f.contactId));
   if (f.q) {
-    const like = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Accent- and case-blind, like the contacts' `q` (platform/db/search-fold.ts): "joao" finds "João".
+    const like = foldedPattern('$containsi', f.q);
     parts.push(
       or(
-        sql`lower(coalesce(${conversations.lastMessagePreview}, '')) like ${like}`,
+        sql`crm_fold(${conversations.lastMessagePreview}) like ${like}`,
         sql`${conversations.waId} like ${like}`,
         sql`exists (select 1 from contacts c where c.organization_id = ${conversations.organizationId}
               and c.id = ${conversations.contactId} and c.search_text like ${like})`,
@@ -415,7 +417,7 @@ export async function chatCards(
 
 /** Contacts with a phone, searched like the contact list's `q`, with their conversations. */
 export async function chatContacts(tx: Tx, orgId: number, q: string | undefined, limit: number) {
-  const like = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const like = q ? foldedPattern('$containsi', q) : undefined;
   const rows = await tx
     .select({
       id: contacts.id,

@@ -13,6 +13,7 @@ import { CONTACT_NAME_SEARCH_SQL } from '../../modules/contacts/name-search.js';
 import { EVENTS_NOTIFY_SQL } from '../events/wake.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import type { Database } from './client.js';
+import { SEARCH_FOLD_SQL } from './search-fold.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
@@ -51,6 +52,8 @@ async function migrateUnlocked(database: Database): Promise<void> {
   }
   for (const ext of SEARCH_EXTENSIONS)
     await database.system.execute(sql.raw(`CREATE EXTENSION IF NOT EXISTS ${ext}`));
+  // crm_fold (and the unaccent extension) before the migrations: 0001's indexes and generated column call it.
+  for (const ddl of SEARCH_FOLD_SQL) await database.system.execute(sql.raw(ddl));
   await database.system.execute(sql.raw(LEAKPROOF_SQL));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
@@ -238,6 +241,7 @@ function schemaFingerprint(): string {
     .update(
       [
         SEARCH_EXTENSIONS,
+        SEARCH_FOLD_SQL,
         LEAKPROOF_SQL,
         CARD_COUNTS_SQL,
         REPORT_ROLLUP_SQL,
@@ -264,14 +268,20 @@ const SEARCH_EXTENSIONS = ['pg_trgm', 'btree_gin'];
 
 /**
  * Under RLS, PostgreSQL uses an index for a condition only if its operator is LEAKPROOF, and these are not
- * marked so: every contact `q` search (`LIKE`, textlike), card `$containsi` title filter (`ILIKE`, texticlike)
+ * marked so: every contact `q` search (`LIKE`, textlike), accent-blind `$containsi` filter (`crm_fold(col) LIKE`)
  * and card dynamic-field equality filter (`fields @> …`, jsonb_contains) would be a sequential scan of the
  * tenant's rows (measured: docs/contacts.md, docs/performance.md). Each of them can only fail on its
  * pattern/argument (an invalid LIKE escape; never on the row's value), which the service always builds from a
  * parameter, and tenants never run SQL of their own, so marking them leakproof exposes nothing. Needs a
  * superuser (PGlite and a self-hosted server have one); without one the filters stay correct, only unindexed.
  */
-const LEAKPROOF_FUNCTIONS = ['textlike(text,text)', 'texticlike(text,text)', 'jsonb_contains(jsonb,jsonb)'];
+const LEAKPROOF_FUNCTIONS = [
+  'textlike(text,text)',
+  'texticlike(text,text)',
+  'jsonb_contains(jsonb,jsonb)',
+  // The accent-blind search's fold (search-fold.ts): never fails, whatever the text.
+  'crm_fold(text)',
+];
 
 const LEAKPROOF_SQL = `
 DO $$

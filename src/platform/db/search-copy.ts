@@ -8,7 +8,7 @@
  * two that must find the copy: a statement trigger joining its transition table would keep, in PL/pgSQL's cached
  * plan, a join chosen for the first statement's row count. `migrate.ts` applies the DDL after every migration
  * (idempotent); the first time, it fills the copy from the rows already there, one organization at a time
- * (forced RLS, as the card counts do).
+ * (forced RLS, as the card counts do), and again whenever the copy's `shape` changes (its triggers recreated too).
  */
 export interface SearchCopy {
   /** The copy (also the prefix of its functions and triggers) and the table it copies. */
@@ -18,8 +18,16 @@ export interface SearchCopy {
   columns: [column: string, expr: (r: string) => string][];
   /** The copy's key columns, which an update leaves alone. */
   key: string[];
+  /** The source's columns the copied ones are computed from: the update trigger fires when one of them changed. */
+  watch: string[];
   /** A row trigger's condition finding the copy of the row `OLD`. */
   findOld: string;
+  /**
+   * The shape of the copied text (kept as the copy's table comment). A database whose copy says otherwise (an
+   * older release's, e.g. 0.1.0's lowercased titles before accent-blind search) gets its triggers recreated and
+   * its copy refilled from the rows, as a fresh one: change it whenever `columns` computes something new.
+   */
+  shape: string;
 }
 
 export function searchCopyDdl(c: SearchCopy): string[] {
@@ -27,7 +35,8 @@ export function searchCopyDdl(c: SearchCopy): string[] {
   const values = (r: string) => c.columns.map(([, expr]) => expr(r)).join(', ');
   const copied = c.columns.filter(([col]) => !c.key.includes(col));
   const set = copied.map(([col, expr]) => `${col} = ${expr('NEW.')}`).join(', ');
-  const changed = `(${copied.map(([, expr]) => expr('OLD.')).join(', ')}) IS DISTINCT FROM (${copied.map(([, expr]) => expr('NEW.')).join(', ')})`;
+  // The raw columns, not the copied expressions: a function in the WHEN clause would run on every update.
+  const changed = `(${c.watch.map((w) => `OLD.${w}`).join(', ')}) IS DISTINCT FROM (${c.watch.map((w) => `NEW.${w}`).join(', ')})`;
   const trigger = (name: string, create: string) => `
   IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${c.table}_${name}' AND tgrelid = '${c.source}'::regclass) THEN
     CREATE TRIGGER ${c.table}_${name} ${create};
@@ -56,10 +65,17 @@ END $fn$`,
     `
 DO $$
 DECLARE
-  fresh boolean := NOT EXISTS (
+  stale boolean := obj_description('${c.table}'::regclass, 'pg_class') IS DISTINCT FROM '${c.shape}';
+  fresh boolean := stale OR NOT EXISTS (
     SELECT 1 FROM pg_trigger WHERE tgname = '${c.table}_insert' AND tgrelid = '${c.source}'::regclass);
   o record;
-BEGIN${trigger('insert', `AFTER INSERT ON ${c.source} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('truncate', `AFTER TRUNCATE ON ${c.source} FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('update', `AFTER UPDATE ON ${c.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${c.table}_change()`)}${trigger('delete', `AFTER DELETE ON ${c.source} FOR EACH ROW EXECUTE FUNCTION ${c.table}_change()`)}
+BEGIN
+  IF stale THEN
+    DROP TRIGGER IF EXISTS ${c.table}_insert ON ${c.source};
+    DROP TRIGGER IF EXISTS ${c.table}_truncate ON ${c.source};
+    DROP TRIGGER IF EXISTS ${c.table}_update ON ${c.source};
+    DROP TRIGGER IF EXISTS ${c.table}_delete ON ${c.source};
+  END IF;${trigger('insert', `AFTER INSERT ON ${c.source} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('truncate', `AFTER TRUNCATE ON ${c.source} FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('update', `AFTER UPDATE ON ${c.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${c.table}_change()`)}${trigger('delete', `AFTER DELETE ON ${c.source} FOR EACH ROW EXECUTE FUNCTION ${c.table}_change()`)}
   IF fresh THEN
     FOR o IN SELECT id FROM organizations LOOP
       PERFORM set_config('app.organization_id', o.id::text, true);
@@ -67,6 +83,9 @@ BEGIN${trigger('insert', `AFTER INSERT ON ${c.source} REFERENCING NEW TABLE AS n
       INSERT INTO ${c.table} (${names}) SELECT ${values('')} FROM ${c.source} WHERE organization_id = o.id;
     END LOOP;
     PERFORM set_config('app.organization_id', '', true);
+  END IF;
+  IF stale THEN
+    COMMENT ON TABLE ${c.table} IS '${c.shape}';
   END IF;
 END $$`,
   ];

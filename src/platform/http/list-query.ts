@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { fold, foldedPattern } from '../db/search-fold.js';
 import { AppError, type FieldError } from './errors.js';
 import { didYouMean } from './hints.js';
 import { hasOwnKey, ownEntry } from './own.js';
@@ -429,10 +430,14 @@ export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, pat
   if ((textOps as readonly string[]).includes(op)) {
     if (def.type !== 'string' && def.type !== 'json') bad(path, `${op} applies to text fields only`);
     if (typeof raw !== 'string') bad(path, `${op} takes a string`);
-    const pattern = likePattern(op, raw);
     const insensitive = op.endsWith('i');
     const text = sql`${col}::text`;
-    const like = insensitive ? sql`${text} ilike ${pattern}` : sql`${text} like ${pattern}`;
+    // The insensitive forms are accent-blind too ("vitoria" finds "Vitória"): both sides folded by crm_fold,
+    // which the trigram indexes of the searchable columns are built over (platform/db/search-fold.ts). The
+    // sensitive forms stay exact.
+    const like = insensitive
+      ? sql`${fold(text)} like ${foldedPattern(op, raw)}`
+      : sql`${text} like ${likePattern(op, raw)}`;
     return op.startsWith('$not') ? sql`(${col} is null or not ${like})` : like;
   }
   if (!(comparison as readonly string[]).includes(op)) bad(path, `unknown operator ${op}`);

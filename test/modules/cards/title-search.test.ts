@@ -48,7 +48,7 @@ async function orgId(slug: string) {
   return row.id;
 }
 
-/** The search rows of the organization equal its cards' copied columns (title lowercased), row for row. */
+/** The search rows of the organization equal its cards' copied columns (title folded: crm_fold), row for row. */
 async function expectMirrored(t: Tenant) {
   const { db } = await getApp();
   const org = await orgId(t.slug);
@@ -61,7 +61,7 @@ async function expectMirrored(t: Tenant) {
   const truth = await queryRows(
     db.system,
     sql`select id::int as id, board_id::int as board, current_phase_id::int as phase, current_phase_entered_at as entered,
-               due_date as due, value::float8 as value, lower(title) as title
+               due_date as due, value::float8 as value, crm_fold(title) as title
         from cards where organization_id = ${org} order by 1`,
   );
   expect(stored).toEqual(truth);

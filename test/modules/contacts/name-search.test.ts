@@ -57,7 +57,7 @@ async function create(api: Api, data: Record<string, unknown>) {
   return res.body.documentId as string;
 }
 
-/** The search rows of the organization equal its contacts' lowercased names, row for row. */
+/** The search rows of the organization equal its contacts' folded names (crm_fold), row for row. */
 async function expectMirrored(t: Tenant) {
   const { db } = await getApp();
   const org = await orgId(t.slug);
@@ -67,7 +67,7 @@ async function expectMirrored(t: Tenant) {
   );
   const truth = await queryRows(
     db.system,
-    sql`select id::int as id, lower(name) as name from contacts where organization_id = ${org} order by 1`,
+    sql`select id::int as id, crm_fold(name) as name from contacts where organization_id = ${org} order by 1`,
   );
   expect(stored).toEqual(truth);
 }
