@@ -19,7 +19,9 @@ const usage = `Usage: crm <command>
   org plan SLUG PLAN                   set the plan (${PLANS.join(', ')})
   user create --email E --password P [--username U]
   member add ORG EMAIL --role ROLE     add a registered user to an organization (owner, admin, member, viewer)
-  token create --email E --expiration 1d|30d|365d|36500d`;
+  token create --email E --expiration 1d|30d|365d|36500d
+  backup FILE                          write a backup (database and uploaded files) while the service runs or not
+  restore FILE [--force]               restore a backup (--force: over a database that is not empty), then migrate`;
 
 const ADMIN_VERBS = ['jobs', 'migrate', 'seed-demo', 'org', 'user', 'member', 'token'];
 
@@ -38,12 +40,17 @@ export async function main(argv: string[]): Promise<number> {
       expiration: { type: 'string' },
       'time-zone': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      force: { type: 'boolean' },
     },
   });
   const [cmd, sub, ...rest] = positionals;
   if (values.help || !cmd) {
     console.log(usage);
     return cmd || values.help ? 0 : 1;
+  }
+  if (cmd === 'backup' || cmd === 'restore') {
+    const { runBackupVerb } = await import('./cli/backup.js');
+    return runBackupVerb(cmd, loadConfig(), sub, values.force ?? false);
   }
   if (cmd !== 'serve' && cmd !== 'worker' && !ADMIN_VERBS.includes(cmd))
     throw new UsageError(`unknown command ${cmd}`);

@@ -156,6 +156,29 @@ const envObject = z.object({
   CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
   CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
+  /**
+   * Scheduled backups of the embedded database, taken by the serving process (docs/backups.md): an interval
+   * such as `6h`, `30m`, `1d` or seconds (`900`); unset, `0` or `off`: none.
+   */
+  CRM_BACKUP_INTERVAL: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const m = /^\s*(\d+)\s*([smhd]?)\s*$/i.exec(v ?? '');
+      if (v === undefined || /^\s*(off|0+[smhd]?)?\s*$/i.test(v)) return undefined;
+      if (!m) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'an interval such as 6h, 30m, 1d or a number of seconds, or off',
+        });
+        return z.NEVER;
+      }
+      return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2]!.toLowerCase() as 's']!;
+    }),
+  /** How many scheduled backups are kept (the newest); older ones are removed after each new one. */
+  CRM_BACKUP_KEEP: z.coerce.number().int().min(1).default(7),
+  /** Where scheduled backups go; default `<CRM_DATA_DIR>/backups`. */
+  CRM_BACKUP_DIR: z.string().optional(),
   RATE_LIMIT_ENABLED: z
     .enum(['true', 'false'])
     .default('true')

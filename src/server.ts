@@ -4,6 +4,7 @@ import { type Config, databaseOptions, publicBaseUrl } from './config.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
+import { startBackupService } from './platform/backup/service.js';
 import { startJobs, type WorkerDeps } from './workers.js';
 
 export interface RunningServer {
@@ -25,6 +26,7 @@ export async function startServer(
   let background: WorkerDeps | undefined;
   let inFlight: ReturnType<typeof countRequests> | undefined;
   let maintenance: Awaited<ReturnType<typeof startMaintenance>> | undefined;
+  let backups: Awaited<ReturnType<typeof startBackupService>>;
   try {
     await migrateDatabase(db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
@@ -33,6 +35,8 @@ export async function startServer(
     maintenance = await startMaintenance(db, config, app.log, config.CRM_WORKERS === 'inline');
     await app.listen({ port: config.PORT, host: config.HOST });
     inFlight = countRequests(app);
+    // The embedded database's backups: the control channel `crm backup` asks, and the schedule.
+    backups = await startBackupService(config, db, app.log);
   } catch (err) {
     await maintenance?.stop().catch(() => {});
     await app?.close().catch(() => {});
@@ -54,6 +58,7 @@ export async function startServer(
       // A request read from a kept-alive connection just as the server closed may still be running: the
       // database stays open until it has answered (bounded, so a hung client cannot hold the shutdown).
       await inFlight!.idle(10_000);
+      await backups?.stop();
       await maintenance!.stop();
       await background!.jobs.stop();
       await db.close();
