@@ -86,6 +86,11 @@ describe('GET /metrics on the API port, behind CRM_METRICS_TOKEN', () => {
     }
     const res = await app.inject({ method: 'GET', url: '/metrics', headers: bearer });
     expect(res.statusCode).toBe(200);
+    // Neither a token nor a port of their own: the metrics are off on the API port, and the answer says how.
+    const { app: plain } = await getApp();
+    const off = await plain.inject({ method: 'GET', url: '/metrics', headers: bearer });
+    expect(off.statusCode).toBe(404);
+    expect(off.json().error.message).toMatch(/CRM_METRICS_TOKEN.*CRM_METRICS_PORT/);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const family of [
       'crm_http_request_duration_seconds',

@@ -55,6 +55,12 @@ export function installHttpMetrics(app: FastifyInstance, metrics: ProcessMetrics
       // Outside /api and the OpenAPI document (the API's contract); Prometheus's own text format.
       { config: { auth: 'public', rateLimit: false }, schema: { hide: true }, logLevel: 'warn' },
       async (req, reply) => {
+        // Behind a token or on a port of their own: never open to anyone who reaches the API.
+        if (!config.CRM_METRICS_TOKEN)
+          throw new AppError(
+            'NotFoundError',
+            'Metrics are off on the API port: set CRM_METRICS_TOKEN (scrapes send it as a bearer) or CRM_METRICS_PORT (a port of their own)',
+          );
         if (!authorized(config, req.headers.authorization)) {
           reply.header('www-authenticate', 'Bearer realm="metrics"');
           throw new AppError('UnauthorizedError', 'Missing or invalid metrics token (CRM_METRICS_TOKEN)');
@@ -126,7 +132,7 @@ export async function serveMetrics(
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Whether the request may read the metrics: any caller without CRM_METRICS_TOKEN, else its bearer. */
+/** Whether the request may read the metrics: its bearer when CRM_METRICS_TOKEN is set (else the port's reach). */
 function authorized(config: MetricsConfig, header: string | undefined): boolean {
   const token = config.CRM_METRICS_TOKEN;
   if (!token) return true;
