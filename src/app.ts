@@ -45,6 +45,7 @@ import { installRequestGuards, parseQueryString } from './platform/http/request-
 import { installRequestLog, loggerOptions, RequestLogController } from './platform/http/request-log.js';
 import { registerWebApp } from './platform/http/web-app.js';
 import { idempotencyPlugin } from './platform/idempotency/plugin.js';
+import { createReadiness, type Readiness } from './platform/lifecycle/readiness.js';
 import { installHttpMetrics } from './platform/metrics/http.js';
 import { instanceSecret } from './platform/secrets/secrets.js';
 import { createBackground, type WorkerDeps } from './workers.js';
@@ -61,6 +62,8 @@ export interface BuildOptions {
   logger?: boolean | object;
   /** Job queue and mailer started by the caller (serve); otherwise the app starts a queue without workers. */
   background?: WorkerDeps;
+  /** Set by the server (ready after start-up, stopping at shutdown); otherwise ready once the app is. */
+  readiness?: Readiness;
 }
 
 /** Every area's routes, mounted under /api. Adding an area = one line here. */
@@ -136,7 +139,9 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
     app.addHook('onReady', () => jobs.start({ workers: false }));
     app.addHook('onClose', () => jobs.stop());
   }
-  const deps: AppDeps = { config, db, signer, jobs, mailer, metrics };
+  const readiness = opts.readiness ?? createReadiness();
+  if (!opts.readiness) app.addHook('onReady', async () => readiness.markReady());
+  const deps: AppDeps = { config, db, signer, jobs, mailer, readiness, metrics };
 
   // Before the conventions: a dry run's answer is reshaped before it is tagged and compressed.
   installDryRun(app);

@@ -21,7 +21,9 @@ const usage = `Usage: crm <command>
   member add ORG EMAIL --role ROLE     add a registered user to an organization (owner, admin, member, viewer)
   token create --email E --expiration 1d|30d|365d|36500d
   backup FILE                          write a backup (database and uploaded files) while the service runs or not
-  restore FILE [--force]               restore a backup (--force: over a database that is not empty), then migrate`;
+  restore FILE [--force]               restore a backup (--force: over a database that is not empty), then migrate
+  config check                         validate the configuration (environment) and list every error at once
+  --version                            print the software version`;
 
 const ADMIN_VERBS = ['jobs', 'migrate', 'seed-demo', 'org', 'user', 'member', 'token'];
 
@@ -41,9 +43,20 @@ export async function main(argv: string[]): Promise<number> {
       'time-zone': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       force: { type: 'boolean' },
+      version: { type: 'boolean', short: 'v' },
     },
   });
   const [cmd, sub, ...rest] = positionals;
+  if (values.version) {
+    const { SOFTWARE_VERSION } = await import('./platform/version.js');
+    console.log(SOFTWARE_VERSION);
+    return 0;
+  }
+  if (cmd === 'config') {
+    if (sub !== 'check') throw new UsageError('config: the only subcommand is `crm config check`');
+    const { checkConfig } = await import('./cli/config-check.js');
+    return checkConfig(process.env);
+  }
   if (values.help || !cmd) {
     console.log(usage);
     return cmd || values.help ? 0 : 1;

@@ -6,7 +6,10 @@ const envObject = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(1337),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_URL: z.string().url().optional(),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset: the embedded database)')
+    .optional(),
   /**
    * The PostgreSQL server itself when DATABASE_URL goes through a transaction pooler (PgBouncer): for the
    * connections that need a session (LISTEN, session advisory locks; docs/postgresql.md). Default: DATABASE_URL.
@@ -60,7 +63,10 @@ const envObject = z.object({
     .transform((v) => v === 'true'),
   CRM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
-  REDIS_URL: z.string().optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   RATE_LIMIT_LOGIN_MAX: z.coerce.number().int().positive().default(10),
@@ -101,7 +107,10 @@ const envObject = z.object({
    * third of it while the request runs): a retry after it expired takes the key over (the process died).
    */
   CRM_IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().min(0.3).default(30),
-  SMTP_URL: z.string().optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   /** WhatsApp Cloud API base (Graph-style `/{version}/{phone-number-id}/messages`); tests point it at a local peer. */
   CRM_WHATSAPP_API_URL: z.string().url().default('https://graph.facebook.com'),
   CRM_WHATSAPP_API_VERSION: z
@@ -144,7 +153,13 @@ const envObject = z.object({
    * base64 or hex. Unset: a key generated once and kept in the database (instance_secrets) — set it in
    * production so that a copy of the database alone does not reveal the credentials.
    */
-  CRM_ENCRYPTION_KEY: z.string().optional(),
+  CRM_ENCRYPTION_KEY: z
+    .string()
+    .refine(
+      (k) => (/^[0-9a-f]{64}$/i.test(k) ? 32 : Buffer.from(k, 'base64').length) === 32,
+      'must be 32 bytes, as base64 or 64 hex digits (openssl rand -base64 32)',
+    )
+    .optional(),
   MAIL_FROM: z.string().default('CRM <no-reply@crm.localhost>'),
   /** Bytes of uploaded files one organization may keep (counted from card_files rows); 413 beyond. */
   CRM_ORG_STORAGE_QUOTA_BYTES: z.coerce
@@ -156,6 +171,12 @@ const envObject = z.object({
   CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
   CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
+  /**
+   * At SIGTERM: seconds `/api/ready` answers 503 while the process still serves (for a load balancer to notice),
+   * then the longest wait for requests in flight before their connections are closed.
+   */
+  CRM_SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(300).default(0),
+  CRM_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   /**
    * Scheduled backups of the embedded database, taken by the serving process (docs/backups.md): an interval
    * such as `6h`, `30m`, `1d` or seconds (`900`); unset, `0` or `off`: none.
@@ -213,10 +234,12 @@ export function publicBaseUrl(
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const parsed = envSchema.safeParse(env);
+  // A variable set to the empty string counts as unset (`DATABASE_URL= crm serve` uses the embedded database).
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${lines}`);
+    const n = parsed.error.issues.length;
+    throw new Error(`Invalid configuration (${n} error${n === 1 ? '' : 's'}):\n${lines}`);
   }
   return { ...parsed.data, ...overrides };
 }

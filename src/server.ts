@@ -4,6 +4,7 @@ import { type Config, databaseOptions, publicBaseUrl } from './config.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
+import { createReadiness, type Readiness } from './platform/lifecycle/readiness.js';
 import { startBackupService } from './platform/backup/service.js';
 import { startJobs, type WorkerDeps } from './workers.js';
 
@@ -13,15 +14,21 @@ export interface RunningServer {
   /** The process's job queue and mailer (workers running when CRM_WORKERS=inline). */
   background: WorkerDeps;
   url: string;
+  /** `starting` until `onReady` has run (the banner printed), `stopping` from the first moment of close(). */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
-/** Opens and migrates the database, builds the app and listens. */
+/**
+ * Opens and migrates the database, starts the jobs, builds the app and listens; runs `onReady` (the demo, the
+ * banner) and only then reports ready on `GET /api/ready`.
+ */
 export async function startServer(
   config: Config,
   onReady?: (s: RunningServer) => Promise<void>,
 ): Promise<RunningServer> {
   const db = await openDatabase(databaseOptions(config));
+  const readiness = createReadiness();
   let app: FastifyInstance | undefined;
   let background: WorkerDeps | undefined;
   let inFlight: ReturnType<typeof countRequests> | undefined;
@@ -30,7 +37,7 @@ export async function startServer(
   try {
     await migrateDatabase(db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
-    app = await buildApp({ config, db, background });
+    app = await buildApp({ config, db, background, readiness });
     // The bookkeeping tables' upkeep runs beside the workers; every API process warns about the settings.
     maintenance = await startMaintenance(db, config, app.log, config.CRM_WORKERS === 'inline');
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -52,12 +59,22 @@ export async function startServer(
     db,
     background: background!,
     url,
-    // In-flight requests finish (app.close waits for them), then the database closes cleanly.
+    readiness,
     close: async () => {
+      // Readiness first, so load balancers stop sending (CRM_SHUTDOWN_DELAY_SECONDS for them to notice), then
+      // no new connections; open event streams end with a `retry:` hint (inbox preClose hook); requests in
+      // flight finish, bounded by CRM_SHUTDOWN_TIMEOUT_SECONDS; workers finish their current job; the
+      // database closes last.
+      readiness.markStopping();
+      if (config.CRM_SHUTDOWN_DELAY_SECONDS > 0)
+        await new Promise((r) => setTimeout(r, config.CRM_SHUTDOWN_DELAY_SECONDS * 1000));
+      const drainMs = config.CRM_SHUTDOWN_TIMEOUT_SECONDS * 1000;
+      const forced = setTimeout(() => app!.server.closeAllConnections(), drainMs);
       await app!.close();
       // A request read from a kept-alive connection just as the server closed may still be running: the
       // database stays open until it has answered (bounded, so a hung client cannot hold the shutdown).
-      await inFlight!.idle(10_000);
+      await inFlight!.idle(drainMs);
+      clearTimeout(forced);
       await backups?.stop();
       await maintenance!.stop();
       await background!.jobs.stop();
@@ -65,6 +82,7 @@ export async function startServer(
     },
   };
   await onReady?.(server);
+  readiness.markReady();
   return server;
 }
 

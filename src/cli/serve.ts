@@ -8,6 +8,7 @@ import { startMaintenance } from '../platform/db/maintenance.js';
 import { migrateDatabase } from '../platform/db/migrate.js';
 import { serveMetrics } from '../platform/metrics/http.js';
 import { instanceSecret } from '../platform/secrets/secrets.js';
+import { SOFTWARE_VERSION } from '../platform/version.js';
 import { type RunningServer, startServer } from '../server.js';
 import { startJobs } from '../workers.js';
 import { printDemo } from './deps.js';
@@ -33,7 +34,9 @@ export async function serve(config: Config, demo: boolean) {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing in-flight requests, then closing the database`);
+    console.log(
+      `${signal}: not ready any more; finishing in-flight requests and jobs, then closing the database`,
+    );
     if (!server) return; // start-up sees `stopping` and closes
     await server.close();
     process.exit(0);
@@ -41,7 +44,12 @@ export async function serve(config: Config, demo: boolean) {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   followNpmParent(() => void stop('npm exited'));
+  // The banner (and the demo's credentials) print before `/api/ready` turns 200: a script that waits for
+  // readiness finds the demo there.
   server = await startServer(config, async (s) => {
+    console.log(
+      `CRM service ${SOFTWARE_VERSION} listening on ${s.url} (${s.db.kind === 'pglite' ? `embedded database in ${config.CRM_DATA_DIR}/db` : 'PostgreSQL'})`,
+    );
     if (!demo) return;
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(s.db, 'jwt')));
     const { jobs, mailer, metrics } = s.background;
@@ -51,9 +59,6 @@ export async function serve(config: Config, demo: boolean) {
     await server.close();
     process.exit(0);
   }
-  console.log(
-    `CRM service listening on ${server.url} (${server.db.kind === 'pglite' ? `embedded database in ${config.CRM_DATA_DIR}/db` : 'PostgreSQL'})`,
-  );
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { SessionSigner } from './auth/tokens.js';
 import type { Database } from './db/client.js';
 import type { Jobs } from './jobs/jobs.js';
+import type { Readiness } from './lifecycle/readiness.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './metrics/metrics.js';
 
@@ -15,4 +16,6 @@ export interface AppDeps {
   mailer: Mailer;
   /** Outcomes the areas count for Prometheus (src/platform/metrics). */
   metrics: Metrics;
+  /** Whether this process should get traffic (`GET /api/ready`); set by buildApp, absent in admin verbs. */
+  readiness?: Readiness;
 }

@@ -36,7 +36,7 @@ async function crm(args: string[], env: Record<string, string | undefined>) {
   }
 }
 
-/** Starts `crm serve` and resolves once it printed its listening line. */
+/** Starts `crm serve` and resolves once it printed its listening line and `GET /api/ready` answers 200. */
 function serve(env: Record<string, string | undefined>, args = ['serve', '--demo']) {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { ...process.env, ...env },
@@ -50,10 +50,18 @@ function serve(env: Record<string, string | undefined>, args = ['serve', '--demo
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 150_000);
-    child.stdout.on('data', () => {
-      if (/listening on/.test(out)) {
-        clearTimeout(timer);
-        resolve(out);
+    let polling = false;
+    child.stdout.on('data', async () => {
+      const base = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (!base || polling) return;
+      polling = true;
+      for (let i = 0; i < 3000 && child.exitCode === null; i++) {
+        if ((await fetch(`${base}/api/ready`).catch(() => undefined))?.status === 200) {
+          clearTimeout(timer);
+          resolve(out);
+          return;
+        }
+        await sleep(50);
       }
     });
     child.on('exit', () => {
@@ -141,7 +149,11 @@ describe('crm CLI', () => {
 
     const base = curl.match(/(http:\/\/\S+)\/api/)![1];
     const health = await fetch(`${base}/api/health`);
-    expect(await health.json()).toEqual({ status: 'ok', db: 'ok' });
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      db: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
 
     const second = await crm(['serve'], { ...env, PORT: '0' });
     expect(second.code).toBe(1);
@@ -195,11 +207,11 @@ describe('crm CLI', () => {
       expect(listening(), s.output() + s.errors()).toHaveLength(2);
       const base = s.output().match(/listening on (http:\/\/\S+)/)![1];
       for (let i = 0; i < 6; i++)
-        expect(await (await fetch(`${base}/api/health`)).json()).toEqual({ status: 'ok', db: 'ok' });
+        expect(await (await fetch(`${base}/api/health`)).json()).toMatchObject({ status: 'ok', db: 'ok' });
       expect(s.output().match(/demo organization/gi), s.output()).toHaveLength(1);
       s.child.kill('SIGTERM');
       expect(await s.exited).toBe(0);
-      expect(s.output().match(/SIGTERM: finishing in-flight requests/g)).toHaveLength(2);
+      expect(s.output().match(/SIGTERM: not ready any more/g)).toHaveLength(2);
     },
     300_000,
   );

@@ -47,7 +47,8 @@ const ids = 'Inbox, conversation and message ids are numeric; contact, card and 
 export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   const kit = lazyChannelKit(deps.config, deps.db);
   const hub = new LiveHub(deps.db, app.log);
-  // Open event streams end when the app closes (before the server waits for its connections to finish).
+  // Open event streams end when the app closes (before the server waits for its connections to finish), each
+  // with a `retry:` hint.
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of streams) end();
@@ -202,9 +203,10 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         unsubscribe = undefined;
         streams.delete(end);
       };
+      // At shutdown: tell EventSource to reconnect soon (to another process, or this one restarted).
       const end = () => {
         stop();
-        raw.end();
+        raw.end('retry: 2000\n: server shutting down, reconnect\n\n');
       };
       streams.add(end);
       raw.on('close', stop);

@@ -12,6 +12,7 @@ import { CARD_TITLE_SEARCH_SQL } from '../../modules/cards/title-search.js';
 import { CONTACT_NAME_SEARCH_SQL } from '../../modules/contacts/name-search.js';
 import { EVENTS_NOTIFY_SQL } from '../events/wake.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
+import { SOFTWARE_VERSION } from '../version.js';
 import type { Database } from './client.js';
 import { SEARCH_FOLD_SQL } from './search-fold.js';
 
@@ -85,16 +86,10 @@ const STATE_TABLE_SQL = [
   'alter table crm_schema_state add column if not exists last_migration text',
 ];
 
-/** The version of this build (package.json, one level above src/ and dist/). */
+/** The version of this build (package.json): one source, src/platform/version.ts. */
 export function softwareVersion(): string {
-  cachedVersion ??= (
-    JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as {
-      version: string;
-    }
-  ).version;
-  return cachedVersion;
+  return SOFTWARE_VERSION;
 }
-let cachedVersion: string | undefined;
 
 export interface JournalMigration {
   tag: string;
