@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type Config, databaseOptions, publicBaseUrl } from './config.js';
+import { startBackupService } from './platform/backup/service.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
 import { createReadiness, type Readiness } from './platform/lifecycle/readiness.js';
-import { startBackupService } from './platform/backup/service.js';
 import { startJobs, type WorkerDeps } from './workers.js';
 
 export interface RunningServer {

@@ -309,7 +309,8 @@ describe('negative-input fuzz over the OpenAPI document', () => {
       // (docs/lead-ads.md): the request may be valid, the server cannot serve it. Nothing else may be a 5xx.
       const unconfigured =
         res.statusCode === 503 && /not configured on this server/.test((json as any)?.error?.message ?? '');
-      if (res.statusCode >= 500 && !unconfigured) failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 160)}`);
+      if (res.statusCode >= 500 && !unconfigured)
+        failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 160)}`);
       else if (res.statusCode >= 400 && !isEnvelope(res.statusCode, json))
         failures.push(`${where} → ${res.statusCode} not in the envelope: ${res.body.slice(0, 160)}`);
     }

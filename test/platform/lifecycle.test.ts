@@ -87,12 +87,12 @@ describe('readiness and shutdown of crm serve', () => {
 
     // A request in flight: headers sent, body held back until the shutdown has begun.
     const body = JSON.stringify({ data: { name: 'Chegou durante o desligamento' } });
-    let answered: Promise<{ status: number; body: string }> | undefined;
+
     const req = request(`${base}/api/contacts`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     });
-    answered = new Promise((resolve, reject) => {
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
       req.on('response', (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
