@@ -274,7 +274,11 @@ const LEAKPROOF_FUNCTIONS = [
   'textlike(text,text)',
   'texticlike(text,text)',
   'jsonb_contains(jsonb,jsonb)',
-  // The accent-blind search's fold (search-fold.ts): never fails, whatever the text.
+  // The accent-blind search's fold (search-fold.ts: crm_fold inlines to lower(crm_unaccent(…)), or to
+  // translate(lower(…)) without the unaccent extension): none of them can fail on any text. Missing ones are skipped.
+  'lower(text)',
+  'crm_unaccent(regdictionary,text)',
+  'translate(text,text,text)',
   'crm_fold(text)',
 ];
 
@@ -283,7 +287,7 @@ DO $$
 DECLARE f text;
 BEGIN
   FOREACH f IN ARRAY ARRAY['${LEAKPROOF_FUNCTIONS.join("','")}'] LOOP
-    IF NOT (SELECT proleakproof FROM pg_proc WHERE oid = f::regprocedure) THEN
+    IF to_regprocedure(f) IS NOT NULL AND NOT (SELECT proleakproof FROM pg_proc WHERE oid = to_regprocedure(f)) THEN
       EXECUTE format('ALTER FUNCTION %s LEAKPROOF', f::regprocedure);
     END IF;
   END LOOP;
