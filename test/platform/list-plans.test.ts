@@ -211,27 +211,35 @@ const substring: [string, () => string, Record<string, unknown>, string, string,
  * "conceicao" for "Conceição") is a bitmap scan of the trigram index over the folded column (crm_fold, LEAKPROOF
  * so RLS lets it answer) and a sort of those few rows, for the page; its count reads the narrow search copy,
  * which holds the folded text, through its own trigram index. The exact `$contains` keeps the plain index.
+ * The contacts' page is explained with sequential scans disabled: on a fresh test database (32,000 contacts)
+ * the planner priced the trigram bitmap at 1,416 and a scan of the tenant at 1,384 (the folded condition is two
+ * function calls more per scanned row than ILIKE, enough to tip it at that size; with more rows beside them it
+ * picks the index by itself, as at the bench's 100,000: docs/performance.md). Disabled, a scan is still what the
+ * planner would pick if RLS could not use the index (crm_fold's functions not LEAKPROOF): the check that matters.
  */
-const accentBlind: [string, () => string, Record<string, unknown>, string, string, string, string][] = [
+const accentBlind: [string, () => string, Record<string, unknown>, string, string, string, string, string][] =
   [
-    'cards, filters[title][$containsi]=VITORIA',
-    () => `/boards/${boardId}/cards`,
-    { 'filters[title][$containsi]': 'VITORIA' },
-    'cards',
-    'cards_text_fold_trgm_idx',
-    'card_title_search',
-    'card_title_search_trgm_idx',
-  ],
-  [
-    'contacts, filters[name][$containsi]=conceicao',
-    () => '/contacts',
-    { 'filters[name][$containsi]': 'conceicao' },
-    'contacts',
-    'contacts_text_fold_trgm_idx',
-    'contact_name_search',
-    'contact_name_search_trgm_idx',
-  ],
-];
+    [
+      'cards, filters[title][$containsi]=VITORIA',
+      () => `/boards/${boardId}/cards`,
+      { 'filters[title][$containsi]': 'VITORIA' },
+      'cards',
+      'cards_text_fold_trgm_idx',
+      'card_title_search',
+      'card_title_search_trgm_idx',
+      '',
+    ],
+    [
+      'contacts, filters[name][$containsi]=conceicao',
+      () => '/contacts',
+      { 'filters[name][$containsi]': 'conceicao' },
+      'contacts',
+      'contacts_text_fold_trgm_idx',
+      'contact_name_search',
+      'contact_name_search_trgm_idx',
+      'set local enable_seqscan = off',
+    ],
+  ];
 
 /**
  * The total of a plain `$containsi` name / title search (and the cards' stats) from the narrow search tables
@@ -277,12 +285,12 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
 
   test.each(accentBlind)(
     '%s (rare, accents left out): the page and the count use the trigram indexes over the folded text',
-    async (_n, path, query, table, trigram, copy, copyIndex) => {
+    async (_n, path, query, table, trigram, copy, copyIndex, settings) => {
       const res = await t.api.get(path(), query);
       expect(res.status).toBe(200);
       expect(res.body.meta.pagination.total).toBe(BIG / 1000);
       const st = await pageStatement(t.api, path(), query, table);
-      const page = await explain(st);
+      const page = await explain(st, settings);
       const described = JSON.stringify(page);
       expect(
         nodes(page).map((n) => n['Node Type']),

@@ -250,6 +250,47 @@ describe.each(RELEASES.flatMap((r) => backends.map((b) => [r, b] as const)))(
       }
     });
 
+    test(`the search of ${release}'s rows is accent-blind after the upgrade (copies refolded, search_text regenerated)`, async () => {
+      const [copies] = await queryRows<{ cards: number; stale: number; contacts: number; shape: string }>(
+        u.db.system,
+        sql`select (select count(*) from card_title_search)::int as cards,
+                   ((select count(*) from card_title_search s join cards c
+                       on c.organization_id = s.organization_id and c.id = s.card_id where s.title <> crm_fold(c.title))
+                    + (select count(*) from contact_name_search s join contacts c
+                       on c.organization_id = s.organization_id and c.id = s.contact_id where s.name <> crm_fold(c.name))
+                    + (select count(*) from contacts where search_text is distinct from crm_fold(coalesce(name, '') || ' '
+                       || coalesce(email, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(cpf, '') || ' '
+                       || coalesce(cnpj, ''))))::int as stale,
+                   (select count(*) from contact_name_search)::int as contacts,
+                   obj_description('card_title_search'::regclass, 'pg_class') as shape`,
+      );
+      expect(copies).toMatchObject({ stale: 0, shape: 'crm_fold' });
+      expect(copies.cards).toBeGreaterThan(0);
+      expect(copies.contacts).toBeGreaterThan(0);
+      for (const org of u.organizations) {
+        const api = apiClient(u.app, {
+          authorization: `Bearer ${org.token}`,
+          'x-tenant-id': org.organization,
+        });
+        // 'Ana Souza' (one in each organization), typed in capitals with accents it does not have.
+        for (const query of [{ 'filters[name][$containsi]': 'ÁNA SÓUZA' }, { q: 'SÓUZA ána' }]) {
+          const found = await api.get('/contacts', query);
+          expect(found.status, JSON.stringify(found.body)).toBe(200);
+          expect(found.body.data.map((c: any) => c.name)).toEqual(['Ana Souza']);
+        }
+        const boards = await api.get('/boards');
+        const board = boards.body.data.find((b: any) => b.name !== 'Chats');
+        const [card] = (await api.get(`/boards/${board.documentId}/cards`)).body.data;
+        const typed = card.title.toUpperCase().replace(/A/g, 'Á').replace(/E/g, 'É').replace(/O/g, 'Ó');
+        const found = await api.get(`/boards/${board.documentId}/cards`, {
+          'filters[title][$containsi]': typed,
+        });
+        expect(found.status).toBe(200);
+        expect(found.body.data.map((c: any) => c.documentId)).toContain(card.documentId);
+        expect(found.body.meta.pagination.total).toBe(found.body.data.length);
+      }
+    });
+
     test('writes work after the upgrade: create, update and move a card; create a contact', async () => {
       for (const org of u.organizations) {
         const api = apiClient(u.app, {
