@@ -183,7 +183,7 @@ describe('crm CLI', () => {
     expect(inFlight.status).toBe(200);
     expect(JSON.parse(inFlight.body).jwt).toBeTruthy();
     expect(await first.exited).toBe(0);
-    expect(first.output()).toContain('SIGTERM: finishing in-flight requests');
+    expect(first.output()).toContain('SIGTERM: not ready any more; finishing in-flight requests');
 
     // Restarted on the same data: no new demo, the same credentials are shown again.
     const again = serve(env);
