@@ -2536,7 +2536,9 @@ export interface paths {
     };
     /**
      * Liveness and database reachability
-     * @description Public: no token needed.
+     * @description The liveness check: 200 while the process runs and reaches its database (also while it starts or stops), with the software version. Load balancers should route by `GET /api/ready` instead.
+     *
+     *     Public: no token needed.
      */
     get: operations['getHealth'];
     put?: never;
@@ -3363,6 +3365,28 @@ export interface paths {
      * @description Token scope: `quotes:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['getQuotePdf'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Readiness: whether this process should get traffic
+     * @description 200 once the database is migrated, the demo organization exists (`crm serve --demo`) and the background workers run; 503 before that (`starting`), from the moment a shutdown begins (`stopping`: requests in flight still finish), and while the database is unreachable (`db: down`).
+     *
+     *     Public: no token needed.
+     */
+    get: operations['listReady'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5968,6 +5992,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -6073,6 +6106,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -6152,6 +6194,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6248,6 +6299,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -6330,6 +6390,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6437,6 +6506,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -6535,6 +6613,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -6626,6 +6713,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6766,6 +6862,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6935,6 +7040,7 @@ export interface operations {
                   params: {
                     /** @description JSON sent; default: the triggering event */
                     body?: unknown;
+                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                     headers?: {
                       [key: string]: string | null;
                     };
@@ -6959,7 +7065,6 @@ export interface operations {
               /** @description all must hold (AND) */
               conditions?: {
                 /** @description a dot path into the event data (docs/automations.md lists each event's data) */
-                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                 field: string;
                 /** @enum {string} */
                 op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
@@ -7025,6 +7130,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -7111,6 +7225,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -7252,6 +7375,7 @@ export interface operations {
                   params: {
                     /** @description JSON sent; default: the triggering event */
                     body?: unknown;
+                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                     headers?: {
                       [key: string]: string | null;
                     };
@@ -7276,7 +7400,6 @@ export interface operations {
               conditions?: {
                 /** @description a dot path into the event data (docs/automations.md lists each event's data) */
                 field: string;
-                    /** @description Write-only: values are stored encrypted and answered as "********" (names shown). On update a header not sent keeps its value, a new value replaces it, `null` removes it and "********" keeps it; values are kept only while the URL keeps its origin (docs/automations.md) */
                 /** @enum {string} */
                 op: 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists';
                 /** @description compared with the field (for `in`: an array; unused by `exists`) */
@@ -7341,6 +7464,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -7441,6 +7573,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -7530,6 +7671,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -7612,6 +7762,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -7729,6 +7888,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -7837,6 +8005,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -7916,6 +8093,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8056,6 +8242,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8293,6 +8488,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -8443,6 +8647,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -8522,7 +8735,7 @@ export interface operations {
             tags?: string[];
             /** @description defaults to the first filled text field, else "Untitled card" */
             title?: string;
-            /** @description monetary value, 2 decimals */
+            /** @description monetary value, at most 2 decimals */
             value?: number;
           };
         };
@@ -8567,6 +8780,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8657,6 +8879,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8787,6 +9018,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8935,6 +9175,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9039,6 +9288,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9156,6 +9414,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9260,6 +9527,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9350,6 +9626,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9508,6 +9793,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9609,6 +9903,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9723,6 +10026,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9813,6 +10125,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9916,6 +10237,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -9988,7 +10318,7 @@ export interface operations {
             /** @description tag documentIds or slugs of the board */
             tags?: string[];
             title?: string;
-            /** @description monetary value, 2 decimals */
+            /** @description monetary value, at most 2 decimals */
             value?: number;
           };
         };
@@ -10033,6 +10363,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10128,6 +10467,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10238,6 +10586,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -10327,6 +10684,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10431,6 +10797,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -10511,6 +10886,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10626,6 +11010,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -10728,6 +11121,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10877,6 +11279,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -10958,6 +11369,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11109,6 +11529,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -11197,6 +11626,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11308,6 +11746,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11454,6 +11901,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -11535,6 +11991,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11683,6 +12148,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -11778,6 +12252,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -11859,6 +12342,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -11968,6 +12460,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12090,6 +12591,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -12171,6 +12681,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12295,6 +12814,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -12390,6 +12918,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -12469,6 +13006,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12578,6 +13124,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -12657,6 +13212,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12748,6 +13312,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12864,6 +13437,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -12963,6 +13545,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13044,6 +13635,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -13152,6 +13752,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13247,6 +13856,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13326,6 +13944,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -13465,6 +14092,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13558,6 +14194,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13636,6 +14281,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -13757,6 +14411,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13850,6 +14513,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -13929,6 +14601,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14018,6 +14699,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14135,6 +14825,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14282,6 +14981,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -14406,6 +15114,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -14485,6 +15202,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14614,6 +15340,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -14700,6 +15435,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14796,6 +15540,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -14878,6 +15631,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15045,6 +15807,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -15127,6 +15898,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15230,6 +16010,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -15312,6 +16101,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15459,6 +16257,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -15556,6 +16363,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15706,6 +16522,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -15836,6 +16661,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -15924,6 +16758,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -16040,6 +16883,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -16136,6 +16988,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -16215,6 +17076,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -16336,6 +17206,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -16422,6 +17301,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -16521,6 +17409,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -16613,6 +17510,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -16764,6 +17670,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -16901,6 +17816,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17009,6 +17933,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17106,6 +18039,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17194,6 +18136,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17273,6 +18224,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -17412,6 +18372,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17498,6 +18467,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -17648,6 +18626,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17756,6 +18743,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -17849,6 +18845,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -17950,6 +18955,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18073,6 +19087,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -18157,6 +19180,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18252,6 +19284,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18365,6 +19406,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18510,6 +19560,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -18589,6 +19648,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18691,6 +19759,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18809,6 +19886,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -18891,6 +19977,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19005,6 +20100,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19103,6 +20207,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19215,6 +20328,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19306,6 +20428,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19437,6 +20568,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19518,6 +20658,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19614,6 +20763,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19703,6 +20861,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19779,6 +20946,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19879,6 +21055,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -19965,6 +21150,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -20112,6 +21306,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -20232,6 +21435,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -20311,6 +21523,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -20437,6 +21658,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -20523,6 +21753,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -20640,6 +21879,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -20725,6 +21973,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -20872,6 +22129,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -20985,6 +22251,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -21064,6 +22339,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -21192,6 +22476,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -21278,6 +22571,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -21425,6 +22727,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -21532,6 +22843,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -21618,6 +22938,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -21716,6 +23045,18 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+          'image/jpeg': components['schemas']['Error'];
+          'image/png': components['schemas']['Error'];
+          'image/webp': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -21875,6 +23216,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -21984,6 +23334,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -22063,6 +23422,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22180,6 +23548,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -22266,6 +23643,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22370,6 +23756,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22492,6 +23887,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -22541,6 +23945,7 @@ export interface operations {
             db: 'ok';
             /** @enum {string} */
             status: 'ok';
+            version: string;
           };
         };
       };
@@ -22573,6 +23978,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22618,6 +24032,7 @@ export interface operations {
             db: 'down';
             /** @enum {string} */
             status: 'degraded';
+            version: string;
           };
         };
       };
@@ -22672,6 +24087,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22765,6 +24189,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -22846,6 +24279,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -22993,6 +24435,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23072,6 +24523,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -23172,6 +24632,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23258,6 +24727,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23337,6 +24815,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -23467,6 +24954,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23570,6 +25066,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -23733,6 +25238,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23881,6 +25395,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -23976,6 +25499,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -24111,6 +25643,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -24194,6 +25735,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -24328,6 +25878,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -24429,6 +25988,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -24597,6 +26165,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -24719,6 +26296,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -24819,6 +26405,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -24951,6 +26546,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -25037,6 +26641,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -25139,6 +26752,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -25286,6 +26908,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -25387,6 +27018,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -25466,6 +27106,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -25571,6 +27220,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -25657,6 +27315,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -25772,6 +27439,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -25854,6 +27530,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -26001,6 +27686,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -26104,6 +27798,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -26183,6 +27886,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -26286,6 +27998,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -26433,6 +28154,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -26540,6 +28270,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -26619,6 +28358,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -26736,6 +28484,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -26822,6 +28579,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -26919,6 +28685,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -27066,6 +28841,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27160,6 +28944,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27239,6 +29032,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -27343,6 +29145,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27429,6 +29240,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -27576,6 +29396,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27697,6 +29526,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27776,6 +29614,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -27900,6 +29747,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -27986,6 +29842,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -28126,6 +29991,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -28274,6 +30148,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -28353,6 +30236,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -28488,6 +30380,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -28581,6 +30482,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -28667,6 +30577,15 @@ export interface operations {
           'application/pdf': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -28692,6 +30611,117 @@ export interface operations {
         };
         content: {
           'application/pdf': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listReady: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            db: 'ok';
+            /** @enum {string} */
+            status: 'ready';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            db: 'ok' | 'down' | 'unknown';
+            /** @enum {string} */
+            status: 'starting' | 'stopping' | 'ready';
+          };
         };
       };
     };
@@ -28802,6 +30832,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -28961,6 +31000,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -29040,6 +31088,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -29187,6 +31244,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -29273,6 +31339,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -29420,6 +31495,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -29543,6 +31627,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -29622,6 +31715,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -29740,6 +31842,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -29826,6 +31937,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -29976,6 +32096,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30062,6 +32191,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30138,6 +32276,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -30287,6 +32434,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30427,6 +32583,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30535,6 +32700,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30621,6 +32795,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -30770,6 +32953,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30905,6 +33097,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -30984,6 +33185,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -31116,6 +33326,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -31202,6 +33421,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -31307,6 +33535,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -31454,6 +33691,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -31549,6 +33795,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -31628,6 +33883,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -31733,6 +33997,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -31819,6 +34092,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -31969,6 +34251,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -32067,6 +34358,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -32148,6 +34448,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -32250,6 +34559,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -32328,6 +34646,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -32420,6 +34747,15 @@ export interface operations {
           'image/gif': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/gif': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -32498,6 +34834,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -32592,6 +34937,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -32750,6 +35104,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -32842,6 +35205,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -32942,6 +35314,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33025,6 +35406,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -33172,6 +35562,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33301,6 +35700,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33380,6 +35788,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -33515,6 +35932,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33601,6 +36027,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -33718,6 +36153,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33822,6 +36266,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -33902,6 +36355,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -34003,6 +36465,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Business rule failed */
       422: {
         headers: {
@@ -34085,6 +36556,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -34181,6 +36661,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
