@@ -195,7 +195,7 @@ function queryMessage(text: string): Uint8Array {
  * writes every change to the data files, then the data directory is read into memory and the uploads are
  * linked, and the locks are released. That copy is the state after the last commit, a cleanly checkpointed
  * directory. (PGlite's own dumpDataDir takes only the query mutex, so it could copy the files between two
- * statements of an open transaction, and packs a tar in memory while it holds it: measured 10 times slower
+ * statements of an open transaction, and packs a tar in memory while it holds it: measured 2 to 4 times slower
  * than reading the files, docs/backups.md.) A CHECKPOINT before taking the locks keeps the one under them short.
  */
 async function snapshotPglite(db: Database, config: Config, staging: string): Promise<Snapshot> {
