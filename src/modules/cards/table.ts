@@ -252,7 +252,7 @@ export const cardFiles = pgTable(
 );
 
 /**
- * A narrow copy of each card's title, lowercased, with what the list's stats read (phase, phase entry, due
+ * A narrow copy of each card's title, folded (crm_fold: lowercased, accents removed), with what the list's stats read (phase, phase entry, due
  * date, value), for the total and stats of `filters[title][$containsi]` (title-search.ts, docs/performance.md
  * "Fifth pass"): a bitmap scan of this table's trigram index whose recheck reads these narrow pages with a plain
  * LIKE, where the cards' own trigram index rechecks every match on the wide heap with ILIKE. Kept by triggers on
@@ -271,7 +271,7 @@ export const cardTitleSearch = pgTable(
     phaseEnteredAt: timestamp('phase_entered_at', { withTimezone: true, mode: 'date' }).notNull(),
     dueDate: timestamp('due_date', { withTimezone: true, mode: 'date' }),
     value: numeric('value', { precision: 14, scale: 2, mode: 'number' }).notNull(),
-    /** lower(cards.title). */
+    /** crm_fold(cards.title) (0.1.0: lower(cards.title)). */
     title: text('title').notNull(),
   },
   (t) => [

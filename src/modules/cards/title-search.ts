@@ -8,7 +8,7 @@ import { cardTitleSearch } from './table.js';
 
 /**
  * The total and stats of `filters[title][$containsi]=…` (alone, or with the one phase a Kanban column pins) from
- * `card_title_search` (table.ts), one narrow row per card: its title lowercased and what the stats read
+ * `card_title_search` (table.ts), one narrow row per card: its title folded (crm_fold) and what the stats read
  * (docs/performance.md, fifth pass; docs/cards.md), kept by triggers on `cards` (platform/db/search-copy.ts): the
  * one-statement create and bulk inserts, changes of the copied columns (title, board, moves, due date, value) and
  * deletes (a board's cascade too). Keyed by (organization, board, card): a row trigger finds the copy by the old
@@ -42,7 +42,7 @@ export interface TitleSearch {
 
 /**
  * When `card_title_search` can answer a list's total and stats: the filter is `title $containsi` and nothing else,
- * or that and the one phase it pins. `$contains` is case-sensitive, which a lowercased copy cannot tell; it and
+ * or that and the one phase it pins. `$contains` is exact, which a folded copy cannot tell; it and
  * every other filter stay on the cards.
  */
 export function titleSearchOf(
@@ -60,7 +60,7 @@ export function titleSearchOf(
 
 /**
  * countAndStats (repo.ts) of a title search, from the narrow table: the same aggregates over the same cards.
- * `lower(title) LIKE lower(pattern)` is what ILIKE computes in a multibyte (UTF-8) database.
+ * `crm_fold(title) LIKE crm_fold(pattern)` is the list's own `$containsi` condition (list-query.ts).
  */
 export async function titleSearchStats(
   tx: Tx,

@@ -7,7 +7,7 @@ import { contactNameSearch } from './table.js';
 
 /**
  * The exact total of `filters[name][$containsi]=…` from `contact_name_search` (table.ts), one narrow row per
- * contact holding its name lowercased (docs/performance.md, fifth pass; docs/contacts.md), kept by triggers on
+ * contact holding its name folded by crm_fold (docs/performance.md, fifth pass; docs/contacts.md), kept by triggers on
  * `contacts` (platform/db/search-copy.ts). The page of such a list is still the ordered walk of the contacts' own
  * index; only the count reads this table.
  */
@@ -28,7 +28,7 @@ export const CONTACT_NAME_SEARCH_SQL = searchCopyDdl({
 /**
  * The name text a list's filter searches when `contact_name_search` can answer its total: the filter is
  * `name $containsi` and nothing else, and no `q` (whose words live in `contacts.search_text`). `$contains` is
- * case-sensitive, which a lowercased copy cannot tell: it stays on the contacts.
+ * exact, which a folded copy cannot tell: it stays on the contacts.
  */
 export function nameSearchOf(filters: Record<string, unknown> | undefined, q: string | undefined) {
   if (q || !filters || Object.keys(filters).length !== 1) return undefined;
@@ -36,9 +36,9 @@ export function nameSearchOf(filters: Record<string, unknown> | undefined, q: st
 }
 
 /**
- * How many of the organization's contacts have `text` in their name, ignoring case. `lower(name) LIKE
- * lower(pattern)` is what ILIKE computes in a multibyte (UTF-8) database, so the total is the one the
- * contacts' `name ILIKE pattern` gives; the pattern is lowercased by the database, with the same function.
+ * How many of the organization's contacts have `text` in their name, ignoring case and accents. The copy holds
+ * `crm_fold(name)` and the pattern is folded by the database with the same function, so the total is the one
+ * the contacts' `crm_fold(name) LIKE crm_fold(pattern)` (the list's `$containsi`) gives.
  */
 export function countNameMatches(tx: Tx, orgId: number, text: string) {
   return tx

@@ -88,7 +88,7 @@ export const contacts = pgTable(
 );
 
 /**
- * A narrow copy of each contact's name, lowercased, for the exact total of `filters[name][$containsi]`
+ * A narrow copy of each contact's name, folded (crm_fold: lowercased, accents removed), for the exact total of `filters[name][$containsi]`
  * (name-search.ts, docs/performance.md "Fifth pass"): the count is a bitmap scan of this table's trigram index
  * whose recheck reads a few hundred narrow pages with a plain LIKE, where the contacts' own trigram index rechecks
  * every match on the wide heap with ILIKE (thousands of pages). Kept by statement triggers on `contacts` inside the
@@ -99,7 +99,7 @@ export const contactNameSearch = pgTable(
   {
     organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
     contactId: bigint('contact_id', { mode: 'number' }).notNull(),
-    /** lower(contacts.name). */
+    /** crm_fold(contacts.name) (0.1.0: lower(contacts.name)). */
     name: text('name').notNull(),
   },
   (t) => [
