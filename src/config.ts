@@ -194,7 +194,10 @@ const envObject = z.object({
         });
         return z.NEVER;
       }
-      return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2]!.toLowerCase() as 's']!;
+      const seconds = Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2]!.toLowerCase() as 's']!;
+      // A timer's delay is at most 2^31 - 1 ms; beyond, Node fires it at once.
+      if (seconds > 2_147_483) ctx.addIssue({ code: 'custom', message: 'at most 24 days' });
+      return seconds;
     }),
   /** How many scheduled backups are kept (the newest); older ones are removed after each new one. */
   CRM_BACKUP_KEEP: z.coerce.number().int().min(1).default(7),
