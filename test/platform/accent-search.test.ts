@@ -108,6 +108,8 @@ describe('accent-blind search: card titles', () => {
   test("LIKE's own characters in the pattern are literal", async () => {
     expect(await search({ 'filters[title][$containsi]': '50%' })).toEqual(['50% de desconto']);
     expect(await search({ 'filters[title][$containsi]': '_' })).toEqual([]);
+    // Folding makes `%` of the full-width `％`: escaped after folding, it is still a literal percent sign.
+    expect(await search({ 'filters[title][$containsi]': '％' })).toEqual(['50% de desconto']);
   });
 
   test('the search follows renames and deletes', async () => {
