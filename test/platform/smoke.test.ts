@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { getApp, newTenant } from '../helpers/app.js';
 
@@ -6,7 +7,15 @@ describe('platform smoke', () => {
     const { app } = await getApp();
     const res = await app.inject({ method: 'GET', url: '/api/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', db: 'ok' });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(res.json()).toEqual({ status: 'ok', db: 'ok', version });
+  });
+
+  test('ready once the app is; the probes are public', async () => {
+    const { app } = await getApp();
+    const res = await app.inject({ method: 'GET', url: '/api/ready' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready', db: 'ok' });
   });
 
   test('a fresh tenant lists its owner membership', async () => {
