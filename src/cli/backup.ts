@@ -52,7 +52,7 @@ export async function runBackupVerb(
   const manifest = await readBackup(path);
   const mb = (statSync(path).size / 1048576).toFixed(1);
   console.log(
-    `Backup written to ${path} (${mb} MB, ${config.DATABASE_URL ? 'PostgreSQL' : 'embedded database'} by ${via}, migration ${manifest.schema.migration}, ${manifest.files.filter((f) => f.path.startsWith('uploads/')).length} uploaded files, ${Date.now() - started} ms; the snapshot held the database ${manifest.snapshotMs} ms).`,
+    `Backup written to ${path} (${mb} MB, ${config.DATABASE_URL ? 'PostgreSQL' : 'embedded database'} by ${via}, migration ${manifest.schema.migration}, ${manifest.files.filter((f) => f.path.startsWith('uploads/')).length} uploaded files, ${Date.now() - started} ms; ${config.DATABASE_URL ? `card files were locked ${manifest.snapshotMs} ms for the snapshot` : `the snapshot held the database ${manifest.snapshotMs} ms`}).`,
   );
   return 0;
 }

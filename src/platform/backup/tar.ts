@@ -58,7 +58,24 @@ export interface WrittenFile {
 export class TarWriter {
   constructor(private readonly out: Writable) {}
 
+  /**
+   * Small writes gathered into 1 MiB ones: each write that waits for the stream yields to the event loop, and a
+   * serving process under load (the backup runs beside the requests) then takes a long time per yield.
+   */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
   private async write(chunk: Buffer) {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= 1 << 20) await this.flush();
+  }
+
+  private async flush() {
+    if (!this.pendingBytes) return;
+    const chunk = Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
     if (!this.out.write(chunk)) await once(this.out, 'drain');
   }
 
@@ -103,6 +120,7 @@ export class TarWriter {
   /** The two zero blocks that end an archive; ends the stream. */
   async finish() {
     await this.write(Buffer.alloc(BLOCK * 2));
+    await this.flush();
     this.out.end();
   }
 }
