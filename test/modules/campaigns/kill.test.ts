@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { getApp, newTenant, type Tenant } from '../../helpers/app.js';
+import { buildApp } from '../../../src/app.js';
+import { getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
 import { startSmtp, type TestSmtp } from '../../helpers/smtp.js';
 import { seedContacts, segmentFor, waitFor } from './helpers.js';
 
@@ -17,14 +19,22 @@ const N = 400;
 
 let smtp: TestSmtp;
 let t: Tenant;
+let app: FastifyInstance | undefined;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (!onPostgres) return;
   smtp = await startSmtp({ delayMs: 15 });
-  t = await newTenant((await getApp()).app);
+  // The channel's SMTP server listens on loopback: an app that allows it (saved URLs are checked, issue 30).
+  app = await buildApp({
+    config: testConfig({ CRM_OUTBOUND_ALLOWLIST: '127.0.0.1' }),
+    db: (await getApp()).db,
+  });
+  await app.ready();
+  t = await newTenant(app);
 });
 afterAll(async () => {
+  await app?.close();
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await smtp?.close();
 });
