@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import {
@@ -13,6 +12,7 @@ import {
   migrateDatabase,
   softwareVersion,
 } from '../../src/platform/db/migrate.js';
+import { adminQuery, withDatabase } from '../helpers/pg-admin.js';
 
 /**
  * An older build started on a database a newer build migrated refuses to start, naming both versions, before
@@ -28,21 +28,7 @@ const databaseUrl = serverUrl ? withDatabase(serverUrl, dbName) : undefined;
 const newest = buildMigrations().at(-1)!;
 const future = { hash: 'f'.repeat(64), when: newest.when + 86_400_000 };
 
-function withDatabase(url: string, name: string) {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: withDatabase(serverUrl!, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminQuery(serverUrl!, statement);
 
 const open = () => openDatabase({ databaseUrl, dataDir: join(dataDir, 'db'), poolSize: 2 });
 

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase, softwareVersion } from '../../src/platform/db/migrate.js';
 import { apiClient, testConfig } from '../helpers/app.js';
+import { adminQuery as adminOn, withDatabase } from '../helpers/pg-admin.js';
 
 /**
  * Upgrades in place, on the databases 0.1.0's own code made (test/fixtures/upgrade/0.1.0, README there): this
@@ -90,21 +90,7 @@ interface Upgraded {
 const sh = (cmd: string, args: string[], input?: Buffer) =>
   execFileSync(cmd, args, { input, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], maxBuffer: 256e6 });
 
-function withDatabase(url: string, name: string) {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(statement: string) {
-  const client = new pg.Client({ connectionString: withDatabase(serverUrl!, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (statement: string) => adminOn(serverUrl!, statement);
 
 /** Lays the fixture down as a running deployment would have it, then starts this build on it (migrating). */
 async function upgrade(release: string, backend: 'pglite' | 'postgres'): Promise<Upgraded> {
