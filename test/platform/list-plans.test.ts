@@ -262,6 +262,15 @@ const searchCounts: [string, () => string, Record<string, unknown>, string, stri
   ],
 ];
 
+/** The plan walks an index in the list's order without sorting, or reads the matches through `trigram`. */
+function inOrderOrTrigram(plan: Parameters<typeof nodes>[0], trigram: string): boolean {
+  const all = nodes(plan);
+  if (all.some((n) => n['Node Type'] === 'Seq Scan')) return false;
+  const walk =
+    all.some((n) => n['Node Type'] === 'Index Scan') && !all.some((n) => n['Node Type'] === 'Sort');
+  return walk || all.some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === trigram);
+}
+
 describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
   test.each(substring)(
     '%s: the page walks the list index in order, or sorts only the trigram matches',
@@ -284,7 +293,7 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
   );
 
   test.each(accentBlind)(
-    '%s (rare, accents left out): the page and the count use the trigram indexes over the folded text',
+    '%s (rare, accents left out): the count uses the folded trigram index; the page it or a walk in order',
     async (_n, path, query, table, trigram, copy, copyIndex, settings) => {
       const res = await t.api.get(path(), query);
       expect(res.status).toBe(200);
@@ -296,10 +305,10 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
         nodes(page).map((n) => n['Node Type']),
         described,
       ).not.toContain('Seq Scan');
-      expect(
-        nodes(page).some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === trigram),
-        described,
-      ).toBe(true);
+      // As for the substring searches above: the trigram matches, or (when the planner expects enough matches
+      // for a page early in the list's order) a walk of the list index in order, never a sort of everything. The
+      // choice moves with the sampled statistics of a fresh database (autovacuum is off).
+      expect(inOrderOrTrigram(page, trigram), described).toBe(true);
       const statements = await statementsOf(t.api, path(), query);
       const [count] = statements.filter((s) => /\bcount\(/.test(s.text) && s.text.includes(`from "${copy}"`));
       const counted = await explain(count);
@@ -310,7 +319,7 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     },
   );
 
-  test('cards, filters[title][$contains] stays exact and keeps the plain trigram index', async () => {
+  test('cards, filters[title][$contains] stays exact: the plain trigram index or a walk in order, never a sort of all', async () => {
     const path = `/boards/${boardId}/cards`;
     expect(
       (await t.api.get(path, { 'filters[title][$contains]': 'Vitória' })).body.meta.pagination.total,
@@ -325,12 +334,7 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
       'cards',
     );
     const plan = await explain(st);
-    expect(
-      nodes(plan).some(
-        (n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === 'cards_text_trgm_idx',
-      ),
-      JSON.stringify(plan),
-    ).toBe(true);
+    expect(inOrderOrTrigram(plan, 'cards_text_trgm_idx'), JSON.stringify(plan)).toBe(true);
   });
 
   test.each(routes)(
