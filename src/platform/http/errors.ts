@@ -248,7 +248,13 @@ function fromDatabase(error: unknown, request?: FastifyRequest): AppError | unde
   if (state === '23514') {
     const { constraint, table } = constraintOf(error);
     const field = checkedField(constraint, table);
-    return fieldError(field ? [field] : [], `${field ?? 'A value'} is outside what the database accepts`);
+    // A constraint whose name does not say its column still names itself: the message says what rule failed.
+    return fieldError(
+      field ? [field] : [],
+      field
+        ? `${field} is outside what the database accepts`
+        : `A value breaks the rule ${constraint ?? 'of a check constraint'}${table ? ` on ${table}` : ''}: check the numbers and states sent`,
+    );
   }
   if (state === '22003') {
     const paths = outOfRangeNumbers(request?.body, rangeLimit(error));
