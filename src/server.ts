@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type Config, databaseOptions, publicBaseUrl } from './config.js';
+import { sealLegacyHeaders } from './modules/automations/seal-legacy.js';
 import { startBackupService } from './platform/backup/service.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
@@ -36,6 +37,8 @@ export async function startServer(
   let backups: Awaited<ReturnType<typeof startBackupService>>;
   try {
     await migrateDatabase(db);
+    // Data upgrades that need the service's secrets (the migrations run without them).
+    await sealLegacyHeaders(config, db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
     app = await buildApp({ config, db, background, readiness });
     // The bookkeeping tables' upkeep runs beside the workers; every API process warns about the settings.

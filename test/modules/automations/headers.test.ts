@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { HEADER_MASK } from '../../../src/modules/automations/headers.js';
+import { sealLegacyHeaders } from '../../../src/modules/automations/seal-legacy.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { getApp, newTenant } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
@@ -157,6 +158,27 @@ describe('http_request headers are write-only', () => {
       masked('X-Legacy'),
     );
     expect((await fire())['x-legacy']).toBe('legacy-value');
+  });
+
+  test('the start after an upgrade seals clear values left by 0.1.0; they are still sent', async () => {
+    const { t, id, fire } = await setup();
+    const { db, config } = await getApp();
+    await db.system.execute(
+      sql`update automations set actions = jsonb_set(actions #- '{0,params,sealedHeaders}', '{0,params,headers}',
+            '{"X-Legacy": "legacy-clear-value"}'::jsonb) where document_id = ${id}`,
+    );
+    expect(await sealLegacyHeaders(config, db)).toBeGreaterThanOrEqual(1);
+    const [row] = await queryRows<{ actions: string }>(
+      db.system,
+      sql`select actions::text as actions from automations where document_id = ${id}`,
+    );
+    expect(row.actions).not.toContain('legacy-clear-value');
+    expect(JSON.parse(row.actions)[0].params.sealedHeaders['X-Legacy']).toMatch(/^v1\./);
+    expect((await t.api.get(`/automations/${id}`)).body.actions[0].params.headers).toEqual(
+      masked('X-Legacy'),
+    );
+    expect((await fire())['x-legacy']).toBe('legacy-clear-value');
+    expect(await sealLegacyHeaders(config, db)).toBe(0);
   });
 
   test('another organization can neither read, list nor change them, nor use a copied sealed value', async () => {
