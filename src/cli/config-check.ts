@@ -4,7 +4,8 @@ import { type Config, loadConfig } from '../config.js';
  * Settings whose values are credentials (or connection URLs that may carry a password): `crm config check` says
  * that they are set, never what they are.
  */
-const SECRET = /_(SECRET|TOKEN|PASSWORD|BEARER)$|^CRM_ENCRYPTION_KEY$|^(DATABASE|DATABASE_DIRECT|REDIS|SMTP)_URL$/;
+const SECRET =
+  /_(SECRET|TOKEN|PASSWORD|BEARER)$|^CRM_ENCRYPTION_KEY$|^(DATABASE|DATABASE_DIRECT|REDIS|SMTP)_URL$/;
 
 /**
  * `crm config check`: the environment validated as `crm serve` would (every error at once, exit 1), or the
