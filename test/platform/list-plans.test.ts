@@ -333,7 +333,9 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
       { 'filters[title][$contains]': 'Vitória', stats: false },
       'cards',
     );
-    const plan = await explain(st);
+    // The exact search only has to keep an index it can use: on a fresh database whose cards are mostly this
+    // board, the sampled statistics may price a sequential scan of them lower, as for the contacts case above.
+    const plan = await explain(st, 'set local enable_seqscan = off');
     expect(inOrderOrTrigram(plan, 'cards_text_trgm_idx'), JSON.stringify(plan)).toBe(true);
   });
 
