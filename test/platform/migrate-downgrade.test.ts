@@ -10,8 +10,8 @@ import {
   buildMigrations,
   DatabaseNewerThanBuildError,
   migrateDatabase,
-  softwareVersion,
 } from '../../src/platform/db/migrate.js';
+import { SOFTWARE_VERSION } from '../../src/platform/version.js';
 import { adminQuery, withDatabase } from '../helpers/pg-admin.js';
 
 /**
@@ -78,7 +78,7 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
         db.system,
         sql`select software_version, last_migration from crm_schema_state where id = 1`,
       );
-      expect(state).toEqual({ software_version: softwareVersion(), last_migration: newest.tag });
+      expect(state).toEqual({ software_version: SOFTWARE_VERSION, last_migration: newest.tag });
       // A second start takes the fast path and still passes the check.
       await migrateDatabase(db);
       // What a newer build leaves: one more migration row, its version and migration in the state row. The
@@ -96,7 +96,7 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(refused).toBeInstanceOf(DatabaseNewerThanBuildError);
       const message = (refused as Error).message;
       expect(message).toContain('last migrated by crm-service 9.1.0 (newest migration 0042_future)');
-      expect(message).toContain(`this build is crm-service ${softwareVersion()}`);
+      expect(message).toContain(`this build is crm-service ${SOFTWARE_VERSION}`);
       expect(message).toContain(`whose newest migration is ${newest.tag}`);
       expect(message).toContain(`one made at ${new Date(future.when).toISOString()}`);
       // Nothing was written: the state row still names the newer build.
@@ -113,7 +113,7 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       const res = await crm(args);
       expect(res.code, `${args[0]}: ${res.stdout} ${res.stderr}`).toBe(1);
       expect(res.stderr).toMatch(/^crm: This database was last migrated by crm-service 9\.1\.0 /);
-      expect(res.stderr).toContain(`this build is crm-service ${softwareVersion()}`);
+      expect(res.stderr).toContain(`this build is crm-service ${SOFTWARE_VERSION}`);
       expect(res.stderr).not.toMatch(/\n\s+at /);
       expect(res.stdout).not.toContain('listening on');
     }
@@ -134,7 +134,7 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
         db.system,
         sql`select software_version from crm_schema_state where id = 1`,
       );
-      expect(state.software_version).toBe(softwareVersion());
+      expect(state.software_version).toBe(SOFTWARE_VERSION);
     });
   });
 });

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
-import { migrateDatabase, softwareVersion } from '../../src/platform/db/migrate.js';
+import { migrateDatabase } from '../../src/platform/db/migrate.js';
+import { SOFTWARE_VERSION } from '../../src/platform/version.js';
 import { apiClient, testConfig } from '../helpers/app.js';
 import { adminQuery as adminOn, withDatabase } from '../helpers/pg-admin.js';
 
@@ -178,7 +179,7 @@ describe.each(RELEASES.flatMap((r) => backends.map((b) => [r, b] as const)))(
         u.db.system,
         sql`select software_version from crm_schema_state where id = 1`,
       );
-      expect(state.software_version).toBe(softwareVersion());
+      expect(state.software_version).toBe(SOFTWARE_VERSION);
       expect(u.organizations).toHaveLength(2);
       expect(u.organizations.every((o) => o.reads.length > 50)).toBe(true);
     });

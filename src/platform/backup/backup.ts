@@ -21,7 +21,8 @@ import pg from 'pg';
 import { type Config, databaseOptions } from '../../config.js';
 import type { Database } from '../db/client.js';
 import { documentIdPattern } from '../db/ids.js';
-import { buildMigrations, softwareVersion } from '../db/migrate.js';
+import { buildMigrations } from '../db/migrate.js';
+import { SOFTWARE_VERSION } from '../version.js';
 import { TarWriter, type WrittenFile } from './tar.js';
 
 /**
@@ -360,7 +361,7 @@ export async function writeBackup(
       const manifest: Manifest = {
         format: BACKUP_FORMAT,
         formatVersion: BACKUP_FORMAT_VERSION,
-        software: softwareVersion(),
+        software: SOFTWARE_VERSION,
         backend: snap.backend,
         schema: snap.schema,
         createdAt: createdAt.toISOString(),

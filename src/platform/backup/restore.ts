@@ -8,7 +8,8 @@ import { createGunzip } from 'node:zlib';
 import pg from 'pg';
 import type { Config } from '../../config.js';
 import { DatabaseLockedError, lockDataDir, openDatabase } from '../db/client.js';
-import { migrateDatabase, softwareVersion } from '../db/migrate.js';
+import { migrateDatabase } from '../db/migrate.js';
+import { SOFTWARE_VERSION } from '../version.js';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
@@ -101,7 +102,7 @@ export async function readBackup(file: string, dest?: string): Promise<Manifest>
     throw new BackupRefusedError(`${file} is not a crm backup (manifest format ${String(manifest.format)})`);
   if (manifest.formatVersion > BACKUP_FORMAT_VERSION)
     throw new BackupRefusedError(
-      `${file} was written in backup format ${manifest.formatVersion} by crm-service ${manifest.software}; this build (${softwareVersion()}) reads format ${BACKUP_FORMAT_VERSION}: restore it with crm-service ${manifest.software} or later`,
+      `${file} was written in backup format ${manifest.formatVersion} by crm-service ${manifest.software}; this build (${SOFTWARE_VERSION}) reads format ${BACKUP_FORMAT_VERSION}: restore it with crm-service ${manifest.software} or later`,
     );
   for (const f of manifest.files) {
     const got = seen.get(f.path);
@@ -119,7 +120,7 @@ function refuseNewerSchema(manifest: Manifest) {
   const build = buildSchemaVersion();
   if (manifest.schema.when > build.when)
     throw new BackupRefusedError(
-      `This backup's schema is newer than this build: it was taken by crm-service ${manifest.software} at migration ${manifest.schema.migration}, and this build is crm-service ${softwareVersion()}, whose newest migration is ${build.migration}. Restore it with crm-service ${manifest.software} or later.`,
+      `This backup's schema is newer than this build: it was taken by crm-service ${manifest.software} at migration ${manifest.schema.migration}, and this build is crm-service ${SOFTWARE_VERSION}, whose newest migration is ${build.migration}. Restore it with crm-service ${manifest.software} or later.`,
     );
 }
 

@@ -86,11 +86,6 @@ const STATE_TABLE_SQL = [
   'alter table crm_schema_state add column if not exists last_migration text',
 ];
 
-/** The version of this build (package.json): one source, src/platform/version.ts. */
-export function softwareVersion(): string {
-  return SOFTWARE_VERSION;
-}
-
 export interface JournalMigration {
   tag: string;
   /** The journal's `when`: drizzle stores it as the applied migration's `created_at`. */
@@ -144,7 +139,7 @@ export class DatabaseNewerThanBuildError extends Error {
       .join(', ');
     super(
       `This database was last migrated by ${by} and holds ${unknown.length} migration(s) this build does not know ` +
-        `(${what}); this build is crm-service ${softwareVersion()}, whose newest migration is ${newest}. ` +
+        `(${what}); this build is crm-service ${SOFTWARE_VERSION}, whose newest migration is ${newest}. ` +
         (changed.length === unknown.length
           ? 'A released migration was changed after it was applied: start the build that applied it. '
           : `Refusing to start: run crm-service ${databaseVersion ?? 'of the newer release'} or later on it, ` +
@@ -184,7 +179,7 @@ async function refuseUnknownMigrations(database: Database): Promise<void> {
 
 /** Records this build as the last one that migrated the database (on the fast path only when it differs). */
 async function recordSoftwareVersion(database: Database, onlyIfDifferent: boolean): Promise<void> {
-  const version = softwareVersion();
+  const version = SOFTWARE_VERSION;
   const newest = buildMigrations().at(-1)?.tag ?? null;
   await database.system.execute(
     sql`update crm_schema_state set software_version = ${version}, last_migration = ${newest}
