@@ -82,7 +82,9 @@ export class LiveHub {
         if (m.channel === LIVE_CHANNEL) onPayload(m.payload);
       });
       // A lost listening connection is replaced (notices sent meanwhile are missed: readers re-read on reconnect).
-      client.once('error', (err) => {
+      client.on('error', (err) => {
+        // A connection can report more than one error; the first replaces it, the rest (and any after a release) are moot.
+        if (released) return;
         this.log.warn({ err }, 'inbox live: listening connection lost');
         release(err);
         if (!this.closed) setTimeout(() => void connect().catch(() => {}), 1000).unref();

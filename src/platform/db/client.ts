@@ -248,6 +248,10 @@ async function openPostgres(
   const sessionPool = opts.directUrl
     ? new pg.Pool({ connectionString: opts.directUrl, max: 4, ...options })
     : pool;
+  // An idle connection the server ends (a restart, an administrator, a pooler) is dropped by the pool, which says so
+  // on 'error': without a listener that event would end the process.
+  for (const p of new Set([pool, sessionPool]))
+    p.on('error', (err) => console.error(`database: an idle connection was lost: ${err.message}`));
   const db = drizzleNodePg(pool) as unknown as Db;
   const transactionObservers = new Set<TransactionObserver>();
   return {

@@ -109,7 +109,9 @@ export async function listenForEvents(db: Database, onCommit: () => void): Promi
     client.on('notification', (m) => {
       if (m.channel === EVENTS_CHANNEL && (m.payload ?? '') === (db.namespace ?? '')) onCommit();
     });
-    client.once('error', (err) => {
+    client.on('error', (err) => {
+      // A connection can report more than one error; the first replaces it, the rest (and any after a release) are moot.
+      if (released) return;
       console.error(`events: listening connection lost: ${err.message}`);
       own(err);
       if (!closed) setTimeout(() => void connect().catch(() => {}), 1000).unref();

@@ -202,7 +202,7 @@ export function createJobs(database: Database, config: Config): Jobs {
             else await b.createQueue(queue.name, options);
             return;
           } catch (err) {
-            if (attempt >= 5 || !isConcurrencyError(err)) throw err;
+            if (attempt >= 10 || !isConcurrencyError(err)) throw err;
             await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
           }
         }
