@@ -2,6 +2,7 @@ import { automationFanOut } from './modules/automations/fan-out.js';
 import { conversionFanOut } from './modules/conversion-pixels/delivery.js';
 import { webhookFanOut } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
+import type { WorkerDeps } from './platform/deps.js';
 import {
   dispatchEvents as dispatchAll,
   dispatchOrganization as dispatchOne,
@@ -9,7 +10,6 @@ import {
 } from './platform/events/dispatch.js';
 import { eventsDispatched, listenForEvents, Pump } from './platform/events/wake.js';
 import type { QueueDef } from './platform/jobs/jobs.js';
-import type { WorkerDeps } from './workers.js';
 
 /** Everything that consumes domain events; each gets every event once (src/platform/events/dispatch.ts). */
 export const eventConsumers: EventConsumer[] = [webhookFanOut, automationFanOut, conversionFanOut];

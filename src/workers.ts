@@ -9,18 +9,12 @@ import { registerLeadAdsWorkers } from './modules/lead-ads/leads.js';
 import { registerTaskWorkers } from './modules/tasks/jobs.js';
 import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
 import type { Database } from './platform/db/client.js';
-import { createJobs, type Jobs } from './platform/jobs/jobs.js';
-import { createMailer, type Mailer, registerMailWorker } from './platform/mail/mailer.js';
-import { createMetrics, type ProcessMetrics } from './platform/metrics/metrics.js';
+import type { WorkerDeps } from './platform/deps.js';
+import { createJobs } from './platform/jobs/jobs.js';
+import { createMailer, registerMailWorker } from './platform/mail/mailer.js';
+import { createMetrics } from './platform/metrics/metrics.js';
 
-export interface WorkerDeps {
-  config: Config;
-  db: Database;
-  jobs: Jobs;
-  mailer: Mailer;
-  /** The process's metrics (one registry per process): what the areas count, and what `/metrics` serves. */
-  metrics: ProcessMetrics;
-}
+export type { WorkerDeps } from './platform/deps.js';
 
 /** Every area's job handlers. Adding an area's background work = one line here. */
 export async function registerWorkers(deps: WorkerDeps) {

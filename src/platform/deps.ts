@@ -4,7 +4,7 @@ import type { Database } from './db/client.js';
 import type { Jobs } from './jobs/jobs.js';
 import type { Readiness } from './lifecycle/readiness.js';
 import type { Mailer } from './mail/mailer.js';
-import type { Metrics } from './metrics/metrics.js';
+import type { Metrics, ProcessMetrics } from './metrics/metrics.js';
 
 /** What route plugins are given: explicit wiring, no container (DESIGN.md §10.5). */
 export interface AppDeps {
@@ -18,4 +18,14 @@ export interface AppDeps {
   metrics: Metrics;
   /** Whether this process should get traffic (`GET /api/ready`); set by buildApp, absent in admin verbs. */
   readiness?: Readiness;
+}
+
+/** What background job handlers are given: the queue, the mailer and the process's metrics (src/workers.ts builds it). */
+export interface WorkerDeps {
+  config: Config;
+  db: Database;
+  jobs: Jobs;
+  mailer: Mailer;
+  /** The process's metrics (one registry per process): what the areas count, and what `/metrics` serves. */
+  metrics: ProcessMetrics;
 }

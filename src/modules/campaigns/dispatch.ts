@@ -4,10 +4,10 @@ import { mapInPool } from '../../platform/concurrency.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
+import type { WorkerDeps } from '../../platform/deps.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
-import type { WorkerDeps } from '../../workers.js';
 import {
   type ChannelKit,
   type ChannelProvider,

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import type { Database, Tx } from '../../platform/db/client.js';
 import { documentIdPattern } from '../../platform/db/ids.js';
+import type { WorkerDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
-import type { WorkerDeps } from '../../workers.js';
 import * as repo from './repo.js';
 
 /**

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import { type Database, queryRows, type Tx } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
+import type { WorkerDeps } from '../../platform/deps.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import {
@@ -13,7 +14,6 @@ import {
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
-import type { WorkerDeps } from '../../workers.js';
 import { type ConversionsConfig, sealContext } from './service.js';
 import { conversionEvents as events, conversionPixels as pixels } from './table.js';
 

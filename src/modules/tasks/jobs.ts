@@ -1,6 +1,6 @@
+import type { WorkerDeps } from '../../platform/deps.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
-import type { WorkerDeps } from '../../workers.js';
 import { insertNotification } from '../notifications/repo.js';
 import { membershipRefsByIds } from '../organizations/repo.js';
 import { assigneeIds, findTaskById } from './repo.js';

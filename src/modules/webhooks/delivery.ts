@@ -2,12 +2,12 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { mapInPool } from '../../platform/concurrency.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
+import type { WorkerDeps } from '../../platform/deps.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
 import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
-import type { WorkerDeps } from '../../workers.js';
 import { webhookHeaders } from './signing.js';
 import { webhookDeliveries as deliveries, webhookSubscriptions as subs } from './table.js';
 
