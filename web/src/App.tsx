@@ -1,5 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
+import { Link } from './components/Link';
+import { NotFound } from './components/NotFound';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
 import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
@@ -14,32 +16,8 @@ import { SegmentsPage } from './pages/Segments';
 import { SettingsPage } from './pages/Settings';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TasksPage } from './pages/Tasks';
-import { match, navigate, usePath } from './router';
+import { match, usePath } from './router';
 import { getSession, onSession, setSession } from './session';
-
-export function Link(props: { href: string; children: any; class?: string; 'aria-current'?: 'page' }) {
-  return (
-    <a
-      {...props}
-      href={`/app${props.href}`}
-      onClick={(e) => {
-        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
-        e.preventDefault();
-        navigate(props.href);
-      }}
-    />
-  );
-}
-
-export function NotFound() {
-  return (
-    <section class="page" data-testid="not-found">
-      <h1>{t('notFound')}</h1>
-      <p>{t('notFoundText')}</p>
-      <Link href="/boards">{t('boards')}</Link>
-    </section>
-  );
-}
 
 function LangPicker() {
   return (

@@ -3,6 +3,8 @@ import type { components, paths } from '../../src/mcp/api-types';
 import { getSession, setSession } from './session';
 
 export type Schemas = components['schemas'];
+export type Conversation = Schemas['Conversation'];
+export type ChatMessage = Schemas['ChatMessage'];
 
 /** An error answer of the service: `{ data: null, error: { status, name, message, details } }`. */
 export class ApiError extends Error {

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
 import { type Condition, hiddenSlugs } from '../conditions';
 import { date, dateTime, t } from '../i18n';
-import { people, personName } from '../pages/Kanban';
+import { people, personName } from '../lib/labels';
 import { canWrite } from '../session';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { FieldInput } from './FieldInput';

@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { Link } from '../App';
-import { type Card, client, featureOff, reason, unwrap } from '../api';
+import { type Card, type ChatMessage, type Conversation, client, featureOff, reason, unwrap } from '../api';
 import { dateTime, t } from '../i18n';
-import { MeetingForm } from '../pages/Agenda';
-import { type ChatMessage, type Conversation, contactLabel } from '../pages/Inbox';
+import { contactLabel } from '../lib/labels';
 import { canWrite } from '../session';
+import { Link } from './Link';
+import { MeetingForm } from './MeetingForm';
 
 type Meeting = import('../api').Schemas['CalendarMeeting'];
 

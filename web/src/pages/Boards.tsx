@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '../App';
 import { type Board, client, unwrap } from '../api';
+import { Link } from '../components/Link';
 import { t } from '../i18n';
 
 export function useBoards() {

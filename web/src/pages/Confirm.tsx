@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { NotFound } from '../App';
 import { ApiError, client, reason, unwrap } from '../api';
+import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 
 /** The organization of the request comes in the link (`?org=slug`), whichever organization is picked here. */

@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
-import { Link, NotFound } from '../App';
 import { ApiError, client, type Page, reason, unwrap } from '../api';
+import { Link } from '../components/Link';
+import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 import { navigate } from '../router';
 import { canWrite } from '../session';

@@ -1,35 +1,21 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Link, NotFound } from '../App';
-import { ApiError, client, featureOff, reason, unwrap } from '../api';
+import { ApiError, type Conversation, client, featureOff, reason, unwrap } from '../api';
+import { FeatureOff } from '../components/FeatureOff';
+import { Link } from '../components/Link';
+import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
+import { contactLabel } from '../lib/labels';
 import { type LiveEvent, useLive } from '../live';
 import { navigate } from '../router';
 import { canWrite } from '../session';
 
 type Schemas = import('../api').Schemas;
-export type Conversation = Schemas['Conversation'];
-export type ChatMessage = Schemas['ChatMessage'];
 type Inbox = Schemas['ChatInbox'];
 type Member = Schemas['Membership'];
 type Template = Schemas['WhatsAppTemplate'];
 
 const STATUSES = ['open', 'pending', 'resolved', 'snoozed'] as const;
-
-/** "Not on your plan": the area's routes answered 403 naming the plan feature. */
-export function FeatureOff({ feature }: { feature: string }) {
-  return (
-    <section class="page narrow" data-testid="feature-unavailable">
-      <h1>{t('notOnPlan')}</h1>
-      <p>
-        {t('notOnPlanText')} (<code>{feature}</code>)
-      </p>
-      <Link href="/boards">{t('boards')}</Link>
-    </section>
-  );
-}
-
-export const contactLabel = (c: Conversation) => c.contact?.name || `+${c.waId}`;
 
 /** The inbox: conversations (filters, search, live updates) and one conversation's thread. */
 /** A labelled filter select of the conversation list (label read by screen readers only). */

@@ -16,7 +16,6 @@ import {
 } from '@dnd-kit/core';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { Link, NotFound } from '../App';
 import {
   ApiError,
   type Board,
@@ -25,12 +24,14 @@ import {
   client,
   type Page,
   type Phase,
-  type Ref,
   reason,
   unwrap,
 } from '../api';
 import { CardDrawer } from '../components/CardDrawer';
+import { Link } from '../components/Link';
+import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
+import { people, personName } from '../lib/labels';
 import { navigate } from '../router';
 import { canWrite } from '../session';
 
@@ -61,14 +62,6 @@ export function useBoard(boardId: string) {
       )) as unknown as Board,
   });
 }
-
-export const people = (b: Board): Ref[] => {
-  const seen = new Map<string, Ref>();
-  for (const p of [b.owner, ...b.editors, ...b.members])
-    if (p && !seen.has(p.documentId)) seen.set(p.documentId, p);
-  return [...seen.values()];
-};
-export const personName = (r: Ref) => r.user?.username ?? r.documentId;
 
 function listCards(boardId: string, query: Record<string, unknown>) {
   return unwrap(

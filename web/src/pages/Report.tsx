@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { Link, NotFound } from '../App';
 import { ApiError, client, reason, unwrap } from '../api';
 import { ChartView } from '../components/Chart';
+import { Link } from '../components/Link';
+import { NotFound } from '../components/NotFound';
 import { money, t } from '../i18n';
 
 interface Report {

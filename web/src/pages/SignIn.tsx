@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { Link } from '../App';
 import { client, reason, unwrap } from '../api';
+import { Link } from '../components/Link';
 import { t } from '../i18n';
 import { currentPath, navigate } from '../router';
 import { setSession } from '../session';

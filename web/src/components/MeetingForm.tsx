@@ -1,0 +1,200 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'preact/hooks';
+import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
+import { t } from '../i18n';
+import { addDays, localInput } from '../lib/dates';
+
+/** A meeting on a card: board, card (title search), title, start, end, attendee (the card's contact by default). */
+export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () => void }) {
+  const qc = useQueryClient();
+  const [boardId, setBoardId] = useState(props.boardId ?? '');
+  const [cardQ, setCardQ] = useState('');
+  const [card, setCard] = useState<Card | null>(props.card ?? null);
+  // Tomorrow at 10:00 (local), 30 minutes.
+  const next = addDays(new Date(), 1);
+  next.setHours(10, 0, 0, 0);
+  const [form, setForm] = useState({
+    title: '',
+    start: localInput(next),
+    end: localInput(new Date(next.getTime() + 30 * 60_000)),
+    attendee: props.card?.contact?.email ?? '',
+  });
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const boards = useQuery({
+    queryKey: ['boards'],
+    enabled: !props.boardId,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as unknown as Board[],
+  });
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const id = setTimeout(() => setQ(cardQ.trim()), 300);
+    return () => clearTimeout(id);
+  }, [cardQ]);
+  const cards = useQuery({
+    queryKey: ['card-pick', boardId, q],
+    enabled: !props.card && !!boardId,
+    queryFn: async () =>
+      (
+        (await unwrap(
+          client.GET('/api/boards/{boardId}/cards', {
+            params: {
+              path: { boardId },
+              query: {
+                ...(q ? { filters: { title: { $containsi: q } } } : {}),
+                pagination: { pageSize: 8 },
+              } as never,
+            },
+          }),
+        )) as unknown as Page<Card>
+      ).data,
+  });
+  const set = (k: keyof typeof form) => (e: Event) =>
+    setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!card) return;
+    setStatus(null);
+    setBusy(true);
+    try {
+      await unwrap(
+        client.POST('/api/boards/{boardId}/cards/{cardId}/calendar-meetings', {
+          params: { path: { boardId, cardId: card.documentId } },
+          body: {
+            data: {
+              title: form.title,
+              start: new Date(form.start).toISOString(),
+              end: new Date(form.end).toISOString(),
+              attendees: form.attendee.trim()
+                ? [{ email: form.attendee.trim(), name: card.contact?.name ?? null }]
+                : [],
+            },
+          },
+        }),
+      );
+      setStatus({ kind: 'ok', text: t('meetingCreated') });
+      setForm({ ...form, title: '' });
+      await qc.invalidateQueries({ queryKey: ['agenda'] });
+      await qc.invalidateQueries({ queryKey: ['meetings'] });
+      props.onDone?.();
+    } catch (err) {
+      setStatus({ kind: 'error', text: reason(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card-form" onSubmit={submit} aria-labelledby="meeting-title" data-testid="meeting-form">
+      <h2 id="meeting-title">{t('newMeeting')}</h2>
+      {!props.boardId && (
+        <label>
+          {t('board')}
+          <select
+            name="meeting-board"
+            required
+            value={boardId}
+            onChange={(e) => {
+              setBoardId((e.target as HTMLSelectElement).value);
+              setCard(null);
+            }}
+          >
+            <option value="">—</option>
+            {boards.data?.map((b) => (
+              <option key={b.documentId} value={b.documentId}>
+                {b.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {!props.card && boardId && (
+        <fieldset>
+          <legend>{t('card')}</legend>
+          {card ? (
+            <p>
+              <strong data-testid="meeting-card">{card.title}</strong>{' '}
+              <button type="button" class="link" onClick={() => setCard(null)}>
+                {t('change')}
+              </button>
+            </p>
+          ) : (
+            <>
+              <label>
+                <span class="sr-only">{t('searchCards')}</span>
+                <input
+                  type="search"
+                  name="meeting-card-search"
+                  placeholder={t('searchCards')}
+                  value={cardQ}
+                  onInput={(e) => setCardQ((e.target as HTMLInputElement).value)}
+                />
+              </label>
+              <ul class="plain">
+                {cards.data?.map((c) => (
+                  <li key={c.documentId}>
+                    <button
+                      type="button"
+                      class="link"
+                      data-pick-card={c.documentId}
+                      onClick={() => {
+                        setCard(c);
+                        if (c.contact?.email && !form.attendee)
+                          setForm({ ...form, attendee: c.contact.email });
+                      }}
+                    >
+                      {c.title}
+                      {c.contact ? ` · ${c.contact.name}` : ''}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </fieldset>
+      )}
+      <label>
+        {t('title')}
+        <input name="meeting-title" required value={form.title} onInput={set('title')} />
+      </label>
+      <div class="row">
+        <label>
+          {t('start')}
+          <input
+            name="meeting-start"
+            type="datetime-local"
+            required
+            value={form.start}
+            onInput={(e) => {
+              // The end follows the start, keeping the duration.
+              const start = (e.target as HTMLInputElement).value;
+              const length = new Date(form.end).getTime() - new Date(form.start).getTime();
+              const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
+              setForm({ ...form, start, end: Number.isNaN(end.getTime()) ? form.end : localInput(end) });
+            }}
+          />
+        </label>
+        <label>
+          {t('end')}
+          <input name="meeting-end" type="datetime-local" required value={form.end} onInput={set('end')} />
+        </label>
+      </div>
+      <label>
+        {t('attendeeEmail')}
+        <input name="meeting-attendee" type="email" value={form.attendee} onInput={set('attendee')} />
+      </label>
+      {status && (
+        <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
+          {status.text}
+        </p>
+      )}
+      <button type="submit" disabled={busy || !card}>
+        {t('schedule')}
+      </button>
+    </form>
+  );
+}
