@@ -86,6 +86,8 @@ export async function startServer(
   };
   await onReady?.(server);
   readiness.markReady();
+  // In a cluster (CRM_PROCESSES > 1) the supervisor starts the other API processes once the first one is ready.
+  process.send?.({ crm: 'ready' });
   return server;
 }
 

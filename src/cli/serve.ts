@@ -89,7 +89,13 @@ export async function superviseApiProcesses(config: Config) {
     }
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
   });
-  for (let i = 0; i < config.CRM_PROCESSES; i++) cluster.fork({ CRM_PROCESS_INDEX: String(i) });
+  // The first process migrates the database and creates the demo organization; the others start once it is
+  // ready, so that none of them answers /api/ready before the demo exists (and they do not migrate together).
+  const first = cluster.fork({ CRM_PROCESS_INDEX: '0' });
+  first.on('message', (m: { crm?: string }) => {
+    if (m?.crm !== 'ready' || stopping) return;
+    for (let i = 1; i < config.CRM_PROCESSES; i++) cluster.fork({ CRM_PROCESS_INDEX: String(i) });
+  });
 }
 
 /** A worker process: runs every area's job handlers until SIGTERM/SIGINT, then lets active jobs finish. */

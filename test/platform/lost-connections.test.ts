@@ -20,7 +20,11 @@ describe.skipIf(!serverUrl)('connections the server ends', () => {
   beforeAll(async () => {
     await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
     await adminQuery(serverUrl!, `create database ${dbName}`);
-    db = await openDatabase({ databaseUrl: withDatabase(serverUrl!, dbName), poolSize: 2 });
+    db = await openDatabase({
+      databaseUrl: withDatabase(serverUrl!, dbName),
+      dataDir: 'memory://',
+      poolSize: 2,
+    });
     admin = new pg.Client({ connectionString: withDatabase(serverUrl!, 'postgres') });
     await admin.connect();
   });
