@@ -357,6 +357,9 @@ export function createJobs(database: Database, config: Config): Jobs {
       queues.clear();
       workerIds.clear();
       await b.stop({ graceful, wait: true, close: false, timeout: 10_000 });
+      // A handler still running when the hooks above ran may have registered one (the events listener a periodic
+      // run starts): it would otherwise hold its connection past the stop.
+      for (const fn of stopHooks.splice(0)) await fn().catch(() => {});
     },
   };
   return jobs;
