@@ -1,0 +1,579 @@
+/**
+ * A cluster of the service on one machine, from Debian's packages (issue 34, docs/scaling.md): HAProxy in front of
+ * N API processes (`crm serve`, CRM_WORKERS=external), M `crm worker` processes, PgBouncer 1.18 in transaction
+ * mode between them and PostgreSQL (LISTEN, session locks and pg-boss's sessions on DATABASE_DIRECT_URL), the
+ * streaming replica when scripts/cluster/pg-pair.ts exists (DATABASE_REPLICA_URL), and a Redis of its own for the
+ * rate limits. Everything listens on 127.0.0.1 on free ports, keeps its files in one temporary directory, and is
+ * stopped by pid by `stop()` (or SIGINT/SIGTERM/exit of `npm run cluster`).
+ *
+ *   npm run cluster [-- --apis 3 --workers 2 --port 8080 --worktree]
+ *
+ * Without the pair it uses the PostgreSQL server at CLUSTER_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/
+ * postgres) with a database of its own, created here and dropped at the end.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const HAPROXY = '/usr/sbin/haproxy';
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+const REDIS = '/usr/bin/redis-server';
+
+export interface ClusterOptions {
+  apis?: number;
+  workers?: number;
+  /** HAProxy's port (0: a free one). */
+  port?: number;
+  /** Environment of every API and worker process (on top of the cluster's own). */
+  env?: Record<string, string>;
+  /**
+   * The checkout whose code runs: default a copy of the last commit (`git archive HEAD`, the TypeScript sources
+   * through tsx), so that files being edited in the working tree cannot break a run; `worktree`: this checkout's
+   * files as they are (its dist/ when built).
+   */
+  code?: 'head' | 'worktree';
+  /** Server connections PgBouncer keeps to PostgreSQL (its pool_size). */
+  poolerPoolSize?: number;
+  /** Use the primary + hot standby of scripts/cluster/pg-pair.ts when it exists (default true). */
+  replica?: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  port?: number;
+  logFile: string;
+}
+
+export interface Cluster {
+  dir: string;
+  url: string;
+  statsUrl: string;
+  directUrl: string;
+  poolerUrl: string;
+  poolerAdminUrl: string;
+  replicaUrl?: string;
+  redisUrl: string;
+  apis: Proc[];
+  workers: Proc[];
+  haproxy: Proc;
+  pgbouncer: Proc;
+  redis: Proc;
+  /** Every pid started (children of this process), for checks that nothing is left. */
+  pids(): number[];
+  /** The environment the API and worker processes run with. */
+  env: Record<string, string>;
+  startApi(index: number): Promise<Proc>;
+  startWorker(index: number): Promise<Proc>;
+  restartPgBouncer(downMs?: number): Promise<void>;
+  restartRedis(downMs?: number): Promise<void>;
+  /** Stops the standby (pg-pair), if there is one; a function to bring it back, if the pair offers one. */
+  stopReplica?: () => Promise<void>;
+  /** HAProxy's view of each server: `api1 UP`, … (its stats CSV). */
+  serverStates(): Promise<Record<string, string>>;
+  /** PgBouncer's SHOW POOLS row of the service's pool. */
+  pools(): Promise<Record<string, string | number>[]>;
+  /** PostgreSQL backend pids of the cluster's database (for CPU accounting). */
+  backendPids(): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const isRoot = () => process.getuid?.() === 0;
+const postgresIds = () => ({
+  uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+  gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+});
+
+/** Spawns `cmd` with its output in `<dir>/<name>.log`; rejects if it exits before `ready()` holds. */
+async function spawnLogged(
+  dir: string,
+  name: string,
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+  timeoutMs = 120_000,
+): Promise<Proc> {
+  const logFile = join(dir, `${name}.log`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(cmd, args, { cwd: env.CRM_CLUSTER_CODE ?? ROOT, env, stdio: ['ignore', fd, fd] });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `${name} exited (${child.exitCode ?? child.signalCode}): ${readFileSync(logFile, 'utf8').slice(-2000)}`,
+      );
+    if (await ready().catch(() => false)) return { name, child, pid: child.pid!, logFile };
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not start in ${timeoutMs} ms: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+export async function stopProc(p: Proc | undefined, graceMs = 15_000) {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  try {
+    process.kill(p.pid, 'SIGTERM');
+  } catch {}
+  const timer = setTimeout(() => {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {}
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** kill -9, resolves once it has exited. */
+export async function killProc(p: Proc) {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  process.kill(p.pid, 'SIGKILL');
+  await exited;
+}
+
+async function httpOk(url: string) {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  await res.arrayBuffer();
+  return res.ok;
+}
+
+interface Database {
+  directUrl: string;
+  replicaUrl?: string;
+  stopReplica?: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The primary (+ replica) of scripts/cluster/pg-pair.ts when it exists, else a database of our own on 5432. */
+async function openPostgres(replica: boolean, log: (m: string) => void): Promise<Database> {
+  const pairFile = join(ROOT, 'scripts', 'cluster', 'pg-pair.ts');
+  if (replica && existsSync(pairFile)) {
+    const mod = (await import(pathToFileURL(pairFile).href)) as Record<string, any>;
+    if (typeof mod.startPrimaryWithReplica === 'function') {
+      const pair = await mod.startPrimaryWithReplica({});
+      const directUrl: string = pair.primaryUrl ?? pair.primary?.url ?? pair.url;
+      const replicaUrl: string | undefined = pair.replicaUrl ?? pair.replica?.url;
+      log(`PostgreSQL primary ${directUrl}, hot standby ${replicaUrl ?? '(none)'} (pg-pair.ts)`);
+      return {
+        directUrl,
+        replicaUrl,
+        stopReplica: pair.stopReplica?.bind(pair) ?? pair.replica?.stop?.bind(pair.replica),
+        close: () => (pair.stop ?? pair.close).call(pair),
+      };
+    }
+  }
+  const admin = process.env.CLUSTER_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `crm_cluster_${process.pid}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`drop database if exists ${name}`);
+  await c.query(`create database ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  log(`PostgreSQL ${url.href} (a database of its own; no replica: scripts/cluster/pg-pair.ts is absent)`);
+  return {
+    directUrl: url.href,
+    async close() {
+      const d = new pg.Client({ connectionString: admin });
+      await d.connect();
+      await d.query(`drop database if exists ${name} with (force)`);
+      await d.end();
+    },
+  };
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const log = opts.log ?? ((m: string) => console.error(`[cluster] ${m}`));
+  const nApis = opts.apis ?? 3;
+  const nWorkers = opts.workers ?? 2;
+  const dir = mkdtempSync(join(tmpdir(), 'crm-cluster-'));
+  const procs: Proc[] = [];
+  let db: Database | undefined;
+  const track = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
+  const stopAll = async () => {
+    // The service first (it drains through the pooler), then the parts under it.
+    const order = ['haproxy', 'api', 'worker', 'pgbouncer', 'redis'];
+    for (const kind of order)
+      await Promise.all(procs.filter((p) => p.name.startsWith(kind)).map((p) => stopProc(p)));
+    await Promise.all(procs.map((p) => stopProc(p)));
+    await db?.close().catch((err) => log(`database cleanup: ${(err as Error).message}`));
+    db = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    let codeDir = ROOT;
+    if ((opts.code ?? 'head') === 'head') {
+      codeDir = join(dir, 'code');
+      mkdirSync(codeDir);
+      execFileSync('sh', [
+        '-c',
+        `git -C '${ROOT}' archive HEAD bin src drizzle package.json tsconfig.json | tar -x -C '${codeDir}'`,
+      ]);
+      symlinkSync(join(ROOT, 'node_modules'), join(codeDir, 'node_modules'));
+      log(`code: ${execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s']).toString().trim().slice(0, 100)}`);
+    }
+    db = await openPostgres(opts.replica ?? true, log);
+    const direct = new URL(db.directUrl);
+
+    // ---- Redis (its own, never the machine's 6379)
+    const redisPort = await freePort();
+    const redisArgs = [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ];
+    const startRedis = () =>
+      spawnLogged(dir, 'redis', REDIS, redisArgs, process.env, async () =>
+        readFileSync(join(dir, 'redis.log'), 'utf8').includes('Ready to accept connections'),
+      );
+    let redis = track(await startRedis());
+    redis.port = redisPort;
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+
+    // ---- PgBouncer 1.18, transaction mode; its admin console for SHOW POOLS
+    const bouncerPort = await freePort();
+    const user = decodeURIComponent(direct.username || 'postgres');
+    const password = decodeURIComponent(direct.password);
+    const poolSize = opts.poolerPoolSize ?? 20;
+    const ini = join(dir, 'pgbouncer.ini');
+    writeFileSync(
+      ini,
+      [
+        '[databases]',
+        `crm = host=${direct.hostname} port=${direct.port || 5432} dbname=${direct.pathname.slice(1)} pool_size=${poolSize}`,
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${bouncerPort}`,
+        'unix_socket_dir =',
+        'pool_mode = transaction',
+        'auth_type = trust',
+        `auth_file = ${join(dir, 'users.txt')}`,
+        `admin_users = ${user}`,
+        `logfile = ${join(dir, 'pgbouncer.file.log')}`,
+        `pidfile = ${join(dir, 'pgbouncer.pid')}`,
+        'max_client_conn = 500',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'users.txt'), `"${user}" "${password}"\n`);
+    writeFileSync(join(dir, 'pgbouncer.file.log'), '');
+    const bouncerArgs = [ini];
+    if (isRoot()) {
+      const { uid, gid } = postgresIds();
+      for (const f of [dir, ini, join(dir, 'users.txt'), join(dir, 'pgbouncer.file.log')])
+        chownSync(f, uid, gid);
+      bouncerArgs.unshift('-u', 'postgres');
+    }
+    let bouncerLogOffset = 0;
+    const startBouncer = () =>
+      spawnLogged(dir, 'pgbouncer', PGBOUNCER, bouncerArgs, process.env, async () =>
+        /listening on 127\.0\.0\.1:\d+/.test(
+          readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').slice(bouncerLogOffset),
+        ),
+      );
+    let pgbouncer = track(await startBouncer());
+    pgbouncer.port = bouncerPort;
+    const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user);
+    const poolerUrl = `postgres://${auth}@127.0.0.1:${bouncerPort}/crm`;
+    const poolerAdminUrl = `postgres://${auth}@127.0.0.1:${bouncerPort}/pgbouncer`;
+
+    // ---- the service's environment
+    const env: Record<string, string> = {
+      ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        string
+      >),
+      HOST: '127.0.0.1',
+      DATABASE_URL: poolerUrl,
+      DATABASE_DIRECT_URL: db.directUrl,
+      DATABASE_PREPARED_STATEMENTS: 'false',
+      ...(db.replicaUrl ? { DATABASE_REPLICA_URL: db.replicaUrl } : {}),
+      REDIS_URL: redisUrl,
+      CRM_WORKERS: 'external',
+      CRM_DATA_DIR: join(dir, 'data'),
+      CRM_JWT_SECRET: randomBytes(32).toString('hex'),
+      CRM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      CRM_LOG_LEVEL: 'warn',
+      CRM_LOG_FORMAT: 'json',
+      // HAProxy checks every 500 ms and needs 2 failures: the process keeps serving that long after SIGTERM.
+      CRM_SHUTDOWN_DELAY_SECONDS: '1.5',
+      CRM_CLUSTER_CODE: codeDir,
+      ...(codeDir === ROOT ? {} : { CRM_FROM_SOURCE: '1' }),
+      ...opts.env,
+    };
+    delete env.npm_lifecycle_event; // serve.ts follows an npm parent only when started by npm itself
+    delete env.PORT;
+    mkdirSync(env.CRM_DATA_DIR!, { recursive: true });
+
+    const apis: Proc[] = [];
+    const workers: Proc[] = [];
+    const apiPorts: number[] = [];
+    for (let i = 0; i < nApis; i++) apiPorts.push(await freePort());
+    const startApi = async (i: number) => {
+      const port = apiPorts[i]!;
+      const p = track(
+        await spawnLogged(
+          dir,
+          `api${i + 1}`,
+          process.execPath,
+          ['bin/crm.js', 'serve'],
+          { ...env, PORT: String(port) },
+          () => httpOk(`http://127.0.0.1:${port}/api/ready`),
+        ),
+      );
+      p.port = port;
+      apis[i] = p;
+      return p;
+    };
+    const startWorker = async (i: number) => {
+      const name = `worker${i + 1}`;
+      const p = track(
+        await spawnLogged(dir, name, process.execPath, ['bin/crm.js', 'worker'], env, async () =>
+          readFileSync(join(dir, `${name}.log`), 'utf8').includes('CRM worker running'),
+        ),
+      );
+      workers[i] = p;
+      return p;
+    };
+    // The first API process migrates alone (the others would wait on its lock anyway), then the rest together.
+    await startApi(0);
+    await Promise.all([
+      ...Array.from({ length: nApis - 1 }, (_, i) => startApi(i + 1)),
+      ...Array.from({ length: nWorkers }, (_, i) => startWorker(i)),
+    ]);
+
+    // ---- HAProxy: round robin, health check on /api/ready every 500 ms
+    const port = opts.port || (await freePort());
+    const statsPort = await freePort();
+    const cfg = join(dir, 'haproxy.cfg');
+    writeFileSync(
+      cfg,
+      [
+        'global',
+        '  maxconn 4000',
+        `  stats socket ${join(dir, 'haproxy.sock')} mode 600 level admin`,
+        'defaults',
+        '  mode http',
+        '  timeout connect 2s',
+        '  timeout client 60s',
+        '  timeout server 60s',
+        '  timeout http-request 10s',
+        '  timeout http-keep-alive 10s',
+        // A connection refused (a dead process) is retried on another server: a request never sent is safe.
+        '  retries 2',
+        '  option redispatch',
+        'frontend api',
+        `  bind 127.0.0.1:${port}`,
+        '  default_backend crm',
+        'frontend stats',
+        `  bind 127.0.0.1:${statsPort}`,
+        '  stats enable',
+        '  stats uri /stats',
+        'backend crm',
+        '  balance roundrobin',
+        '  option httpchk GET /api/ready',
+        '  http-check expect status 200',
+        // Down after 2 failed checks (or at once on a refused connection); event streams on it are cut, so
+        // their clients reconnect through HAProxy to a live process.
+        '  default-server inter 500ms fall 2 rise 2 observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
+        ...apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
+        '',
+      ].join('\n'),
+    );
+    const url = `http://127.0.0.1:${port}`;
+    const haproxy = track(
+      await spawnLogged(dir, 'haproxy', HAPROXY, ['-f', cfg, '-db'], process.env, () =>
+        httpOk(`${url}/api/ready`),
+      ),
+    );
+    haproxy.port = port;
+    const statsUrl = `http://127.0.0.1:${statsPort}/stats`;
+
+    const admin = async <T>(sqlText: string) => {
+      const c = new pg.Client({ connectionString: poolerAdminUrl });
+      await c.connect();
+      try {
+        return (await c.query(sqlText)).rows as T[];
+      } finally {
+        await c.end();
+      }
+    };
+    const cluster: Cluster = {
+      dir,
+      url,
+      statsUrl,
+      directUrl: db.directUrl,
+      poolerUrl,
+      poolerAdminUrl,
+      replicaUrl: db.replicaUrl,
+      redisUrl,
+      apis,
+      workers,
+      haproxy,
+      get pgbouncer() {
+        return pgbouncer;
+      },
+      get redis() {
+        return redis;
+      },
+      env,
+      pids: () => procs.map((p) => p.pid),
+      startApi,
+      startWorker,
+      async restartPgBouncer(downMs = 1000) {
+        await stopProc(pgbouncer);
+        await sleep(downMs);
+        bouncerLogOffset = readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').length;
+        pgbouncer = track(await startBouncer());
+        pgbouncer.port = bouncerPort;
+      },
+      async restartRedis(downMs = 1000) {
+        await stopProc(redis);
+        await sleep(downMs);
+        writeFileSync(join(dir, 'redis.log'), '');
+        redis = track(await startRedis());
+        redis.port = redisPort;
+      },
+      stopReplica: db.stopReplica,
+      async serverStates() {
+        const csv = await (await fetch(`${statsUrl};csv`)).text();
+        const out: Record<string, string> = {};
+        for (const line of csv.split('\n')) {
+          const f = line.split(',');
+          if (f[0] === 'crm' && f[1]?.startsWith('api')) out[f[1]] = f[17] ?? '?';
+        }
+        return out;
+      },
+      pools: () => admin<Record<string, string | number>>('SHOW POOLS'),
+      async backendPids() {
+        const c = new pg.Client({ connectionString: db!.directUrl });
+        await c.connect();
+        try {
+          const r = await c.query(
+            'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+          );
+          return r.rows.map((x) => Number(x.pid));
+        } finally {
+          await c.end();
+        }
+      },
+      stop: stopAll,
+    };
+    return cluster;
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Pids among `pids` still alive (not zombies). */
+export function alive(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+}
+
+// ---- npm run cluster
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const flag = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const cluster = await startCluster({
+    apis: Number(flag('apis') ?? 3),
+    workers: Number(flag('workers') ?? 2),
+    port: Number(flag('port') ?? 0),
+    code: argv.includes('--worktree') ? 'worktree' : 'head',
+  });
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${why}: stopping everything the cluster started`);
+    const pids = cluster.pids();
+    await cluster.stop();
+    const left = alive(pids);
+    console.log(left.length ? `still running: ${left.join(', ')}` : `stopped (${pids.length} processes)`);
+    process.exit(left.length ? 1 : 0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Last resort (an exception, process.exit elsewhere): SIGKILL whatever is still running, synchronously.
+  process.on('exit', () => {
+    for (const pid of alive(cluster.pids()))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+  });
+  const line = (k: string, v: string) => console.log(`  ${k.padEnd(24)} ${v}`);
+  console.log('\nCRM cluster running (Ctrl-C stops it):');
+  line('API (HAProxy)', cluster.url);
+  line('HAProxy stats', cluster.statsUrl);
+  for (const a of cluster.apis) line(`${a.name} (pid ${a.pid})`, `http://127.0.0.1:${a.port}`);
+  for (const w of cluster.workers) line(`${w.name} (pid ${w.pid})`, 'crm worker');
+  line('PgBouncer (transaction)', cluster.poolerUrl);
+  line('PgBouncer admin', cluster.poolerAdminUrl);
+  line('PostgreSQL (direct)', cluster.directUrl);
+  line('replica', cluster.replicaUrl ?? '(none: scripts/cluster/pg-pair.ts absent)');
+  line('Redis', cluster.redisUrl);
+  line('logs and config', cluster.dir);
+  if (argv.includes('--smoke')) await stop('--smoke');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
