@@ -2,7 +2,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError, isUniqueViolation, validationError } from '../../platform/http/errors.js';
+import { AppError, isUniqueViolation, notFound, validationError } from '../../platform/http/errors.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { CalDavError, type CalDavTarget, discoverCalendar } from '../../platform/providers/caldav/client.js';
@@ -48,7 +48,7 @@ export function calDavFailure(err: unknown): AppError {
 async function present(tx: Tx, orgId: number, row: repo.ConnectionRow): Promise<Connection> {
   const refs = await membershipRefsByIds(tx, orgId, [row.membershipId]);
   const membership = refs.get(row.membershipId);
-  if (!membership) throw new AppError('NotFoundError', 'Calendar connection not found');
+  if (!membership) throw notFound('Calendar connection');
   return {
     documentId: row.documentId,
     provider: 'caldav',
@@ -114,8 +114,7 @@ export async function deleteConnection(ctx: TenantContext, documentId: string) {
   requireFeature(ctx, 'agenda');
   return ctx.transaction(async (tx) => {
     const row = await repo.findConnectionOf(tx, ctx.orgId, ctx.membershipId);
-    if (!row || row.documentId !== documentId)
-      throw new AppError('NotFoundError', 'Calendar connection not found');
+    if (!row || row.documentId !== documentId) throw notFound('Calendar connection');
     await repo.deleteConnection(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'calendar_connection.deleted', row.documentId, {});
     return { documentId: row.documentId, deleted: true as const };

@@ -1,6 +1,6 @@
 import { sha256 } from '../../platform/auth/tokens.js';
 import { canonicalJson } from '../../platform/canonical-json.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
@@ -33,8 +33,6 @@ function toConfirmation(ctx: TenantContext, r: repo.ConfirmationRow): Confirmati
   };
 }
 
-const notFound = () => new AppError('NotFoundError', 'Confirmation not found');
-
 /** An agent acting for the caller asks the caller to approve one call. */
 export async function requestConfirmation(ctx: TenantContext, input: ConfirmationInput) {
   const expiresAt = new Date(Date.now() + (input.expiresInSeconds ?? DEFAULT_TTL_SECONDS) * 1000);
@@ -54,7 +52,7 @@ export async function requestConfirmation(ctx: TenantContext, input: Confirmatio
 
 export async function getConfirmation(ctx: TenantContext, documentId: string) {
   const row = await ctx.transaction((tx) => repo.findOwn(tx, ctx.orgId, ctx.membershipId, documentId));
-  if (!row) throw notFound();
+  if (!row) throw notFound('Confirmation');
   return toConfirmation(ctx, row);
 }
 
@@ -76,7 +74,7 @@ export async function decideConfirmation(
     );
   return ctx.transaction(async (tx) => {
     const row = await repo.findOwn(tx, ctx.orgId, ctx.membershipId, documentId, true);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Confirmation');
     const status = statusOf(row);
     if (status === decision) return toConfirmation(ctx, row); // a repeated click changes nothing
     if (status !== 'pending')
@@ -107,7 +105,7 @@ export async function redeemConfirmation(
 ) {
   return ctx.transaction(async (tx) => {
     const row = await repo.findOwn(tx, ctx.orgId, ctx.membershipId, documentId, true);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Confirmation');
     if (row.tool !== call.tool || row.argumentsHash !== argumentsHash(call.tool, call.arguments))
       return { redeemed: false, reason: 'mismatch' as const, data: toConfirmation(ctx, row) };
     const status = statusOf(row);

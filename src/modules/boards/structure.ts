@@ -1,6 +1,12 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
+import {
+  AppError,
+  type FieldError,
+  notFound,
+  onUnique,
+  validationError,
+} from '../../platform/http/errors.js';
 import { type PaginationInput, pageWindow, windowPage } from '../../platform/http/list-query.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { slugify } from '../organizations/service.js';
@@ -148,8 +154,6 @@ function withStructure<T>(
     return fn(tx, await loadBoardStructure(tx, ctx.orgId, board.id));
   });
 }
-
-const notFound = (what: string) => new AppError('NotFoundError', `${what} not found`);
 
 function unknownPhase(ref: string, s: BoardStructure, path: Path) {
   return validationError(`No phase ${ref} on this board`, [

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/credentials.js';
 import { chatChannels } from '../channels/table.js';
@@ -75,8 +75,6 @@ export async function unsubscribe(db: Database, token: string) {
   return true;
 }
 
-const unknownChannel = () => new AppError('NotFoundError', 'Channel not found');
-
 /**
  * The channel a webhook names, with its organization's plan and its inbox (if made yet): one statement on the connection's own role, since
  * the organization is not known before the channel is found (every later statement runs in its RLS transaction).
@@ -95,7 +93,7 @@ async function channelForWebhook(db: Database, documentId: string, type: 'email'
     )
     .where(eq(chatChannels.documentId, documentId))
     .limit(1);
-  if (!row || row.channel.type !== type) throw unknownChannel();
+  if (!row || row.channel.type !== type) throw notFound('Channel');
   return { ...row.channel, plan: row.plan, inboxId: row.inboxId };
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { Jobs } from '../../platform/jobs/jobs.js';
@@ -14,8 +14,6 @@ import { type CampaignJob, campaignDispatchQueue, campaignStartQueue, startInTx 
 import * as repo from './repo.js';
 import type { Campaign, CampaignAction, CampaignInput, CampaignUpdate } from './schema.js';
 import type { CampaignStatus } from './table.js';
-
-const notFound = () => new AppError('NotFoundError', 'Campaign not found');
 
 /** The state table of DESIGN.md §11: which actions each status allows. */
 export const ALLOWED: Record<CampaignStatus, CampaignAction[]> = {
@@ -82,7 +80,7 @@ export function toCampaign(
 
 async function view(tx: Tx, orgId: number, documentId: string) {
   const v = await repo.findCampaign(tx, orgId, documentId);
-  if (!v) throw notFound();
+  if (!v) throw notFound('Campaign');
   return toCampaign(v, (await repo.statsOf(tx, orgId, [v.campaign.id])).get(v.campaign.id)!);
 }
 
@@ -176,7 +174,7 @@ export async function createCampaign(ctx: TenantContext, input: CampaignInput) {
 
 async function lockOr404(tx: Tx, ctx: TenantContext, documentId: string) {
   const row = await repo.lockCampaign(tx, ctx.orgId, documentId);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Campaign');
   return row;
 }
 
@@ -319,7 +317,7 @@ export async function campaignStats(ctx: TenantContext, documentId: string) {
   requireCampaignsFeature(ctx);
   return ctx.transaction(async (tx) => {
     const v = await repo.findCampaign(tx, ctx.orgId, documentId);
-    if (!v) throw notFound();
+    if (!v) throw notFound('Campaign');
     const s = (await repo.statsOf(tx, ctx.orgId, [v.campaign.id])).get(v.campaign.id)!;
     return {
       campaignId: documentId,
@@ -339,7 +337,7 @@ export async function listRecipients(ctx: TenantContext, documentId: string, que
   const q = compileListQuery(repo.recipientModel, query, 'id:asc');
   return ctx.transaction(async (tx) => {
     const v = await repo.findCampaign(tx, ctx.orgId, documentId);
-    if (!v) throw notFound();
+    if (!v) throw notFound('Campaign');
     const { rows, total } = await repo.listRecipients(tx, ctx.orgId, v.campaign.id, q);
     return listPage(
       rows.map((r: any) => ({
@@ -412,7 +410,7 @@ export async function deleteSuppression(ctx: TenantContext, documentId: string) 
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findSuppression(tx, ctx.orgId, documentId);
-    if (!row) throw new AppError('NotFoundError', 'Suppression not found');
+    if (!row) throw notFound('Suppression');
     await repo.deleteSuppression(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'suppression.deleted', documentId, { reason: row.reason });
     return { documentId, deleted: true as const };

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requirePublicUrl } from '../../platform/outbound/save-check.js';
@@ -25,8 +25,6 @@ import {
   credentialsByType,
   settingsByType,
 } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Chat channel not found');
 
 /**
  * Channels serve campaigns and the inbox: an organization needs one of those features (403 naming them).
@@ -96,7 +94,7 @@ export async function listChannels(ctx: TenantContext, query: ListQueryInput) {
 
 export async function findChannelOr404(tx: Tx, ctx: TenantContext, documentId: string) {
   const row = await repo.findChannel(tx, ctx.orgId, documentId);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Chat channel');
   return row;
 }
 
@@ -165,7 +163,7 @@ export async function updateChannel(
   await requirePublicSmtp(kit, input.credentials?.smtpUrl);
   return ctx.transaction(async (tx) => {
     const row = await repo.findChannel(tx, ctx.orgId, documentId, true);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Chat channel');
     const patch: Partial<repo.ChannelRow> = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.settings !== undefined)
@@ -254,7 +252,7 @@ export async function setBoardChannels(ctx: TenantContext, boardId: string, chan
     const rows = await repo.channelsByDocumentIds(tx, ctx.orgId, unique);
     const missing = unique.filter((d) => !rows.some((r) => r.documentId === d));
     if (missing.length > 0)
-      throw new AppError('NotFoundError', 'Chat channel not found', {
+      throw notFound('Chat channel', {
         errors: missing.map((d) => ({
           path: ['channels', channels.indexOf(d)],
           message: `no chat channel ${d}`,

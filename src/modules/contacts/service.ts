@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import { commitWithNext, type Tx } from '../../platform/db/client.js';
 import { type EventInput, recordEvent } from '../../platform/events/outbox.js';
-import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { notFound, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileFilterTree, compileListQuery, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { normalizePhone } from '../../platform/phones.js';
@@ -28,10 +28,6 @@ type ContactRow = repo.ContactRow;
 
 function canWrite(ctx: TenantContext, role: 'member' | 'admin' = 'member') {
   requireRole(ctx, role);
-}
-
-function notFound(): never {
-  throw new AppError('NotFoundError', 'Contact not found');
 }
 
 /** Contacts as the API shows them: owner as MembershipRef, team as TeamRef. */
@@ -222,7 +218,7 @@ export async function listContacts(ctx: TenantContext, query: ContactListQuery) 
 export async function getContact(ctx: TenantContext, documentId: string) {
   return ctx.transaction(async (tx) => {
     const row = await repo.findContact(tx, ctx.orgId, documentId);
-    if (!row) notFound();
+    if (!row) throw notFound('Contact');
     return toContact(tx, ctx.orgId, row);
   });
 }
@@ -268,7 +264,7 @@ export async function updateContact(ctx: TenantContext, documentId: string, inpu
   canWrite(ctx);
   return ctx.transaction(async (tx) => {
     const row = await repo.findContact(tx, ctx.orgId, documentId, true);
-    if (!row) notFound();
+    if (!row) throw notFound('Contact');
     const values: repo.ContactValues = columnValues(input);
     if (input.phone !== undefined) values.phone = phoneOrThrow(input.phone, input.country ?? row.country);
     if (input.owner !== undefined)
@@ -324,7 +320,7 @@ export async function deleteContact(ctx: TenantContext, documentId: string) {
   canWrite(ctx);
   return ctx.transaction(async (tx) => {
     const row = await repo.findContact(tx, ctx.orgId, documentId, true);
-    if (!row) notFound();
+    if (!row) throw notFound('Contact');
     await repo.deleteContact(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'contact.deleted', row.documentId, {
       name: row.name,
@@ -373,7 +369,7 @@ export async function listActivities(
   const list = compileListQuery(activityModel, query, 'performedAt:desc');
   return ctx.transaction(async (tx) => {
     const contact = await repo.findContact(tx, ctx.orgId, documentId);
-    if (!contact) notFound();
+    if (!contact) throw notFound('Contact');
     const { rows, total } = await repo.listActivities(tx, ctx.orgId, contact.id, list);
     return listPage(await toActivities(tx, ctx, rows), total, list);
   });
@@ -392,7 +388,7 @@ export async function addActivity(
   canWrite(ctx);
   return ctx.transaction(async (tx) => {
     const contact = await repo.findContact(tx, ctx.orgId, documentId);
-    if (!contact) notFound();
+    if (!contact) throw notFound('Contact');
     const rows = await repo.insertActivities(tx, ctx.orgId, [
       {
         contactId: contact.id,
@@ -496,7 +492,7 @@ export async function mergeContacts(ctx: TenantContext, survivorId: string, merg
     const rows = await repo.findContactsByDocumentIds(tx, ctx.orgId, [survivorId, ...others]);
     const byDoc = new Map(rows.map((r) => [r.documentId, r]));
     const missing = [survivorId, ...others].filter((d) => !byDoc.has(d));
-    if (missing.length) throw new AppError('NotFoundError', 'Contact not found', { missing });
+    if (missing.length) throw notFound('Contact', { missing });
     const survivor = byDoc.get(survivorId) as ContactRow;
     const victims = others.map((d) => byDoc.get(d) as ContactRow);
     const victimIds = victims.map((v) => v.id);

@@ -1,6 +1,12 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
+import {
+  AppError,
+  type FieldError,
+  notFound,
+  onUnique,
+  validationError,
+} from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -9,8 +15,6 @@ import { findInboxOr404 } from '../inbox/service.js';
 import { membershipIdsByDocumentIds } from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { DistributionQueue, QueueCreateInput, QueueUpdateInput } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Distribution queue not found');
 
 function toQueue(row: repo.QueueRow, members: repo.MemberRow[]): DistributionQueue {
   return {
@@ -37,7 +41,7 @@ function toQueue(row: repo.QueueRow, members: repo.MemberRow[]): DistributionQue
 
 async function present(tx: Tx, orgId: number, documentId: string) {
   const row = await repo.findQueue(tx, orgId, documentId);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Distribution queue');
   return toQueue(row, await repo.membersOf(tx, orgId, [row.id]));
 }
 
@@ -163,7 +167,7 @@ export async function updateQueue(ctx: TenantContext, documentId: string, input:
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findQueue(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Distribution queue');
     const { members, ...values } = input;
     await repo.lockQueue(tx, ctx.orgId, row.id);
     if (members)
@@ -184,7 +188,7 @@ export async function deleteQueue(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findQueue(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Distribution queue');
     await repo.deleteQueue(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'distribution_queue.deleted', documentId);
     return { documentId, deleted: true as const };

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Config, publicBaseUrl } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { emailProvider } from '../../platform/providers/email/client.js';
@@ -21,8 +21,6 @@ import {
   type EmailTemplateUpdate,
   MAX_ASSET_BYTES,
 } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'E-mail template not found');
 
 /** E-mail templates are e-mail marketing; the agent tools' rule 7 also asks for the campaigns feature. */
 export function requireEmailFeatures(ctx: TenantContext) {
@@ -53,7 +51,7 @@ export function toEmailTemplate(row: repo.EmailTemplateRow): EmailTemplate {
 
 export async function findTemplateOr404(tx: Tx, orgId: number, documentId: string) {
   const row = await repo.findTemplate(tx, orgId, documentId);
-  if (!row) throw notFound();
+  if (!row) throw notFound('E-mail template');
   return row;
 }
 
@@ -130,7 +128,7 @@ async function renderContext(
   if (contactId) {
     const row = await contactsRepo.findContact(tx, ctx.orgId, contactId);
     if (!row)
-      throw new AppError('NotFoundError', 'Contact not found', {
+      throw notFound('Contact', {
         errors: [{ path: ['contact'], message: `no contact ${contactId}` }],
       });
     contact = {
@@ -294,7 +292,7 @@ export async function deleteAsset(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findAsset(tx, ctx.orgId, documentId);
-    if (!row) throw new AppError('NotFoundError', 'E-mail asset not found');
+    if (!row) throw notFound('E-mail asset');
     await repo.deleteAsset(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'email_asset.deleted', documentId, { filename: row.filename });
     return { documentId, deleted: true as const };
@@ -304,7 +302,7 @@ export async function deleteAsset(ctx: TenantContext, documentId: string) {
 /** The public image behind a template's URL; the filename must match (no enumeration by id alone). */
 export async function assetForPublic(db: Database, documentId: string, filename: string) {
   const orgId = await repo.assetOrganization(db.system, documentId);
-  const missing = new AppError('NotFoundError', 'E-mail asset not found');
+  const missing = notFound('E-mail asset');
   if (orgId === undefined) throw missing;
   const row = await db.tenantTransaction(orgId, (tx) => repo.assetContent(tx, orgId, documentId));
   if (!row || row.filename !== filename) throw missing;

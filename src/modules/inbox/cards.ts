@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { accessTo, loadBoardForRead, loadBoardForWrite, requireWrite } from '../boards/access.js';
 import { findBoardById } from '../boards/repo.js';
@@ -29,14 +29,12 @@ export async function getConversationCard(ctx: TenantContext, id: number) {
   });
 }
 
-const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
-
 /** A card the member may write to, by documentId (404 when absent or on a board they cannot see). */
 async function writableCard(tx: Tx, ctx: TenantContext, documentId: string) {
   const card = await repo.findCardByDocumentId(tx, ctx.orgId, documentId);
-  if (!card) throw cardNotFound();
+  if (!card) throw notFound('Card');
   const board = await findBoardById(tx, ctx.orgId, card.boardId);
-  requireWrite(ctx, await accessTo(tx, ctx, board).catch(() => Promise.reject(cardNotFound())));
+  requireWrite(ctx, await accessTo(tx, ctx, board).catch(() => Promise.reject(notFound('Card'))));
   return card;
 }
 
@@ -145,7 +143,7 @@ export async function contactConversationCards(ctx: TenantContext, contactDocume
   requireInbox(ctx);
   return ctx.transaction(async (tx) => {
     const contactId = await contactIdByDocumentId(tx, ctx.orgId, contactDocumentId);
-    if (contactId === undefined) throw new AppError('NotFoundError', 'Contact not found');
+    if (contactId === undefined) throw notFound('Contact');
     const rows = await repo.chatCards(tx, ctx.orgId, { contactId, visibility: conversationVisibility(ctx) });
     const visible = [];
     for (const r of rows) {

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvent } from '../../platform/events/outbox.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { iso } from '../../platform/http/schemas.js';
 import { ProviderError, toBadGateway } from '../../platform/providers/provider-error.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
@@ -159,7 +159,7 @@ type Outgoing =
 async function channelOf(tx: Tx, orgId: number, inboxId: number) {
   const inbox = await findInboxOr404(tx, orgId, inboxId);
   const channel = await findChannelById(tx, orgId, inbox.channel.id);
-  if (!channel) throw new AppError('NotFoundError', 'Inbox not found');
+  if (!channel) throw notFound('Inbox');
   return channel;
 }
 
@@ -299,7 +299,7 @@ export function sendAttachment(ctx: TenantContext, kit: ChannelKit, id: number, 
 async function conversationWith(tx: Tx, ctx: TenantContext, inboxId: number, contactDocumentId: string) {
   const inbox = await findInboxOr404(tx, ctx.orgId, inboxId);
   const contact = await findContact(tx, ctx.orgId, contactDocumentId);
-  if (!contact) throw new AppError('NotFoundError', 'Contact not found');
+  if (!contact) throw notFound('Contact');
   if (!contact.phone)
     throw new AppError(
       'UnprocessableEntityError',
@@ -365,7 +365,7 @@ export async function downloadAttachment(ctx: TenantContext, kit: ChannelKit, id
   const { channel, attachment } = await ctx.transaction(async (tx) => {
     const conv = await loadConversation(tx, ctx, id);
     const msg = await repo.findMessage(tx, ctx.orgId, messageId);
-    if (!msg || msg.conversationId !== conv.id) throw new AppError('NotFoundError', 'Message not found');
+    if (!msg || msg.conversationId !== conv.id) throw notFound('Message');
     const a = msg.attachments[0];
     if (!a?.mediaId) throw new AppError('NotFoundError', 'This message has no media');
     return { channel: await channelOf(tx, ctx.orgId, conv.inboxId), attachment: a };

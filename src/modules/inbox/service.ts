@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
@@ -37,7 +37,7 @@ export function canSee(ctx: Pick<TenantContext, 'role' | 'membershipId'>, assign
   return hasRole(ctx, 'admin') || assignee === null || assignee === ctx.membershipId;
 }
 
-export const conversationNotFound = () => new AppError('NotFoundError', 'Conversation not found');
+export const conversationNotFound = () => notFound('Conversation');
 
 export async function loadConversation(tx: Tx, ctx: TenantContext, id: number, lock = false) {
   const row = await repo.findConversation(tx, ctx.orgId, id, conversationVisibility(ctx), lock);
@@ -157,12 +157,10 @@ export async function listInboxes(ctx: TenantContext) {
   return ctx.transaction(async (tx) => ({ data: await inboxes(tx, ctx.orgId) }));
 }
 
-const inboxNotFound = () => new AppError('NotFoundError', 'Inbox not found');
-
 export async function getInbox(ctx: TenantContext, id: number) {
   requireInbox(ctx);
   const [found] = await ctx.transaction((tx) => inboxes(tx, ctx.orgId, id));
-  if (!found) throw inboxNotFound();
+  if (!found) throw notFound('Inbox');
   return found;
 }
 
@@ -171,7 +169,7 @@ export async function inboxBoardLinks(ctx: TenantContext, id: number) {
   requireInbox(ctx);
   return ctx.transaction(async (tx) => {
     const [row] = await repo.listInboxes(tx, ctx.orgId, id);
-    if (!row) throw inboxNotFound();
+    if (!row) throw notFound('Inbox');
     const links = await repo.boardsOfChannels(tx, ctx.orgId, [row.channel.id]);
     return {
       data: links.map((l, i) => ({
@@ -186,7 +184,7 @@ export async function inboxBoardLinks(ctx: TenantContext, id: number) {
 export async function findInboxOr404(tx: Tx, orgId: number, id: number) {
   await repo.ensureInboxes(tx, orgId);
   const [row] = await repo.listInboxes(tx, orgId, id);
-  if (!row) throw inboxNotFound();
+  if (!row) throw notFound('Inbox');
   return row;
 }
 
@@ -262,7 +260,7 @@ export async function listContactConversations(ctx: TenantContext, contactDocume
   requireInbox(ctx);
   return ctx.transaction(async (tx) => {
     const contactId = await contactIdByDocumentId(tx, ctx.orgId, contactDocumentId);
-    if (contactId === undefined) throw new AppError('NotFoundError', 'Contact not found');
+    if (contactId === undefined) throw notFound('Contact');
     const { rows, refs } = await repo.listConversations(
       tx,
       ctx.orgId,

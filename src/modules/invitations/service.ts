@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/auth/plugin.js';
 import { randomToken, sha256 } from '../../platform/auth/tokens.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
@@ -18,8 +18,6 @@ import type { Invitation, InvitationInput, InvitationPreview } from './schema.js
 export const INVITATION_DAYS = 7;
 /** The link's secret: 32 random bytes, stored only as SHA-256 (like API tokens). */
 export const INVITATION_TOKEN_PREFIX = 'crm_inv_';
-
-const notFound = () => new AppError('NotFoundError', 'Invitation not found');
 
 function statusOf(row: repo.InvitationRow): Invitation['status'] {
   return row.status === 'pending' && row.expiresAt.getTime() <= Date.now() ? 'expired' : row.status;
@@ -96,7 +94,7 @@ export async function listInvitations(ctx: TenantContext, query: ListQueryInput)
 export async function revokeInvitation(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
-    if (!(await repo.deletePendingInvitation(tx, ctx.orgId, documentId))) throw notFound();
+    if (!(await repo.deletePendingInvitation(tx, ctx.orgId, documentId))) throw notFound('Invitation');
     await audit(tx, ctx, 'invitation.revoked', documentId);
     return { documentId, deleted: true as const };
   });
@@ -114,10 +112,10 @@ async function withInvitation<T>(
 ): Promise<T> {
   const tokenHash = sha256(token);
   const orgId = await repo.findInvitationOrganization(db.system, tokenHash);
-  if (orgId === undefined) throw notFound();
+  if (orgId === undefined) throw notFound('Invitation');
   return db.tenantTransaction(orgId, async (tx) => {
     const row = await repo.findInvitationByToken(tx, orgId, tokenHash, lock);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Invitation');
     return fn(tx, orgId, row);
   });
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { type PaginationInput, pageWindow, windowPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { Jobs, QueueDef } from '../../platform/jobs/jobs.js';
@@ -200,7 +200,7 @@ export async function redeliver(
   const result = await ctx.transaction(async (tx) => {
     const route = await routeOr404(tx, ctx, routeDocumentId);
     const d = await repo.findDelivery(tx, ctx.orgId, route.id, deliveryDocumentId);
-    if (!d) throw new AppError('NotFoundError', 'Lead delivery not found');
+    if (!d) throw notFound('Lead delivery');
     if (!config.CRM_LEAD_ADS_APP_ID)
       throw new AppError('ServiceUnavailableError', 'Lead ads are not configured on this server');
     if (d.status !== 'failed')

@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { pkceChallenge, tokenProblem } from '../../platform/providers/lead-ads/client.js';
@@ -35,9 +35,6 @@ export function requireLeadAds(ctx: TenantContext, configure = false) {
   requireFeature(ctx, 'lead_ads');
   if (configure) requireRole(ctx, 'admin');
 }
-
-const integrationNotFound = () => new AppError('NotFoundError', 'Lead integration not found');
-const routeNotFound = () => new AppError('NotFoundError', 'Lead form route not found');
 
 // ---- presenting
 
@@ -223,7 +220,7 @@ async function connect(
     let row = opts.integration
       ? await repo.findIntegration(tx, ctx.orgId, opts.integration, true)
       : await repo.findIntegrationByProviderUser(tx, ctx.orgId, me.id);
-    if (opts.integration && !row) throw integrationNotFound();
+    if (opts.integration && !row) throw notFound('Lead integration');
     const documentId = row?.documentId ?? newDocumentId();
     const credentials = kit.box.encrypt(
       JSON.stringify({ accessToken: long.accessToken }),
@@ -280,7 +277,7 @@ export async function listIntegrations(ctx: TenantContext, query: ListQueryInput
 
 async function integrationOr404(tx: Tx, ctx: TenantContext, documentId: string, lock = false) {
   const row = await repo.findIntegration(tx, ctx.orgId, documentId, lock);
-  if (!row) throw integrationNotFound();
+  if (!row) throw notFound('Lead integration');
   return row;
 }
 
@@ -458,7 +455,7 @@ export async function listRoutes(ctx: TenantContext, query: ListQueryInput) {
 
 export async function routeOr404(tx: Tx, ctx: TenantContext, documentId: string, lock = false) {
   const row = await repo.findRoute(tx, ctx.orgId, documentId, lock);
-  if (!row) throw routeNotFound();
+  if (!row) throw notFound('Lead form route');
   return row;
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/http/errors.js';
 import { pageWindow, windowPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
@@ -35,7 +35,7 @@ export async function listNotifications(ctx: TenantContext, query: z.infer<typeo
 export async function readNotification(ctx: TenantContext, documentId: string) {
   return ctx.transaction(async (tx) => {
     const row = await repo.markRead(tx, ctx.orgId, ctx.membershipId, documentId);
-    if (!row) throw new AppError('NotFoundError', 'Notification not found');
+    if (!row) throw notFound('Notification');
     return toNotification(row);
   });
 }

@@ -5,7 +5,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Principal } from '../../platform/auth/plugin.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique } from '../../platform/http/errors.js';
 import {
   compileListQuery,
   type ListQueryInput,
@@ -168,7 +168,7 @@ export async function listMemberships(ctx: TenantContext, query: ListQueryInput)
 
 export async function getMembership(ctx: TenantContext, documentId: string) {
   const row = await ctx.transaction((tx) => repo.findMembership(tx, ctx.orgId, documentId));
-  if (!row) throw new AppError('NotFoundError', 'Membership not found');
+  if (!row) throw notFound('Membership');
   return toMembership(row);
 }
 
@@ -206,7 +206,7 @@ export async function changeRole(
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findMembership(tx, ctx.orgId, documentId);
-    if (!row) throw new AppError('NotFoundError', 'Membership not found');
+    if (!row) throw notFound('Membership');
     if ((row.role === 'owner' || input.role === 'owner') && !hasRole(ctx, 'owner')) {
       throw new AppError('ForbiddenError', 'Only an owner grants or removes the owner role');
     }
@@ -224,7 +224,7 @@ export async function removeMember(ctx: TenantContext, documentId: string) {
   if (!self) requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findMembership(tx, ctx.orgId, documentId);
-    if (!row) throw new AppError('NotFoundError', 'Membership not found');
+    if (!row) throw notFound('Membership');
     if (row.role === 'owner' && !self && !hasRole(ctx, 'owner')) {
       throw new AppError('ForbiddenError', 'Only an owner removes an owner');
     }

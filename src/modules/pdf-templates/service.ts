@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { notFound, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -11,8 +11,6 @@ import type { PdfLayout } from './layout.js';
 import { type RenderInput, renderPdf } from './render.js';
 import * as repo from './repo.js';
 import type { PdfTemplate, TemplateInput, TemplateUpdate } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'PDF template not found');
 
 /** PDF templates render quotes: the whole area is part of the quotes feature. */
 function checkAccess(ctx: TenantContext, write: boolean) {
@@ -42,7 +40,7 @@ export async function listTemplates(ctx: TenantContext, query: ListQueryInput) {
 export async function getTemplate(ctx: TenantContext, documentId: string) {
   checkAccess(ctx, false);
   const row = await ctx.transaction((tx) => repo.findTemplate(tx, ctx.orgId, documentId));
-  if (!row) throw notFound();
+  if (!row) throw notFound('PDF template');
   return toTemplate(row);
 }
 
@@ -60,7 +58,7 @@ export async function updateTemplate(ctx: TenantContext, documentId: string, inp
   checkAccess(ctx, true);
   return ctx.transaction(async (tx) => {
     const current = await repo.findTemplate(tx, ctx.orgId, documentId);
-    if (!current) throw notFound();
+    if (!current) throw notFound('PDF template');
     if (input.isDefault ?? current.isDefault) {
       await repo.clearDefault(tx, ctx.orgId, input.kind ?? current.kind, current.id);
     }
@@ -76,7 +74,7 @@ export async function deleteTemplate(ctx: TenantContext, documentId: string) {
   checkAccess(ctx, true);
   return ctx.transaction(async (tx) => {
     const row = await repo.findTemplate(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('PDF template');
     await repo.deleteTemplate(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'pdf_template.deleted', documentId, { name: row.name, isDefault: row.isDefault });
     return { documentId, deleted: true as const };
@@ -88,7 +86,7 @@ export async function previewTemplate(ctx: TenantContext, documentId: string, qu
   checkAccess(ctx, false);
   return ctx.transaction(async (tx) => {
     const row = await repo.findTemplate(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('PDF template');
     const input = quoteDocumentId
       ? await quoteRenderInput(tx, ctx, await loadQuote(tx, ctx, quoteDocumentId))
       : sampleInput(await orgName(tx, ctx));

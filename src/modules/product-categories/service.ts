@@ -1,12 +1,10 @@
 import { audit } from '../../platform/audit/audit.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { notFound, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
 import type { Category, CategoryInput } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Product category not found');
 
 export function toCategory(row: repo.CategoryRow): Category {
   return {
@@ -25,7 +23,7 @@ export async function listCategories(ctx: TenantContext, query: ListQueryInput) 
 
 export async function getCategory(ctx: TenantContext, documentId: string) {
   const row = await ctx.transaction((tx) => repo.findCategory(tx, ctx.orgId, documentId));
-  if (!row) throw notFound();
+  if (!row) throw notFound('Product category');
   return toCategory(row);
 }
 
@@ -42,7 +40,7 @@ export async function updateCategory(ctx: TenantContext, documentId: string, inp
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.updateCategory(tx, ctx.orgId, documentId, input).catch(onUnique('name'));
-    if (!row) throw notFound();
+    if (!row) throw notFound('Product category');
     await audit(tx, ctx, 'product_category.updated', documentId);
     return toCategory(row);
   });
@@ -51,7 +49,7 @@ export async function updateCategory(ctx: TenantContext, documentId: string, inp
 export async function deleteCategory(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
-    if (!(await repo.deleteCategory(tx, ctx.orgId, documentId))) throw notFound();
+    if (!(await repo.deleteCategory(tx, ctx.orgId, documentId))) throw notFound('Product category');
     await audit(tx, ctx, 'product_category.deleted', documentId);
     return { documentId, deleted: true as const };
   });

@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -17,8 +17,6 @@ import type {
   ProductInput,
   ProductUpdate,
 } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Product not found');
 
 export function toProduct(row: repo.ProductRow): Product {
   return {
@@ -47,7 +45,7 @@ export async function listProducts(ctx: TenantContext, query: ListQueryInput) {
 
 export async function getProduct(ctx: TenantContext, documentId: string) {
   const row = await ctx.transaction((tx) => repo.findProduct(tx, ctx.orgId, documentId));
-  if (!row) throw notFound();
+  if (!row) throw notFound('Product');
   return toProduct(row);
 }
 
@@ -68,7 +66,7 @@ export async function updateProduct(ctx: TenantContext, documentId: string, inpu
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const current = await repo.findProduct(tx, ctx.orgId, documentId);
-    if (!current) throw notFound();
+    if (!current) throw notFound('Product');
     checkMinPrice(
       input.price ?? current.price,
       input.minPrice === undefined ? current.minPrice : input.minPrice,
@@ -86,7 +84,7 @@ export async function deleteProduct(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   return ctx.transaction(async (tx) => {
     const row = await repo.findProduct(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Product');
     await repo.deleteProduct(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'product.deleted', documentId, { sku: row.sku, name: row.name });
     return { documentId, deleted: true as const };
@@ -109,7 +107,7 @@ async function categoryId(tx: Tx, ctx: TenantContext, documentId: string | null 
 }
 
 const categoryNotFound = () =>
-  new AppError('NotFoundError', 'Product category not found', {
+  notFound('Product category', {
     errors: [{ path: ['category'], message: 'no such product category' }],
   });
 
@@ -131,7 +129,7 @@ async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: str
   const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
   const { board } = access;
   const card = await cardsRepo.findCard(tx, ctx.orgId, board.id, cardId, cardVisibility(ctx, access), write);
-  if (!card) throw new AppError('NotFoundError', 'Card not found');
+  if (!card) throw notFound('Card');
   if (!write) return { board, card };
   if (!board.enableProducts) {
     throw new AppError('UnprocessableEntityError', 'This board does not enable products on its cards', {
@@ -142,8 +140,6 @@ async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: str
   await requireCardEdit(tx, ctx, access, card.id);
   return { board, card };
 }
-
-const lineNotFound = () => new AppError('NotFoundError', 'Card product line not found');
 
 function toCardLine(row: repo.CardLineRow): CardLine {
   return {
@@ -215,7 +211,7 @@ export async function updateCardLine(
   return ctx.transaction(async (tx) => {
     const { board, card } = await openCard(tx, ctx, boardId, cardId, true);
     const current = await repo.findCardLine(tx, ctx.orgId, card.id, documentId);
-    if (!current) throw lineNotFound();
+    if (!current) throw notFound('Card product line');
     const product = input.product ?? current.productDocumentId;
     if (!product) {
       throw new AppError(
@@ -247,7 +243,7 @@ export async function deleteCardLine(
   return ctx.transaction(async (tx) => {
     const { board, card } = await openCard(tx, ctx, boardId, cardId, true);
     const current = await repo.findCardLine(tx, ctx.orgId, card.id, documentId);
-    if (!current) throw lineNotFound();
+    if (!current) throw notFound('Card product line');
     await repo.deleteCardLine(tx, ctx.orgId, current.id);
     await syncCardValue(tx, ctx, board, card.id);
     await audit(tx, ctx, 'card_product.deleted', documentId, { card: card.documentId, sku: current.sku });

@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -14,8 +14,6 @@ import { type PricedLine, priceLines } from '../products/pricing.js';
 import { renderQuotePdf } from './pdf.js';
 import * as repo from './repo.js';
 import type { Quote, QuoteInput, QuoteItemInput, QuoteUpdate } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Quote not found');
 
 export async function listQuotes(ctx: TenantContext, query: ListQueryInput) {
   requireFeature(ctx, 'quotes');
@@ -64,7 +62,7 @@ export async function updateQuote(ctx: TenantContext, documentId: string, input:
   return ctx.transaction(async (tx) => {
     // Locked before reading, so the status that decides whether items may change is the current one.
     const current = await repo.findQuote(tx, ctx.orgId, documentId, true);
-    if (!current) throw notFound();
+    if (!current) throw notFound('Quote');
     const status = input.status ?? current.status;
     if (input.items && status !== 'draft') {
       throw new AppError(
@@ -94,7 +92,7 @@ export async function deleteQuote(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
     const row = await repo.findQuote(tx, ctx.orgId, documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Quote');
     await repo.deleteQuote(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'quote.deleted', documentId, { number: row.number, total: row.total });
     return { documentId, deleted: true as const };
@@ -114,7 +112,7 @@ export async function quotePdf(ctx: TenantContext, documentId: string) {
 /** One quote as the API shows it; 404 when absent in this organization. */
 export async function loadQuote(tx: Tx, ctx: TenantContext, documentId: string): Promise<Quote> {
   const row = await repo.findQuote(tx, ctx.orgId, documentId);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Quote');
   const [quote] = await presentQuotes(tx, ctx, [row]);
   return quote;
 }
@@ -180,7 +178,7 @@ function toItemValues(line: PricedLine): repo.ItemValues {
 
 /** A card the caller can see (board access and assignee restriction), else a 404 naming the field. */
 async function resolveCard(tx: Tx, ctx: TenantContext, documentId: string) {
-  const missing = new AppError('NotFoundError', 'Card not found', {
+  const missing = notFound('Card', {
     errors: [{ path: ['card'], message: `no card ${documentId}` }],
   });
   const link = await repo.findCardLink(tx, ctx.orgId, documentId);
@@ -196,7 +194,7 @@ async function resolveCard(tx: Tx, ctx: TenantContext, documentId: string) {
 async function resolveContact(tx: Tx, ctx: TenantContext, documentId: string) {
   const id = await contactIdByDocumentId(tx, ctx.orgId, documentId);
   if (id === undefined) {
-    throw new AppError('NotFoundError', 'Contact not found', {
+    throw notFound('Contact', {
       errors: [{ path: ['contact'], message: `no contact ${documentId}` }],
     });
   }

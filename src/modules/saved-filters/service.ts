@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError } from '../../platform/http/errors.js';
+import { AppError, type FieldError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -13,8 +13,6 @@ import type { SavedFilter, SavedFilterCreateInput, SavedFilterUpdateInput, Saved
 import type { SAVED_FILTER_RESOURCES } from './table.js';
 
 type Resource = (typeof SAVED_FILTER_RESOURCES)[number];
-
-const notFound = () => new AppError('NotFoundError', 'Saved filter not found');
 
 /** Owners and admins see every board (DESIGN.md §6), so every organization filter. */
 const viewerOf = (ctx: TenantContext): repo.Viewer => ({
@@ -65,7 +63,7 @@ async function modelFor(tx: Tx, ctx: TenantContext, resource: Resource, boardId:
 /** Organization filters are the admins'; a private one its author's. */
 function requireEditable(ctx: TenantContext, row: repo.SavedFilterRow) {
   if (row.visibility === 'organization') requireRole(ctx, 'admin');
-  else if (row.ownerMembershipId !== ctx.membershipId) throw notFound();
+  else if (row.ownerMembershipId !== ctx.membershipId) throw notFound('Saved filter');
 }
 
 export async function listSavedFilters(ctx: TenantContext, query: ListQueryInput & { resource?: Resource }) {
@@ -80,7 +78,7 @@ export async function listSavedFilters(ctx: TenantContext, query: ListQueryInput
 export async function getSavedFilter(ctx: TenantContext, documentId: string) {
   requireFeature(ctx, 'saved_filters');
   const row = await ctx.transaction((tx) => repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId));
-  if (!row) throw notFound();
+  if (!row) throw notFound('Saved filter');
   return toSavedFilter(row);
 }
 
@@ -125,7 +123,7 @@ export async function updateSavedFilter(
   requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
     const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Saved filter');
     requireEditable(ctx, row);
     if (input.visibility === 'organization') requireRole(ctx, 'admin');
     if (input.query)
@@ -142,7 +140,7 @@ export async function deleteSavedFilter(ctx: TenantContext, documentId: string) 
   requireFeature(ctx, 'saved_filters');
   return ctx.transaction(async (tx) => {
     const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), documentId);
-    if (!row) throw notFound();
+    if (!row) throw notFound('Saved filter');
     requireEditable(ctx, row);
     await repo.deleteSavedFilter(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'saved_filter.deleted', documentId);

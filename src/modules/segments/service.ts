@@ -1,7 +1,13 @@
 import type { SQL } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
+import {
+  AppError,
+  type FieldError,
+  notFound,
+  onUnique,
+  validationError,
+} from '../../platform/http/errors.js';
 import {
   compileListQuery,
   type ListQueryInput,
@@ -177,7 +183,7 @@ function compileOrThrow(
 
 function storedRoot(graph: Map<number, SegmentNode>, id: number): SegmentRoot {
   const node = graph.get(id);
-  if (!node) throw new AppError('NotFoundError', 'Segment not found');
+  if (!node) throw notFound('Segment');
   return node;
 }
 
@@ -215,7 +221,7 @@ async function presentSegments(tx: Tx, orgId: number, rows: repo.SegmentRow[]) {
 
 async function findOr404(tx: Tx, orgId: number, documentId: string) {
   const row = await repo.findSegment(tx, orgId, documentId);
-  if (!row) throw new AppError('NotFoundError', 'Segment not found');
+  if (!row) throw notFound('Segment');
   return row;
 }
 

@@ -2,7 +2,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { recordEvent } from '../../platform/events/outbox.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
+import { notFound, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
@@ -27,8 +27,6 @@ type Deps = Pick<AppDeps, 'config' | 'jobs'>;
 export const COMPLETED = 'completed';
 /** Statuses that need no reminder. */
 const CLOSED = new Set([COMPLETED, 'cancelled']);
-
-const notFound = () => new AppError('NotFoundError', 'Task not found');
 
 /** A task is visible when it has no card or its card is visible (the cards area's rules); admins see all. */
 function visibility(ctx: TenantContext) {
@@ -222,7 +220,7 @@ export async function listTasks(ctx: TenantContext, query: ListQueryInput & { sa
 export async function getTask(ctx: TenantContext, documentId: string) {
   return ctx.transaction(async (tx) => {
     const row = await repo.findTask(tx, ctx.orgId, documentId, { visibility: visibility(ctx) });
-    if (!row) throw notFound();
+    if (!row) throw notFound('Task');
     return toTask(tx, ctx.orgId, row);
   });
 }
@@ -261,7 +259,7 @@ export async function updateTask(deps: Deps, ctx: TenantContext, documentId: str
       lock: true,
       visibility: visibility(ctx),
     });
-    if (!current) throw notFound();
+    if (!current) throw notFound('Task');
     const currentStatuses = await requireTaskEdit(tx, ctx, current);
     const values: Partial<repo.TaskValues> = {};
     let statuses: string[] | undefined;
@@ -300,7 +298,7 @@ export async function setTaskStatus(deps: Deps, ctx: TenantContext, documentId: 
       lock: true,
       visibility: visibility(ctx),
     });
-    if (!current) throw notFound();
+    if (!current) throw notFound('Task');
     checkStatus(taskStatus, await requireTaskEdit(tx, ctx, current));
     return applyChange(deps, tx, ctx, current, {}, taskStatus);
   });
@@ -334,7 +332,7 @@ export async function deleteTask(deps: Deps, ctx: TenantContext, documentId: str
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
     const row = await repo.findTask(tx, ctx.orgId, documentId, { lock: true, visibility: visibility(ctx) });
-    if (!row) throw notFound();
+    if (!row) throw notFound('Task');
     await requireTaskEdit(tx, ctx, row);
     if (row.reminderJobId) await deps.jobs.cancel(reminderQueue, row.reminderJobId, { tx });
     await repo.deleteTask(tx, ctx.orgId, row.id);

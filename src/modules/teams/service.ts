@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, onUnique, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique, validationError } from '../../platform/http/errors.js';
 import {
   compileListQuery,
   type ListQueryInput,
@@ -41,7 +41,7 @@ const toMember = (r: MemberRow) => ({
 
 async function loadTeam(tx: Tx, orgId: number, documentId: string) {
   const row = await repo.findTeam(tx, orgId, documentId);
-  if (!row) throw new AppError('NotFoundError', 'Team not found');
+  if (!row) throw notFound('Team');
   return row;
 }
 

@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, onUnique } from '../../platform/http/errors.js';
+import { AppError, notFound, onUnique } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso } from '../../platform/http/schemas.js';
 import { ProviderError, toBadGateway } from '../../platform/providers/provider-error.js';
@@ -16,8 +16,6 @@ import {
   type WhatsAppTemplate,
   type WhatsAppTemplateInput,
 } from './schema.js';
-
-const notFound = () => new AppError('NotFoundError', 'Template not found');
 
 export function toTemplate(row: repo.TemplateRow): WhatsAppTemplate {
   return {
@@ -105,7 +103,7 @@ export async function deleteTemplate(
 ) {
   const row = await openChannel(ctx, channelId, true);
   const t = await ctx.transaction((tx) => repo.findTemplate(tx, ctx.orgId, row.id, documentId));
-  if (!t) throw notFound();
+  if (!t) throw notFound('Template');
   // Already gone at the provider (404) is what we wanted; other failures keep the local row (502).
   const client = whatsapp(kit, row).client;
   if (!ctx.dryRun)

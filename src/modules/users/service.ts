@@ -3,7 +3,7 @@ import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
 import type { Principal } from '../../platform/auth/plugin.js';
 import { newApiToken, sha256, TOKEN_EXPIRATIONS } from '../../platform/auth/tokens.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
+import { AppError, isUniqueViolation, notFound } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { listUserOrganizations } from '../organizations/repo.js';
 import * as repo from './repo.js';
@@ -75,7 +75,7 @@ export async function listTokens({ db }: AppDeps, principal: Principal) {
 
 export async function revokeToken({ db }: AppDeps, principal: Principal, documentId: string) {
   if (!(await repo.deleteToken(db.system, principal.userId, documentId))) {
-    throw new AppError('NotFoundError', 'Token not found');
+    throw notFound('Token');
   }
   return { documentId, deleted: true as const };
 }

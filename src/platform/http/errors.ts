@@ -48,6 +48,11 @@ export class AppError extends Error {
   }
 }
 
+/** The 404 of a resource that is absent or not the caller's to see: "<resource> not found" (the spec's wording). */
+export function notFound(resource: string, details: Record<string, unknown> = {}) {
+  return new AppError('NotFoundError', `${resource} not found`, details);
+}
+
 export function validationError(message: string, errors: FieldError[], extra: Record<string, unknown> = {}) {
   return new AppError('ValidationError', message, { errors, ...extra });
 }
