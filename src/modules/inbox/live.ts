@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import type { Database } from '../../platform/db/client.js';
+import type { Database, Tx } from '../../platform/db/client.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { LIVE_CHANNEL, type LiveNotice } from './notify.js';
 import * as repo from './repo.js';
@@ -13,6 +13,19 @@ import { canSee, presentConversation, presentMessages } from './service.js';
  * A notice is loaded once per process (only when a reader of its organization is connected there), then sent
  * to the readers allowed to see the conversation.
  */
+
+const REPLAY_OVERLAP_MS = 5_000;
+const REPLAY_LIMIT = 500;
+
+/** The time a `Last-Event-ID` stands for; undefined when it names nothing this organization knows. */
+async function replayStart(tx: Tx, orgId: number, lastEventId: string): Promise<Date | undefined> {
+  const message = /^m(\d{1,18})$/.exec(lastEventId);
+  if (message) return (await repo.findMessage(tx, orgId, Number(message[1])))?.createdAt ?? undefined;
+  const change = /^c\d{1,18}-(\d{1,15})$/.exec(lastEventId);
+  if (!change) return undefined;
+  const at = new Date(Number(change[1]));
+  return Number.isNaN(at.getTime()) || at.getTime() > Date.now() ? undefined : at;
+}
 
 export interface LiveReader {
   orgId: number;
@@ -117,6 +130,40 @@ export class LiveHub {
     // Both the assignee at the change and the current one must allow the reader.
     for (const r of allowed)
       if (canSee(r, assignee) || notice.type === 'conversation.updated') r.send(notice.type, id, body);
+  }
+
+  /**
+   * What a reader reconnecting with `Last-Event-ID` missed: the conversations changed and the messages created
+   * since the event it names (`m<messageId>`: that message's time; `c<conversationId>-<time>`: that time), with an
+   * overlap of REPLAY_OVERLAP_MS for commits that landed out of order. At least once: an event seen twice has the
+   * same id. At most REPLAY_LIMIT of each; an unknown id replays nothing.
+   */
+  async replay(reader: LiveReader, lastEventId: string) {
+    const events = await this.db.tenantTransaction(reader.orgId, async (tx) => {
+      const since = await replayStart(tx, reader.orgId, lastEventId);
+      if (!since) return [];
+      const from = new Date(since.getTime() - REPLAY_OVERLAP_MS);
+      const changed = (await repo.conversationsChangedSince(tx, reader.orgId, from, REPLAY_LIMIT)).filter(
+        (c) => canSee(reader, c.assigneeMembershipId),
+      );
+      const shown = new Map<number, Awaited<ReturnType<typeof presentConversation>>>();
+      for (const c of changed) shown.set(c.id, await presentConversation(tx, reader.orgId, c));
+      const rows = await repo.messagesSince(tx, reader.orgId, [...shown.keys()], from, REPLAY_LIMIT);
+      const messages = await presentMessages(tx, reader.orgId, rows);
+      const out: { event: string; id: string; data: unknown }[] = rows.map((row, i) => ({
+        event: 'message.created',
+        id: `m${row.id}`,
+        data: { conversation: shown.get(row.conversationId), message: messages[i] },
+      }));
+      for (const c of changed)
+        out.push({
+          event: 'conversation.updated',
+          id: `c${c.id}-${c.updatedAt.getTime()}`,
+          data: { conversation: shown.get(c.id) },
+        });
+      return out;
+    });
+    for (const e of events) reader.send(e.event, e.id, e.data);
   }
 
   async close() {

@@ -593,3 +593,43 @@ export async function conversationsByIds(tx: Tx, orgId: number, ids: number[]) {
     .from(conversations)
     .where(and(eq(conversations.organizationId, orgId), inArray(conversations.id, ids)));
 }
+
+/** Messages of these conversations created from `since` on, oldest first (a live stream's replay). */
+export async function messagesSince(
+  tx: Tx,
+  orgId: number,
+  conversationIds: number[],
+  since: Date,
+  limit: number,
+) {
+  if (conversationIds.length === 0) return [];
+  const rows = await tx
+    .select()
+    .from(chatMessages)
+    .where(
+      and(
+        eq(chatMessages.organizationId, orgId),
+        inArray(chatMessages.conversationId, conversationIds),
+        sql`${chatMessages.createdAt} >= ${since.toISOString()}`,
+      ),
+    )
+    .orderBy(asc(chatMessages.id))
+    .limit(limit);
+  return rows as MessageRow[];
+}
+
+/** Conversations of the organization changed (or messaged) from `since` on, oldest first (a stream's replay). */
+export async function conversationsChangedSince(tx: Tx, orgId: number, since: Date, limit: number) {
+  const at = since.toISOString();
+  return tx
+    .select()
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.organizationId, orgId),
+        or(sql`${conversations.updatedAt} >= ${at}`, sql`${conversations.lastMessageAt} >= ${at}`),
+      ),
+    )
+    .orderBy(asc(conversations.updatedAt), asc(conversations.id))
+    .limit(limit);
+}

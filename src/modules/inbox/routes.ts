@@ -158,7 +158,7 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         tags,
         summary: 'Live inbox updates (Server-Sent Events)',
         description: beta(
-          'A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.',
+          'A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Reconnecting with `Last-Event-ID` (EventSource does) first replays what was missed since that event: the conversations changed and the messages created, with a 5 s overlap (an event may arrive twice, with the same id). Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.',
         ),
         produces: ['text/event-stream'],
         response: { 200: z.string().describe('event stream') },
@@ -193,6 +193,12 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         'x-request-id': req.id,
       });
       raw.write(': connected\n\n');
+      // EventSource sends the id of the last event it saw when it reconnects: what it missed comes first.
+      const lastEventId = req.headers['last-event-id'];
+      if (typeof lastEventId === 'string' && lastEventId)
+        await hub
+          .replay(reader, lastEventId)
+          .catch((err) => req.log.warn({ err }, 'inbox live: replay failed'));
       const beat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
       beat.unref();
       const counted = deps.metrics.streamOpened();

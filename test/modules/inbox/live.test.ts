@@ -39,10 +39,11 @@ afterAll(async () => {
   await env?.close();
 });
 
-const open = async (slug: string, jwt: string, base = readerUrl) => {
+const open = async (slug: string, jwt: string, base = readerUrl, more: Record<string, string> = {}) => {
   const s = await openStream(base, '/api/conversations/events', {
     authorization: `Bearer ${jwt}`,
     'x-tenant-id': slug,
+    ...more,
   });
   streams.push(s);
   return s;
@@ -95,6 +96,48 @@ describe('live inbox updates (Server-Sent Events)', () => {
     expect(await quietFor(streamB, leaked)).toEqual([]);
     expect(streamX.events.filter(leaked)).toEqual([]);
     expect(streamX.events).toEqual([]);
+  });
+
+  test('a reader reconnecting with Last-Event-ID gets what it missed first (through another process), only its own', async () => {
+    const t = await newTenant(env.app);
+    const { channel } = await inboxSetup(env, t, { board: false });
+    const first = await open(t.slug, t.user.jwt);
+    const from = waNumber();
+    await inbound(env, channel, [{ from, text: 'seen live' }]);
+    const seen = await first.next(
+      (e) => e.event === 'message.created' && e.data.message.content === 'seen live',
+    );
+    first.close();
+    // Missed while disconnected: two messages, a status change; and another organization's message.
+    await inbound(env, channel, [{ from, text: 'missed one' }]);
+    await inbound(env, channel, [{ from, text: 'missed two' }]);
+    const conv = await conversationOf(t.api, from);
+    await t.api.patch(`/conversations/${conv.id}`, { data: { status: 'pending' } });
+    const outsider = await newTenant(env.app);
+    const other = await inboxSetup(env, outsider, { board: false });
+    await inbound(env, other.channel, [{ from: waNumber(), text: 'not yours' }]);
+    // Reconnected to the other process (on PostgreSQL), as a load balancer would.
+    const again = await open(t.slug, t.user.jwt, url, { 'last-event-id': seen.id! });
+    const one = await again.next(
+      (e) => e.event === 'message.created' && e.data.message.content === 'missed one',
+    );
+    const two = await again.next(
+      (e) => e.event === 'message.created' && e.data.message.content === 'missed two',
+    );
+    expect(again.events.indexOf(one)).toBeLessThan(again.events.indexOf(two));
+    expect(two.id).toBe(`m${two.data.message.id}`);
+    const changed = await again.next(
+      (e) => e.event === 'conversation.updated' && e.data.conversation.status === 'pending',
+    );
+    expect(changed.id).toMatch(new RegExp(`^c${conv.id}-\\d+$`));
+    expect(JSON.stringify(again.events)).not.toContain('not yours');
+    // From a conversation event's id too; an id that names nothing replays nothing.
+    const fromChange = await open(t.slug, t.user.jwt, url, { 'last-event-id': changed.id! });
+    await fromChange.next((e) => e.event === 'conversation.updated' && e.data.conversation.id === conv.id);
+    for (const id of ['m999999999999', 'nonsense', `c1-${Date.now() + 60_000}`]) {
+      const s = await open(t.slug, t.user.jwt, url, { 'last-event-id': id });
+      expect(await quietFor(s, () => true, 300)).toEqual([]);
+    }
   });
 
   test('the stream needs the inbox feature and chat:read', async () => {
