@@ -1,10 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
-import { queryRows } from '../../platform/db/client.js';
 import type { EventConsumer, PendingEvent } from '../../platform/events/dispatch.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
+import * as repo from './repo.js';
 import type { Condition } from './schema.js';
-import { automationRuns } from './table.js';
 
 /**
  * The loop guard: a change made by an automation carries the depth of its trigger + 1; events up to this depth
@@ -54,22 +52,7 @@ export function holds(c: Condition, data: unknown): boolean {
  */
 export const automationFanOut: EventConsumer = async (tx, orgId, events) => {
   const types = [...new Set(events.map((e) => e.type))];
-  const list = await queryRows<{
-    id: number;
-    trigger_event: string;
-    conditions: Condition[];
-    board_id: number | null;
-    board_document_id: string | null;
-    plan: string;
-  }>(
-    tx,
-    sql`select a.id, a.trigger_event, a.conditions, a.board_id, b.document_id as board_document_id, o.plan
-        from automations a
-        join organizations o on o.id = a.organization_id
-        left join boards b on b.organization_id = a.organization_id and b.id = a.board_id
-        where a.organization_id = ${orgId} and a.enabled and a.trigger_event in ${types}
-        order by a.id`,
-  );
+  const list = await repo.enabledAutomationsFor(tx, orgId, types);
   if (list.length === 0 || !planFeatures[list[0].plan as Plan]?.includes('automations')) return;
   const rows = events.flatMap((e) =>
     list
@@ -77,7 +60,6 @@ export const automationFanOut: EventConsumer = async (tx, orgId, events) => {
       .map((a) => {
         const tooDeep = e.depth > MAX_DEPTH;
         return {
-          organizationId: orgId,
           automationId: Number(a.id),
           eventId: e.eventId,
           eventType: e.type,
@@ -92,11 +74,7 @@ export const automationFanOut: EventConsumer = async (tx, orgId, events) => {
         };
       }),
   );
-  for (let i = 0; i < rows.length; i += 500)
-    await tx
-      .insert(automationRuns)
-      .values(rows.slice(i, i + 500))
-      .onConflictDoNothing();
+  await repo.insertRuns(tx, orgId, rows);
 };
 
 function matches(

@@ -1,21 +1,19 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import { mapInPool } from '../../platform/concurrency.js';
-import { queryRows, type Tx } from '../../platform/db/client.js';
-import { ownOrganizations } from '../../platform/db/namespace.js';
-import { sqlRowMapper } from '../../platform/db/rows.js';
+import type { Tx } from '../../platform/db/client.js';
 import type { WorkerDeps } from '../../platform/deps.js';
 import { withEventDepth } from '../../platform/events/outbox.js';
-import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
+import { registerPumpedWorker } from '../../platform/events/pumped-worker.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { planFeatures, type Role, type TenantContext } from '../../platform/tenancy/context.js';
 import { type ActionEnv, RetryableError, runAction } from './actions.js';
 import { openHeaders } from './headers.js';
+import type { AutomationRow, RunRow } from './repo.js';
+import * as repo from './repo.js';
 import type { Action, ActionResult } from './schema.js';
 import { sealContext } from './service.js';
-import { automations, automationRuns as runs } from './table.js';
 
 /** Attempts of a run whose action failed transiently (receiver down); the waits double from 5 s. */
 export const MAX_ATTEMPTS = 6;
@@ -35,10 +33,6 @@ export const automationQueue: QueueDef = { name: 'automations-run', retryLimit: 
 
 /** Without metrics (a test driving one pass) the outcomes are not counted. */
 type RunnerDeps = Pick<WorkerDeps, 'db' | 'config' | 'jobs'> & Partial<Pick<WorkerDeps, 'metrics'>>;
-type RunRow = typeof runs.$inferSelect;
-type AutomationRow = typeof automations.$inferSelect;
-const runRow = sqlRowMapper(runs);
-const automationRow = sqlRowMapper(automations);
 
 /**
  * The oldest pending run of each record, claimed (at most `limit`, oldest first across records, only when it is
@@ -48,50 +42,11 @@ const automationRow = sqlRowMapper(automations);
  * commit) waits for the claim, then finds the head leased (the lease condition is checked again on the locked
  * row), and never runs a later run of a record before it. The claimed runs come back with their automations.
  */
-async function claimHeads(tx: Tx, orgId: number, limit: number) {
-  const rows = await queryRows<Record<string, unknown> & { automation: Record<string, unknown> | null }>(
-    tx,
-    sql`update automation_runs r set next_attempt_at = ${new Date(Date.now() + LEASE_MS)}, attempts = r.attempts + 1
-        from (select id, automation_id from (select distinct on (subject) id, automation_id, next_attempt_at
-                                             from automation_runs where organization_id = ${orgId} and status = 'pending'
-                                             order by subject, id) heads
-              where next_attempt_at <= now() order by id limit ${limit}) h
-          left join automations a on a.organization_id = ${orgId} and a.id = h.automation_id
-        where r.organization_id = ${orgId} and r.id = h.id and r.status = 'pending' and r.next_attempt_at <= now()
-        returning ${sql.raw(runRow.columnNames.map((c) => `r.${c}`).join(', '))}, to_jsonb(a) as automation`,
-  );
-  return rows
-    .map((raw) => ({
-      run: runRow.map(raw),
-      automation: raw.automation ? automationRow.map(raw.automation) : undefined,
-    }))
-    .sort((a, b) => a.run.id - b.run.id);
+function claimHeads(tx: Tx, orgId: number, limit: number) {
+  return repo.claimRunHeads(tx, orgId, limit, new Date(Date.now() + LEASE_MS));
 }
 
-/** Appends one action's result, once: a result already at that index (a retry after a crash) is kept. */
-async function appendResult(tx: Tx, orgId: number, runId: number, index: number, result: ActionResult) {
-  await tx.execute(
-    sql`update automation_runs set results = results || ${JSON.stringify([result])}::jsonb
-        where organization_id = ${orgId} and id = ${runId} and jsonb_array_length(results) = ${index}`,
-  );
-}
-
-/** Replaces one action's result (the outcome of a reserved send). */
-async function setResult(tx: Tx, orgId: number, runId: number, index: number, result: ActionResult) {
-  await tx.execute(
-    sql`update automation_runs set results = jsonb_set(results, ${`{${index}}`}::text[], ${JSON.stringify(result)}::jsonb)
-        where organization_id = ${orgId} and id = ${runId}`,
-  );
-}
-
-interface ActorRow {
-  user_id: number;
-  document_id: string;
-  role: string;
-  slug: string;
-  plan: string;
-}
-type ActorCache = Map<string, Promise<ActorRow | undefined>>;
+type ActorCache = Map<string, Promise<repo.ActorRow | undefined>>;
 
 /** The automation's admin as a request context: the actions pass the same checks as that person's API calls. */
 async function actorContext(
@@ -105,12 +60,7 @@ async function actorContext(
   const key = `${orgId}:${membershipId}`;
   let read = actors.get(key);
   if (!read) {
-    read = queryRows<ActorRow>(
-      deps.db.system,
-      sql`select m.user_id, m.document_id, m.role, o.slug, o.plan from memberships m
-          join organizations o on o.id = m.organization_id
-          where m.organization_id = ${orgId} and m.id = ${membershipId}`,
-    ).then((rows) => rows[0]);
+    read = repo.findActor(deps.db, orgId, membershipId);
     actors.set(key, read);
     read.catch(() => actors.delete(key));
   }
@@ -199,7 +149,7 @@ async function execute(
       reserve: async () => {
         reserved = true;
         await db.tenantTransaction(orgId, (tx) =>
-          appendResult(tx, orgId, run.id, i, {
+          repo.appendRunResult(tx, orgId, run.id, i, {
             type: a.type,
             ok: false,
             message: 'interrupted while sending: outcome unknown, not sent again',
@@ -208,7 +158,12 @@ async function execute(
       },
       arm: (planned) => {
         onCommit.hook = (tx) =>
-          appendResult(tx, orgId, run.id, i, { type: a.type, ok: true, message: null, output: planned });
+          repo.appendRunResult(tx, orgId, run.id, i, {
+            type: a.type,
+            ok: true,
+            message: null,
+            output: planned,
+          });
       },
     };
     try {
@@ -221,7 +176,9 @@ async function execute(
       if (i === actions.length - 1) last = { index: i, result: ok, reserved };
       else
         await db.tenantTransaction(orgId, (tx) =>
-          reserved ? setResult(tx, orgId, run.id, i, ok) : appendResult(tx, orgId, run.id, i, ok),
+          reserved
+            ? repo.setRunResult(tx, orgId, run.id, i, ok)
+            : repo.appendRunResult(tx, orgId, run.id, i, ok),
         );
       results.push({ type: a.type, ok: true, message: null, output });
     } catch (err) {
@@ -229,15 +186,15 @@ async function execute(
       const message = ((err as Error).message || String(err)).slice(0, 500);
       if (err instanceof RetryableError && !reserved && run.attempts < MAX_ATTEMPTS) {
         const wait = 5_000 * 2 ** (run.attempts - 1);
-        await db.tenantTransaction(orgId, async (tx) => {
-          await tx
-            .update(runs)
-            .set({
-              nextAttemptAt: new Date(Date.now() + wait),
-              message: `${a.type}: ${message} (will retry)`,
-            })
-            .where(and(eq(runs.organizationId, orgId), eq(runs.id, run.id)));
-        });
+        await db.tenantTransaction(orgId, (tx) =>
+          repo.scheduleRunRetry(
+            tx,
+            orgId,
+            run.id,
+            new Date(Date.now() + wait),
+            `${a.type}: ${message} (will retry)`,
+          ),
+        );
         deps.metrics?.automationRuns('retry');
         return undefined;
       }
@@ -245,7 +202,9 @@ async function execute(
       if (i === actions.length - 1) last = { index: i, result, reserved };
       else
         await db.tenantTransaction(orgId, (tx) =>
-          reserved ? setResult(tx, orgId, run.id, i, result) : appendResult(tx, orgId, run.id, i, result),
+          reserved
+            ? repo.setRunResult(tx, orgId, run.id, i, result)
+            : repo.appendRunResult(tx, orgId, run.id, i, result),
         );
       results.push(result);
     }
@@ -260,8 +219,10 @@ async function execute(
 }
 
 /** The batch's ended runs in one statement: status, message, end time and each one's last action result. */
-async function recordEnds(tx: Tx, orgId: number, ends: RunEnd[]) {
-  const rows = JSON.stringify(
+function recordEnds(tx: Tx, orgId: number, ends: RunEnd[]) {
+  return repo.recordRunEnds(
+    tx,
+    orgId,
     ends.map((e) => ({
       id: e.id,
       status: e.status,
@@ -271,17 +232,6 @@ async function recordEnds(tx: Tx, orgId: number, ends: RunEnd[]) {
       reserved: e.last?.reserved ?? false,
     })),
   );
-  // A last result is appended once (a result already at its index, after a crash, is kept), or replaces the
-  // outcome a reserved send left.
-  await tx.execute(sql`update automation_runs r set
-      results = case when v.idx is null then r.results
-                     when v.reserved then jsonb_set(r.results, array[v.idx::text], v.result)
-                     when jsonb_array_length(r.results) = v.idx then r.results || jsonb_build_array(v.result)
-                     else r.results end,
-      status = v.status, message = v.message, finished_at = now()
-    from jsonb_to_recordset(${rows}::jsonb)
-      as v(id bigint, status text, message text, idx integer, result jsonb, reserved boolean)
-    where r.organization_id = ${orgId} and r.id = v.id`);
 }
 
 /**
@@ -301,15 +251,7 @@ export async function runDue(
       timeoutMs: TIMEOUT_MS,
       maxResponseBytes: 64 * 1024,
     });
-  const orgs = (
-    await queryRows<{ organization_id: number }>(
-      db.system,
-      sql`select distinct organization_id from automation_runs
-          where status = 'pending' and next_attempt_at <= now() ${ownOrganizations(db, sql`organization_id`)} limit 500`,
-    )
-  )
-    .map((r) => Number(r.organization_id))
-    .filter((orgId) => !onlyOrgs || onlyOrgs.has(orgId));
+  const orgs = (await repo.organizationsWithDueRuns(db)).filter((orgId) => !onlyOrgs || onlyOrgs.has(orgId));
   if (orgs.length === 0) return 0;
   const box = await secretBox(deps.config, db);
   const secretOf = (a: AutomationRow) =>
@@ -346,23 +288,14 @@ export async function runDue(
 }
 
 /**
- * The runner: woken in process when the dispatcher fanned events out (src/platform/events/wake.ts), and about
- * every second as a periodic job (one worker process of the cluster at a time) for retries and waits that became
- * due; both through one pump, which keeps going while there is work (up to 5 s).
+ * The runner: woken when the dispatcher fanned events out, and about every second for retries and waits that
+ * became due (platform/events/pumped-worker.ts).
  */
-export async function registerAutomationWorkers(deps: WorkerDeps) {
-  const pump = new Pump('automations: run', () => runDue(deps));
-  let woken = false;
-  await deps.jobs.every(automationQueue, 1, async () => {
-    if (!woken) {
-      woken = true;
-      const off = onEventsDispatched(() => pump.kick());
-      deps.jobs.onStop(async () => {
-        off();
-        woken = false;
-        await pump.drain();
-      });
-    }
-    await pump.run();
+export function registerAutomationWorkers(deps: WorkerDeps) {
+  return registerPumpedWorker(deps, {
+    name: 'automations: run',
+    queue: automationQueue,
+    every: 1,
+    work: () => runDue(deps),
   });
 }

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
-import { type Database, queryRows } from '../../platform/db/client.js';
+import type { Database } from '../../platform/db/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { sealActions } from './headers.js';
+import { automationsWithClearHeaders, replaceActionsIfUnchanged } from './repo.js';
 import { sealContext } from './service.js';
 
 /**
@@ -16,11 +16,7 @@ export async function sealLegacyHeaders(
   config: Pick<Config, 'CRM_ENCRYPTION_KEY'>,
   db: Database,
 ): Promise<number> {
-  const rows = await queryRows<{ organization_id: number; document_id: string; actions: string }>(
-    db.system,
-    sql`select organization_id, document_id, actions::text as actions from automations
-        where jsonb_path_exists(actions, '$[*] ? (@.type == "http_request" && exists(@.params.headers))')`,
-  );
+  const rows = await automationsWithClearHeaders(db);
   if (!rows.length) return 0;
   const box = await secretBox(config, db);
   let sealed = 0;
@@ -32,13 +28,8 @@ export async function sealLegacyHeaders(
     } catch {
       continue;
     }
-    const changed = await queryRows(
-      db.system,
-      sql`update automations set actions = ${JSON.stringify(next)}::jsonb
-          where organization_id = ${row.organization_id} and document_id = ${row.document_id}
-            and actions::text = ${row.actions} returning 1`,
-    );
-    sealed += changed.length;
+    if (await replaceActionsIfUnchanged(db, row.organization_id, row.document_id, row.actions, next))
+      sealed++;
   }
   return sealed;
 }

@@ -1,9 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
-import { type Database, queryRows, type Tx } from '../../platform/db/client.js';
-import { ownOrganizations } from '../../platform/db/namespace.js';
+import type { Database } from '../../platform/db/client.js';
 import type { WorkerDeps } from '../../platform/deps.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
+import { registerPumpedWorker } from '../../platform/events/pumped-worker.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import {
   hashEmail,
@@ -14,8 +13,8 @@ import {
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
+import * as repo from './repo.js';
 import { type ConversionsConfig, sealContext } from './service.js';
-import { conversionEvents as events, conversionPixels as pixels } from './table.js';
 
 export const MAX_ATTEMPTS = 6;
 const LEASE_MS = 60_000;
@@ -30,21 +29,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 export const conversionFanOut: EventConsumer = async (tx, orgId, batch) => {
   const relevant = batch.filter((e) => e.type === 'card.won' || e.type === 'card.phase_changed');
   if (relevant.length === 0) return;
-  const list = await queryRows<{
-    id: number;
-    trigger_type: string;
-    board_document_id: string;
-    phase_document_id: string | null;
-    plan: string;
-  }>(
-    tx,
-    sql`select p.id, p.trigger_type, b.document_id as board_document_id, ph.document_id as phase_document_id, o.plan
-        from conversion_pixels p
-        join organizations o on o.id = p.organization_id
-        join boards b on b.organization_id = p.organization_id and b.id = p.board_id
-        left join phases ph on ph.organization_id = p.organization_id and ph.id = p.trigger_phase_id
-        where p.organization_id = ${orgId} and p.enabled`,
-  );
+  const list = await repo.enabledPixels(tx, orgId);
   if (list.length === 0 || !planFeatures[list[0].plan as Plan]?.includes('conversions')) return;
   const rows = relevant.flatMap((e) => {
     const data = e.data as {
@@ -61,7 +46,6 @@ export const conversionFanOut: EventConsumer = async (tx, orgId, batch) => {
           : e.type === 'card.phase_changed' && p.phase_document_id === data.to?.documentId,
       )
       .map((p) => ({
-        organizationId: orgId,
         pixelId: Number(p.id),
         dedupId: p.trigger_type === 'won' ? `${card}:won` : `${card}:phase:${p.phase_document_id}`,
         eventName: p.trigger_type === 'won' ? 'Purchase' : 'Lead',
@@ -69,40 +53,13 @@ export const conversionFanOut: EventConsumer = async (tx, orgId, batch) => {
         eventTime: e.createdAt,
       }));
   });
-  if (rows.length) await tx.insert(events).values(rows).onConflictDoNothing();
+  if (rows.length) await repo.insertEvents(tx, orgId, rows);
 };
-
-/** What the card tells about its person: the contact's e-mail and phone, else the card's e-mail / phone fields. */
-async function personOf(tx: Tx, orgId: number, cardDocumentId: string) {
-  const [row] = await queryRows<{
-    value: string;
-    currency: string;
-    email: string | null;
-    phone: string | null;
-    country: string | null;
-    field_emails: string[] | null;
-    field_phones: string[] | null;
-  }>(
-    tx,
-    sql`select c.value, b.currency, ct.email, ct.phone, ct.country,
-          (select array_agg(c.fields->>f.document_id) from field_definitions f
-            where f.organization_id = c.organization_id and f.board_id = c.board_id and f.type = 'email'
-              and c.fields ? f.document_id) as field_emails,
-          (select array_agg(c.fields->>f.document_id) from field_definitions f
-            where f.organization_id = c.organization_id and f.board_id = c.board_id and f.type = 'phone'
-              and c.fields ? f.document_id) as field_phones
-        from cards c
-        join boards b on b.organization_id = c.organization_id and b.id = c.board_id
-        left join contacts ct on ct.organization_id = c.organization_id and ct.id = c.contact_id
-        where c.organization_id = ${orgId} and c.document_id = ${cardDocumentId}`,
-  );
-  return row;
-}
 
 /** The Conversions API event of a log row: user data normalised and SHA-256 hashed, never in clear. */
 export function buildEvent(
   row: { dedupId: string; eventName: string; eventTime: Date },
-  person: Awaited<ReturnType<typeof personOf>> | undefined,
+  person: repo.CardPerson | undefined,
 ): ServerEvent {
   const emails = [person?.email, ...(person?.field_emails ?? [])].filter((x): x is string => !!x?.trim());
   const phones = [person?.phone, ...(person?.field_phones ?? [])].filter((x): x is string => !!x?.trim());
@@ -129,52 +86,32 @@ export async function sendDue(
   onlyOrgs?: Set<number>,
 ) {
   const { db, config } = deps;
-  const due = (
-    await queryRows<{ organization_id: number; id: number }>(
-      db.system,
-      sql`select organization_id, id from conversion_events
-          where status = 'pending' and next_attempt_at <= now() ${ownOrganizations(db, sql`organization_id`)}
-          order by id limit 200`,
-    )
-  ).filter((r) => !onlyOrgs || onlyOrgs.has(Number(r.organization_id)));
+  const due = (await repo.dueEvents(db)).filter((r) => !onlyOrgs || onlyOrgs.has(Number(r.organization_id)));
   if (due.length === 0) return 0;
   const box = await secretBox(config, db);
   let sent = 0;
   for (const d of due) {
     const orgId = Number(d.organization_id);
     const claimed = await db.tenantTransaction(orgId, async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(events)
-        .where(
-          and(eq(events.organizationId, orgId), eq(events.id, Number(d.id)), eq(events.status, 'pending')),
-        )
-        .for('update', { skipLocked: true });
+      const row = await repo.lockPendingEvent(tx, orgId, Number(d.id));
       if (!row || row.nextAttemptAt.getTime() > Date.now()) return undefined;
-      await tx
-        .update(events)
-        .set({ nextAttemptAt: new Date(Date.now() + LEASE_MS), attempts: row.attempts + 1 })
-        .where(and(eq(events.organizationId, orgId), eq(events.id, row.id)));
-      const [pixel] = await tx
-        .select()
-        .from(pixels)
-        .where(and(eq(pixels.organizationId, orgId), eq(pixels.id, row.pixelId)));
-      const person = row.cardDocumentId ? await personOf(tx, orgId, row.cardDocumentId) : undefined;
+      await repo.updateEvent(tx, orgId, row.id, {
+        nextAttemptAt: new Date(Date.now() + LEASE_MS),
+        attempts: row.attempts + 1,
+      });
+      const pixel = (await repo.findPixelById(tx, orgId, row.pixelId))!;
+      const person = row.cardDocumentId ? await repo.personOfCard(tx, orgId, row.cardDocumentId) : undefined;
       return { row: { ...row, attempts: row.attempts + 1 }, pixel, event: buildEvent(row, person) };
     });
     if (!claimed) continue;
     const { row, pixel, event } = claimed;
-    const where = and(eq(events.organizationId, orgId), eq(events.id, row.id));
     if (!event.user_data.em && !event.user_data.ph) {
       await db.tenantTransaction(orgId, (tx) =>
-        tx
-          .update(events)
-          .set({
-            status: 'skipped',
-            payload: event,
-            lastError: 'the card has no e-mail or phone to match a person',
-          })
-          .where(where),
+        repo.updateEvent(tx, orgId, row.id, {
+          status: 'skipped',
+          payload: event,
+          lastError: 'the card has no e-mail or phone to match a person',
+        }),
       );
       continue;
     }
@@ -182,39 +119,40 @@ export async function sendDue(
       const token = box.decrypt(pixel.accessTokenSealed, sealContext(orgId, pixel.documentId));
       const answer = await sendServerEvents(config, pixel.pixelId, token, [event]);
       await db.tenantTransaction(orgId, (tx) =>
-        tx
-          .update(events)
-          .set({
-            status: 'sent',
-            payload: event,
-            response: answer ?? null,
-            lastError: null,
-            sentAt: new Date(),
-          })
-          .where(where),
+        repo.updateEvent(tx, orgId, row.id, {
+          status: 'sent',
+          payload: event,
+          response: answer ?? null,
+          lastError: null,
+          sentAt: new Date(),
+        }),
       );
       sent++;
     } catch (err) {
       const permanent = err instanceof ProviderError && err.permanent;
       const final = permanent || row.attempts >= MAX_ATTEMPTS;
       await db.tenantTransaction(orgId, (tx) =>
-        tx
-          .update(events)
-          .set({
-            status: final ? 'failed' : 'pending',
-            payload: event,
-            lastError: (err as Error).message.slice(0, 500),
-            nextAttemptAt: new Date(Date.now() + 5_000 * 2 ** (row.attempts - 1)),
-          })
-          .where(where),
+        repo.updateEvent(tx, orgId, row.id, {
+          status: final ? 'failed' : 'pending',
+          payload: event,
+          lastError: (err as Error).message.slice(0, 500),
+          nextAttemptAt: new Date(Date.now() + 5_000 * 2 ** (row.attempts - 1)),
+        }),
       );
     }
   }
   return sent;
 }
 
-export async function registerConversionWorkers(deps: WorkerDeps) {
-  await deps.jobs.every(conversionsQueue, 2, async () => {
-    await sendDue(deps);
+/**
+ * The sender: woken when the dispatcher fanned events out (a card reached a pixel's trigger), and about every two
+ * seconds for retries that became due (platform/events/pumped-worker.ts).
+ */
+export function registerConversionWorkers(deps: WorkerDeps) {
+  return registerPumpedWorker(deps, {
+    name: 'conversions: send',
+    queue: conversionsQueue,
+    every: 2,
+    work: () => sendDue(deps),
   });
 }

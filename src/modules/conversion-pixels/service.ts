@@ -1,46 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
-import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
+import { notFound, validationError } from '../../platform/http/errors.js';
+import type { ListQueryInput } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { logPage, tablePage } from '../../platform/http/table-pages.js';
 import { type ServerEvent, sendServerEvents } from '../../platform/providers/conversions/client.js';
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
-import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireFeatureAdmin, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardStructure } from '../boards/access.js';
 import { findBoard, findBoardById } from '../boards/repo.js';
+import * as repo from './repo.js';
 import type { Pixel, PixelInput, PixelUpdate } from './schema.js';
 import { conversionEvents as events, conversionPixels as pixels } from './table.js';
 
-function requireAdmin(ctx: TenantContext) {
-  requireFeature(ctx, 'conversions');
-  requireRole(ctx, 'admin');
-}
-
 export const sealContext = (orgId: number, documentId: string) => `conversion_pixel:${orgId}:${documentId}`;
-const notFound = () => new AppError('NotFoundError', 'Conversion pixel not found');
 
-const model: QueryModel = {
-  table: 'conversion_pixels',
-  fields: {
-    documentId: { column: 'document_id', type: 'string' },
-    name: { column: 'name', type: 'string' },
-    enabled: { column: 'enabled', type: 'boolean' },
-    createdAt: { column: 'created_at', type: 'datetime' },
-    updatedAt: { column: 'updated_at', type: 'datetime' },
-  },
-  privateFields: ['accessTokenSealed'],
-};
-
-type Row = typeof pixels.$inferSelect;
-
-async function present(tx: Tx, orgId: number, row: Row): Promise<Pixel> {
+async function present(tx: Tx, orgId: number, row: repo.PixelRow): Promise<Pixel> {
   const board = (await findBoardById(tx, orgId, row.boardId))!;
   let trigger: Pixel['trigger'] = 'won';
   if (row.triggerType === 'phase') {
@@ -86,50 +66,43 @@ async function resolveTarget(tx: Tx, orgId: number, boardRef: string, trigger: P
   return { boardId: board.id, triggerType: 'phase', triggerPhaseId: phase.id };
 }
 
-const byDocumentId = (orgId: number, documentId: string) =>
-  and(eq(pixels.organizationId, orgId), eq(pixels.documentId, documentId));
-
 async function findIn(tx: Tx, orgId: number, documentId: string) {
-  const [row] = await tx.select().from(pixels).where(byDocumentId(orgId, documentId));
-  if (!row) throw notFound();
+  const row = await repo.findPixel(tx, orgId, documentId);
+  if (!row) throw notFound('Conversion pixel');
   return row;
 }
 
 export async function listPixels(ctx: TenantContext, query: ListQueryInput) {
-  requireAdmin(ctx);
-  return tablePage(ctx, model, pixels, query, (tx, r) => present(tx, ctx.orgId, r));
+  requireFeatureAdmin(ctx, 'conversions');
+  return tablePage(ctx, repo.pixelModel, pixels, query, (tx, r) => present(tx, ctx.orgId, r));
 }
 
 export async function getPixel(ctx: TenantContext, documentId: string) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   return ctx.transaction(async (tx) => present(tx, ctx.orgId, await findIn(tx, ctx.orgId, documentId)));
 }
 
 export async function createPixel(deps: AppDeps, ctx: TenantContext, input: PixelInput) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   const box = await secretBox(deps.config, deps.db);
   const documentId = newDocumentId();
   return ctx.transaction(async (tx) => {
     const target = await resolveTarget(tx, ctx.orgId, input.board, input.trigger);
-    const [row] = await tx
-      .insert(pixels)
-      .values({
-        organizationId: ctx.orgId,
-        documentId,
-        name: input.name,
-        pixelId: input.pixelId,
-        accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)),
-        enabled: input.enabled ?? true,
-        ...target,
-      })
-      .returning();
+    const row = await repo.insertPixel(tx, ctx.orgId, {
+      documentId,
+      name: input.name,
+      pixelId: input.pixelId,
+      accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)),
+      enabled: input.enabled ?? true,
+      ...target,
+    });
     await audit(tx, ctx, 'conversion_pixel.created', documentId);
     return present(tx, ctx.orgId, row);
   });
 }
 
 export async function updatePixel(deps: AppDeps, ctx: TenantContext, documentId: string, input: PixelUpdate) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   const box = await secretBox(deps.config, deps.db);
   return ctx.transaction(async (tx) => {
     const row = await findIn(tx, ctx.orgId, documentId);
@@ -144,33 +117,24 @@ export async function updatePixel(deps: AppDeps, ctx: TenantContext, documentId:
               (current.trigger === 'won' ? 'won' : { phase: current.trigger.phase.documentId }),
           )
         : {};
-    const [updated] = await tx
-      .update(pixels)
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.pixelId !== undefined ? { pixelId: input.pixelId } : {}),
-        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-        ...(input.accessToken !== undefined
-          ? { accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)) }
-          : {}),
-        ...target,
-        updatedAt: sql`now()`,
-      })
-      .where(byDocumentId(ctx.orgId, documentId))
-      .returning();
+    const updated = await repo.updatePixel(tx, ctx.orgId, documentId, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.pixelId !== undefined ? { pixelId: input.pixelId } : {}),
+      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      ...(input.accessToken !== undefined
+        ? { accessTokenSealed: box.encrypt(input.accessToken, sealContext(ctx.orgId, documentId)) }
+        : {}),
+      ...target,
+    });
     await audit(tx, ctx, 'conversion_pixel.updated', documentId);
     return present(tx, ctx.orgId, updated);
   });
 }
 
 export async function deletePixel(ctx: TenantContext, documentId: string) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   return ctx.transaction(async (tx) => {
-    const [row] = await tx
-      .delete(pixels)
-      .where(byDocumentId(ctx.orgId, documentId))
-      .returning({ id: pixels.id });
-    if (!row) throw notFound();
+    if (!(await repo.deletePixel(tx, ctx.orgId, documentId))) throw notFound('Conversion pixel');
     await audit(tx, ctx, 'conversion_pixel.deleted', documentId);
     return { documentId, deleted: true as const };
   });
@@ -181,7 +145,7 @@ export async function deletePixel(ctx: TenantContext, documentId: string) {
  * now; a provider failure is a 502 naming it. Logged with status `test`.
  */
 export async function verifyPixel(deps: AppDeps, ctx: TenantContext, documentId: string) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   const row = await ctx.transaction((tx) => findIn(tx, ctx.orgId, documentId));
   const box = await secretBox(deps.config, deps.db);
   const token = box.decrypt(row.accessTokenSealed, sealContext(ctx.orgId, documentId));
@@ -212,8 +176,7 @@ async function logTest(
   error: string | null,
 ) {
   await ctx.transaction((tx) =>
-    tx.insert(events).values({
-      organizationId: ctx.orgId,
+    repo.insertTestEvent(tx, ctx.orgId, {
       pixelId,
       dedupId: event.event_id,
       eventName: event.event_name,
@@ -233,13 +196,13 @@ export async function listEvents(
   documentId: string,
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, 'conversions');
   return logPage(
     ctx,
-    model,
+    repo.pixelModel,
     events,
     query,
-    async (tx) => eq(events.pixelId, (await findIn(tx, ctx.orgId, documentId)).id),
+    async (tx) => repo.eventsOf((await findIn(tx, ctx.orgId, documentId)).id),
     (e) => ({
       id: e.id,
       eventId: e.dedupId,

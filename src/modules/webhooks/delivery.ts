@@ -1,15 +1,13 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { mapInPool } from '../../platform/concurrency.js';
-import { queryRows, type Tx } from '../../platform/db/client.js';
-import { ownOrganizations } from '../../platform/db/namespace.js';
+import type { Tx } from '../../platform/db/client.js';
 import type { WorkerDeps } from '../../platform/deps.js';
 import type { EventConsumer } from '../../platform/events/dispatch.js';
-import { onEventsDispatched, Pump } from '../../platform/events/wake.js';
+import { registerPumpedWorker } from '../../platform/events/pumped-worker.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fetch.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
+import * as repo from './repo.js';
 import { webhookHeaders } from './signing.js';
-import { webhookDeliveries as deliveries, webhookSubscriptions as subs } from './table.js';
 
 /** Attempts of one delivery before it is marked failed; the waits double from 5 s (5, 10, 20 … ≈ 21 min). */
 export const MAX_ATTEMPTS = 9;
@@ -29,16 +27,12 @@ export const sealContext = (orgId: number, documentId: string) =>
  * subscription that wants it, written in the dispatcher's transaction.
  */
 export const webhookFanOut: EventConsumer = async (tx, orgId, events) => {
-  const wanted = await tx
-    .select({ id: subs.id, events: subs.events })
-    .from(subs)
-    .where(and(eq(subs.organizationId, orgId), eq(subs.enabled, true)));
+  const wanted = await repo.enabledSubscriptions(tx, orgId);
   if (wanted.length === 0) return;
   const rows = events.flatMap((e) =>
     wanted
       .filter((s) => s.events.includes(e.type) || s.events.includes('*'))
       .map((s) => ({
-        organizationId: orgId,
         subscriptionId: s.id,
         eventId: e.eventId,
         eventType: e.type,
@@ -46,12 +40,8 @@ export const webhookFanOut: EventConsumer = async (tx, orgId, events) => {
         payload: { type: e.type, timestamp: e.createdAt.toISOString(), data: e.data },
       })),
   );
-  // In chunks: an INSERT has at most 65,535 parameters (500 events × many subscriptions would pass it).
-  for (let i = 0; i < rows.length; i += 1000)
-    await tx
-      .insert(deliveries)
-      .values(rows.slice(i, i + 1000))
-      .onConflictDoNothing();
+  // In chunks (500 events × many subscriptions would pass an INSERT's parameter limit).
+  await repo.insertDeliveries(tx, orgId, rows);
 };
 
 interface Due {
@@ -76,26 +66,7 @@ const RECORDS_AT_ONCE = 16;
  * nor skips ahead. Two statements for the batch.
  */
 async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: number): Promise<Due[]> {
-  const rows = await tx
-    .select({
-      id: deliveries.id,
-      eventId: deliveries.eventId,
-      subject: deliveries.subject,
-      payload: deliveries.payload,
-      attempts: deliveries.attempts,
-      nextAttemptAt: deliveries.nextAttemptAt,
-    })
-    .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.organizationId, orgId),
-        eq(deliveries.subscriptionId, subscriptionId),
-        eq(deliveries.status, 'pending'),
-      ),
-    )
-    .orderBy(asc(deliveries.id))
-    .limit(limit)
-    .for('update');
+  const rows = await repo.lockPendingDeliveries(tx, orgId, subscriptionId, limit);
   const now = Date.now();
   const due: Due[] = [];
   for (const r of rows) {
@@ -105,18 +76,12 @@ async function claimHeads(tx: Tx, orgId: number, subscriptionId: number, limit: 
   if (due.length === 0) return due;
   // A record's deliveries go one after another: the lease covers the longest record's timeouts.
   const longest = Math.max(...bySubject(due).map((g) => g.length));
-  await tx
-    .update(deliveries)
-    .set({ nextAttemptAt: new Date(now + (longest + 1) * TIMEOUT_MS) })
-    .where(
-      and(
-        eq(deliveries.organizationId, orgId),
-        inArray(
-          deliveries.id,
-          due.map((d) => d.id),
-        ),
-      ),
-    );
+  await repo.setNextAttempt(
+    tx,
+    orgId,
+    due.map((d) => d.id),
+    new Date(now + (longest + 1) * TIMEOUT_MS),
+  );
   return due;
 }
 
@@ -151,16 +116,7 @@ export async function deliverDue(
       timeoutMs: TIMEOUT_MS,
       maxResponseBytes: 64 * 1024,
     });
-  const heads = await queryRows<{ organization_id: number; subscription_id: number }>(
-    db.system,
-    sql`select distinct d.organization_id, d.subscription_id from webhook_deliveries d
-        join webhook_subscriptions s on s.organization_id = d.organization_id and s.id = d.subscription_id
-        where d.status = 'pending' and s.enabled and d.next_attempt_at <= now() ${ownOrganizations(db, sql`d.organization_id`)}
-          and not exists (select 1 from webhook_deliveries e
-                          where e.organization_id = d.organization_id and e.subscription_id = d.subscription_id
-                            and e.status = 'pending' and e.id < d.id)
-        limit 500`,
-  );
+  const heads = await repo.subscriptionsWithDueHeads(db);
   const box = await secretBox(deps.config, db);
   const counts = await Promise.all(
     heads.map(async ({ organization_id, subscription_id }) => {
@@ -169,14 +125,11 @@ export async function deliverDue(
       let sent = 0;
       while (sent < PER_RUN) {
         const found = await db.tenantTransaction(orgId, async (tx) => {
-          const [sub] = await tx
-            .select()
-            .from(subs)
-            .where(and(eq(subs.organizationId, orgId), eq(subs.id, subscriptionId)));
+          const sub = await repo.findSubscriptionById(tx, orgId, subscriptionId);
           // Failing: one delivery probes the endpoint (a batch would multiply the failures).
           const limit = sub?.consecutiveFailures ? 1 : Math.min(CLAIM_BATCH, PER_RUN - sent);
           const heads = sub?.enabled ? await claimHeads(tx, orgId, subscriptionId, limit) : [];
-          return heads.length ? { sub, heads } : undefined;
+          return sub && heads.length ? { sub, heads } : undefined;
         });
         if (!found) break;
         const { sub, heads } = found;
@@ -245,36 +198,28 @@ async function record(
   outcomes: Outcome[],
   unsent: Due[],
 ) {
-  const subWhere = and(eq(subs.organizationId, orgId), eq(subs.id, sub.id));
   const ok = outcomes.filter((o) => !o.error);
-  if (ok.length > 0) {
-    const rows = JSON.stringify(
+  if (ok.length > 0)
+    await repo.markDelivered(
+      tx,
+      orgId,
       ok.map((o) => ({ id: o.head.id, attempts: o.head.attempts + 1, status: o.status })),
     );
-    await tx.execute(sql`update webhook_deliveries d set status = 'delivered', attempts = v.attempts,
-        last_status_code = v.status, last_error = null, delivered_at = now()
-      from jsonb_to_recordset(${rows}::jsonb) as v(id bigint, attempts integer, status integer)
-      where d.organization_id = ${orgId} and d.id = v.id`);
-  }
   if (unsent.length > 0)
-    await tx
-      .update(deliveries)
-      .set({ nextAttemptAt: new Date() })
-      .where(
-        and(
-          eq(deliveries.organizationId, orgId),
-          inArray(
-            deliveries.id,
-            unsent.map((d) => d.id),
-          ),
-        ),
-      );
+    await repo.setNextAttempt(
+      tx,
+      orgId,
+      unsent.map((d) => d.id),
+      new Date(),
+    );
   const failed = outcomes.filter((o) => o.error);
   if (failed.length === 0) {
-    if (sub.consecutiveFailures !== 0) await tx.update(subs).set({ consecutiveFailures: 0 }).where(subWhere);
+    if (sub.consecutiveFailures !== 0) await repo.resetFailures(tx, orgId, sub.id);
     return;
   }
-  const rows = JSON.stringify(
+  await repo.markFailed(
+    tx,
+    orgId,
     failed.map((o) => {
       const attempts = o.head.attempts + 1;
       return {
@@ -287,42 +232,19 @@ async function record(
       };
     }),
   );
-  await tx.execute(sql`update webhook_deliveries d set status = v.status, attempts = v.attempts,
-      last_status_code = v.code, last_error = v.error, next_attempt_at = v.next
-    from jsonb_to_recordset(${rows}::jsonb)
-      as v(id bigint, attempts integer, status text, code integer, error text, next timestamptz)
-    where d.organization_id = ${orgId} and d.id = v.id`);
-  const error = failed[failed.length - 1].error!;
   // A success in the batch ended the previous run of failures.
-  const base = ok.length > 0 ? sql`0` : sql`${subs.consecutiveFailures}`;
-  await tx
-    .update(subs)
-    .set({
-      consecutiveFailures: sql`${base} + 1`,
-      enabled: sql`${subs.enabled} and ${base} + 1 < ${DISABLE_AFTER}`,
-      disabledReason: sql`case when ${base} + 1 >= ${DISABLE_AFTER} then ${`${DISABLE_AFTER} failed attempts in a row; last: ${error}`} else ${subs.disabledReason} end`,
-    })
-    .where(subWhere);
+  await repo.countFailure(tx, orgId, sub.id, ok.length > 0, DISABLE_AFTER, failed[failed.length - 1].error!);
 }
 
 /**
- * The delivery run: woken in process when the dispatcher fanned events out (src/platform/events/wake.ts), and
- * about every second as a periodic job (one worker process of the cluster at a time) for retries that became
- * due; both through one pump. While deliveries keep coming, up to 5 s per run.
+ * The delivery run: woken when the dispatcher fanned events out, and about every second for retries that became
+ * due (platform/events/pumped-worker.ts).
  */
-export async function registerWebhookWorkers(deps: WorkerDeps) {
-  const pump = new Pump('webhooks: delivery', () => deliverDue(deps));
-  let woken = false;
-  await deps.jobs.every(webhookQueue, 1, async () => {
-    if (!woken) {
-      woken = true;
-      const off = onEventsDispatched(() => pump.kick());
-      deps.jobs.onStop(async () => {
-        off();
-        woken = false;
-        await pump.drain();
-      });
-    }
-    await pump.run();
+export function registerWebhookWorkers(deps: WorkerDeps) {
+  return registerPumpedWorker(deps, {
+    name: 'webhooks: delivery',
+    queue: webhookQueue,
+    every: 1,
+    work: () => deliverDue(deps),
   });
 }

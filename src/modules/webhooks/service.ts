@@ -1,43 +1,24 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { AppError } from '../../platform/http/errors.js';
-import type { ListQueryInput, QueryModel } from '../../platform/http/list-query.js';
+import { notFound } from '../../platform/http/errors.js';
+import type { ListQueryInput } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { logPage, tablePage } from '../../platform/http/table-pages.js';
 import { requirePublicUrl } from '../../platform/outbound/save-check.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
-import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { requireFeatureAdmin, type TenantContext } from '../../platform/tenancy/context.js';
 import { sealContext } from './delivery.js';
+import * as repo from './repo.js';
 import type { Subscription, SubscriptionCreateInput, SubscriptionUpdateInput } from './schema.js';
 import { newWebhookSecret } from './signing.js';
 import { webhookDeliveries as deliveries, webhookSubscriptions as subs } from './table.js';
 
 /** Outbound webhooks belong to the events-and-automations area: its plan feature, and admins. */
-function requireAdmin(ctx: TenantContext) {
-  requireFeature(ctx, 'automations');
-  requireRole(ctx, 'admin');
-}
+const FEATURE = 'automations';
 
-const notFound = () => new AppError('NotFoundError', 'Webhook subscription not found');
-
-const model: QueryModel = {
-  table: 'webhook_subscriptions',
-  fields: {
-    documentId: { column: 'document_id', type: 'string' },
-    url: { column: 'url', type: 'string' },
-    enabled: { column: 'enabled', type: 'boolean' },
-    createdAt: { column: 'created_at', type: 'datetime' },
-    updatedAt: { column: 'updated_at', type: 'datetime' },
-  },
-  privateFields: ['secretSealed'],
-};
-
-type Row = typeof subs.$inferSelect;
-
-function toSubscription(row: Row): Subscription {
+function toSubscription(row: repo.SubscriptionRow): Subscription {
   return {
     documentId: row.documentId,
     url: row.url,
@@ -50,43 +31,36 @@ function toSubscription(row: Row): Subscription {
   };
 }
 
-const byDocumentId = (orgId: number, documentId: string) =>
-  and(eq(subs.organizationId, orgId), eq(subs.documentId, documentId));
-
 export async function listSubscriptions(ctx: TenantContext, query: ListQueryInput) {
-  requireAdmin(ctx);
-  return tablePage(ctx, model, subs, query, (_tx, r) => toSubscription(r));
+  requireFeatureAdmin(ctx, FEATURE);
+  return tablePage(ctx, repo.subscriptionModel, subs, query, (_tx, r) => toSubscription(r));
 }
 
 async function findIn(tx: Tx, orgId: number, documentId: string) {
-  const [row] = await tx.select().from(subs).where(byDocumentId(orgId, documentId));
-  if (!row) throw notFound();
+  const row = await repo.findSubscription(tx, orgId, documentId);
+  if (!row) throw notFound('Webhook subscription');
   return row;
 }
 
 export async function getSubscription(ctx: TenantContext, documentId: string) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, FEATURE);
   return toSubscription(await ctx.transaction((tx) => findIn(tx, ctx.orgId, documentId)));
 }
 
 export async function createSubscription(deps: AppDeps, ctx: TenantContext, input: SubscriptionCreateInput) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, FEATURE);
   await requirePublicUrl(input.url, ['data', 'url'], deps.config.CRM_OUTBOUND_ALLOWLIST);
   const box = await secretBox(deps.config, deps.db);
   const secret = newWebhookSecret();
   const documentId = newDocumentId();
   return ctx.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(subs)
-      .values({
-        organizationId: ctx.orgId,
-        documentId,
-        url: input.url,
-        events: [...new Set(input.events)],
-        enabled: input.enabled ?? true,
-        secretSealed: box.encrypt(secret, sealContext(ctx.orgId, documentId)),
-      })
-      .returning();
+    const row = await repo.insertSubscription(tx, ctx.orgId, {
+      documentId,
+      url: input.url,
+      events: [...new Set(input.events)],
+      enabled: input.enabled ?? true,
+      secretSealed: box.encrypt(secret, sealContext(ctx.orgId, documentId)),
+    });
     await audit(tx, ctx, 'webhook_subscription.created', documentId);
     return { ...toSubscription(row), secret };
   });
@@ -98,31 +72,25 @@ export async function updateSubscription(
   documentId: string,
   input: SubscriptionUpdateInput,
 ) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, FEATURE);
   await requirePublicUrl(input.url, ['data', 'url'], deps.config.CRM_OUTBOUND_ALLOWLIST);
   return ctx.transaction(async (tx) => {
     const reenable = input.enabled === true ? { consecutiveFailures: 0, disabledReason: null } : {};
-    const [row] = await tx
-      .update(subs)
-      .set({
-        ...input,
-        ...(input.events ? { events: [...new Set(input.events)] } : {}),
-        ...reenable,
-        updatedAt: sql`now()`,
-      })
-      .where(byDocumentId(ctx.orgId, documentId))
-      .returning();
-    if (!row) throw notFound();
+    const row = await repo.updateSubscription(tx, ctx.orgId, documentId, {
+      ...input,
+      ...(input.events ? { events: [...new Set(input.events)] } : {}),
+      ...reenable,
+    });
+    if (!row) throw notFound('Webhook subscription');
     await audit(tx, ctx, 'webhook_subscription.updated', documentId);
     return toSubscription(row);
   });
 }
 
 export async function deleteSubscription(ctx: TenantContext, documentId: string) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, FEATURE);
   return ctx.transaction(async (tx) => {
-    const [row] = await tx.delete(subs).where(byDocumentId(ctx.orgId, documentId)).returning({ id: subs.id });
-    if (!row) throw notFound();
+    if (!(await repo.deleteSubscription(tx, ctx.orgId, documentId))) throw notFound('Webhook subscription');
     await audit(tx, ctx, 'webhook_subscription.deleted', documentId);
     return { documentId, deleted: true as const };
   });
@@ -133,13 +101,13 @@ export async function listDeliveries(
   documentId: string,
   query: { pagination?: ListQueryInput['pagination']; status?: string },
 ) {
-  requireAdmin(ctx);
+  requireFeatureAdmin(ctx, FEATURE);
   return logPage(
     ctx,
-    model,
+    repo.subscriptionModel,
     deliveries,
     query,
-    async (tx) => eq(deliveries.subscriptionId, (await findIn(tx, ctx.orgId, documentId)).id),
+    async (tx) => repo.deliveriesOf((await findIn(tx, ctx.orgId, documentId)).id),
     (d) => ({
       id: d.id,
       eventId: d.eventId,

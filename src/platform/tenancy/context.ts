@@ -155,3 +155,9 @@ export function requireFeature(ctx: TenantContext, feature: Feature) {
     });
   }
 }
+
+/** A feature's configuration (automations, webhook subscriptions, conversion pixels): the plan feature, and admins. */
+export function requireFeatureAdmin(ctx: TenantContext, feature: Feature) {
+  requireFeature(ctx, feature);
+  requireRole(ctx, 'admin');
+}
