@@ -8,7 +8,7 @@ import { type SafeFetch, sharedSafeFetch } from '../../platform/outbound/safe-fe
 import { CalDavError, type CalDavTarget, discoverCalendar } from '../../platform/providers/caldav/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { membershipRefsByIds } from '../organizations/repo.js';
+import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import * as repo from './repo.js';
 import type { Connection, ConnectionInput } from './schema.js';
 

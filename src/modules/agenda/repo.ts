@@ -2,7 +2,7 @@ import { and, asc, eq, gte, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
-import { visibleTo as tasksVisibleTo } from '../tasks/repo.js';
+import { visibleTo as tasksVisibleTo } from '../tasks/index.js';
 import { tasks } from '../tasks/table.js';
 import { calendarConnections, calendarMeetings } from './table.js';
 

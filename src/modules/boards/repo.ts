@@ -3,8 +3,8 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Executor, preparedRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { membershipModel } from '../../platform/tenancy/memberships.js';
 import { cards } from '../cards/table.js';
-import { membershipModel } from '../organizations/repo.js';
 import {
   BOARD_TYPES,
   boardMembers,

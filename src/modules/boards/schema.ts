@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { slugPattern } from '../organizations/schema.js';
+import { slugPattern } from '../../platform/slugs.js';
 import { BOARD_TYPES, CONDITION_OPERATORS, CONDITION_SCOPES, FIELD_TYPES } from './table.js';
 
 /** Types whose values come from `options`. */

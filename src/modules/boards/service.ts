@@ -3,13 +3,13 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, onUnique, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
+import { slugify } from '../../platform/slugs.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { deleteBoardCounts } from '../cards/counts.js';
 import { removingFiles } from '../cards/files.js';
 import { deleteBoardFiles } from '../cards/repo.js';
 import { deleteBoardRollups } from '../cards/report-rollups.js';
-import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
-import { slugify } from '../organizations/service.js';
 import {
   assembleStructure,
   loadBoardForConfigure,

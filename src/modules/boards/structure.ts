@@ -8,8 +8,8 @@ import {
   validationError,
 } from '../../platform/http/errors.js';
 import { type PaginationInput, pageWindow, windowPage } from '../../platform/http/list-query.js';
+import { slugify } from '../../platform/slugs.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { slugify } from '../organizations/service.js';
 import {
   type BoardStructure,
   loadBoardForConfigure,

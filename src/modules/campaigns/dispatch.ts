@@ -8,20 +8,20 @@ import type { WorkerDeps } from '../../platform/deps.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
+import * as channelsRepo from '../channels/index.js';
 import {
   type ChannelKit,
   type ChannelProvider,
   channelProvider,
   channelRate,
   lazyChannelKit,
-} from '../channels/credentials.js';
-import * as channelsRepo from '../channels/repo.js';
-import * as contactsRepo from '../contacts/repo.js';
-import { type RenderContext, renderEmail, renderString } from '../email-templates/render.js';
-import * as emailRepo from '../email-templates/repo.js';
-import { findOrganizationById } from '../organizations/repo.js';
-import { segmentAudiencePredicate } from '../segments/service.js';
-import * as waRepo from '../templates/repo.js';
+} from '../channels/index.js';
+import * as contactsRepo from '../contacts/index.js';
+import * as emailRepo from '../email-templates/index.js';
+import { type RenderContext, renderEmail, renderString } from '../email-templates/index.js';
+import { findOrganizationById } from '../organizations/index.js';
+import { segmentAudiencePredicate } from '../segments/index.js';
+import * as waRepo from '../templates/index.js';
 import * as repo from './repo.js';
 import { type TrackingSigner, trackingSigner } from './tracking.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
-import { lazyChannelKit } from '../channels/credentials.js';
+import { lazyChannelKit } from '../channels/index.js';
 import * as pub from './public.js';
 import { emailEvents, eventsResult } from './schema.js';
 

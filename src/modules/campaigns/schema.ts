@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_TYPES } from '../channels/schema.js';
+import { CHANNEL_TYPES } from '../channels/index.js';
 import { CAMPAIGN_STATUSES, RECIPIENT_STATUSES, SUPPRESSION_REASONS } from './table.js';
 
 export const ACTIONS = ['trigger', 'pause', 'resume', 'cancel'] as const;

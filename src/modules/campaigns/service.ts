@@ -6,10 +6,10 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { Jobs } from '../../platform/jobs/jobs.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import * as channelsRepo from '../channels/repo.js';
-import * as emailRepo from '../email-templates/repo.js';
-import * as segmentsRepo from '../segments/repo.js';
-import * as waRepo from '../templates/repo.js';
+import * as channelsRepo from '../channels/index.js';
+import * as emailRepo from '../email-templates/index.js';
+import * as segmentsRepo from '../segments/index.js';
+import * as waRepo from '../templates/index.js';
 import { type CampaignJob, campaignDispatchQueue, campaignStartQueue, startInTx } from './dispatch.js';
 import * as repo from './repo.js';
 import type { Campaign, CampaignAction, CampaignInput, CampaignUpdate } from './schema.js';

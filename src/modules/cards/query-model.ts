@@ -3,9 +3,9 @@ import { AppError, validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../../platform/http/list-query.js';
 import { hasOwnKey } from '../../platform/http/own.js';
 import { normalizePhone } from '../../platform/phones.js';
+import { membershipModel } from '../../platform/tenancy/memberships.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { contactModel } from '../contacts/repo.js';
-import { membershipModel } from '../organizations/repo.js';
 import { BOOLEAN_TYPES, NUMERIC_TYPES } from './field-values.js';
 import { CREATION_SOURCES, DUE_DATE_SOURCES } from './table.js';
 

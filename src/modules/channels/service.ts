@@ -14,7 +14,7 @@ import {
   requireRole,
   type TenantContext,
 } from '../../platform/tenancy/context.js';
-import { loadBoardForConfigure, loadBoardForRead } from '../boards/access.js';
+import { loadBoardForConfigure, loadBoardForRead } from '../boards/index.js';
 import { type ChannelKit, channelProvider, openCredentials, sealCredentials } from './credentials.js';
 import * as repo from './repo.js';
 import {

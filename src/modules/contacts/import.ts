@@ -64,7 +64,7 @@ const normalizeHeader = (h: string) =>
     .replace(/^_|_$/g, '');
 
 /** Header → target (`name`, `customFields.<key>`), from the explicit mapping first, then by name. */
-function mapColumns(header: string[], mapping: Record<string, string> | undefined) {
+export function mapColumns(header: string[], mapping: Record<string, string> | undefined) {
   const targets: (string | null)[] = [];
   const errors: { path: string[]; message: string }[] = [];
   for (const [from, to] of Object.entries(mapping ?? {})) {
@@ -108,14 +108,14 @@ function isTarget(t: string) {
 /** dd/mm/yyyy (Brazilian spreadsheets) → yyyy-mm-dd; anything else is left to the schema. */
 const isoDate = (v: string) => v.replace(/^(\d{2})\/(\d{2})\/(\d{4})$/, '$3-$2-$1');
 
-interface Lookup {
+export interface Lookup {
   owners: Map<string, number>;
   teams: Map<string, number>;
   ownerDocs: Map<number, string>;
   teamDocs: Map<number, string>;
 }
 
-async function loadLookups(tx: Tx, orgId: number): Promise<Lookup> {
+export async function loadLookups(tx: Tx, orgId: number): Promise<Lookup> {
   const members = await tx
     .select({ id: memberships.id, documentId: memberships.documentId, email: users.email })
     .from(memberships)
@@ -137,17 +137,17 @@ async function loadLookups(tx: Tx, orgId: number): Promise<Lookup> {
   };
 }
 
-interface ParsedRow {
+export interface ParsedRow {
   row: number;
   line: number;
   values: repo.ContactValues;
   custom: Record<string, unknown>;
 }
 
-type RowError = ImportResult['errors'][number];
+export type RowError = ImportResult['errors'][number];
 
 /** One CSV record → contact values, or the first problem found in it. */
-function parseRow(
+export function parseRow(
   record: string[],
   targets: (string | null)[],
   lookup: Lookup,
@@ -206,11 +206,14 @@ function parseRow(
   return { ...at, values, custom };
 }
 
-/** Match keys of a row, strongest first: cpf, cnpj, then email. */
-function keysOf(v: repo.ContactValues): string[] {
-  return [v.cpf && `cpf:${v.cpf}`, v.cnpj && `cnpj:${v.cnpj}`, v.email && `email:${v.email}`].filter(
-    (k): k is string => !!k,
-  );
+/** What an import may match existing contacts by (the background import chooses: docs/contacts.md). */
+export const MATCH_KEYS = ['cpf', 'cnpj', 'email', 'phone'] as const;
+export type MatchKey = (typeof MATCH_KEYS)[number];
+const DEFAULT_MATCH: readonly MatchKey[] = ['cpf', 'cnpj', 'email'];
+
+/** Match keys of a row, strongest first: cpf, cnpj, then email (then phone), those chosen. */
+function keysOf(v: repo.ContactValues, match: readonly MatchKey[] = DEFAULT_MATCH): string[] {
+  return match.flatMap((k) => (v[k] ? [`${k}:${v[k]}`] : []));
 }
 
 /** A contact a batch writes: an existing one (id) or a new one (tag) and the values it gets. */
@@ -319,20 +322,21 @@ async function* parseCsv(source: AsyncIterable<Buffer | string>, delimiter: stri
   }
 }
 
-async function writeBatch(
+export async function writeBatch(
   tx: Tx,
   ctx: TenantContext,
   rows: ParsedRow[],
   claimed: Map<string, number | string>,
   lookup: Lookup,
   dryRun: boolean,
-  result: ImportResult,
+  result: Pick<ImportResult, 'created' | 'updated'>,
   report: (e: RowError) => void,
+  match: readonly MatchKey[] = DEFAULT_MATCH,
 ) {
   if (rows.length === 0) return;
-  const existing = await findExisting(tx, ctx.orgId, rows, claimed);
+  const existing = await findExisting(tx, ctx.orgId, rows, claimed, match);
   const byId = new Map(existing.map((c) => [c.id, c]));
-  for (const c of existing) for (const k of keysOf(c)) if (!claimed.has(k)) claimed.set(k, c.id);
+  for (const c of existing) for (const k of keysOf(c, match)) if (!claimed.has(k)) claimed.set(k, c.id);
   const batchTargets = new Map<string, Target>();
   const targetOf = (ref: number | string): Target => {
     const tag = String(ref);
@@ -353,11 +357,11 @@ async function writeBatch(
     return t;
   };
   for (const row of rows) {
-    const keys = keysOf(row.values);
+    const keys = keysOf(row.values, match);
     const matchKey = keys.find((k) => claimed.has(k));
     const ref = matchKey ? (claimed.get(matchKey) as number | string) : `new:${row.row}`;
     // A cpf/cnpj already belonging to a different contact cannot move to this one.
-    const clash = keys.find((k) => !k.startsWith('email:') && claimed.has(k) && claimed.get(k) !== ref);
+    const clash = keys.find((k) => /^cpf:|^cnpj:/.test(k) && claimed.has(k) && claimed.get(k) !== ref);
     if (clash) {
       const field = clash.split(':')[0];
       report({ row: row.row, line: row.line, field, message: `${field} already belongs to another contact` });
@@ -386,12 +390,20 @@ async function writeBatch(
 }
 
 /** Existing contacts a batch may touch: by its cpf/cnpj/email, and those it already claimed. */
-async function findExisting(tx: Tx, orgId: number, rows: ParsedRow[], claimed: Map<string, number | string>) {
-  const cpfs = rows.flatMap((r) => (r.values.cpf ? [r.values.cpf] : []));
-  const cnpjs = rows.flatMap((r) => (r.values.cnpj ? [r.values.cnpj] : []));
-  const emails = rows.flatMap((r) => (r.values.email ? [r.values.email] : []));
+async function findExisting(
+  tx: Tx,
+  orgId: number,
+  rows: ParsedRow[],
+  claimed: Map<string, number | string>,
+  match: readonly MatchKey[],
+) {
+  const of = (k: MatchKey) => (match.includes(k) ? rows.flatMap((r) => (r.values[k] ? [r.values[k]] : [])) : []);
+  const cpfs = of('cpf');
+  const cnpjs = of('cnpj');
+  const emails = of('email');
+  const phones = of('phone');
   const ids = rows.flatMap((r) =>
-    keysOf(r.values).flatMap((k) => {
+    keysOf(r.values, match).flatMap((k) => {
       const ref = claimed.get(k);
       return typeof ref === 'number' ? [ref] : [];
     }),
@@ -400,6 +412,7 @@ async function findExisting(tx: Tx, orgId: number, rows: ParsedRow[], claimed: M
   if (cpfs.length) conds.push(inArray(contacts.cpf, cpfs));
   if (cnpjs.length) conds.push(inArray(contacts.cnpj, cnpjs));
   if (emails.length) conds.push(inArray(contacts.email, emails));
+  if (phones.length) conds.push(inArray(contacts.phone, phones));
   if (ids.length) conds.push(inArray(contacts.id, ids));
   if (conds.length === 0) return [];
   // Oldest first: when several contacts share an email, the import updates the oldest.

@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { validationError } from '../../platform/http/errors.js';
 import { compileOp, type FieldDef, type QueryModel } from '../../platform/http/list-query.js';
-import { membershipModel } from '../organizations/repo.js';
-import { teamModel } from '../teams/query-model.js';
+import { membershipModel } from '../../platform/tenancy/memberships.js';
+import { teamModel } from '../teams/index.js';
 
 export const CONTACT_TYPES = ['pessoa', 'empresa'] as const;
 

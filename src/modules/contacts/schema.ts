@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listQueryShape } from '../../platform/http/list-query.js';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { savedFilterParam } from '../saved-filters/schema.js';
+import { savedFilterParam } from '../saved-filters/index.js';
 import { parseCnpj, parseCpf } from './documents.js';
 import { CONTACT_TYPES } from './query-model.js';
 import { searchTerms } from './search.js';

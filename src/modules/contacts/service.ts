@@ -7,9 +7,9 @@ import { compileFilterTree, compileListQuery, listPage } from '../../platform/ht
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
-import { withSavedFilter } from '../saved-filters/service.js';
-import { teamIdByDocumentId, teamRefsByIds } from '../teams/repo.js';
+import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
+import { withSavedFilter } from '../saved-filters/index.js';
+import { teamIdByDocumentId, teamRefsByIds } from '../teams/index.js';
 import { nameSearchOf } from './name-search.js';
 import { activityModel, contactModel } from './query-model.js';
 import * as repo from './repo.js';

@@ -10,9 +10,9 @@ import {
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead, unknownBoard } from '../boards/access.js';
-import { findInboxOr404 } from '../inbox/service.js';
-import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
+import { loadBoardForRead, unknownBoard } from '../boards/index.js';
+import { findInboxOr404 } from '../inbox/index.js';
 import * as repo from './repo.js';
 import type { DistributionQueue, QueueCreateInput, QueueUpdateInput } from './schema.js';
 

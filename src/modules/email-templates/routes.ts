@@ -4,7 +4,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { lazyChannelKit } from '../channels/credentials.js';
+import { lazyChannelKit } from '../channels/index.js';
 import {
   asset,
   assetInput,

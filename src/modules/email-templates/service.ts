@@ -8,10 +8,9 @@ import { isoRequired } from '../../platform/http/schemas.js';
 import { emailProvider } from '../../platform/providers/email/client.js';
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { type ChannelKit, channelProvider } from '../channels/credentials.js';
-import { findChannelOr404 } from '../channels/service.js';
-import * as contactsRepo from '../contacts/repo.js';
-import { findOrganizationById } from '../organizations/repo.js';
+import { type ChannelKit, channelProvider, findChannelOr404 } from '../channels/index.js';
+import * as contactsRepo from '../contacts/index.js';
+import { findOrganizationById } from '../organizations/index.js';
 import { checkVariables, type RenderContext, renderEmail } from './render.js';
 import * as repo from './repo.js';
 import {

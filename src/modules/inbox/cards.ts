@@ -1,10 +1,15 @@
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { accessTo, loadBoardForRead, loadBoardForWrite, requireWrite } from '../boards/access.js';
-import { findBoardById } from '../boards/repo.js';
+import {
+  accessTo,
+  findBoardById,
+  loadBoardForRead,
+  loadBoardForWrite,
+  requireWrite,
+} from '../boards/index.js';
 import { createChatCard } from '../cards/service.js';
-import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
+import { contactIdByDocumentId, contactRefsByIds } from '../contacts/index.js';
 import { findContactById } from './contacts.js';
 import * as repo from './repo.js';
 import {

@@ -2,11 +2,15 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
-import { findBoardById } from '../boards/repo.js';
+import { findBoardById } from '../boards/index.js';
 import { createChatCards } from '../cards/service.js';
-import { type ContactRow, insertActivities, insertContacts } from '../contacts/repo.js';
-import { contactCreatedEvents } from '../contacts/service.js';
-import { nextConversationAssignee } from '../distribution/assign.js';
+import {
+  type ContactRow,
+  contactCreatedEvents,
+  insertActivities,
+  insertContacts,
+} from '../contacts/index.js';
+import { nextConversationAssignee } from '../distribution/index.js';
 import { type LiveNotice, notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';

@@ -6,7 +6,7 @@ import type { MembershipRef } from '../../platform/http/schemas.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
 import { boardChatChannels, chatChannels } from '../channels/table.js';
-import type { ContactRef } from '../contacts/repo.js';
+import type { ContactRef } from '../contacts/index.js';
 import { contacts } from '../contacts/table.js';
 import { LIVE_CHANNEL, type LiveNotice } from './notify.js';
 import { chatInboxes, chatMessages, conversations } from './table.js';

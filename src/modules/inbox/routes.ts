@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Scope } from '../../platform/auth/scopes.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { dataBody } from '../../platform/http/schemas.js';
-import { lazyChannelKit } from '../channels/credentials.js';
+import { lazyChannelKit } from '../channels/index.js';
 import * as cards from './cards.js';
 import { searchChatContacts } from './contacts.js';
 import { LiveHub } from './live.js';

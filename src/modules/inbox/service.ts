@@ -3,8 +3,8 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { contactIdByDocumentId, contactRefsByIds } from '../contacts/repo.js';
-import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
+import { contactIdByDocumentId, contactRefsByIds } from '../contacts/index.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { membershipRef } from '../../platform/http/schemas.js';
 import { ROLES } from '../../platform/tenancy/context.js';
-import { membership } from '../organizations/schema.js';
+import { membership } from '../organizations/index.js';
 
 export const INVITATION_STATUSES = ['pending', 'expired', 'accepted', 'declined'] as const;
 

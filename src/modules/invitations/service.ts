@@ -9,8 +9,12 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { isoRequired } from '../../platform/http/schemas.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { ensureMembership, findMembershipByUser, findOrganizationById } from '../organizations/repo.js';
-import { toMembership } from '../organizations/service.js';
+import {
+  ensureMembership,
+  findMembershipByUser,
+  findOrganizationById,
+  toMembership,
+} from '../organizations/index.js';
 import * as repo from './repo.js';
 import type { Invitation, InvitationInput, InvitationPreview } from './schema.js';
 

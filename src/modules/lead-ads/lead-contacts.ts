@@ -2,8 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
-import { type ContactRow, insertContacts } from '../contacts/repo.js';
-import { contactCreatedEvents } from '../contacts/service.js';
+import { type ContactRow, contactCreatedEvents, insertContacts } from '../contacts/index.js';
 import { contacts } from '../contacts/table.js';
 
 const emailLike = (s: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s);

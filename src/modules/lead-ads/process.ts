@@ -7,7 +7,7 @@ import type { LeadAdsLead } from '../../platform/providers/lead-ads/client.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import type { PreparedCard } from '../cards/insert.js';
 import { checkLeadCard, insertLeadCards, type LeadBoard, openLeadBoard } from '../cards/lead-cards.js';
-import { insertActivities } from '../contacts/repo.js';
+import { insertActivities } from '../contacts/index.js';
 import { type LeadAdsKit, pageAad } from './kit.js';
 import { contactsForLeads } from './lead-contacts.js';
 import type { LeadJob } from './leads.js';

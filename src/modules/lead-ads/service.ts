@@ -9,7 +9,7 @@ import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { pkceChallenge, tokenProblem } from '../../platform/providers/lead-ads/client.js';
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { type BoardStructure, loadBoardForConfigure, loadBoardStructure } from '../boards/access.js';
+import { type BoardStructure, loadBoardForConfigure, loadBoardStructure } from '../boards/index.js';
 import {
   codeVerifier,
   integrationAad,

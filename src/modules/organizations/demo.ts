@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SeedResult, seedDemoData } from '../../demo/seed.js';
 import type { AppDeps } from '../../platform/deps.js';
-import { issueToken, register } from '../users/service.js';
+import { issueToken, register } from '../users/index.js';
 import { findOrganizationBySlug } from './repo.js';
 import { createOrganization } from './service.js';
 

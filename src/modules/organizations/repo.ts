@@ -1,38 +1,10 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { Role } from '../../platform/tenancy/context.js';
 import { users } from '../users/table.js';
 import { memberships, organizations } from './table.js';
-
-export const membershipModel: QueryModel = {
-  table: 'memberships',
-  fields: {
-    documentId: { column: 'document_id', type: 'string' },
-    role: { column: 'role', type: 'string' },
-    createdAt: { column: 'created_at', type: 'datetime' },
-    updatedAt: { column: 'updated_at', type: 'datetime' },
-  },
-  relations: {
-    user: {
-      model: () => userModel,
-      on: (outer, inner) => sql.raw(`"${inner}"."id" = "${outer}"."user_id"`),
-    },
-  },
-  populate: ['user'],
-};
-
-const userModel: QueryModel = {
-  table: 'users',
-  global: true,
-  fields: {
-    username: { column: 'username', type: 'string' },
-    email: { column: 'email', type: 'string' },
-    blocked: { column: 'blocked', type: 'boolean' },
-  },
-  privateFields: ['password', 'passwordHash', 'resetPasswordToken', 'confirmationToken'],
-};
 
 export async function insertOrganization(
   tx: Executor,
@@ -214,39 +186,9 @@ export async function countOwners(tx: Tx, orgId: number) {
   return n;
 }
 
-/** MembershipRefs for a set of internal membership ids (used by every area that shows people). */
-export async function membershipRefsByIds(tx: Tx, orgId: number, ids: number[]) {
-  if (ids.length === 0)
-    return new Map<
-      number,
-      { documentId: string; user: { username: string; email: string; blocked: boolean } }
-    >();
-  const rows = await tx
-    .select({
-      id: memberships.id,
-      documentId: memberships.documentId,
-      username: users.username,
-      email: users.email,
-      blocked: users.blocked,
-    })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, orgId), sql`${memberships.id} in ${ids}`));
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      { documentId: r.documentId, user: { username: r.username, email: r.email, blocked: r.blocked } },
-    ]),
-  );
-}
-
-/** Internal ids of memberships named by documentId; unknown ones are reported back. */
-export async function membershipIdsByDocumentIds(tx: Tx, orgId: number, documentIds: string[]) {
-  if (documentIds.length === 0) return { ids: new Map<string, number>(), missing: [] as string[] };
-  const rows = await tx
-    .select({ id: memberships.id, documentId: memberships.documentId })
-    .from(memberships)
-    .where(and(eq(memberships.organizationId, orgId), sql`${memberships.documentId} in ${documentIds}`));
-  const ids = new Map(rows.map((r) => [r.documentId, r.id]));
-  return { ids, missing: documentIds.filter((d) => !ids.has(d)) };
-}
+// The membership lookups every area uses are platform code now; this re-export keeps the callers not moved yet.
+export {
+  membershipIdsByDocumentIds,
+  membershipModel,
+  membershipRefsByIds,
+} from '../../platform/tenancy/memberships.js';

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { PLANS } from '../../config.js';
 import { userRef } from '../../platform/http/schemas.js';
+import { slugPattern } from '../../platform/slugs.js';
 import { ROLES } from '../../platform/tenancy/context.js';
 import { DEFAULT_TIME_ZONE } from './table.js';
-
-export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** The canonical IANA name of a time zone the runtime knows (`america/sao_paulo` → `America/Sao_Paulo`), or null. */
 export function canonicalTimeZone(name: string): string | null {

@@ -15,22 +15,13 @@ import {
 } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type PendingIdempotencyKey, recordCommit } from '../../platform/idempotency/commit.js';
+import { slugify } from '../../platform/slugs.js';
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { findUserByEmail } from '../users/repo.js';
+import { membershipModel } from '../../platform/tenancy/memberships.js';
+import { findUserByEmail } from '../users/index.js';
+import { toMembership } from './present.js';
 import * as repo from './repo.js';
 import type { membershipInput, membershipUpdate, organizationInput, organizationUpdate } from './schema.js';
-
-export function slugify(name: string): string {
-  const s = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/g, '');
-  return s || 'item';
-}
 
 /**
  * Creates an organization with its first owner, in one transaction. A keyed request's `Idempotency-Key` is
@@ -161,7 +152,7 @@ function toOrganization(
 }
 
 export async function listMemberships(ctx: TenantContext, query: ListQueryInput) {
-  const q = compileListQuery(repo.membershipModel, query, 'createdAt:asc');
+  const q = compileListQuery(membershipModel, query, 'createdAt:asc');
   const { rows, total } = await ctx.transaction((tx) => repo.listMemberships(tx, ctx.orgId, q));
   return listPage(rows.map(toMembership), total, q);
 }
@@ -235,14 +226,4 @@ export async function removeMember(ctx: TenantContext, documentId: string) {
     await audit(tx, ctx, 'membership.deleted', documentId, { userEmail: row.email, role: row.role });
     return { documentId, deleted: true as const };
   });
-}
-
-export function toMembership(row: repo.MembershipRow) {
-  return {
-    documentId: row.documentId,
-    role: row.role,
-    user: { username: row.username, email: row.email, blocked: row.blocked },
-    createdAt: isoRequired(row.createdAt),
-    updatedAt: isoRequired(row.updatedAt),
-  };
 }

@@ -8,7 +8,7 @@ import {
   type QueryModel,
   type RelationDef,
 } from '../../platform/http/list-query.js';
-import { categoryModel } from '../product-categories/repo.js';
+import { categoryModel } from '../product-categories/index.js';
 import { productCategories } from '../product-categories/table.js';
 import { cardProducts, products } from './table.js';
 

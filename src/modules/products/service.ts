@@ -4,7 +4,7 @@ import { AppError, notFound, onUnique, validationError } from '../../platform/ht
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead, loadBoardForWrite } from '../boards/access.js';
+import { loadBoardForRead, loadBoardForWrite } from '../boards/index.js';
 import { cardVisibility, requireCardEdit } from '../cards/access.js';
 import * as cardsRepo from '../cards/repo.js';
 import { type LineInput, priceLines } from './pricing.js';

@@ -1,7 +1,13 @@
 import type { Tx } from '../../platform/db/client.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { builtInQuoteLayout, type PdfLayout, type PlaceholderValues } from '../pdf-templates/layout.js';
-import { formatMoney, type RenderInput, renderPdf } from '../pdf-templates/render.js';
+import {
+  builtInQuoteLayout,
+  formatMoney,
+  type PdfLayout,
+  type PlaceholderValues,
+  type RenderInput,
+  renderPdf,
+} from '../pdf-templates/index.js';
 import * as repo from './repo.js';
 import type { Quote } from './schema.js';
 

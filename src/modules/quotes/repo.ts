@@ -4,10 +4,10 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
-import { contactModel } from '../contacts/repo.js';
+import { contactModel } from '../contacts/index.js';
 import { contacts } from '../contacts/table.js';
 import { organizations } from '../organizations/table.js';
-import { pricedLineFields, sourceProductRelation } from '../products/repo.js';
+import { pricedLineFields, sourceProductRelation } from '../products/index.js';
 import { products } from '../products/table.js';
 import { QUOTE_STATUSES, quoteCounters, quoteItems, quotes } from './table.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { pdfResponse } from '../pdf-templates/schema.js';
+import { pdfResponse } from '../pdf-templates/index.js';
 import { quote, quoteInput, quoteUpdate } from './schema.js';
 import * as service from './service.js';
 

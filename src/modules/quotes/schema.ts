@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { contactRef } from '../contacts/schema.js';
-import { lineInput, pricedLineShape } from '../products/schema.js';
+import { contactRef } from '../contacts/index.js';
+import { lineInput, pricedLineShape } from '../products/index.js';
 import { QUOTE_STATUSES } from './table.js';
 
 const documentId = z.string().min(1).max(64);

@@ -3,22 +3,14 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead, loadBoardStructure, unknownBoard } from '../boards/access.js';
+import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { loadBoardForRead, loadBoardStructure, unknownBoard } from '../boards/index.js';
 import { cardModelFor } from '../cards/query-model.js';
-import { contactModel } from '../contacts/query-model.js';
-import { taskModel } from '../tasks/repo.js';
+import { contactModel } from '../contacts/index.js';
+import { taskModel } from '../tasks/index.js';
+import { type Resource, viewerOf } from './apply.js';
 import * as repo from './repo.js';
 import type { SavedFilter, SavedFilterCreateInput, SavedFilterUpdateInput, SavedQuery } from './schema.js';
-import type { SAVED_FILTER_RESOURCES } from './table.js';
-
-type Resource = (typeof SAVED_FILTER_RESOURCES)[number];
-
-/** Owners and admins see every board (DESIGN.md §6), so every organization filter. */
-const viewerOf = (ctx: TenantContext): repo.Viewer => ({
-  membershipId: ctx.membershipId,
-  allBoards: hasRole(ctx, 'admin'),
-});
 
 function toSavedFilter(row: repo.SavedFilterRow): SavedFilter {
   return {
@@ -148,35 +140,5 @@ export async function deleteSavedFilter(ctx: TenantContext, documentId: string) 
   });
 }
 
-/**
- * `?savedFilter=<documentId>` on a list: the saved filters ANDed with the request's, the saved sort when the
- * request has none. A filter the caller cannot see, of another list or of another board is a 400 naming it.
- */
-export async function withSavedFilter<Q extends ListQueryInput>(
-  tx: Tx,
-  ctx: TenantContext,
-  resource: Resource,
-  savedFilterId: string | undefined,
-  query: Q,
-  boardId?: number,
-): Promise<Q> {
-  if (!savedFilterId) return query;
-  const bad = (message: string): never => {
-    throw new AppError('ValidationError', `Invalid savedFilter: ${message}`, {
-      errors: [{ path: ['savedFilter'], message, name: 'ValidationError' }],
-    });
-  };
-  const row = await repo.findVisible(tx, ctx.orgId, viewerOf(ctx), savedFilterId);
-  if (!row)
-    return bad(`no saved filter ${savedFilterId} (GET /api/saved-filters?resource=${resource} lists yours)`);
-  if (row.resource !== resource)
-    return bad(`saved filter ${savedFilterId} filters ${row.resource}, not ${resource}`);
-  if (boardId !== undefined && row.boardId !== boardId)
-    return bad(`saved filter ${savedFilterId} belongs to another board (${row.boardDocumentId})`);
-  const saved = row.query as SavedQuery;
-  const filters =
-    saved.filters && query.filters
-      ? { $and: [saved.filters, query.filters] }
-      : (saved.filters ?? query.filters);
-  return { ...query, filters, sort: query.sort ?? saved.sort };
-}
+// cards/service.ts (being split) still imports it from here; it moves to index.ts with the cards module's index.
+export { withSavedFilter } from './apply.js';

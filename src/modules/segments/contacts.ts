@@ -1,7 +1,6 @@
 import { and, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { listContacts } from '../contacts/repo.js';
-import { toContacts } from '../contacts/service.js';
+import { listContacts, toContacts } from '../contacts/index.js';
 
 /** One page of contacts matching a segment predicate (and a list filter), in the contacts' own shape. */
 export async function contactPage(

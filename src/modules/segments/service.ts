@@ -17,7 +17,7 @@ import {
 } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { contactModel } from '../contacts/query-model.js';
+import { contactModel } from '../contacts/index.js';
 import { SegmentGraphError, type SegmentNode, type SegmentRoot, segmentPredicate } from './compile.js';
 import { contactPage } from './contacts.js';
 import * as repo from './repo.js';

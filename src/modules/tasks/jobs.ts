@@ -1,8 +1,8 @@
 import type { WorkerDeps } from '../../platform/deps.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
-import { insertNotification } from '../notifications/repo.js';
-import { membershipRefsByIds } from '../organizations/repo.js';
+import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
+import { insertNotification } from '../notifications/index.js';
 import { assigneeIds, findTaskById } from './repo.js';
 
 /** One job per open task with a due date; its id is kept on the task (a changed due date replaces it). */

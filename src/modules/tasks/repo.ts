@@ -2,9 +2,9 @@ import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { membershipModel } from '../../platform/tenancy/memberships.js';
 import { boards } from '../boards/table.js';
 import { cards } from '../cards/table.js';
-import { membershipModel } from '../organizations/repo.js';
 import { TASK_PRIORITIES, TASK_RECURRENCES, TASK_TYPES, taskAssignees, tasks } from './table.js';
 
 export type TaskRow = typeof tasks.$inferSelect;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listQueryShape } from '../../platform/http/list-query.js';
 import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { savedFilterParam } from '../saved-filters/schema.js';
+import { savedFilterParam } from '../saved-filters/index.js';
 import { TASK_PRIORITIES, TASK_RECURRENCES, TASK_TYPES } from './table.js';
 
 const documentId = z.string().trim().min(1).max(64);

@@ -6,16 +6,13 @@ import { notFound, validationError } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForWrite } from '../boards/access.js';
+import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
+import { loadBoardForWrite } from '../boards/index.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
 import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/access.js';
-import {
-  membershipIdsByDocumentIds,
-  membershipRefsByIds,
-  organizationTimeZone,
-} from '../organizations/repo.js';
+import { organizationTimeZone } from '../organizations/index.js';
 import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
-import { withSavedFilter } from '../saved-filters/service.js';
+import { withSavedFilter } from '../saved-filters/index.js';
 import { reminderQueue } from './jobs.js';
 import { occurrenceDue, type Recurrence } from './recurrence.js';
 import * as repo from './repo.js';

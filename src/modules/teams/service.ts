@@ -10,8 +10,8 @@ import {
 } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { clearTeamFromContacts } from '../contacts/repo.js';
-import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
+import { clearTeamFromContacts } from '../contacts/index.js';
 import { teamModel } from './query-model.js';
 import * as repo from './repo.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
-import { lazyChannelKit } from '../channels/credentials.js';
+import { lazyChannelKit } from '../channels/index.js';
 import {
   channelParams,
   mediaHandle,

@@ -6,9 +6,13 @@ import { iso } from '../../platform/http/schemas.js';
 import { ProviderError, toBadGateway } from '../../platform/providers/provider-error.js';
 import type { ProviderTemplate } from '../../platform/providers/whatsapp/client.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { type ChannelKit, channelProvider } from '../channels/credentials.js';
-import type { ChannelRow } from '../channels/repo.js';
-import { findChannelOr404, requireChannelsFeature } from '../channels/service.js';
+import {
+  type ChannelKit,
+  type ChannelRow,
+  channelProvider,
+  findChannelOr404,
+  requireChannelsFeature,
+} from '../channels/index.js';
 import * as repo from './repo.js';
 import {
   MEDIA_TYPES,

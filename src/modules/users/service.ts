@@ -5,7 +5,7 @@ import { newApiToken, sha256, TOKEN_EXPIRATIONS } from '../../platform/auth/toke
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, isUniqueViolation, notFound } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
-import { listUserOrganizations } from '../organizations/repo.js';
+import { listUserOrganizations } from '../organizations/index.js';
 import * as repo from './repo.js';
 import type { generateTokenInput, loginInput, registerInput } from './schema.js';
 

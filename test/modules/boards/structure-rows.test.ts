@@ -4,8 +4,8 @@ import { findBoard, findBoardWithStructure, listStructure } from '../../../src/m
 import { fieldConditions, fieldDefinitions, phases, tags } from '../../../src/modules/boards/table.js';
 import { assigneeIdsByCard, relationsByCard, tagIdsByCard } from '../../../src/modules/cards/repo.js';
 import { contactRefsByIds } from '../../../src/modules/contacts/repo.js';
-import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
 import { queryRows } from '../../../src/platform/db/client.js';
+import { membershipRefsByIds } from '../../../src/platform/tenancy/memberships.js';
 import { addMember, getApp, newTenant } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { expect, test } from 'vitest';
 import { ownerAndTeamRefs } from '../../../src/modules/contacts/repo.js';
-import { membershipRefsByIds } from '../../../src/modules/organizations/repo.js';
 import { teamRefsByIds } from '../../../src/modules/teams/repo.js';
 import { queryRows } from '../../../src/platform/db/client.js';
+import { membershipRefsByIds } from '../../../src/platform/tenancy/memberships.js';
 import { addMember, getApp, newTenant } from '../../helpers/app.js';
 
 // A contact page's owners and teams are read in one statement: the same refs as the two separate reads, of

@@ -1,0 +1,8 @@
+// The pdf-templates module's public face: what other modules may use (docs/decisions.md, "Modules talk through index.ts").
+
+export type { PdfLayout, PlaceholderValues } from './layout.js';
+export { builtInQuoteLayout } from './layout.js';
+export type { RenderInput } from './render.js';
+export { formatMoney, renderPdf } from './render.js';
+export { findDefaultTemplate } from './repo.js';
+export { pdfResponse } from './schema.js';
