@@ -14,6 +14,7 @@ import { type MeetingEvent, meetingIcs } from '../../platform/providers/caldav/i
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead } from '../boards/access.js';
 import { cardVisibility } from '../cards/access.js';
+import { insertComments } from '../cards/comments-repo.js';
 import * as cardsRepo from '../cards/repo.js';
 import { membershipRefsByIds } from '../organizations/repo.js';
 import { findSlots } from './agenda.js';
@@ -204,7 +205,7 @@ export async function createMeeting(
   try {
     return await ctx.transaction(async (tx) => {
       const row = await repo.insertMeeting(tx, ctx.orgId, values);
-      await cardsRepo.insertComments(tx, ctx.orgId, [
+      await insertComments(tx, ctx.orgId, [
         historyComment(
           card.id,
           ctx,
@@ -297,7 +298,7 @@ export async function updateMeeting(
     await sendItip(deps, tx, event, 'REQUEST', next.attendees, true);
     if (removed.length)
       await sendItip(deps, tx, { ...event, attendees: removed, cancelled: true }, 'CANCEL', removed);
-    await cardsRepo.insertComments(tx, ctx.orgId, [
+    await insertComments(tx, ctx.orgId, [
       historyComment(
         row.cardId,
         ctx,
@@ -334,7 +335,7 @@ export async function cancelMeeting(deps: Deps, ctx: TenantContext, documentId: 
     });
     const event = eventOf(saved, organizer);
     await sendItip(deps, tx, event, 'CANCEL', saved.attendees);
-    await cardsRepo.insertComments(tx, ctx.orgId, [
+    await insertComments(tx, ctx.orgId, [
       historyComment(
         row.cardId,
         ctx,

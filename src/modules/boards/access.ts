@@ -158,6 +158,10 @@ export interface BoardStructure {
   tags: TagStructure[];
   fieldsBySlug: Map<string, FieldStructure>;
   phasesById: Map<number, PhaseStructure>;
+  /** The field conditions, when read with the structure (same statement): card writes then read none of their own. */
+  conditions?: repo.ConditionRow[];
+  /** Whether an active distribution queue was found with the structure (findBoardWithStructure); unread: undefined. */
+  queued?: boolean;
 }
 
 export function toFieldStructure(f: repo.FieldRow): FieldStructure {

@@ -3,12 +3,13 @@ import type { TenantContext } from '../../platform/tenancy/context.js';
 import type { BoardStructure } from '../boards/access.js';
 import { recordContactActivity } from '../contacts/service.js';
 import { nextAssignee } from '../distribution/assign.js';
+import type { CommentValues } from './comments-repo.js';
 import { foldSometimes } from './counts.js';
 import { cardsCreated } from './events.js';
 import * as repo from './repo.js';
 
 /**
- * The write end of card creation: cards already checked (service.ts prepareCard) go in, several of one board in one
+ * The write end of card creation: cards already checked (prepare.ts prepareCard) go in, several of one board in one
  * statement. Every new card passes here (the API, the public form, chats, lead ads).
  */
 
@@ -24,7 +25,7 @@ export interface PreparedCard {
   values: repo.CardValues;
   assigneeIds: number[];
   tagIds: number[];
-  history: repo.CommentValues;
+  history: CommentValues;
   attach: number[];
 }
 
@@ -38,9 +39,6 @@ export const cardMeta = (structure: BoardStructure, row: repo.CardRow) => ({
   card: { documentId: row.documentId, title: row.title },
   board: { documentId: structure.board.documentId, name: structure.board.name },
 });
-
-/** Whether a board's structure, read with findBoardWithStructure, found an active distribution queue. */
-export const boardQueued = new WeakMap<BoardStructure, boolean>();
 
 /**
  * Prepared cards of one board, rows in their order: the ones created unassigned go to the board's distribution
@@ -61,7 +59,7 @@ export async function insertCards(
   // Card by card (the queue row stays locked meanwhile); a queue with nobody to give has nobody for the rest. A
   // board read without an active queue in this transaction asks for none (a queue turned on meanwhile is as if
   // turned on after the card was made).
-  let queue = boardQueued.get(structure) ?? true;
+  let queue = structure.queued ?? true;
   for (const card of cards) {
     const next = queue && card.assigneeIds.length === 0 ? await nextAssignee(tx, orgId, boardId) : undefined;
     if (card.assigneeIds.length === 0 && next === undefined) queue = false;

@@ -2,8 +2,9 @@ import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { BoardStructure } from '../boards/access.js';
 import * as boardsRepo from '../boards/repo.js';
+import { structureOf } from './board-scope.js';
 import { type Actor, insertCards, type PreparedCard } from './insert.js';
-import { prepareCard, structureOf } from './service.js';
+import { prepareCard } from './prepare.js';
 
 /**
  * Cards from lead ads (the lead-ads module), in the caller's transaction: the board's entry phase, no acting member,

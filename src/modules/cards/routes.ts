@@ -13,6 +13,9 @@ import { firstFilePart } from '../../platform/http/multipart.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
 import { boardIdParams } from '../boards/schema.js';
+import * as comments from './comments.js';
+import { submitPublicForm } from './public-form.js';
+import * as report from './report.js';
 import {
   aggregateQuery,
   aggregateResult,
@@ -92,7 +95,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
         response: { 200: aggregateResult },
       },
     },
-    async (req) => service.aggregateCards(req.tenant, req.params.boardId, req.query),
+    async (req) => report.aggregateCards(req.tenant, req.params.boardId, req.query),
   );
 
   app.get(
@@ -162,7 +165,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       },
     },
     async (req) =>
-      service.listComments(
+      comments.listComments(
         req.tenant,
         req.params.boardId,
         req.params.cardId,
@@ -185,7 +188,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     async (req, reply) =>
       reply
         .code(201)
-        .send(await service.addComment(req.tenant, req.params.boardId, req.params.cardId, req.body.data)),
+        .send(await comments.addComment(req.tenant, req.params.boardId, req.params.cardId, req.body.data)),
   );
 
   app.put(
@@ -201,7 +204,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       },
     },
     async (req) =>
-      service.updateComment(req.tenant, req.params.boardId, req.params.cardId, req.params.id, req.body.data),
+      comments.updateComment(req.tenant, req.params.boardId, req.params.cardId, req.params.id, req.body.data),
   );
 
   app.delete(
@@ -215,7 +218,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
         response: { 200: deleted },
       },
     },
-    async (req) => service.deleteComment(req.tenant, req.params.boardId, req.params.cardId, req.params.id),
+    async (req) => comments.deleteComment(req.tenant, req.params.boardId, req.params.cardId, req.params.id),
   );
 
   app.get(
@@ -230,7 +233,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
         response: { 200: boardReport },
       },
     },
-    async (req) => service.boardReport(req.tenant, req.params.boardId, req.query),
+    async (req) => report.boardReport(req.tenant, req.params.boardId, req.query),
   );
 
   app.post(
@@ -250,9 +253,7 @@ export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     async (req, reply) => {
       const { fields, ...rest } = req.body;
       const tracking = Object.fromEntries(TRACKING_KEYS.flatMap((k) => (rest[k] ? [[k, rest[k]]] : [])));
-      return reply
-        .code(201)
-        .send(await service.submitPublicForm(deps.db, req.params.boardId, fields, tracking));
+      return reply.code(201).send(await submitPublicForm(deps.db, req.params.boardId, fields, tracking));
     },
   );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
-import * as repo from '../../../src/modules/cards/repo.js';
+import * as reportRepo from '../../../src/modules/cards/report-repo.js';
 import { compactReport, ROLLUP_OF_CARDS } from '../../../src/modules/cards/report-rollups.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, getApp, newTenant } from '../../helpers/app.js';
@@ -51,7 +51,7 @@ async function expectReportsAgree(
   lost: number,
 ) {
   const { db } = await getApp();
-  const norm = (rows: repo.ReportRow[]) =>
+  const norm = (rows: reportRepo.ReportRow[]) =>
     rows
       .filter((r) => r.kind !== 'pending')
       .map((r) => ({ ...r, value: Math.round(r.value * 100) / 100 }))
@@ -59,10 +59,10 @@ async function expectReportsAgree(
         `${a.kind}|${a.key}|${a.day}`.localeCompare(`${b.kind}|${b.key}|${b.day}`, 'en', { numeric: true }),
       );
   await db.tenantTransaction(org, async (tx) => {
-    const s: repo.ReportScope = { orgId: org, boardId, from, to, assigneeOnly: null };
-    const fast = await repo.boardReport(tx, s, won, lost);
+    const s: reportRepo.ReportScope = { orgId: org, boardId, from, to, assigneeOnly: null };
+    const fast = await reportRepo.boardReport(tx, s, won, lost);
     expect(fast.some((r) => r.kind === 'pending')).toBe(true); // the rollup path, not the fallback
-    expect(norm(fast)).toEqual(norm(await repo.boardReportFromCards(tx, s, won, lost)));
+    expect(norm(fast)).toEqual(norm(await reportRepo.boardReportFromCards(tx, s, won, lost)));
   });
 }
 
