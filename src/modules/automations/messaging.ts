@@ -3,15 +3,18 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { publicBaseUrl } from '../../config.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
-import { trackingSigner } from '../campaigns/tracking.js';
-import { channelProvider } from '../channels/credentials.js';
-import { findChannel } from '../channels/repo.js';
+import { trackingSigner } from '../campaigns/index.js';
+import { channelProvider, findChannel } from '../channels/index.js';
 import { chatChannels } from '../channels/table.js';
-import { findContact } from '../contacts/repo.js';
-import { type RenderContext, renderEmail, renderString } from '../email-templates/render.js';
-import { findTemplate as findEmailTemplate } from '../email-templates/repo.js';
-import { findOrganizationById } from '../organizations/repo.js';
-import { findTemplate as findWaTemplate } from '../templates/repo.js';
+import { findContact } from '../contacts/index.js';
+import {
+  findTemplate as findEmailTemplate,
+  type RenderContext,
+  renderEmail,
+  renderString,
+} from '../email-templates/index.js';
+import { findOrganizationById } from '../organizations/index.js';
+import { findTemplate as findWaTemplate } from '../templates/index.js';
 import { whatsappTemplates } from '../templates/table.js';
 import type { ActionEnv, Output } from './actions.js';
 import { pick } from './fan-out.js';

@@ -12,8 +12,7 @@ import { type ServerEvent, sendServerEvents } from '../../platform/providers/con
 import { toBadGateway } from '../../platform/providers/provider-error.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireFeatureAdmin, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardStructure } from '../boards/access.js';
-import { findBoard, findBoardById } from '../boards/repo.js';
+import { findBoard, findBoardById, loadBoardStructure } from '../boards/index.js';
 import * as repo from './repo.js';
 import type { Pixel, PixelInput, PixelUpdate } from './schema.js';
 import { conversionEvents as events, conversionPixels as pixels } from './table.js';
