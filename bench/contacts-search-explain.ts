@@ -6,11 +6,12 @@
 import { count, sql } from 'drizzle-orm';
 import { selectionWhere } from '../src/modules/contacts/repo.js';
 import { contacts } from '../src/modules/contacts/table.js';
+import { modules } from '../src/modules.js';
 import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory://' });
-await migrateDatabase(db);
+await migrateDatabase(db, modules);
 const [org] = await queryRows<{ id: number }>(
   db.system,
   sql`insert into organizations (document_id, name, slug, plan)

@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { modules } from '../src/modules.js';
 import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startWhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
@@ -59,7 +60,7 @@ async function main() {
   let base = `http://127.0.0.1:${PORT}`;
   let closeApp = async () => {};
   if (!child) {
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     const config = loadConfig(
       {
         ...process.env,

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { type Config, databaseOptions, loadConfig } from '../src/config.js';
+import { modules } from '../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startJobs } from '../src/workers.js';
@@ -250,7 +251,7 @@ export async function startBenchApp(config: Config, slug: string) {
     dataDir: 'memory://',
     poolSize: 10,
   });
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   const background = await startJobs(config, db, true);
   const app = await buildApp({ config, db, background });
   await app.ready();

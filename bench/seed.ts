@@ -20,6 +20,7 @@ import { addMember, createOrganization } from '../src/modules/organizations/serv
 import { segmentInput } from '../src/modules/segments/schema.js';
 import { createSegment } from '../src/modules/segments/service.js';
 import { issueToken, register } from '../src/modules/users/service.js';
+import { modules } from '../src/modules.js';
 import { sessionSigner } from '../src/platform/auth/tokens.js';
 import { type Database, queryRows, type Tx } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
@@ -676,7 +677,7 @@ async function main() {
   if (flags.fresh) await freshDatabase();
   const db = await openBenchDatabase();
   try {
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     if (await findOrganizationBySlug(db.system, 'bench-0')) {
       throw new Error(
         'This database already holds the bench data set (organization bench-0): run with --fresh to start over ' +

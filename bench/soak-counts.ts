@@ -12,6 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { databaseOptions, loadConfig } from '../src/config.js';
+import { modules } from '../src/modules.js';
 import { openDatabase, queryRows } from '../src/platform/db/client.js';
 import { runMaintenance } from '../src/platform/db/maintenance.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
@@ -28,7 +29,7 @@ if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL: the soak is about 
 
 const config = loadConfig({ ...process.env, CRM_LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false' });
 const db = await openDatabase(databaseOptions(config));
-await migrateDatabase(db);
+await migrateDatabase(db, modules);
 const app = await buildApp({ config, db });
 await app.ready();
 const t = await newTenant(app);
@@ -97,8 +98,8 @@ async function tables() {
 const runs: { ms: number; folded: number }[] = [];
 const timer = maintain
   ? setInterval(async () => {
-      const r = await runMaintenance(db, { vacuum: true });
-      if (r) runs.push({ ms: r.ms, folded: r.folded });
+      const r = await runMaintenance(db, modules, { vacuum: true });
+      if (r) runs.push({ ms: r.ms, folded: Number(r.folded) });
     }, interval * 1000)
   : undefined;
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type Config, databaseOptions, publicBaseUrl } from './config.js';
 import { sealLegacyHeaders } from './modules/automations/seal-legacy.js';
+import { modules } from './modules.js';
 import { startBackupService } from './platform/backup/service.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
@@ -36,13 +37,13 @@ export async function startServer(
   let maintenance: Awaited<ReturnType<typeof startMaintenance>> | undefined;
   let backups: Awaited<ReturnType<typeof startBackupService>>;
   try {
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     // Data upgrades that need the service's secrets (the migrations run without them).
     await sealLegacyHeaders(config, db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
     app = await buildApp({ config, db, background, readiness });
     // The bookkeeping tables' upkeep runs beside the workers; every API process warns about the settings.
-    maintenance = await startMaintenance(db, config, app.log, config.CRM_WORKERS === 'inline');
+    maintenance = await startMaintenance(db, modules, config, app.log, config.CRM_WORKERS === 'inline');
     await app.listen({ port: config.PORT, host: config.HOST });
     inFlight = countRequests(app);
     // The embedded database's backups: the control channel `crm backup` asks, and the schedule.

@@ -1,13 +1,5 @@
 import type { Config } from './config.js';
-import { registerEventDispatch } from './events.js';
-import { registerAutomationWorkers } from './modules/automations/runner.js';
-import { registerCampaignWorkers } from './modules/campaigns/dispatch.js';
-import { registerUploadWorkers } from './modules/cards/files.js';
-import { registerConversionWorkers } from './modules/conversion-pixels/delivery.js';
-import { lazyLeadAdsKit } from './modules/lead-ads/kit.js';
-import { registerLeadAdsWorkers } from './modules/lead-ads/leads.js';
-import { registerTaskWorkers } from './modules/tasks/jobs.js';
-import { registerWebhookWorkers } from './modules/webhooks/delivery.js';
+import { modules } from './modules.js';
 import type { Database } from './platform/db/client.js';
 import type { WorkerDeps } from './platform/deps.js';
 import { createJobs } from './platform/jobs/jobs.js';
@@ -16,17 +8,10 @@ import { createMetrics } from './platform/metrics/metrics.js';
 
 export type { WorkerDeps } from './platform/deps.js';
 
-/** Every area's job handlers. Adding an area's background work = one line here. */
+/** The mail worker, then every module's job handlers (ModuleRegistration.registerWorkers, src/modules.ts). */
 export async function registerWorkers(deps: WorkerDeps) {
   await registerMailWorker(deps.jobs, deps.mailer);
-  await registerTaskWorkers(deps);
-  await registerUploadWorkers(deps);
-  await registerCampaignWorkers(deps);
-  await registerEventDispatch(deps);
-  await registerWebhookWorkers(deps);
-  await registerAutomationWorkers(deps);
-  await registerConversionWorkers(deps);
-  await registerLeadAdsWorkers(deps, lazyLeadAdsKit(deps.config, deps.db));
+  for (const m of modules) await m.registerWorkers?.(deps);
 }
 
 /** The queue and mailer of a process, every handler registered; not started. */

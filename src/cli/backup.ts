@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, databaseOptions } from '../config.js';
+import { modules } from '../modules.js';
 import { writeBackup, writeFileAtomically } from '../platform/backup/backup.js';
 import { readBackup, restoreBackup } from '../platform/backup/restore.js';
 import { requestBackup } from '../platform/backup/service.js';
@@ -18,7 +19,7 @@ export async function runBackupVerb(
   if (!file) throw new UsageError(`${cmd} needs a FILE`);
   const path = resolve(file);
   if (cmd === 'restore') {
-    const { manifest, replaced } = await restoreBackup(config, path, force);
+    const { manifest, replaced } = await restoreBackup(config, path, force, modules);
     console.log(
       `Restored ${path} (taken ${manifest.createdAt} by crm-service ${manifest.software}, migration ${manifest.schema.migration}, ${manifest.files.filter((f) => f.path.startsWith('uploads/')).length} uploaded files) into ${config.DATABASE_URL ? 'the PostgreSQL database of DATABASE_URL' : `${config.CRM_DATA_DIR}/db`}${replaced ? ', replacing what was there' : ''}; migrated to this build's schema.`,
     );

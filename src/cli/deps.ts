@@ -1,5 +1,6 @@
 import { type Config, databaseOptions } from '../config.js';
 import type { ensureDemo } from '../modules/organizations/demo.js';
+import { modules } from '../modules.js';
 import { sessionSigner } from '../platform/auth/tokens.js';
 import { openDatabase } from '../platform/db/client.js';
 import { migrateDatabase } from '../platform/db/migrate.js';
@@ -11,7 +12,7 @@ import { startJobs } from '../workers.js';
 export async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): Promise<T> {
   const db = await openDatabase(databaseOptions(config));
   try {
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     const signer = sessionSigner(config.CRM_JWT_SECRET ?? (await instanceSecret(db, 'jwt')));
     const { jobs, mailer, metrics } = await startJobs(config, db, false);
     try {

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { type Config, databaseOptions } from '../config.js';
 import { ensureDemo } from '../modules/organizations/demo.js';
+import { modules } from '../modules.js';
 import { sessionSigner } from '../platform/auth/tokens.js';
 import { openDatabase } from '../platform/db/client.js';
 import { startMaintenance } from '../platform/db/maintenance.js';
@@ -101,10 +102,10 @@ export async function superviseApiProcesses(config: Config) {
 /** A worker process: runs every area's job handlers until SIGTERM/SIGINT, then lets active jobs finish. */
 export async function worker(config: Config) {
   const db = await openDatabase(databaseOptions(config));
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   const { jobs, metrics } = await startJobs(config, db, true);
   const log = pino({ level: config.CRM_LOG_LEVEL });
-  const maintenance = await startMaintenance(db, config, log, true);
+  const maintenance = await startMaintenance(db, modules, config, log, true);
   // A worker process counts its jobs' outcomes: Prometheus scrapes it on its own port.
   const metricsServer =
     config.CRM_METRICS_PORT === undefined

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { queueNameIn } from '../../src/platform/jobs/jobs.js';
@@ -40,7 +41,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function testDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
   const db = await openDatabase({ databaseUrl: url, dataDir: 'memory://', poolSize: 5 });
-  if (!url) await migrateDatabase(db);
+  if (!url) await migrateDatabase(db, modules);
   return db;
 }
 
@@ -50,7 +51,7 @@ export async function testDatabase(): Promise<Database> {
  */
 export async function openPrivateApp() {
   const db = await openDatabase({ dataDir: 'memory://' });
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   const app = await buildApp({ config: testConfig(), db });
   await app.ready();
   return {

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { modules } from '../../src/modules.js';
 import { openDatabase } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 
@@ -8,7 +9,7 @@ export default async function setup() {
   if (!url) return;
   const db = await openDatabase({ databaseUrl: url, dataDir: 'memory://' });
   try {
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     // Jobs queued by earlier runs' apps without workers (mail, reminders) would otherwise be worked off by the
     // first test that starts workers, delaying what it waits for.
     await db.system.execute(

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { createJobs, type Jobs, queueNameIn } from '../../src/platform/jobs/jobs.js';
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await admin.end();
   smtp = await startSmtp({ delayMs: 150 });
   db = await openDatabase({ databaseUrl: dbUrl, dataDir: 'memory://', poolSize: 2 });
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   jobs = createJobs(db, testConfig({ CRM_JOBS_EXPIRE_SECONDS: 3 }));
   await jobs.start({ workers: false });
 }, 120_000);

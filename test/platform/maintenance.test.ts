@@ -3,9 +3,10 @@ import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { describe, expect, test } from 'vitest';
 import { countsOf } from '../../src/modules/cards/counts.js';
+import { modules } from '../../src/modules.js';
 import { queryRows } from '../../src/platform/db/client.js';
 import {
-  BOOKKEEPING_TABLES,
+  bookkeepingTables,
   readServerSettings,
   runMaintenance,
   settingsWarnings,
@@ -85,7 +86,7 @@ async function deltaTable() {
  */
 async function maintain(db: Parameters<typeof runMaintenance>[0], opts: { vacuum: boolean }) {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const report = await runMaintenance(db, opts);
+    const report = await runMaintenance(db, modules, opts);
     if (report) return report;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -173,7 +174,7 @@ describe('database maintenance (docs/postgresql.md)', () => {
         'contact_name_search',
       ]),
     );
-    for (const t of report!.vacuumed) expect(BOOKKEEPING_TABLES).toContain(t);
+    for (const t of report!.vacuumed) expect(bookkeepingTables(modules)).toContain(t);
   });
 
   test.skipIf(!onPostgres)(
@@ -263,7 +264,7 @@ describe('database maintenance (docs/postgresql.md)', () => {
     'warns once at start when autovacuum is off, saying what the service does',
     async () => {
       const { db, config } = await getApp();
-      const settings = await readServerSettings(db);
+      const settings = await readServerSettings(db, bookkeepingTables(modules));
       const lines: { level: number; msg: string }[] = [];
       const log = pino(
         { level: 'warn' },
@@ -274,7 +275,7 @@ describe('database maintenance (docs/postgresql.md)', () => {
           },
         }),
       );
-      const maintenance = await startMaintenance(db, config, log, false);
+      const maintenance = await startMaintenance(db, modules, config, log, false);
       await maintenance.stop();
       const about = lines.filter((l) => l.msg.includes('autovacuum'));
       if (settings.autovacuum) {
@@ -288,8 +289,12 @@ describe('database maintenance (docs/postgresql.md)', () => {
       expect(about[0].msg).toContain('card_count_deltas');
       expect(about[0].msg).toContain('docs/postgresql.md');
       // What the message says depends on whether this process runs the maintenance.
-      expect(settingsWarnings(settings, config, true).join(' ')).toContain('This process VACUUMs');
-      expect(settingsWarnings(settings, config, false).join(' ')).toContain('crm worker');
+      expect(settingsWarnings(settings, config, true, bookkeepingTables(modules)).join(' ')).toContain(
+        'This process VACUUMs',
+      );
+      expect(settingsWarnings(settings, config, false, bookkeepingTables(modules)).join(' ')).toContain(
+        'crm worker',
+      );
     },
   );
 
@@ -303,11 +308,12 @@ describe('database maintenance (docs/postgresql.md)', () => {
       superuser: false,
       notOwned: [],
     };
-    expect(settingsWarnings(fine, config, true)).toEqual([]);
+    expect(settingsWarnings(fine, config, true, bookkeepingTables(modules))).toEqual([]);
     const bad = settingsWarnings(
       { ...fine, version: 140010, trackCounts: false, notOwned: ['pgboss.job'], maxConnections: 10 },
       { ...config, DATABASE_POOL_SIZE: 10, CRM_PROCESSES: 2 },
       true,
+      bookkeepingTables(modules),
     );
     expect(bad).toHaveLength(4);
     expect(bad.join('\n')).toMatch(/PostgreSQL 14 is older/);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import {
   buildMigrations,
@@ -73,14 +74,14 @@ afterAll(async () => {
 describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   test('a migration records the software version and newest migration; a newer database is refused', async () => {
     await withDb(async (db) => {
-      await migrateDatabase(db);
+      await migrateDatabase(db, modules);
       const [state] = await queryRows<{ software_version: string; last_migration: string }>(
         db.system,
         sql`select software_version, last_migration from crm_schema_state where id = 1`,
       );
       expect(state).toEqual({ software_version: SOFTWARE_VERSION, last_migration: newest.tag });
       // A second start takes the fast path and still passes the check.
-      await migrateDatabase(db);
+      await migrateDatabase(db, modules);
       // What a newer build leaves: one more migration row, its version and migration in the state row. The
       // fingerprint still matches this build, so only a check ahead of the fast path sees it.
       await db.system.execute(
@@ -89,7 +90,7 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       await db.system.execute(
         sql`update crm_schema_state set software_version = '9.1.0', last_migration = '0042_future' where id = 1`,
       );
-      const refused = await migrateDatabase(db).then(
+      const refused = await migrateDatabase(db, modules).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -125,11 +126,11 @@ describe(`downgrade refusal (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       await db.system.execute(
         sql`update drizzle.__drizzle_migrations set hash = ${'0'.repeat(64)} where created_at = ${newest.when}`,
       );
-      await expect(migrateDatabase(db)).rejects.toThrow(`${newest.tag} with different SQL`);
+      await expect(migrateDatabase(db, modules)).rejects.toThrow(`${newest.tag} with different SQL`);
       await db.system.execute(
         sql`update drizzle.__drizzle_migrations set hash = ${newest.hash} where created_at = ${newest.when}`,
       );
-      await migrateDatabase(db);
+      await migrateDatabase(db, modules);
       const [state] = await queryRows<{ software_version: string }>(
         db.system,
         sql`select software_version from crm_schema_state where id = 1`,

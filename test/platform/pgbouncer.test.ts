@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, databaseOptions, loadConfig } from '../../src/config.js';
+import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, preparedRows, queryRows } from '../../src/platform/db/client.js';
 import { MAINTENANCE_LOCK, runMaintenance } from '../../src/platform/db/maintenance.js';
 import { MIGRATION_LOCK, migrateDatabase } from '../../src/platform/db/migrate.js';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   wa = await startWhatsAppPeer();
   // Migrated through the pooler: the statements go through it, the migration lock on the direct URL.
   const db = await open('pooled', { preparedStatements: false, directUrl });
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   await db.close();
 }, 120_000);
 
@@ -323,8 +324,8 @@ describe.skipIf(!!missing)(
 
       test('migration and maintenance take their session locks on the direct connection, and release them', async () => {
         expect(db.sessionPool).not.toBe(db.pool);
-        await migrateDatabase(db);
-        const report = await runMaintenance(db, { vacuum: true });
+        await migrateDatabase(db, modules);
+        const report = await runMaintenance(db, modules, { vacuum: true });
         expect(report?.vacuumed.length).toBeGreaterThan(0);
         const held = new pg.Client({ connectionString: directUrl });
         await held.connect();

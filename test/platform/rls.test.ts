@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
+import { modules } from '../../src/modules.js';
 import { queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { getApp, newTenant } from '../helpers/app.js';
@@ -113,7 +114,7 @@ describe('row-level security', () => {
     );
     expect(state.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     await db.system.execute(sql`alter table tags no force row level security`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     const [tags] = await queryRows<{ forced: boolean }>(
       db.system,
       sql`select relforcerowsecurity as forced from pg_class where relname = 'tags'`,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { modules } from '../../src/modules.js';
 import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { newTenant, openPrivateApp } from '../helpers/app.js';
@@ -65,7 +66,7 @@ describe('search tables: migration', () => {
           select organization_id, 'untracked', 'Untracked SILVA' from contacts limit 1`,
     );
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-search-tables'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 6 });
     const cards = await t.api.get(`/boards/${board.body.documentId}/cards`, {
       'filters[title][$containsi]': 'globex',
@@ -77,7 +78,7 @@ describe('search tables: migration', () => {
 
     // Running the migration again changes nothing (no second fill, no duplicate triggers).
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 6 });
     const [triggers] = await queryRows<{ n: number }>(
       db.system,
@@ -112,7 +113,7 @@ describe('search tables: migration', () => {
     expect(await mirrored()).toMatchObject({ cards: false, contacts: false });
 
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-accent-blind'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     expect(await mirrored()).toEqual({ cards: true, contacts: true, n: 3 });
     expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'VITORIA' })).toBe(1);
     expect(await total(`/boards/${boardId}/cards`, { 'filters[title][$containsi]': 'acao' })).toBe(1);

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { SOFTWARE_VERSION } from '../../src/platform/version.js';
@@ -117,7 +118,7 @@ async function upgrade(release: string, backend: 'pglite' | 'postgres'): Promise
   }
   const db = await openDatabase({ databaseUrl, dataDir: join(dataDir, 'db'), poolSize: 4 });
   const started = performance.now();
-  await migrateDatabase(db);
+  await migrateDatabase(db, modules);
   const migrateMs = performance.now() - started;
   const app = await buildApp({ config: testConfig({ CRM_DATA_DIR: dataDir }), db });
   await app.ready();

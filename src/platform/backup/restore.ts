@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Config } from '../../config.js';
 import { DatabaseLockedError, lockDataDir, openDatabase } from '../db/client.js';
 import { migrateDatabase } from '../db/migrate.js';
+import type { ModuleRegistration } from '../modules.js';
 import { SOFTWARE_VERSION } from '../version.js';
 import {
   BACKUP_FORMAT,
@@ -159,11 +160,24 @@ export interface RestoreResult {
  * the embedded data directory (or sessions on the PostgreSQL database), a database or uploads that are not
  * empty without `force`, a backup of a newer schema or of the other backend, a damaged backup.
  */
-export async function restoreBackup(config: Config, file: string, force: boolean): Promise<RestoreResult> {
-  return config.DATABASE_URL ? restorePostgres(config, file, force) : restorePglite(config, file, force);
+export async function restoreBackup(
+  config: Config,
+  file: string,
+  force: boolean,
+  /** What the restored database is migrated with (src/modules.ts). */
+  modules: readonly ModuleRegistration[],
+): Promise<RestoreResult> {
+  return config.DATABASE_URL
+    ? restorePostgres(config, file, force, modules)
+    : restorePglite(config, file, force, modules);
 }
 
-async function restorePglite(config: Config, file: string, force: boolean): Promise<RestoreResult> {
+async function restorePglite(
+  config: Config,
+  file: string,
+  force: boolean,
+  modules: readonly ModuleRegistration[],
+): Promise<RestoreResult> {
   const dbDir = join(config.CRM_DATA_DIR, 'db');
   const uploads = uploadsRoot(config);
   const hadDb = existsSync(join(dbDir, 'PG_VERSION'));
@@ -196,7 +210,7 @@ async function restorePglite(config: Config, file: string, force: boolean): Prom
     // Opened and migrated where it was unpacked: a backup that does not start never replaces anything.
     const db = await openDatabase({ dataDir: fresh });
     try {
-      await migrateDatabase(db);
+      await migrateDatabase(db, modules);
     } finally {
       await db.close();
     }
@@ -210,7 +224,12 @@ async function restorePglite(config: Config, file: string, force: boolean): Prom
   }
 }
 
-async function restorePostgres(config: Config, file: string, force: boolean): Promise<RestoreResult> {
+async function restorePostgres(
+  config: Config,
+  file: string,
+  force: boolean,
+  modules: readonly ModuleRegistration[],
+): Promise<RestoreResult> {
   const url = config.DATABASE_URL!;
   const uploads = uploadsRoot(config);
   const client = new pg.Client({ connectionString: url });
@@ -280,7 +299,7 @@ async function restorePostgres(config: Config, file: string, force: boolean): Pr
     await client.end();
     const db = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 2 });
     try {
-      await migrateDatabase(db);
+      await migrateDatabase(db, modules);
     } finally {
       await db.close();
     }

@@ -1,10 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { Config } from '../../config.js';
-import { pruneAgentConfirmations } from '../../modules/agent-confirmations/repo.js';
-import { foldAllCounts } from '../../modules/cards/counts.js';
-import { foldAllReports } from '../../modules/cards/report-rollups.js';
 import { pruneIdempotencyKeys } from '../idempotency/plugin.js';
+import type { ModuleRegistration } from '../modules.js';
 import { type Database, type Db, queryRows } from './client.js';
 import { MIGRATION_LOCK } from './migrate.js';
 
@@ -12,13 +10,15 @@ import { MIGRATION_LOCK } from './migrate.js';
  * The service's own bookkeeping, independent of the operator's vacuum settings (docs/postgresql.md). Every
  * CRM_DB_MAINTENANCE_SECONDS, in each process that runs the background workers:
  *
- * 1. folds every board's card-count deltas into `card_counts` and report deltas into `card_report_rollups`
- *    (the deltas are insert-then-delete rows: each one becomes a dead tuple once folded);
+ * 1. runs the modules' maintenance tasks (ModuleRegistration.maintenance, src/modules.ts): the cards module folds
+ *    every board's card-count deltas into `card_counts` and report deltas into `card_report_rollups` (the deltas
+ *    are insert-then-delete rows: each one becomes a dead tuple once folded), the agent confirmations module
+ *    deletes expired confirmation requests;
  * 2. deletes expired idempotency keys;
  * 3. when nothing else vacuums (autovacuum or track_counts off on PostgreSQL; PGlite, which has no autovacuum
- *    daemon) VACUUMs the small tables that churn: the two above, `card_counts`, `conversations` (rewritten by
- *    every message), the search copies `card_title_search` / `contact_name_search` (their GIN pending lists)
- *    and pg-boss's job tables.
+ *    daemon) VACUUMs the small tables that churn (bookkeepingTables): the modules' (the deltas above,
+ *    `card_counts`, `conversations` rewritten by every message, the search copies `card_title_search` /
+ *    `contact_name_search` and their GIN pending lists), the idempotency keys and pg-boss's job tables.
  *    Without it a delete-heavy table only grows (no VACUUM, no free-space map: inserts never reuse the space
  *    of dead rows) and its scans slow down with it.
  *
@@ -26,25 +26,14 @@ import { MIGRATION_LOCK } from './migrate.js';
  * warning says so.
  */
 
-/** The tables step 3 vacuums (those that exist: pg-boss's appear once the queue has started). */
-export const BOOKKEEPING_TABLES = [
-  'card_count_deltas',
-  'card_counts',
-  'card_report_deltas',
-  'card_report_rollups',
-  'card_report_tombstones',
-  'idempotency_keys',
-  // One UPDATE per inbound or outbound message (last message, unread count: indexed, so never HOT): a busy
-  // inbox turns its conversations over many times a minute, and the list's count reads them all.
-  'conversations',
-  // The trigger-kept search copies (docs/performance.md): every card or contact insert lands in their trigram
-  // index's GIN pending list, which every substring search reads in full until a VACUUM merges it (up to 4 MB,
-  // the server's gin_pending_list_limit, then an insert pays the merge); card moves and edits leave dead rows.
-  'card_title_search',
-  'contact_name_search',
-  'pgboss.job',
-  'pgboss.archive',
-] as const;
+/** The platform's own tables step 3 vacuums (pg-boss's appear once the queue has started). */
+export const PLATFORM_BOOKKEEPING_TABLES = ['idempotency_keys', 'pgboss.job', 'pgboss.archive'] as const;
+
+/** The tables step 3 vacuums (those that exist): the modules' (ModuleRegistration.bookkeepingTables), then the platform's. */
+export const bookkeepingTables = (modules: readonly ModuleRegistration[]): string[] => [
+  ...modules.flatMap((m) => m.bookkeepingTables ?? []),
+  ...PLATFORM_BOOKKEEPING_TABLES,
+];
 
 /** Session advisory lock: one maintenance run at a time across the processes sharing the database. */
 export const MAINTENANCE_LOCK = 727_003;
@@ -60,7 +49,11 @@ export interface ServerSettings {
   notOwned: string[];
 }
 
-export async function readServerSettings(database: Database): Promise<ServerSettings> {
+/** `tables`: the bookkeeping tables (bookkeepingTables), whose ownership is checked. */
+export async function readServerSettings(
+  database: Database,
+  tables: readonly string[],
+): Promise<ServerSettings> {
   const [row] = await queryRows<Omit<ServerSettings, 'notOwned'>>(
     database.system,
     sql`select current_setting('server_version_num')::int as "version",
@@ -71,7 +64,7 @@ export async function readServerSettings(database: Database): Promise<ServerSett
   );
   const notOwned = await queryRows<{ name: string }>(
     database.system,
-    sql`select t.name from unnest(${sql.raw(`array['${BOOKKEEPING_TABLES.join("','")}']`)}) as t(name)
+    sql`select t.name from unnest(${sql.raw(`array['${tables.join("','")}']`)}) as t(name)
         join pg_class c on c.oid = to_regclass(t.name)
         where not pg_has_role(current_user, c.relowner, 'USAGE')`,
   );
@@ -87,9 +80,15 @@ export function selfVacuum(database: Database, settings: ServerSettings): boolea
 
 /**
  * The start-up warnings about the server's settings (PostgreSQL only; empty when all is as docs/postgresql.md
- * expects). `maintains`: this process runs the maintenance (it runs the background workers).
+ * expects). `maintains`: this process runs the maintenance (it runs the background workers); `tables`: the
+ * bookkeeping tables it vacuums (bookkeepingTables).
  */
-export function settingsWarnings(settings: ServerSettings, config: Config, maintains: boolean): string[] {
+export function settingsWarnings(
+  settings: ServerSettings,
+  config: Config,
+  maintains: boolean,
+  tables: readonly string[],
+): string[] {
   const warnings: string[] = [];
   if (settings.version < 150000)
     warnings.push(
@@ -102,7 +101,7 @@ export function settingsWarnings(settings: ServerSettings, config: Config, maint
     const who = maintains ? 'This process' : 'The processes running the background workers (crm worker)';
     warnings.push(
       `${off} is off on this PostgreSQL server: nothing vacuums or analyzes tables. ${who} VACUUMs the service's ` +
-        `own bookkeeping tables (${BOOKKEEPING_TABLES.join(', ')}) every ${config.CRM_DB_MAINTENANCE_SECONDS} s. ` +
+        `own bookkeeping tables (${tables.join(', ')}) every ${config.CRM_DB_MAINTENANCE_SECONDS} s. ` +
         'Every other table (cards, contacts, comments, audit_log, …) accumulates dead rows and stale planner ' +
         'statistics until you turn autovacuum on (with track_counts) or schedule `vacuumdb --analyze` yourself ' +
         '(docs/postgresql.md).',
@@ -123,12 +122,14 @@ export function settingsWarnings(settings: ServerSettings, config: Config, maint
   return warnings;
 }
 
-/** What one maintenance run did (null: another process held the lock, nothing done). */
+/**
+ * What one maintenance run did (null: another process held the lock, nothing done): each module task's count
+ * under its `report` field (e.g. `folded`: card-count and report deltas folded; `agentConfirmationsDeleted`:
+ * agent confirmation requests expired for more than a day), then the platform's own.
+ */
 export interface MaintenanceReport {
-  folded: number;
+  [report: string]: number | string[];
   idempotencyKeysDeleted: number;
-  /** Agent confirmation requests expired for more than a day. */
-  agentConfirmationsDeleted: number;
   vacuumed: string[];
   ms: number;
 }
@@ -139,6 +140,7 @@ export interface MaintenanceReport {
  */
 export async function runMaintenance(
   database: Database,
+  modules: readonly ModuleRegistration[],
   opts: { vacuum: boolean },
 ): Promise<MaintenanceReport | null> {
   const started = performance.now();
@@ -168,15 +170,16 @@ export async function runMaintenance(
   }
 
   async function runSteps(db: Db, exec: (text: string) => Promise<unknown>, o: { vacuum: boolean }) {
-    // The card counts' deltas and the board report's (report-rollups.ts), the same pattern.
-    const folded = (await foldAllCounts(db)) + (await foldAllReports(db));
+    // The modules' tasks (the cards module's two folds first: src/modules.ts's order), in order.
+    const counts: Record<string, number> = {};
+    for (const task of modules.flatMap((m) => m.maintenance ?? []))
+      counts[task.report] = (counts[task.report] ?? 0) + (await task.run(db));
     const idempotencyKeysDeleted = await pruneIdempotencyKeys(db);
-    const agentConfirmationsDeleted = await pruneAgentConfirmations(db);
     const vacuumed: string[] = [];
     if (o.vacuum) {
       const existing = await queryRows<{ name: string }>(
         db,
-        sql`select t.name from unnest(${sql.raw(`array['${BOOKKEEPING_TABLES.join("','")}']`)}) as t(name)
+        sql`select t.name from unnest(${sql.raw(`array['${bookkeepingTables(modules).join("','")}']`)}) as t(name)
             where to_regclass(t.name) is not null`,
       );
       vacuumed.push(...existing.map((r) => r.name));
@@ -184,9 +187,8 @@ export async function runMaintenance(
       if (vacuumed.length) await exec(`VACUUM (SKIP_LOCKED) ${vacuumed.join(', ')}`);
     }
     return {
-      folded,
+      ...counts,
       idempotencyKeysDeleted,
-      agentConfirmationsDeleted,
       vacuumed,
       ms: Math.round(performance.now() - started),
     };
@@ -205,14 +207,16 @@ export interface Logger {
  */
 export async function startMaintenance(
   database: Database,
+  modules: readonly ModuleRegistration[],
   config: Config,
   log: Logger,
   run: boolean,
 ): Promise<{ stop(): Promise<void> }> {
   let vacuum = database.kind === 'pglite';
   if (database.kind === 'postgres') {
-    const settings = await readServerSettings(database);
-    for (const w of settingsWarnings(settings, config, run)) log.warn({ database: 'postgresql' }, w);
+    const tables = bookkeepingTables(modules);
+    const settings = await readServerSettings(database, tables);
+    for (const w of settingsWarnings(settings, config, run, tables)) log.warn({ database: 'postgresql' }, w);
     vacuum = selfVacuum(database, settings);
   }
   if (!run) return { stop: async () => {} };
@@ -220,7 +224,7 @@ export async function startMaintenance(
   let stopped = false;
   const tick = () => {
     // A run longer than the interval (a large backlog) is not stacked on.
-    running ??= runMaintenance(database, { vacuum })
+    running ??= runMaintenance(database, modules, { vacuum })
       .then((report) => {
         if (report) log.debug({ maintenance: report }, 'database maintenance');
       })

@@ -1,17 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { BOARD_STRUCTURE_VERSION_SQL } from '../../modules/boards/structure-version.js';
-import { CARD_COUNTS_SQL } from '../../modules/cards/counts.js';
-import { REPORT_ROLLUP_SQL } from '../../modules/cards/report-rollups.js';
-import { CARD_TITLE_SEARCH_SQL } from '../../modules/cards/title-search.js';
-import { CONTACT_NAME_SEARCH_SQL } from '../../modules/contacts/name-search.js';
-import { EVENTS_NOTIFY_SQL } from '../events/wake.js';
 import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
+import { type ModuleRegistration, schemaSqlOf } from '../modules.js';
 import { SOFTWARE_VERSION } from '../version.js';
 import type { Database } from './client.js';
 import { SEARCH_FOLD_SQL } from './search-fold.js';
@@ -19,17 +14,22 @@ import { SEARCH_FOLD_SQL } from './search-fold.js';
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 /**
- * Applies the generated migrations, then the tenant policies (idempotent). On PostgreSQL several processes may
- * start together: an advisory lock, held on a connection of its own, lets one migrate at a time.
+ * Applies the generated migrations, then the modules' schema statements (`modules`: src/modules.ts, in its order),
+ * then the tenant policies (idempotent). On PostgreSQL several processes may start together: an advisory lock,
+ * held on a connection of its own, lets one migrate at a time.
  */
-export async function migrateDatabase(database: Database): Promise<void> {
+export async function migrateDatabase(
+  database: Database,
+  modules: readonly ModuleRegistration[],
+): Promise<void> {
+  const moduleSql = schemaSqlOf(modules);
   const sessions = database.sessionPool ?? database.pool;
-  if (!sessions) return migrateUnlocked(database);
+  if (!sessions) return migrateUnlocked(database, moduleSql);
   // A session lock: on the server itself (DATABASE_DIRECT_URL), never through a transaction pooler.
   const lockClient = await sessions.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migrateUnlocked(database);
+    await migrateUnlocked(database, moduleSql);
   } finally {
     await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     lockClient.release();
@@ -39,13 +39,13 @@ export async function migrateDatabase(database: Database): Promise<void> {
 /** Held exclusively while migrating; the maintenance holds it shared, so the two never interleave. */
 export const MIGRATION_LOCK = 727_001;
 
-async function migrateUnlocked(database: Database): Promise<void> {
+async function migrateUnlocked(database: Database, moduleSql: readonly string[]): Promise<void> {
   for (const ddl of STATE_TABLE_SQL) await database.system.execute(sql.raw(ddl));
   // Before anything else, the fast path included: a database migrated by a newer build is never touched.
   await refuseUnknownMigrations(database);
   // Nothing changed since the last run (same migrations, same policy and function DDL): every step below is
   // idempotent and would only redo itself, so a start or an admin verb skips them (about a second on PGlite).
-  const fingerprint = schemaFingerprint();
+  const fingerprint = schemaFingerprint(moduleSql);
   const state = await database.system.execute(sql.raw(SKIP_CHECK_SQL.replace('$1', `'${fingerprint}'`)));
   if ((state as { rows?: { skip: boolean }[] }).rows?.[0]?.skip) {
     await recordSoftwareVersion(database, true);
@@ -58,13 +58,8 @@ async function migrateUnlocked(database: Database): Promise<void> {
   await database.system.execute(sql.raw(LEAKPROOF_SQL));
   if (database.kind === 'pglite') await migratePglite(database.system as any, { migrationsFolder });
   else await migrateNodePg(database.system as any, { migrationsFolder });
-  // Triggers the schema generator cannot express (idempotent, like the policies below).
-  for (const ddl of CARD_COUNTS_SQL) await database.system.execute(sql.raw(ddl));
-  for (const ddl of REPORT_ROLLUP_SQL) await database.system.execute(sql.raw(ddl));
-  for (const ddl of CARD_TITLE_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
-  for (const ddl of CONTACT_NAME_SEARCH_SQL) await database.system.execute(sql.raw(ddl));
-  for (const ddl of EVENTS_NOTIFY_SQL) await database.system.execute(sql.raw(ddl));
-  for (const ddl of BOARD_STRUCTURE_VERSION_SQL) await database.system.execute(sql.raw(ddl));
+  // Triggers the schema generator cannot express (idempotent, like the policies below): the modules' statements.
+  for (const ddl of moduleSql) await database.system.execute(sql.raw(ddl));
   await applyTenantPolicies(database);
   // After the policies: they create the crm_app role the function is granted to.
   for (const ddl of IDEMPOTENCY_COMMIT_SQL) await database.system.execute(sql.raw(ddl));
@@ -215,11 +210,14 @@ select coalesce((select fingerprint = $1 from crm_schema_state where id = 1), fa
                            and p.policyname = 'tenant_isolation'))
    ) as skip`;
 
-let cachedFingerprint: string | undefined;
+let cachedFilesHash: Hash | undefined;
 
-/** A hash of everything a migration run applies: the migration files and the DDL this module runs after them. */
-function schemaFingerprint(): string {
-  cachedFingerprint ??= createHash('sha256')
+/**
+ * A hash of everything a migration run applies: the migration files, and the DDL this file and the modules
+ * (`moduleSql`) run after them, joined in their order of application.
+ */
+function schemaFingerprint(moduleSql: readonly string[]): string {
+  cachedFilesHash ??= createHash('sha256')
     .update(readFileSync(join(migrationsFolder, 'meta/_journal.json')))
     .update(
       readdirSync(migrationsFolder)
@@ -227,18 +225,15 @@ function schemaFingerprint(): string {
         .sort()
         .map((f) => readFileSync(join(migrationsFolder, f), 'utf8'))
         .join('\n'),
-    )
+    );
+  return cachedFilesHash
+    .copy()
     .update(
       [
         SEARCH_EXTENSIONS,
         SEARCH_FOLD_SQL,
         LEAKPROOF_SQL,
-        CARD_COUNTS_SQL,
-        REPORT_ROLLUP_SQL,
-        CARD_TITLE_SEARCH_SQL,
-        CONTACT_NAME_SEARCH_SQL,
-        EVENTS_NOTIFY_SQL,
-        BOARD_STRUCTURE_VERSION_SQL,
+        moduleSql,
         TENANT_POLICY_SQL,
         IDEMPOTENCY_COMMIT_SQL,
       ]
@@ -246,7 +241,6 @@ function schemaFingerprint(): string {
         .join('\n'),
     )
     .digest('hex');
-  return cachedFingerprint;
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROLLUP_OF_CARDS } from '../../../src/modules/cards/report-rollups.js';
+import { modules } from '../../../src/modules.js';
 import { type Database, queryRows } from '../../../src/platform/db/client.js';
 import { migrateDatabase } from '../../../src/platform/db/migrate.js';
 import { newTenant, openPrivateApp } from '../../helpers/app.js';
@@ -60,13 +61,13 @@ describe('card counts: migration and maintenance', () => {
     );
     // As a database whose last migration run predates the counts: its schema fingerprint differs.
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-counts'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     const list = await t.api.get(`/boards/${boardId}/cards`);
     expect(list.body.meta.pagination.total).toBe(4);
     expect(list.body.meta.stats.valueSum).toBe(0 + 1 + 2 + 100);
     // Running the migration again changes nothing (no second fill, no duplicate triggers).
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     expect((await t.api.get(`/boards/${boardId}/cards`)).body.meta).toEqual(list.body.meta);
     const [triggers] = await queryRows<{ n: number }>(
       db.system,
@@ -105,9 +106,9 @@ describe('report rollups: migration', () => {
     );
     // As a database whose last migration run predates the rollups: its schema fingerprint differs.
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'before-rollups'`);
-    await migrateDatabase(db);
+    await migrateDatabase(db, modules);
     await db.system.execute(sql`update crm_schema_state set fingerprint = 'again'`);
-    await migrateDatabase(db); // idempotent: no second fill, no duplicate triggers
+    await migrateDatabase(db, modules); // idempotent: no second fill, no duplicate triggers
     const stored = await queryRows<Record<string, unknown>>(
       db.system,
       sql`select board_id, kind, key, day, sum(card_count)::int as n, sum(value_sum)::float8 as v

@@ -1,0 +1,9 @@
+import type { ModuleRegistration } from '../../platform/modules.js';
+
+/** What the platform runs for the inbox module (src/platform/modules.ts). */
+export const inboxModule: ModuleRegistration = {
+  name: 'inbox',
+  // One UPDATE per inbound or outbound message (last message, unread count: indexed, so never HOT): a busy
+  // inbox turns its conversations over many times a minute, and the list's count reads them all.
+  bookkeepingTables: ['conversations'],
+};
