@@ -397,7 +397,8 @@ async function findExisting(
   claimed: Map<string, number | string>,
   match: readonly MatchKey[],
 ) {
-  const of = (k: MatchKey) => (match.includes(k) ? rows.flatMap((r) => (r.values[k] ? [r.values[k]] : [])) : []);
+  const of = (k: MatchKey) =>
+    match.includes(k) ? rows.flatMap((r) => (r.values[k] ? [r.values[k]] : [])) : [];
   const cpfs = of('cpf');
   const cnpjs = of('cnpj');
   const emails = of('email');

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
 import { importContactsRoute } from './import-routes.js';
+import { contactImportJobRoutes } from './import-jobs.js';
 import {
   activityListQuery,
   bulkDeleteInput,
@@ -189,4 +190,5 @@ export const contactRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   );
 
   await app.register(importContactsRoute, { deps });
+  await app.register(contactImportJobRoutes, { deps });
 };
