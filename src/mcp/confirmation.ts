@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type CallToolResult, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, unwrap } from './api-client.js';
-import type { ToolCall } from './tool-kit.js';
+import type { ToolCall } from './tool-call.js';
 
 /**
  * Human confirmation of a write (issue 20, docs/mcp.md). The model never holds anything that approves a call:
