@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { installTriggersSql, statementTrigger } from '../../platform/db/statement-triggers.js';
 import type { StatsOptions } from './repo.js';
 import { compactReport } from './report-rollups.js';
 
@@ -17,19 +18,31 @@ import { compactReport } from './report-rollups.js';
  */
 const DAY_OF = (col: string) => `coalesce((${col} AT TIME ZONE 'UTC')::date, 'infinity'::date)`;
 
-/** The statement triggers on `cards`: name, event, transition tables. */
-const TRIGGERS: [string, string, string][] = [
-  ['card_counts_insert', 'INSERT', 'REFERENCING NEW TABLE AS new_cards'],
-  ['card_counts_update', 'UPDATE', 'REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards'],
-  ['card_counts_delete', 'DELETE', 'REFERENCING OLD TABLE AS old_cards'],
-  ['card_counts_truncate', 'TRUNCATE', ''],
+/** The statement triggers on `cards`. */
+const TRIGGERS = [
+  statementTrigger(
+    'card_counts_insert',
+    'cards',
+    'INSERT',
+    'card_counts_track',
+    'REFERENCING NEW TABLE AS new_cards',
+  ),
+  statementTrigger(
+    'card_counts_update',
+    'cards',
+    'UPDATE',
+    'card_counts_track',
+    'REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards',
+  ),
+  statementTrigger(
+    'card_counts_delete',
+    'cards',
+    'DELETE',
+    'card_counts_track',
+    'REFERENCING OLD TABLE AS old_cards',
+  ),
+  statementTrigger('card_counts_truncate', 'cards', 'TRUNCATE', 'card_counts_track'),
 ];
-
-const createIfMissing = ([name, event, referencing]: [string, string, string]) => `
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${name}' AND tgrelid = 'cards'::regclass) THEN
-    CREATE TRIGGER ${name} AFTER ${event} ON cards ${referencing}
-      FOR EACH STATEMENT EXECUTE FUNCTION card_counts_track();
-  END IF;`;
 
 /** Deltas of one board a reader folds into `card_counts` (a handful of rows per card write statement). */
 export const COMPACT_AFTER = 256;
@@ -120,28 +133,17 @@ BEGIN
   PERFORM set_config('app.organization_id', '', true);
   RETURN total;
 END $fn$`,
-  // Triggers are created only when missing: CREATE TRIGGER locks `cards` against writes, and every process
-  // start runs this. The first time, `card_counts` is filled from the cards already there.
-  `
-DO $$
-DECLARE
-  fresh boolean := NOT EXISTS (
-    SELECT 1 FROM pg_trigger WHERE tgname = 'card_counts_insert' AND tgrelid = 'cards'::regclass);
-  o record;
-BEGIN
-${TRIGGERS.map(createIfMissing).join('')}
-  IF fresh THEN
-    FOR o IN SELECT id FROM organizations LOOP
-      PERFORM set_config('app.organization_id', o.id::text, true);
-      DELETE FROM card_count_deltas WHERE organization_id = o.id;
-      DELETE FROM card_counts WHERE organization_id = o.id;
-      INSERT INTO card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
+  // The triggers (created when missing); the first time, `card_counts` is filled from the cards already there.
+  installTriggersSql({
+    triggers: TRIGGERS,
+    fill: [
+      'DELETE FROM card_count_deltas WHERE organization_id = o.id',
+      'DELETE FROM card_counts WHERE organization_id = o.id',
+      `INSERT INTO card_counts (organization_id, board_id, phase_id, due_day, card_count, value_sum)
       SELECT organization_id, board_id, coalesce(current_phase_id, 0), ${DAY_OF('due_date')}, count(*), sum(value)
-      FROM cards WHERE organization_id = o.id GROUP BY 1, 2, 3, 4;
-    END LOOP;
-    PERFORM set_config('app.organization_id', '', true);
-  END IF;
-END $$`,
+      FROM cards WHERE organization_id = o.id GROUP BY 1, 2, 3, 4`,
+    ],
+  }),
 ];
 
 /**

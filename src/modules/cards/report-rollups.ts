@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { installTriggersSql, statementTrigger } from '../../platform/db/statement-triggers.js';
 
 /**
  * The board report's rollups (tables in table.ts, docs/cards.md, docs/performance.md): card count and value sum per
@@ -126,67 +127,40 @@ BEGIN
   RETURN NULL;
 END $fn$`;
 
-/** name, table, event, transition tables, function */
-const TRIGGERS: [string, string, string, string, string][] = [
-  ['card_report_insert', 'cards', 'INSERT', 'REFERENCING NEW TABLE AS new_cards', 'card_report_track'],
-  [
+const NEW_CARDS = 'REFERENCING NEW TABLE AS new_cards';
+const OLD_CARDS = 'REFERENCING OLD TABLE AS old_cards';
+const NEW_LINKS = 'REFERENCING NEW TABLE AS new_links';
+const OLD_LINKS = 'REFERENCING OLD TABLE AS old_links';
+
+/** The statement triggers on `cards` and its two link tables. */
+const TRIGGERS = [
+  statementTrigger('card_report_insert', 'cards', 'INSERT', 'card_report_track', NEW_CARDS),
+  statementTrigger(
     'card_report_update',
     'cards',
     'UPDATE',
-    'REFERENCING OLD TABLE AS old_cards NEW TABLE AS new_cards',
     'card_report_track',
-  ],
-  ['card_report_delete', 'cards', 'DELETE', 'REFERENCING OLD TABLE AS old_cards', 'card_report_track'],
-  ['card_report_truncate', 'cards', 'TRUNCATE', '', 'card_report_track'],
-  [
-    'card_report_a_insert',
-    'card_assignees',
-    'INSERT',
-    'REFERENCING NEW TABLE AS new_links',
-    'card_report_track_a',
-  ],
-  [
-    'card_report_a_update',
-    'card_assignees',
-    'UPDATE',
-    'REFERENCING OLD TABLE AS old_links NEW TABLE AS new_links',
-    'card_report_track_a',
-  ],
-  [
-    'card_report_a_delete',
-    'card_assignees',
-    'DELETE',
-    'REFERENCING OLD TABLE AS old_links',
-    'card_report_track_a',
-  ],
-  [
-    'card_report_t_insert',
-    'card_tags',
-    'INSERT',
-    'REFERENCING NEW TABLE AS new_links',
-    'card_report_track_t',
-  ],
-  [
-    'card_report_t_update',
-    'card_tags',
-    'UPDATE',
-    'REFERENCING OLD TABLE AS old_links NEW TABLE AS new_links',
-    'card_report_track_t',
-  ],
-  [
-    'card_report_t_delete',
-    'card_tags',
-    'DELETE',
-    'REFERENCING OLD TABLE AS old_links',
-    'card_report_track_t',
-  ],
+    `${OLD_CARDS} NEW TABLE AS new_cards`,
+  ),
+  statementTrigger('card_report_delete', 'cards', 'DELETE', 'card_report_track', OLD_CARDS),
+  statementTrigger('card_report_truncate', 'cards', 'TRUNCATE', 'card_report_track'),
+  ...(
+    [
+      ['a', 'card_assignees'],
+      ['t', 'card_tags'],
+    ] as const
+  ).flatMap(([kind, table]) => [
+    statementTrigger(`card_report_${kind}_insert`, table, 'INSERT', `card_report_track_${kind}`, NEW_LINKS),
+    statementTrigger(
+      `card_report_${kind}_update`,
+      table,
+      'UPDATE',
+      `card_report_track_${kind}`,
+      `${OLD_LINKS} NEW TABLE AS new_links`,
+    ),
+    statementTrigger(`card_report_${kind}_delete`, table, 'DELETE', `card_report_track_${kind}`, OLD_LINKS),
+  ]),
 ];
-
-const createIfMissing = ([name, table, event, referencing, fn]: [string, string, string, string, string]) => `
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${name}' AND tgrelid = '${table}'::regclass) THEN
-    CREATE TRIGGER ${name} AFTER ${event} ON ${table} ${referencing}
-      FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
-  END IF;`;
 
 /** Deltas of one board a reader folds into the rollups. */
 export const REPORT_COMPACT_AFTER = 512;
@@ -271,24 +245,14 @@ BEGIN
   PERFORM set_config('app.organization_id', '', true);
   RETURN total;
 END $fn$`,
-  `
-DO $$
-DECLARE
-  fresh boolean := NOT EXISTS (
-    SELECT 1 FROM pg_trigger WHERE tgname = 'card_report_insert' AND tgrelid = 'cards'::regclass);
-  o record;
-BEGIN
-${TRIGGERS.map(createIfMissing).join('')}
-  IF fresh THEN
-    FOR o IN SELECT id FROM organizations LOOP
-      PERFORM set_config('app.organization_id', o.id::text, true);
-      DELETE FROM card_report_deltas WHERE organization_id = o.id;
-      DELETE FROM card_report_rollups WHERE organization_id = o.id;
-      INSERT INTO card_report_rollups (${DELTA_COLUMNS}) ${ROLLUP_OF_CARDS('o.id')};
-    END LOOP;
-    PERFORM set_config('app.organization_id', '', true);
-  END IF;
-END $$`,
+  installTriggersSql({
+    triggers: TRIGGERS,
+    fill: [
+      'DELETE FROM card_report_deltas WHERE organization_id = o.id',
+      'DELETE FROM card_report_rollups WHERE organization_id = o.id',
+      `INSERT INTO card_report_rollups (${DELTA_COLUMNS}) ${ROLLUP_OF_CARDS('o.id')}`,
+    ],
+  }),
 ];
 
 /** Folds a board's report deltas (skipped while another transaction folds the same board). */

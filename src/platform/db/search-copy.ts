@@ -1,3 +1,5 @@
+import { installTriggersSql, type Trigger } from './statement-triggers.js';
+
 /**
  * A narrow, trigger-kept copy of a wide table's searchable text (and whatever its counts read), for the exact
  * totals of substring search (docs/performance.md, fifth pass): cards/title-search.ts, contacts/name-search.ts.
@@ -37,10 +39,11 @@ export function searchCopyDdl(c: SearchCopy): string[] {
   const set = copied.map(([col, expr]) => `${col} = ${expr('NEW.')}`).join(', ');
   // The raw columns, not the copied expressions: a function in the WHEN clause would run on every update.
   const changed = `(${c.watch.map((w) => `OLD.${w}`).join(', ')}) IS DISTINCT FROM (${c.watch.map((w) => `NEW.${w}`).join(', ')})`;
-  const trigger = (name: string, create: string) => `
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${c.table}_${name}' AND tgrelid = '${c.source}'::regclass) THEN
-    CREATE TRIGGER ${c.table}_${name} ${create};
-  END IF;`;
+  const trigger = (name: string, create: string): Trigger => ({
+    name: `${c.table}_${name}`,
+    table: c.source,
+    create,
+  });
   return [
     `
 CREATE OR REPLACE FUNCTION ${c.table}_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -62,31 +65,31 @@ BEGIN
   END IF;
   RETURN NULL;
 END $fn$`,
-    `
-DO $$
-DECLARE
-  stale boolean := obj_description('${c.table}'::regclass, 'pg_class') IS DISTINCT FROM '${c.shape}';
-  fresh boolean := stale OR NOT EXISTS (
-    SELECT 1 FROM pg_trigger WHERE tgname = '${c.table}_insert' AND tgrelid = '${c.source}'::regclass);
-  o record;
-BEGIN
-  IF stale THEN
-    DROP TRIGGER IF EXISTS ${c.table}_insert ON ${c.source};
-    DROP TRIGGER IF EXISTS ${c.table}_truncate ON ${c.source};
-    DROP TRIGGER IF EXISTS ${c.table}_update ON ${c.source};
-    DROP TRIGGER IF EXISTS ${c.table}_delete ON ${c.source};
-  END IF;${trigger('insert', `AFTER INSERT ON ${c.source} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('truncate', `AFTER TRUNCATE ON ${c.source} FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`)}${trigger('update', `AFTER UPDATE ON ${c.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${c.table}_change()`)}${trigger('delete', `AFTER DELETE ON ${c.source} FOR EACH ROW EXECUTE FUNCTION ${c.table}_change()`)}
-  IF fresh THEN
-    FOR o IN SELECT id FROM organizations LOOP
-      PERFORM set_config('app.organization_id', o.id::text, true);
-      DELETE FROM ${c.table} WHERE organization_id = o.id;
-      INSERT INTO ${c.table} (${names}) SELECT ${values('')} FROM ${c.source} WHERE organization_id = o.id;
-    END LOOP;
-    PERFORM set_config('app.organization_id', '', true);
-  END IF;
-  IF stale THEN
-    COMMENT ON TABLE ${c.table} IS '${c.shape}';
-  END IF;
-END $$`,
+    installTriggersSql({
+      triggers: [
+        trigger(
+          'insert',
+          `AFTER INSERT ON ${c.source} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`,
+        ),
+        trigger(
+          'truncate',
+          `AFTER TRUNCATE ON ${c.source} FOR EACH STATEMENT EXECUTE FUNCTION ${c.table}_insert()`,
+        ),
+        trigger(
+          'update',
+          `AFTER UPDATE ON ${c.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${c.table}_change()`,
+        ),
+        trigger('delete', `AFTER DELETE ON ${c.source} FOR EACH ROW EXECUTE FUNCTION ${c.table}_change()`),
+      ],
+      fill: [
+        `DELETE FROM ${c.table} WHERE organization_id = o.id`,
+        `INSERT INTO ${c.table} (${names}) SELECT ${values('')} FROM ${c.source} WHERE organization_id = o.id`,
+      ],
+      // A copy of another shape: its triggers recreated, refilled, then marked with the new shape.
+      stale: {
+        condition: `obj_description('${c.table}'::regclass, 'pg_class') IS DISTINCT FROM '${c.shape}'`,
+        afterFill: `COMMENT ON TABLE ${c.table} IS '${c.shape}'`,
+      },
+    }),
   ];
 }
