@@ -7,6 +7,7 @@ import { automationRoutes } from './modules/automations/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
+import { cardImportJobRoutes } from './modules/cards/import-jobs.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
@@ -41,6 +42,7 @@ import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.js'
 import { acceptEmptyJsonBody, installProjection } from './platform/http/projection.js';
 import { refuseProtoQueryKeys } from './platform/http/query-string.js';
 import { registerRateLimit } from './platform/http/rate-limit.js';
+import { installReadYourWrites } from './platform/http/read-your-writes.js';
 import { installRequestGuards, parseQueryString } from './platform/http/request-guards.js';
 import { installRequestLog, loggerOptions, RequestLogController } from './platform/http/request-log.js';
 import { registerWebApp } from './platform/http/web-app.js';
@@ -74,6 +76,7 @@ const areas = [
   invitationRoutes,
   boardRoutes,
   cardRoutes,
+  cardImportJobRoutes,
   productCategoryRoutes,
   productRoutes,
   quoteRoutes,
@@ -150,6 +153,7 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   const authFailures = await registerRateLimit(app, config);
   await app.register(authPlugin, { db, signer, authFailures });
   installRequestLog(app);
+  installReadYourWrites(app, config, db);
   await app.register(idempotencyPlugin, { db, config, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
   await registerDocsRoutes(app);

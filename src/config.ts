@@ -18,6 +18,16 @@ const envObject = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset: DATABASE_URL)')
     .optional(),
+  /**
+   * A streaming hot standby of DATABASE_URL's server: the reads that may lag (board report, statistics, exports)
+   * go there while it is within CRM_REPLICA_MAX_LAG_MS (docs/postgresql.md#a-read-replica). Never written to.
+   */
+  DATABASE_REPLICA_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset: no replica)')
+    .optional(),
+  /** Past this replay lag (milliseconds) the replica is not read: the primary answers. */
+  CRM_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).default(1000),
   /** Named prepared statements for the hot queries; `false` behind a transaction pooler that cannot keep them. */
   DATABASE_PREPARED_STATEMENTS: z
     .enum(['true', 'false'])
@@ -212,6 +222,8 @@ const envObject = z.object({
 const envSchema = envObject.superRefine((c, ctx) => {
   if (c.DATABASE_DIRECT_URL && !c.DATABASE_URL)
     ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL' });
+  if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL)
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URL'], message: 'needs DATABASE_URL' });
   if (c.CRM_METRICS_PORT !== undefined && c.CRM_METRICS_PORT === c.PORT)
     ctx.addIssue({ code: 'custom', path: ['CRM_METRICS_PORT'], message: 'must differ from PORT' });
   // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
@@ -256,5 +268,7 @@ export function databaseOptions(config: Config) {
     namespace: config.CRM_JOBS_NAMESPACE,
     directUrl: config.DATABASE_DIRECT_URL,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    replicaUrl: config.DATABASE_REPLICA_URL,
+    replicaMaxLagMs: config.CRM_REPLICA_MAX_LAG_MS,
   };
 }

@@ -5,7 +5,7 @@ import { type Config, loadConfig } from '../config.js';
  * that they are set, never what they are.
  */
 const SECRET =
-  /_(SECRET|TOKEN|PASSWORD|BEARER)$|^CRM_ENCRYPTION_KEY$|^(DATABASE|DATABASE_DIRECT|REDIS|SMTP)_URL$/;
+  /_(SECRET|TOKEN|PASSWORD|BEARER)$|^CRM_ENCRYPTION_KEY$|^(DATABASE|DATABASE_DIRECT|DATABASE_REPLICA|REDIS|SMTP)_URL$/;
 
 /**
  * `crm config check`: the environment validated as `crm serve` would (every error at once, exit 1), or the

@@ -2,7 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { validationError } from '../../platform/http/errors.js';
 import { compileFilters } from '../../platform/http/list-query.js';
-import type { TenantContext } from '../../platform/tenancy/context.js';
+import { laggingRead, type TenantContext } from '../../platform/tenancy/context.js';
 import type { BoardStructure, FieldStructure } from '../boards/access.js';
 import { openBoard } from './board-scope.js';
 import { optionLabel } from './fields.js';
@@ -17,7 +17,8 @@ export async function boardReport(
   boardId: string,
   range: { from?: string; to?: string },
 ) {
-  return ctx.transaction(async (tx) => {
+  // A read that may lag: on the read replica when it is close enough (tenancy/context.ts).
+  return laggingRead(ctx, async (tx, on) => {
     const scope = await openBoard(tx, ctx, boardId, false);
     const { structure } = scope;
     const to = range.to ? new Date(range.to) : new Date();
@@ -36,7 +37,9 @@ export async function boardReport(
     const { wonPhaseId, lostPhaseId } = structure.settings;
     const rows = await reportRepo.boardReport(tx, s, wonPhaseId, lostPhaseId);
     const pending = rows.find((r) => r.kind === 'pending');
-    if (pending && pending.count > REPORT_COMPACT_AFTER) await compactReport(tx, ctx.orgId, s.boardId);
+    // Folding writes: on the primary only (the replica gets the maintenance's folds by replication).
+    if (pending && pending.count > REPORT_COMPACT_AFTER && on === 'primary')
+      await compactReport(tx, ctx.orgId, s.boardId);
     const of = (kind: reportRepo.ReportRow['kind']) => rows.filter((r) => r.kind === kind);
     const one = (kind: reportRepo.ReportRow['kind']) => of(kind)[0];
     const byAssignee = of('assignee');
@@ -126,7 +129,8 @@ const badAggregate = (path: string, message: string) =>
   validationError(`${path}: ${message}`, [{ path: [path], message, name: 'ValidationError' }]);
 
 export async function aggregateCards(ctx: TenantContext, boardId: string, query: AggregateQuery) {
-  return ctx.transaction(async (tx) => {
+  // A read that may lag: on the read replica when it is close enough (tenancy/context.ts).
+  return laggingRead(ctx, async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
     const { structure } = scope;
     const where = compileFilters(cardModelFor(structure), query.filters ?? {});

@@ -12,6 +12,7 @@ import type { PgDatabase, PgDialect, PgQueryResultHKT, PgTransaction } from 'dri
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type FirstQueryBegin, firstQueryBegin } from './first-query-begin.js';
+import { REPLICA_CONNECT_TIMEOUT_MS, ReplicaReads } from './replica.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, any>;
@@ -54,6 +55,13 @@ export interface Database {
    * suite's workers) are not woken by it.
    */
   namespace?: string;
+  /**
+   * DATABASE_REPLICA_URL's pool: a streaming hot standby of the primary, for reads that may lag only (never a
+   * write: its transactions are `read only`). With `replicaReads`, which says when a read may go there.
+   */
+  replica?: pg.Pool;
+  /** Routing of the reads that may lag between `replica` and the primary (db/replica.ts); with `replica` only. */
+  replicaReads?: ReplicaReads;
 }
 
 export interface TenantTransactionOptions {
@@ -107,6 +115,10 @@ export interface OpenOptions {
    * to the next: every statement is then sent unnamed.
    */
   preparedStatements?: boolean;
+  /** DATABASE_REPLICA_URL: a streaming hot standby for the reads that may lag (Database.replica). */
+  replicaUrl?: string;
+  /** CRM_REPLICA_MAX_LAG_MS: past this lag the standby is not read (default 1000). */
+  replicaMaxLagMs?: number;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -139,7 +151,7 @@ function tenantTransactionOn(db: Db) {
  * `tx.rollback()` and the rollback on error behave the same; tests of every module run through it. A `fn` that
  * runs no statement opens no transaction (nothing to commit or roll back).
  */
-function pgTenantTransaction(db: Db, pool: pg.Pool) {
+function pgTenantTransaction(db: Db, pool: pg.Pool, readOnly = false) {
   const internals = db as unknown as {
     dialect: PgDialect;
     session: { schema: unknown; options: unknown };
@@ -153,7 +165,7 @@ function pgTenantTransaction(db: Db, pool: pg.Pool) {
     const client = await pool.connect();
     const opening = firstQueryBegin(
       client,
-      `begin; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
+      `begin${readOnly ? ' read only' : ''}; select set_config('role', 'crm_app', true), set_config('app.organization_id', '${orgId}', true)`,
     );
     // Set when the connection cannot be trusted any more (its rollback failed): the pool discards it.
     let broken: Error | undefined;
@@ -237,7 +249,7 @@ async function openPostgres(
   url: string,
   poolSize: number,
   namespace: string,
-  opts: Pick<OpenOptions, 'directUrl' | 'preparedStatements'>,
+  opts: Pick<OpenOptions, 'directUrl' | 'preparedStatements' | 'replicaUrl' | 'replicaMaxLagMs'>,
 ): Promise<Database> {
   const options = namespace ? { options: `-c crm.jobs_namespace=${namespace}` } : {};
   const pool = new pg.Pool({ connectionString: url, max: poolSize, ...options });
@@ -250,7 +262,17 @@ async function openPostgres(
     : pool;
   // An idle connection the server ends (a restart, an administrator, a pooler) is dropped by the pool, which says so
   // on 'error': without a listener that event would end the process.
-  for (const p of new Set([pool, sessionPool]))
+  // The standby: as many connections as the primary's pool, given up on quickly when it does not answer (the
+  // read then goes to the primary: db/replica.ts).
+  const replica = opts.replicaUrl
+    ? new pg.Pool({
+        connectionString: opts.replicaUrl,
+        max: poolSize,
+        connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS,
+      })
+    : undefined;
+  if (replica && opts.preparedStatements === false) replica.on('connect', unnamedStatements);
+  for (const p of new Set([pool, sessionPool, ...(replica ? [replica] : [])]))
     p.on('error', (err) => console.error(`database: an idle connection was lost: ${err.message}`));
   const db = drizzleNodePg(pool) as unknown as Db;
   const transactionObservers = new Set<TransactionObserver>();
@@ -262,10 +284,21 @@ async function openPostgres(
     namespace,
     tenantTransaction: observed(pgTenantTransaction(db, pool), transactionObservers),
     transactionObservers,
+    ...(replica && {
+      replica,
+      // Read only on the standby, with the same role and organization setting: RLS holds there too.
+      replicaReads: new ReplicaReads(
+        pool,
+        replica,
+        opts.replicaMaxLagMs ?? 1000,
+        pgTenantTransaction(db, replica, true),
+      ),
+    }),
     ping: () => ping(db),
     close: async () => {
       await pool.end();
       if (sessionPool !== pool) await sessionPool.end();
+      await replica?.end();
     },
   };
 }

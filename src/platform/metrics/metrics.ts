@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database, TransactionObserver } from '../db/client.js';
+import type { LaggingReadObserver } from '../db/replica.js';
 import { collectBacklog } from './backlog.js';
 
 export type WebhookDeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -107,6 +108,28 @@ export function createMetrics(db: Database, namespace: string): ProcessMetrics {
       },
     });
   }
+  // The read replica (DATABASE_REPLICA_URL, db/replica.ts): where the reads that may lag went, and its lag.
+  const replicaReads = db.replicaReads;
+  let laggingObserver: LaggingReadObserver | undefined;
+  if (replicaReads) {
+    const lagging = new Counter({
+      name: 'crm_db_lagging_reads_total',
+      help: 'Reads that may lag (report, statistics, exports) by where they ran (replica, primary) and why (caught_up, own_write, behind, down, error)',
+      labelNames: ['target', 'reason'],
+      registers,
+    });
+    laggingObserver = (target, reason) => lagging.inc({ target, reason });
+    replicaReads.observers.add(laggingObserver);
+    new Gauge({
+      name: 'crm_db_replica_lag_seconds',
+      help: 'Replay lag of the read replica at its last measurement (-1: down or not measured yet)',
+      registers,
+      collect() {
+        const s = replicaReads.last;
+        this.set(s?.up && Number.isFinite(s.lagMs) ? s.lagMs / 1000 : -1);
+      },
+    });
+  }
   collectBacklog(db, registry, namespace);
 
   return {
@@ -124,6 +147,7 @@ export function createMetrics(db: Database, namespace: string): ProcessMetrics {
     },
     close() {
       db.transactionObservers.delete(observer);
+      if (laggingObserver) replicaReads?.observers.delete(laggingObserver);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Plan } from '../../config.js';
 import type { Database, Tx } from '../db/client.js';
+import { type LaggingTarget, writerKey } from '../db/replica.js';
 import { AppError, isConcurrencyConflict } from '../http/errors.js';
 import { type PendingIdempotencyKey, recordCommit } from '../idempotency/commit.js';
 
@@ -51,6 +52,22 @@ export interface TenantContext {
    */
   dryRun: boolean;
   transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * A read that may lag (board report, list statistics, exports): on the streaming replica (DATABASE_REPLICA_URL)
+   * in a read-only tenant transaction (RLS as here) when it is up, within CRM_REPLICA_MAX_LAG_MS and past this
+   * user's last write; else, or when the read fails there, `transaction(fn)` on the primary (db/replica.ts).
+   * `fn` only reads, and is told where it runs (work that writes, such as folding deltas, only on the primary).
+   * Absent from contexts built by hand (jobs, the demo seed): call the function `laggingRead(ctx, fn)`.
+   */
+  laggingRead?<T>(fn: (tx: Tx, on: LaggingTarget) => Promise<T>): Promise<T>;
+}
+
+/** `ctx.laggingRead(fn)` where the context has it (a request's), else `fn` on the primary in `ctx.transaction`. */
+export function laggingRead<T>(
+  ctx: TenantContext,
+  fn: (tx: Tx, on: LaggingTarget) => Promise<T>,
+): Promise<T> {
+  return ctx.laggingRead ? ctx.laggingRead(fn) : ctx.transaction((tx) => fn(tx, 'primary'));
 }
 
 export interface TransactionOptions {
@@ -104,7 +121,7 @@ async function rolledBack<T>(db: Database, orgId: number, fn: (tx: Tx) => Promis
 
 export function makeTenantContext(
   db: Database,
-  fields: Omit<TenantContext, 'transaction' | 'idempotency' | 'dryRun'>,
+  fields: Omit<TenantContext, 'transaction' | 'laggingRead' | 'idempotency' | 'dryRun'>,
 ): TenantContext {
   const ctx: TenantContext = {
     ...fields,
@@ -128,6 +145,28 @@ export function makeTenantContext(
       // Each attempt is a new transaction on a connection of its own (the pipelined client of the failed one,
       // its queued writes and its commit are gone with its rollback: db/client.ts).
       return opts?.retry ? retryOnConflict(run) : run();
+    },
+    laggingRead: async (fn) => {
+      const reads = db.replicaReads;
+      // A dry run or an idempotent request records on the primary, in the transaction.
+      if (!reads || ctx.dryRun || ctx.idempotency) return ctx.transaction((tx) => fn(tx, 'primary'));
+      const route = await reads.route(writerKey(fields.userId));
+      if (route.target === 'replica') {
+        try {
+          const result = await reads.transaction(fields.orgId, (tx: Tx) => fn(tx, 'replica'));
+          reads.observe('replica', route.reason);
+          return result;
+        } catch (err) {
+          // The request's own answer (not found, forbidden, invalid) stands; anything else is the replica's.
+          if (err instanceof AppError) {
+            reads.observe('replica', route.reason);
+            throw err;
+          }
+          reads.fault(err);
+          reads.observe('primary', 'error');
+        }
+      } else reads.observe('primary', route.reason);
+      return ctx.transaction((tx) => fn(tx, 'primary'));
     },
   };
   return ctx;

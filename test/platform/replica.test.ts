@@ -1,0 +1,270 @@
+/**
+ * Reads that may lag on a real streaming replica (issue 34, docs/postgresql.md#a-read-replica): a primary and a hot
+ * standby of Debian's PostgreSQL in a temporary directory (scripts/cluster/pg-pair.ts). Where a read ran is shown
+ * by its data: with the standby's replay paused, a card written on the primary is missing from what the standby
+ * answers.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort } from '../../scripts/cluster/pg-pair.js';
+import { buildApp } from '../../src/app.js';
+import { type Database, queryRows } from '../../src/platform/db/client.js';
+import { type LaggingReason, type LaggingTarget, MEASURE_EVERY_MS } from '../../src/platform/db/replica.js';
+import { queueNameIn } from '../../src/platform/jobs/jobs.js';
+import { type Api, apiClient, newTenant, registerUser, type Tenant, testConfig } from '../helpers/app.js';
+import {
+  openReplicaDatabase,
+  type PgPair,
+  pgReplicaMissing,
+  startMigratedPair,
+} from '../helpers/pg-replica.js';
+import { createCard, createPipeline } from '../modules/cards/factory.js';
+
+const missing = pgReplicaMissing();
+if (missing) console.warn(missing);
+const REDIS = '/usr/bin/redis-server';
+
+describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', () => {
+  let pair: PgPair;
+  let db: Database;
+  let app: FastifyInstance;
+  let a: Tenant; // the writer
+  let b: { api: Api }; // an admin of the same organization who writes nothing in these tests
+  let c: Tenant; // another organization
+  let boardA: string;
+  let boardC: string;
+  const seen: [LaggingTarget, LaggingReason][] = [];
+  const observer = (target: LaggingTarget, reason: LaggingReason) => seen.push([target, reason]);
+
+  /** The last routes seen since `from` (a read answered: what the observers were told). */
+  const routesSince = (from: number) => seen.slice(from);
+  /** The next lagging read measures the standby again. */
+  const nextMeasurement = () => sleep(MEASURE_EVERY_MS + 100);
+
+  async function reportTotal(api: Api, boardId = boardA) {
+    const res = await api.get(`/boards/${boardId}/report`);
+    expect(res.status).toBe(200);
+    return res.body.summary.totalCards as number;
+  }
+  async function aggregateCount(api: Api, boardId = boardA) {
+    const res = await api.get(`/boards/${boardId}/cards/aggregate`, { fn: 'count' });
+    expect(res.status).toBe(200);
+    return res.body.count as number;
+  }
+  const card = (api: Api, boardId: string, name: string) =>
+    createCard(api, boardId, { value: 10, fields: { name, email: `${name}@x.io` } });
+
+  /** A member of `t` (invited, then accepting: the invitation taken from this pair's job queue). */
+  async function addMember(t: Tenant) {
+    const user = await registerUser(app);
+    expect((await t.api.post('/memberships', { data: { email: user.email, role: 'admin' } })).status).toBe(
+      202,
+    );
+    const [job] = await queryRows<{ text: string }>(
+      db.system,
+      sql`select data->>'text' as text from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')}
+            and data->>'to' = ${user.email}`,
+    );
+    const path = /\/api(\/invitations\/crm_inv_\w+)/.exec(job.text)![1];
+    const userApi = apiClient(app, { authorization: `Bearer ${user.jwt}` });
+    expect((await userApi.post(`${path}/accept`)).status).toBe(200);
+    return { api: apiClient(app, { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': t.slug }) };
+  }
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    const took = (what: string) => console.log(`${what}: ${Date.now() - t0} ms`);
+    ({ pair, db } = await startMigratedPair(1000));
+    took('pair started and migrated');
+    db.replicaReads!.observers.add(observer);
+    app = await buildApp({ config: testConfig(), db });
+    await app.ready();
+    a = await newTenant(app);
+    b = await addMember(a);
+    boardA = (await createPipeline(a.api)).boardId;
+    for (const n of ['a1', 'a2']) await card(a.api, boardA, n);
+    c = await newTenant(app);
+    boardC = (await createPipeline(c.api)).boardId;
+    for (const n of ['c1', 'c2', 'c3']) await card(c.api, boardC, n);
+    await pair.waitForReplay();
+    await nextMeasurement();
+    took('seeded');
+  }, 90_000);
+
+  afterAll(async () => {
+    const t0 = Date.now();
+    await app?.close();
+    console.log(`app closed: ${Date.now() - t0} ms`);
+    await db?.close();
+    await pair?.stop();
+    console.log(`pair stopped: ${Date.now() - t0} ms`);
+  }, 30_000);
+
+  test('caught up: the report and the statistics read from the replica, and only the tenant’s rows', async () => {
+    const from = seen.length;
+    expect(await reportTotal(b.api)).toBe(2);
+    expect(await aggregateCount(b.api)).toBe(2);
+    expect(await reportTotal(a.api)).toBe(2); // a's writes are replayed
+    expect(await reportTotal(c.api, boardC)).toBe(3);
+    expect(routesSince(from)).toEqual(Array(4).fill(['replica', 'caught_up']));
+    // Another organization's board is not found there either.
+    expect((await b.api.get(`/boards/${boardC}/report`)).status).toBe(404);
+    // RLS on the standby: the read-only tenant transaction sees its organization's rows only.
+    const orgA = (
+      await queryRows<{ id: number }>(db.system, sql`select id from organizations where slug = ${a.slug}`)
+    )[0].id;
+    const counted = await db.replicaReads!.transaction(orgA, async (tx) => {
+      const [row] = await queryRows<{ n: number; readonly: string; standby: boolean }>(
+        tx,
+        sql`select count(*)::int as n, current_setting('transaction_read_only') as readonly, pg_is_in_recovery() as standby from cards`,
+      );
+      return row;
+    });
+    expect(counted).toEqual({ n: 2, readonly: 'on', standby: true });
+  });
+
+  test('read your writes: the writer reads the primary until the replica has replayed the write; others read the replica', async () => {
+    db.replicaReads!.maxLagMs = 600_000; // the lag budget out of the way: only the write mark decides
+    try {
+      await pair.pauseReplay();
+      await card(a.api, boardA, 'a3'); // on the primary only
+      const from = seen.length;
+      expect(await reportTotal(a.api)).toBe(3);
+      expect(await aggregateCount(a.api)).toBe(3);
+      expect(await reportTotal(b.api)).toBe(2); // the replica, which has not replayed a3
+      expect(await aggregateCount(b.api)).toBe(2);
+      expect(routesSince(from)).toEqual([
+        ['primary', 'own_write'],
+        ['primary', 'own_write'],
+        ['replica', 'caught_up'],
+        ['replica', 'caught_up'],
+      ]);
+      await pair.resumeReplay();
+      await pair.waitForReplay();
+      await nextMeasurement();
+      const after = seen.length;
+      expect(await reportTotal(a.api)).toBe(3);
+      expect(await reportTotal(b.api)).toBe(3);
+      expect(routesSince(after)).toEqual(Array(2).fill(['replica', 'caught_up']));
+    } finally {
+      db.replicaReads!.maxLagMs = 1000;
+      await pair.resumeReplay();
+    }
+  });
+
+  test('a replica behind by more than CRM_REPLICA_MAX_LAG_MS: the primary answers', async () => {
+    try {
+      await pair.pauseReplay();
+      await card(a.api, boardA, 'a4');
+      await sleep(1200); // past the budget, and a new measurement
+      const from = seen.length;
+      expect(await reportTotal(b.api)).toBe(4);
+      expect(await aggregateCount(b.api)).toBe(4);
+      expect(routesSince(from)).toEqual(Array(2).fill(['primary', 'behind']));
+    } finally {
+      await pair.resumeReplay();
+    }
+    await pair.waitForReplay();
+    await nextMeasurement();
+    const from = seen.length;
+    expect(await reportTotal(b.api)).toBe(4);
+    expect(routesSince(from)).toEqual([['replica', 'caught_up']]);
+  });
+
+  test('the replica stopped: the primary answers (200, right), and the replica is used again once back', async () => {
+    await pair.stopReplica();
+    const from = seen.length;
+    expect(await reportTotal(b.api)).toBe(4);
+    expect(await aggregateCount(b.api)).toBe(4);
+    await nextMeasurement();
+    expect(await reportTotal(b.api)).toBe(4);
+    const routes = routesSince(from);
+    expect(routes.every(([target]) => target === 'primary')).toBe(true);
+    expect(routes.at(-1)).toEqual(['primary', 'down']);
+    await pair.startReplica();
+    await pair.waitForReplay();
+    await nextMeasurement();
+    const back = seen.length;
+    expect(await reportTotal(b.api)).toBe(4);
+    expect(routesSince(back)).toEqual([['replica', 'caught_up']]);
+  }, 30_000);
+
+  test('metrics: where the lagging reads went, and the lag', async () => {
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    if (res.statusCode === 404) return; // metrics served on CRM_METRICS_PORT only
+    expect(res.body).toMatch(/crm_db_lagging_reads_total\{target="replica",reason="caught_up"\} [1-9]/);
+    expect(res.body).toMatch(/crm_db_replica_lag_seconds /);
+  });
+
+  describe.skipIf(!existsSync(REDIS))('two processes sharing Redis', () => {
+    let redis: ChildProcess;
+    let db2: Database;
+    let app1: FastifyInstance;
+    let app2: FastifyInstance;
+    beforeAll(async () => {
+      const port = await freePort();
+      redis = spawn(
+        REDIS,
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        {
+          stdio: 'ignore',
+        },
+      );
+      for (let i = 0; ; i++) {
+        const up = await new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.end();
+            resolve(true);
+          }).once('error', () => resolve(false));
+        });
+        if (up) break;
+        if (i > 100) throw new Error('redis-server did not start');
+        await sleep(100);
+      }
+      const config = testConfig({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      // Two apps on two Databases: two processes behind one load balancer, as far as the marks go.
+      db2 = await openReplicaDatabase(pair, 600_000);
+      app1 = await buildApp({ config, db });
+      app2 = await buildApp({ config, db: db2 });
+      await app1.ready();
+      await app2.ready();
+    }, 30_000);
+    afterAll(async () => {
+      await app1?.close();
+      await app2?.close();
+      await db2?.close();
+      if (redis?.pid && redis.exitCode === null) {
+        const gone = new Promise((r) => redis.once('exit', r));
+        process.kill(redis.pid, 'SIGTERM');
+        await gone;
+      }
+    });
+
+    test('a write through one process: the same user reads the primary through the other', async () => {
+      const headers = { authorization: `Bearer ${a.user.jwt}`, 'x-tenant-id': a.slug };
+      const seen2: [LaggingTarget, LaggingReason][] = [];
+      db2.replicaReads!.observers.add((t, r) => seen2.push([t, r]));
+      try {
+        await pair.pauseReplay();
+        const created = await app1.inject({
+          method: 'POST',
+          url: `/api/boards/${boardA}/cards`,
+          headers,
+          payload: { data: { value: 1, fields: { name: 'a5', email: 'a5@x.io' } } },
+        });
+        expect(created.statusCode).toBe(201);
+        const report = await app2.inject({ method: 'GET', url: `/api/boards/${boardA}/report`, headers });
+        expect(report.statusCode).toBe(200);
+        expect(report.json().summary.totalCards).toBe(5);
+        expect(seen2).toEqual([['primary', 'own_write']]);
+      } finally {
+        await pair.resumeReplay();
+      }
+    });
+  });
+});
