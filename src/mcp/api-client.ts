@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import qs from 'qs';
-import type { paths } from './api-types.js';
+import type { paths } from '../../generated/api-types.js';
 
 /** An error answer of the CRM service (its `{ error: { status, name, message, details } }` envelope). */
 export class ApiError extends Error {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { API_TYPES_PATH, generateApiTypes } from '../../scripts/generate-api-types.js';
 import { ApiError, createApiClient, retryAfterMs, retryingFetch, unwrap } from '../../src/mcp/api-client.js';
-import { API_TYPES_PATH, generateApiTypes } from '../../src/mcp/generate-api-types.js';
 
 const fast = { baseDelayMs: 1, maxDelayMs: 50 };
 
@@ -103,7 +103,7 @@ describe('createApiClient', () => {
 });
 
 describe('generated API types', () => {
-  it('src/mcp/api-types.ts matches the current OpenAPI document (run `npm run mcp:types`)', async () => {
+  it('generated/api-types.d.ts matches the current OpenAPI document (run `npm run mcp:types`)', async () => {
     expect(await readFile(API_TYPES_PATH, 'utf8')).toBe(await generateApiTypes());
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../../src/mcp/api-types';
+import type { components, paths } from '../../generated/api-types';
 import { getSession, setSession } from './session';
 
 export type Schemas = components['schemas'];
@@ -47,7 +47,7 @@ const auth: Middleware = {
   },
 };
 
-/** The typed client of the public REST API (types generated from its OpenAPI document: src/mcp/api-types.ts). */
+/** The typed client of the public REST API (types generated from its OpenAPI document: generated/api-types.d.ts). */
 export const client = createClient<paths>({
   baseUrl: location.origin,
   querySerializer: (q) => bracketQuery(q as Record<string, unknown>),

@@ -8,7 +8,7 @@ type Schemas = import('../api').Schemas;
 type Member = Schemas['Membership'];
 type Invitation = Schemas['Invitation'];
 type TokenBody = NonNullable<
-  import('../../../src/mcp/api-types').paths['/api/users/generate-token']['post']['requestBody']
+  import('../../../generated/api-types').paths['/api/users/generate-token']['post']['requestBody']
 >['content']['application/json'];
 type Scope = NonNullable<TokenBody['scopes']>[number];
 type ScopeArea = Scope extends `${infer A}:${string}` ? A : never;
