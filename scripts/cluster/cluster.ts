@@ -15,6 +15,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chownSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -84,10 +85,12 @@ export interface Cluster {
   env: Record<string, string>;
   startApi(index: number): Promise<Proc>;
   startWorker(index: number): Promise<Proc>;
-  restartPgBouncer(downMs?: number): Promise<void>;
-  restartRedis(downMs?: number): Promise<void>;
+  /** Stops it, waits `downMs`, runs `whileDown`, starts it again on the same port. */
+  restartPgBouncer(downMs?: number, whileDown?: () => Promise<void>): Promise<void>;
+  restartRedis(downMs?: number, whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the standby (pg-pair), if there is one; a function to bring it back, if the pair offers one. */
   stopReplica?: () => Promise<void>;
+  startReplica?: () => Promise<void>;
   /** HAProxy's view of each server: `api1 UP`, … (its stats CSV). */
   serverStates(): Promise<Record<string, string>>;
   /** PgBouncer's SHOW POOLS row of the service's pool. */
@@ -122,7 +125,8 @@ async function spawnLogged(
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: () => Promise<boolean>,
-  timeoutMs = 120_000,
+  // Generous: on a shared two-core machine under load, tsx start-up of five processes takes minutes.
+  timeoutMs = 300_000,
 ): Promise<Proc> {
   const logFile = join(dir, `${name}.log`);
   const fd = openSync(logFile, 'a');
@@ -174,6 +178,8 @@ interface Database {
   directUrl: string;
   replicaUrl?: string;
   stopReplica?: () => Promise<void>;
+  startReplica?: () => Promise<void>;
+  pids?: () => number[];
   close(): Promise<void>;
 }
 
@@ -183,7 +189,7 @@ async function openPostgres(replica: boolean, log: (m: string) => void): Promise
   if (replica && existsSync(pairFile)) {
     const mod = (await import(pathToFileURL(pairFile).href)) as Record<string, any>;
     if (typeof mod.startPrimaryWithReplica === 'function') {
-      const pair = await mod.startPrimaryWithReplica({});
+      const pair = await mod.startPrimaryWithReplica({ log });
       const directUrl: string = pair.primaryUrl ?? pair.primary?.url ?? pair.url;
       const replicaUrl: string | undefined = pair.replicaUrl ?? pair.replica?.url;
       log(`PostgreSQL primary ${directUrl}, hot standby ${replicaUrl ?? '(none)'} (pg-pair.ts)`);
@@ -191,6 +197,8 @@ async function openPostgres(replica: boolean, log: (m: string) => void): Promise
         directUrl,
         replicaUrl,
         stopReplica: pair.stopReplica?.bind(pair) ?? pair.replica?.stop?.bind(pair.replica),
+        startReplica: pair.startReplica?.bind(pair),
+        pids: () => pair.pids?.() ?? [],
         close: () => (pair.stop ?? pair.close).call(pair),
       };
     }
@@ -247,6 +255,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         `git -C '${ROOT}' archive HEAD bin src drizzle package.json tsconfig.json | tar -x -C '${codeDir}'`,
       ]);
       symlinkSync(join(ROOT, 'node_modules'), join(codeDir, 'node_modules'));
+      // CLUSTER_CODE_EXTRA: working-tree files laid over the commit (a commit that names a file not yet committed).
+      for (const f of (process.env.CLUSTER_CODE_EXTRA ?? '').split(',').filter(Boolean)) {
+        mkdirSync(dirname(join(codeDir, f)), { recursive: true });
+        copyFileSync(join(ROOT, f), join(codeDir, f));
+      }
       log(`code: ${execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s']).toString().trim().slice(0, 100)}`);
     }
     db = await openPostgres(opts.replica ?? true, log);
@@ -339,8 +352,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       CRM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       CRM_LOG_LEVEL: 'warn',
       CRM_LOG_FORMAT: 'json',
-      // HAProxy checks every 500 ms and needs 2 failures: the process keeps serving that long after SIGTERM.
-      CRM_SHUTDOWN_DELAY_SECONDS: '1.5',
+      // HAProxy checks every second and needs 3 failures: the process keeps serving that long after SIGTERM.
+      CRM_SHUTDOWN_DELAY_SECONDS: '3.5',
       CRM_CLUSTER_CODE: codeDir,
       ...(codeDir === ROOT ? {} : { CRM_FROM_SOURCE: '1' }),
       ...opts.env,
@@ -417,9 +430,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         '  balance roundrobin',
         '  option httpchk GET /api/ready',
         '  http-check expect status 200',
-        // Down after 2 failed checks (or at once on a refused connection); event streams on it are cut, so
-        // their clients reconnect through HAProxy to a live process.
-        '  default-server inter 500ms fall 2 rise 2 observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
+        // A dead process is taken out at its first refused connection (observe layer4); the checks themselves are
+        // lenient (a busy process answering /api/ready in 2 s is not down: on a loaded machine a strict check
+        // timeout takes every server out at once, and HAProxy answers 503). Event streams on a server marked
+        // down are cut, so their clients reconnect through HAProxy to a live process.
+        '  timeout check 5s',
+        '  default-server inter 1s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
         ...apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
         '',
       ].join('\n'),
@@ -461,24 +477,27 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         return redis;
       },
       env,
-      pids: () => procs.map((p) => p.pid),
+      pids: () => [...procs.map((p) => p.pid), ...(db?.pids?.() ?? [])],
       startApi,
       startWorker,
-      async restartPgBouncer(downMs = 1000) {
+      async restartPgBouncer(downMs = 1000, whileDown) {
         await stopProc(pgbouncer);
         await sleep(downMs);
+        await whileDown?.();
         bouncerLogOffset = readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').length;
         pgbouncer = track(await startBouncer());
         pgbouncer.port = bouncerPort;
       },
-      async restartRedis(downMs = 1000) {
+      async restartRedis(downMs = 1000, whileDown) {
         await stopProc(redis);
         await sleep(downMs);
+        await whileDown?.();
         writeFileSync(join(dir, 'redis.log'), '');
         redis = track(await startRedis());
         redis.port = redisPort;
       },
       stopReplica: db.stopReplica,
+      startReplica: db.startReplica,
       async serverStates() {
         const csv = await (await fetch(`${statsUrl};csv`)).text();
         const out: Record<string, string> = {};
