@@ -226,6 +226,15 @@ const at = (timestamp: string | undefined) => {
 
 const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
 
+/** A provider message the inbox keeps, with its place in the payload. */
+interface Incoming {
+  m: WaMessage;
+  i: number;
+  parsed: Parsed;
+}
+
+type Conversation = repo.ConversationRow;
+
 /**
  * One payload's messages in a fixed number of statements whatever their number (docs/inbox.md, "Figures"):
  * the inbox, the senders' conversations locked in wa_id order (two), for new conversations their contacts
@@ -236,137 +245,11 @@ const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
 export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]) {
   const orgId = channel.organizationId;
   let stored = 0;
-  let matched = 0;
-  const names = new Map<string, string>();
-  for (const v of values)
-    for (const c of v.contacts ?? []) if (c.wa_id && c.profile?.name) names.set(c.wa_id, c.profile.name);
-  const seen = new Set<string>();
-  const messages = values
-    .flatMap((v) => v.messages ?? [])
-    .filter((m) => typeof m.from === 'string' && /^\d{4,20}$/.test(m.from) && typeof m.id === 'string')
-    .map((m, i) => ({ m, i, parsed: parseMessage(m) }))
-    .filter((x): x is { m: WaMessage; i: number; parsed: Parsed } => {
-      // A kind the inbox does not keep, or the same id twice in one payload: skipped.
-      if (!x.parsed || seen.has(x.m.id!)) return false;
-      seen.add(x.m.id!);
-      return true;
-    })
-    .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i));
+  const messages = storableMessages(values);
   if (messages.length > 0) {
     const inboxId = channel.inboxId ?? (await repo.inboxOfChannel(tx, orgId, channel.id));
-    const locked = await repo.lockConversations(
-      tx,
-      orgId,
-      inboxId,
-      messages.map((x) => x.m.from!),
-    );
-    const convs = new Map(locked.rows.map((c) => [c.waId, { ...c }]));
-    const fresh = locked.rows.filter((c) => locked.made.has(c.waId));
-    if (fresh.length > 0) {
-      const contacts = await contactsFor(
-        tx,
-        orgId,
-        fresh.map((c) => ({ waId: c.waId, name: names.get(c.waId) })),
-      );
-      const cardIds = await cardsForConversations(
-        tx,
-        orgId,
-        channel.id,
-        fresh.map((c) => ({ contact: contacts.get(c.waId) ?? null, waId: c.waId })),
-      );
-      fresh.forEach((c, i) => {
-        const conv = convs.get(c.waId)!;
-        conv.contactId = contacts.get(c.waId)?.id ?? null;
-        conv.cardId = cardIds[i];
-      });
-      await recordEvents(
-        tx,
-        orgId,
-        fresh.map((c) => ({
-          type: 'conversation.created' as const,
-          subject: `conversation:${c.id}`,
-          data: {
-            conversation: {
-              id: c.id,
-              inboxId,
-              waId: c.waId,
-              contact: contacts.get(c.waId)?.documentId ?? null,
-            },
-          },
-        })),
-      );
-    }
-    const rows = await repo.insertMessages(
-      tx,
-      orgId,
-      messages.map(({ m, parsed }) => ({
-        conversationId: convs.get(m.from!)!.id,
-        direction: 'incoming' as const,
-        ...parsed,
-        status: 'delivered' as const,
-        providerMessageId: m.id!,
-        createdAt: at(m.timestamp),
-      })),
-    );
-    // Rows come back in insertion order; redeliveries (stored before) are absent.
-    const byProviderId = new Map(rows.map((r) => [r.providerMessageId, r]));
-    const changed = new Set<string>(fresh.map((c) => c.waId));
-    const events: Parameters<typeof recordEvents>[2] = [];
-    const notices: LiveNotice[] = [];
-    for (const { m, parsed } of messages) {
-      const row = byProviderId.get(m.id!);
-      if (!row) continue;
-      stored++;
-      const conv = convs.get(m.from!)!;
-      const when = row.createdAt;
-      conv.unreadCount += 1;
-      conv.lastMessageAt = later(conv.lastMessageAt, when);
-      conv.lastIncomingAt = later(conv.lastIncomingAt, when);
-      conv.lastMessagePreview = preview(parsed);
-      // A contact writing again reopens a resolved or snoozed conversation.
-      if (conv.status === 'resolved' || conv.status === 'snoozed') {
-        conv.status = 'open';
-        conv.snoozedUntil = null;
-      }
-      changed.add(conv.waId);
-      events.push({
-        type: 'message.received',
-        subject: `conversation:${conv.id}`,
-        data: {
-          conversationId: conv.id,
-          messageId: row.id,
-          contentType: row.contentType,
-          content: row.content,
-        },
-      });
-      notices.push({
-        orgId,
-        type: 'message.created',
-        conversationId: conv.id,
-        messageId: row.id,
-        assignee: conv.assigneeMembershipId,
-      });
-    }
-    await repo.updateConversations(
-      tx,
-      orgId,
-      notices,
-      [...changed].map((waId) => {
-        const c = convs.get(waId)!;
-        return {
-          id: c.id,
-          contactId: c.contactId,
-          cardId: c.cardId,
-          status: c.status,
-          snoozedUntil: c.snoozedUntil,
-          unreadCount: c.unreadCount,
-          lastMessageAt: c.lastMessageAt,
-          lastIncomingAt: c.lastIncomingAt,
-          lastMessagePreview: c.lastMessagePreview,
-        };
-      }),
-    );
-    await recordEvents(tx, orgId, events);
+    const { convs, fresh } = await openConversations(tx, channel, inboxId, messages, senderNames(values));
+    stored = await storeMessages(tx, orgId, messages, convs, fresh);
     await distribute(
       tx,
       orgId,
@@ -374,7 +257,188 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       fresh.map((c) => c.id),
     );
   }
-  for (const s of values.flatMap((v) => v.statuses ?? [])) {
+  const matched = await applyStatuses(
+    tx,
+    orgId,
+    values.flatMap((v) => v.statuses ?? []),
+  );
+  return { stored, matched };
+}
+
+/** The senders' profile names by wa_id (a new conversation's contact is named after them). */
+function senderNames(values: WaValue[]) {
+  const names = new Map<string, string>();
+  for (const v of values)
+    for (const c of v.contacts ?? []) if (c.wa_id && c.profile?.name) names.set(c.wa_id, c.profile.name);
+  return names;
+}
+
+/** The payload's messages the inbox keeps, once each, by sender and then in the provider's order. */
+function storableMessages(values: WaValue[]): Incoming[] {
+  const seen = new Set<string>();
+  return values
+    .flatMap((v) => v.messages ?? [])
+    .filter((m) => typeof m.from === 'string' && /^\d{4,20}$/.test(m.from) && typeof m.id === 'string')
+    .map((m, i) => ({ m, i, parsed: parseMessage(m) }))
+    .filter((x): x is Incoming => {
+      // A kind the inbox does not keep, or the same id twice in one payload: skipped.
+      if (!x.parsed || seen.has(x.m.id!)) return false;
+      seen.add(x.m.id!);
+      return true;
+    })
+    .sort((a, b) => (a.m.from! < b.m.from! ? -1 : a.m.from! > b.m.from! ? 1 : a.i - b.i));
+}
+
+/**
+ * The senders' conversations, locked (made when new); a new one gets its contact (matched or made) and card,
+ * and its conversation.created event. `convs` are copies the messages then update; `fresh` the new ones.
+ */
+async function openConversations(
+  tx: Tx,
+  channel: Channel,
+  inboxId: number,
+  messages: Incoming[],
+  names: Map<string, string>,
+) {
+  const orgId = channel.organizationId;
+  const locked = await repo.lockConversations(
+    tx,
+    orgId,
+    inboxId,
+    messages.map((x) => x.m.from!),
+  );
+  const convs = new Map<string, Conversation>(locked.rows.map((c) => [c.waId, { ...c }]));
+  const fresh = locked.rows.filter((c) => locked.made.has(c.waId));
+  if (fresh.length === 0) return { convs, fresh };
+  const contacts = await contactsFor(
+    tx,
+    orgId,
+    fresh.map((c) => ({ waId: c.waId, name: names.get(c.waId) })),
+  );
+  const cardIds = await cardsForConversations(
+    tx,
+    orgId,
+    channel.id,
+    fresh.map((c) => ({ contact: contacts.get(c.waId) ?? null, waId: c.waId })),
+  );
+  fresh.forEach((c, i) => {
+    const conv = convs.get(c.waId)!;
+    conv.contactId = contacts.get(c.waId)?.id ?? null;
+    conv.cardId = cardIds[i];
+  });
+  await recordEvents(
+    tx,
+    orgId,
+    fresh.map((c) => ({
+      type: 'conversation.created' as const,
+      subject: `conversation:${c.id}`,
+      data: {
+        conversation: {
+          id: c.id,
+          inboxId,
+          waId: c.waId,
+          contact: contacts.get(c.waId)?.documentId ?? null,
+        },
+      },
+    })),
+  );
+  return { convs, fresh };
+}
+
+/**
+ * The messages inserted (a redelivery is not stored again), their conversations' new state with the live notices,
+ * and their message.received events. Answers how many were stored.
+ */
+async function storeMessages(
+  tx: Tx,
+  orgId: number,
+  messages: Incoming[],
+  convs: Map<string, Conversation>,
+  fresh: Conversation[],
+) {
+  const rows = await repo.insertMessages(
+    tx,
+    orgId,
+    messages.map(({ m, parsed }) => ({
+      conversationId: convs.get(m.from!)!.id,
+      direction: 'incoming' as const,
+      ...parsed,
+      status: 'delivered' as const,
+      providerMessageId: m.id!,
+      createdAt: at(m.timestamp),
+    })),
+  );
+  // Rows come back in insertion order; redeliveries (stored before) are absent.
+  const byProviderId = new Map(rows.map((r) => [r.providerMessageId, r]));
+  const changed = new Set<string>(fresh.map((c) => c.waId));
+  const events: Parameters<typeof recordEvents>[2] = [];
+  const notices: LiveNotice[] = [];
+  let stored = 0;
+  for (const { m, parsed } of messages) {
+    const row = byProviderId.get(m.id!);
+    if (!row) continue;
+    stored++;
+    const conv = convs.get(m.from!)!;
+    receive(conv, row.createdAt, parsed);
+    changed.add(conv.waId);
+    events.push({
+      type: 'message.received',
+      subject: `conversation:${conv.id}`,
+      data: {
+        conversationId: conv.id,
+        messageId: row.id,
+        contentType: row.contentType,
+        content: row.content,
+      },
+    });
+    notices.push({
+      orgId,
+      type: 'message.created',
+      conversationId: conv.id,
+      messageId: row.id,
+      assignee: conv.assigneeMembershipId,
+    });
+  }
+  await repo.updateConversations(
+    tx,
+    orgId,
+    notices,
+    [...changed].map((waId) => {
+      const c = convs.get(waId)!;
+      return {
+        id: c.id,
+        contactId: c.contactId,
+        cardId: c.cardId,
+        status: c.status,
+        snoozedUntil: c.snoozedUntil,
+        unreadCount: c.unreadCount,
+        lastMessageAt: c.lastMessageAt,
+        lastIncomingAt: c.lastIncomingAt,
+        lastMessagePreview: c.lastMessagePreview,
+      };
+    }),
+  );
+  await recordEvents(tx, orgId, events);
+  return stored;
+}
+
+/** A conversation's state after one more incoming message. */
+function receive(conv: Conversation, when: Date, parsed: Parsed) {
+  conv.unreadCount += 1;
+  conv.lastMessageAt = later(conv.lastMessageAt, when);
+  conv.lastIncomingAt = later(conv.lastIncomingAt, when);
+  conv.lastMessagePreview = preview(parsed);
+  // A contact writing again reopens a resolved or snoozed conversation.
+  if (conv.status === 'resolved' || conv.status === 'snoozed') {
+    conv.status = 'open';
+    conv.snoozedUntil = null;
+  }
+}
+
+/** Delivery statuses of messages sent from here (sent, delivered, read, failed); answers how many matched one. */
+async function applyStatuses(tx: Tx, orgId: number, statuses: WaStatus[]) {
+  let matched = 0;
+  for (const s of statuses) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;
     const e = s.errors?.[0];
     const error =
@@ -393,5 +457,5 @@ export async function ingestWhatsApp(tx: Tx, channel: Channel, values: WaValue[]
       assignee: conv?.assigneeMembershipId ?? null,
     });
   }
-  return { stored, matched };
+  return matched;
 }
