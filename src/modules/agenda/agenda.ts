@@ -5,7 +5,7 @@ import { queryObjects } from '../../platform/providers/caldav/client.js';
 import { type Occurrence, occurrencesIn } from '../../platform/providers/caldav/icalendar.js';
 import { requireFeature, type TenantContext } from '../../platform/tenancy/context.js';
 import { scheduledCampaignsIn } from '../campaigns/index.js';
-import { visibleCardsAcrossBoards } from '../cards/access.js';
+import { visibleCardsAcrossBoards } from '../cards/index.js';
 import { canonicalTimeZone, organizationTimeZone } from '../organizations/index.js';
 import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
 import { calDavFailure, type Deps, noCalendar, outboundFetch, targetOf } from './connections.js';

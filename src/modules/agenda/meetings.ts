@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import {
   type CalDavTarget,
@@ -12,19 +12,16 @@ import {
 } from '../../platform/providers/caldav/client.js';
 import { type MeetingEvent, meetingIcs } from '../../platform/providers/caldav/icalendar.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead } from '../boards/access.js';
-import { cardVisibility } from '../cards/access.js';
-import { insertComments } from '../cards/comments-repo.js';
-import * as cardsRepo from '../cards/repo.js';
-import { membershipRefsByIds } from '../organizations/repo.js';
+import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
+import { loadBoardForRead } from '../boards/index.js';
+import * as cardsRepo from '../cards/index.js';
+import { cardVisibility, insertComments } from '../cards/index.js';
 import { findSlots } from './agenda.js';
 import { calDavFailure, type Deps, noCalendar, outboundFetch, targetOf } from './connections.js';
 import { historyComment, sendItip, when } from './notices.js';
 import * as repo from './repo.js';
 import type { AvailabilityInput, Meeting, MeetingInput, MeetingUpdate } from './schema.js';
 import type { Attendee } from './table.js';
-
-const notFound = () => new AppError('NotFoundError', 'Meeting not found');
 
 /** The card (visible to the caller, else 404) a meeting belongs to or is created on. */
 async function openCard(tx: Tx, ctx: TenantContext, boardDocumentId: string, cardDocumentId: string) {
@@ -36,18 +33,18 @@ async function openCard(tx: Tx, ctx: TenantContext, boardDocumentId: string, car
     cardDocumentId,
     cardVisibility(ctx, access),
   );
-  if (!card) throw new AppError('NotFoundError', 'Card not found');
+  if (!card) throw notFound('Card');
   return { card, board: access.board };
 }
 
 /** A meeting the caller may see: its card must be visible to them. */
 async function visibleMeeting(tx: Tx, ctx: TenantContext, documentId: string, lock = false) {
   const row = await repo.findMeeting(tx, ctx.orgId, documentId, lock);
-  if (!row) throw notFound();
+  if (!row) throw notFound('Meeting');
   const card = (await repo.cardsWithBoards(tx, ctx.orgId, [row.cardId])).get(row.cardId);
-  if (!card) throw notFound();
+  if (!card) throw notFound('Meeting');
   await openCard(tx, ctx, card.boardDocumentId, card.documentId).catch((err) => {
-    throw err instanceof AppError && err.status === 404 ? notFound() : err;
+    throw err instanceof AppError && err.status === 404 ? notFound('Meeting') : err;
   });
   return row;
 }

@@ -1,13 +1,12 @@
 import type { Tx } from '../../platform/db/client.js';
 import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
 import { requirePublicUrl } from '../../platform/outbound/save-check.js';
-import { type BoardStructure, loadBoardStructure } from '../boards/access.js';
-import { findBoard } from '../boards/repo.js';
-import { validateFieldValue } from '../cards/field-values.js';
-import { findChannel } from '../channels/repo.js';
-import { findQueue } from '../distribution/repo.js';
-import { findTemplate as findEmailTemplate } from '../email-templates/repo.js';
-import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
+import { type BoardStructure, findBoard, loadBoardStructure } from '../boards/index.js';
+import { validateFieldValue } from '../cards/index.js';
+import { findChannel } from '../channels/index.js';
+import { findQueue } from '../distribution/index.js';
+import { findTemplate as findEmailTemplate } from '../email-templates/index.js';
 import { findWhatsAppTemplate } from './messaging.js';
 import type { Action, AutomationInput } from './schema.js';
 

@@ -1,5 +1,5 @@
 import type { Database, Tx } from '../../platform/db/client.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { hasRole, type TenantContext } from '../../platform/tenancy/context.js';
 import * as repo from './repo.js';
 import type { FieldOption, FieldType, StoredTransition } from './table.js';
@@ -20,8 +20,6 @@ export interface BoardAccess {
   canConfigure: boolean;
 }
 
-const notFound = () => new AppError('NotFoundError', 'Board not found');
-
 /** 404 when the board does not exist in this organization or the caller may not see it. */
 export async function loadBoardForRead(
   tx: Tx,
@@ -37,13 +35,13 @@ export async function accessTo(
   ctx: TenantContext,
   board: repo.BoardRow | undefined,
 ): Promise<BoardAccess> {
-  if (!board) throw notFound();
+  if (!board) throw notFound('Board');
   const isAdmin = hasRole(ctx, 'admin');
   const isOwner = board.ownerMembershipId === ctx.membershipId;
   const kinds = isAdmin
     ? new Set<string>()
     : await repo.membershipKinds(tx, ctx.orgId, board.id, ctx.membershipId);
-  if (!isAdmin && !isOwner && kinds.size === 0) throw notFound();
+  if (!isAdmin && !isOwner && kinds.size === 0) throw notFound('Board');
   const isEditor = kinds.has('editor');
   const memberRole = hasRole(ctx, 'member');
   return {
@@ -243,7 +241,7 @@ export function assembleStructure(
 /** Everything the cards area needs to validate and move cards: phases with fields and transitions, tags, settings. */
 export async function loadBoardStructure(tx: Tx, orgId: number, boardId: number): Promise<BoardStructure> {
   const board = await repo.findBoardById(tx, orgId, boardId);
-  if (!board) throw notFound();
+  if (!board) throw notFound('Board');
   const rows = await repo.listStructure(tx, orgId, [boardId]);
   return assembleStructure(board, rows.phases, rows.fields, rows.tags);
 }
@@ -258,10 +256,10 @@ export async function publicBoardTransaction<T>(
   fn: (tx: Tx, orgId: number, board: repo.BoardRow) => Promise<T>,
 ): Promise<T> {
   const orgId = await repo.findBoardOrganization(db.system, boardDocumentId);
-  if (orgId === undefined) throw notFound();
+  if (orgId === undefined) throw notFound('Board');
   return db.tenantTransaction(orgId, async (tx) => {
     const board = await repo.findBoard(tx, orgId, boardDocumentId);
-    if (!board?.active) throw notFound();
+    if (!board?.active) throw notFound('Board');
     return fn(tx, orgId, board);
   });
 }

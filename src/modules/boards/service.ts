@@ -6,10 +6,7 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { slugify } from '../../platform/slugs.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
-import { deleteBoardCounts } from '../cards/counts.js';
-import { removingFiles } from '../cards/files.js';
-import { deleteBoardFiles } from '../cards/repo.js';
-import { deleteBoardRollups } from '../cards/report-rollups.js';
+import { deleteBoardCounts, deleteBoardFiles, deleteBoardRollups, removingFiles } from '../cards/index.js';
 import {
   assembleStructure,
   loadBoardForConfigure,

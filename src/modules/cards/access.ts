@@ -2,8 +2,7 @@ import { and, eq, not, or, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { hasRole, type TenantContext } from '../../platform/tenancy/context.js';
-import type { BoardAccess } from '../boards/access.js';
-import { visibleTo as boardVisibleTo } from '../boards/repo.js';
+import { type BoardAccess, visibleTo as boardVisibleTo } from '../boards/index.js';
 import { boards } from '../boards/table.js';
 import * as repo from './repo.js';
 

@@ -1,15 +1,15 @@
 import type { SQL } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/http/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
+import * as boardsRepo from '../boards/index.js';
 import {
   accessTo,
   assembleStructure,
   type BoardAccess,
   type BoardStructure,
   requireWrite,
-} from '../boards/access.js';
-import * as boardsRepo from '../boards/repo.js';
+} from '../boards/index.js';
 import { cardVisibility } from './access.js';
 import * as repo from './repo.js';
 
@@ -57,8 +57,6 @@ export async function structureOf(
 export const conditionsOf = async (tx: Tx, orgId: number, structure: BoardStructure) =>
   structure.conditions ?? boardsRepo.listConditions(tx, orgId, structure.board.id);
 
-const cardNotFound = () => new AppError('NotFoundError', 'Card not found');
-
 export async function loadCard(
   tx: Tx,
   ctx: TenantContext,
@@ -74,6 +72,6 @@ export async function loadCard(
     scope.visibility,
     forUpdate,
   );
-  if (!row) throw cardNotFound();
+  if (!row) throw notFound('Card');
   return row;
 }

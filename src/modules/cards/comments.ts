@@ -1,11 +1,11 @@
 import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { type PageWindow, windowPage } from '../../platform/http/list-query.js';
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { membershipIdsByDocumentIds, membershipRefsByIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadCard, openBoard } from './board-scope.js';
 import * as commentsRepo from './comments-repo.js';
 
@@ -106,7 +106,7 @@ async function loadOwnComment(
   const scope = await openBoard(tx, ctx, boardId, false);
   const card = await loadCard(tx, ctx, scope, cardId);
   const row = await commentsRepo.findComment(tx, ctx.orgId, card.id, id);
-  if (!row) throw new AppError('NotFoundError', 'Comment not found');
+  if (!row) throw notFound('Comment');
   if (row.type === 'system')
     throw new AppError('ForbiddenError', 'System comments are card history and cannot change');
   const mine = row.authorMembershipId === ctx.membershipId;

@@ -1,4 +1,4 @@
-import type { BoardStructure } from '../boards/access.js';
+import type { BoardStructure } from '../boards/index.js';
 import type { ConditionAction, ConditionExpression, ConditionGroup } from '../boards/table.js';
 import { isEmptyValue } from './field-values.js';
 import type { StoredFields } from './fields.js';

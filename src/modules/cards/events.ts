@@ -1,6 +1,6 @@
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvent, recordEvents } from '../../platform/events/outbox.js';
-import type { BoardStructure, PhaseStructure } from '../boards/access.js';
+import type { BoardStructure, PhaseStructure } from '../boards/index.js';
 import type * as repo from './repo.js';
 
 /** The card as events carry it: enough to act on without a read back (ids, title, value, board, phase). */

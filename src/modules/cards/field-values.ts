@@ -1,7 +1,7 @@
 import { sanitizeRichText } from '../../platform/http/rich-text.js';
 import { normalizePhone } from '../../platform/phones.js';
 import type { FieldOption, FieldType } from '../boards/table.js';
-import { parseCnpj, parseCpf } from '../contacts/documents.js';
+import { parseCnpj, parseCpf } from '../contacts/index.js';
 
 /**
  * Per-type validation of dynamic card field values (spec: FieldDefinition.type). Pure: no database.

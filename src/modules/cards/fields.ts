@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../../platform/db/client.js';
 import type { FieldError } from '../../platform/http/errors.js';
-import type { BoardStructure, FieldStructure, PhaseStructure } from '../boards/access.js';
-import { presentField } from '../boards/present.js';
+import {
+  type BoardStructure,
+  type FieldStructure,
+  type PhaseStructure,
+  presentField,
+} from '../boards/index.js';
 import { isEmptyValue, validateFieldValue } from './field-values.js';
 import * as repo from './repo.js';
 

@@ -1,8 +1,8 @@
 import type { Tx } from '../../platform/db/client.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import type { BoardStructure } from '../boards/access.js';
-import { recordContactActivity } from '../contacts/service.js';
-import { nextAssignee } from '../distribution/assign.js';
+import type { BoardStructure } from '../boards/index.js';
+import { recordContactActivity } from '../contacts/index.js';
+import { nextAssignee } from '../distribution/index.js';
 import type { CommentValues } from './comments-repo.js';
 import { foldSometimes } from './counts.js';
 import { cardsCreated } from './events.js';

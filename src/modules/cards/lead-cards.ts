@@ -1,7 +1,7 @@
 import type { Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
-import type { BoardStructure } from '../boards/access.js';
-import * as boardsRepo from '../boards/repo.js';
+import type { BoardStructure } from '../boards/index.js';
+import * as boardsRepo from '../boards/index.js';
 import { structureOf } from './board-scope.js';
 import { type Actor, insertCards, type PreparedCard } from './insert.js';
 import { prepareCard } from './prepare.js';

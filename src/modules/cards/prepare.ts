@@ -1,8 +1,8 @@
 import type { Tx } from '../../platform/db/client.js';
 import { type FieldError, validationError } from '../../platform/http/errors.js';
-import type { BoardStructure, PhaseStructure } from '../boards/access.js';
-import { contactIdByDocumentId } from '../contacts/repo.js';
-import { membershipIdsByDocumentIds } from '../organizations/repo.js';
+import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
+import type { BoardStructure, PhaseStructure } from '../boards/index.js';
+import { contactIdByDocumentId } from '../contacts/index.js';
 import { conditionsOf } from './board-scope.js';
 import type { CommentValues } from './comments-repo.js';
 import { hiddenFields } from './conditions.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { publicBoardTransaction } from '../boards/access.js';
+import { publicBoardTransaction } from '../boards/index.js';
 import { structureOf } from './board-scope.js';
 import { createCardIn } from './prepare.js';
 import type { Tracking } from './table.js';

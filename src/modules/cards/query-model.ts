@@ -4,8 +4,8 @@ import { compileOp, type FieldDef, type FieldType, type QueryModel } from '../..
 import { hasOwnKey } from '../../platform/http/own.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { membershipModel } from '../../platform/tenancy/memberships.js';
-import type { BoardStructure, FieldStructure } from '../boards/access.js';
-import { contactModel } from '../contacts/repo.js';
+import type { BoardStructure, FieldStructure } from '../boards/index.js';
+import { contactModel } from '../contacts/index.js';
 import { BOOLEAN_TYPES, NUMERIC_TYPES } from './field-values.js';
 import { CREATION_SOURCES, DUE_DATE_SOURCES } from './table.js';
 

@@ -4,7 +4,7 @@ import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
-import type { ContactRef } from '../contacts/repo.js';
+import type { ContactRef } from '../contacts/index.js';
 import type { CommentValues } from './comments-repo.js';
 import { cardAssignees, cardFiles, cards, cardTags } from './table.js';
 

@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { validationError } from '../../platform/http/errors.js';
 import { compileFilters } from '../../platform/http/list-query.js';
 import { laggingRead, type TenantContext } from '../../platform/tenancy/context.js';
-import type { BoardStructure, FieldStructure } from '../boards/access.js';
+import type { BoardStructure, FieldStructure } from '../boards/index.js';
 import { openBoard } from './board-scope.js';
 import { optionLabel } from './fields.js';
 import { cardModelFor } from './query-model.js';

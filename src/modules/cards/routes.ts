@@ -12,7 +12,7 @@ import {
 import { firstFilePart } from '../../platform/http/multipart.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
-import { boardIdParams } from '../boards/schema.js';
+import { boardIdParams } from '../boards/index.js';
 import * as comments from './comments.js';
 import { submitPublicForm } from './public-form.js';
 import * as report from './report.js';

@@ -3,9 +3,9 @@ import { listQueryShape, paginationMeta } from '../../platform/http/list-query.j
 import { numericColumn } from '../../platform/http/numbers.js';
 import { richText } from '../../platform/http/rich-text.js';
 import { membershipRef } from '../../platform/http/schemas.js';
-import { fieldOutputShape } from '../boards/schema.js';
-import { contactRef } from '../contacts/schema.js';
-import { savedFilterParam } from '../saved-filters/schema.js';
+import { fieldOutputShape } from '../boards/index.js';
+import { contactRef } from '../contacts/index.js';
+import { savedFilterParam } from '../saved-filters/index.js';
 import { CONTENT_FORMATS, CREATION_SOURCES, DUE_DATE_SOURCES, TRACKING_KEYS } from './table.js';
 
 const documentIdOrSlug = z.string().trim().min(1).max(100);

@@ -10,10 +10,9 @@ import {
 } from '../../platform/http/list-query.js';
 import { iso, isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import type { BoardStructure } from '../boards/access.js';
-import type * as boardsRepo from '../boards/repo.js';
-import { contactRefsByIds } from '../contacts/repo.js';
-import { withSavedFilter } from '../saved-filters/service.js';
+import type { BoardRow, BoardStructure } from '../boards/index.js';
+import { contactRefsByIds } from '../contacts/index.js';
+import { withSavedFilter } from '../saved-filters/index.js';
 import { requireCardEdit } from './access.js';
 import { loadCard, openBoard, structureOf } from './board-scope.js';
 import { countsOf, foldSometimes } from './counts.js';
@@ -199,7 +198,7 @@ export async function createCard(ctx: TenantContext, boardId: string, input: Car
 export async function createChatCard(
   tx: Tx,
   orgId: number,
-  board: boardsRepo.BoardRow,
+  board: BoardRow,
   input: { title: string; contact: string | null },
   ctx: TenantContext | null,
 ) {
@@ -211,7 +210,7 @@ export async function createChatCard(
 export async function createChatCards(
   tx: Tx,
   orgId: number,
-  board: boardsRepo.BoardRow,
+  board: BoardRow,
   inputs: { title: string; contact: string | null }[],
   ctx: TenantContext | null,
 ) {

@@ -7,10 +7,10 @@ import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { asMultipartError } from '../../platform/http/multipart.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { loadBoardForRead, publicBoardTransaction } from '../boards/access.js';
+import { loadBoardForRead, publicBoardTransaction } from '../boards/index.js';
 import { requireStorageLeft, reserveStorage, storagePath } from './files.js';
 import * as repo from './repo.js';
 
@@ -136,10 +136,10 @@ export async function openBoardFile(ctx: TenantContext, config: Config, boardId:
     const { board } = await loadBoardForRead(tx, ctx, boardId);
     return repo.findFile(tx, ctx.orgId, board.id, fileId);
   });
-  if (!row) throw new AppError('NotFoundError', 'File not found');
+  if (!row) throw notFound('File');
   // Opened before answering: a file removed meanwhile (its card deleted) is a 404, not a broken stream.
   const handle = await open(storagePath(config, row.storageKey)).catch(() => undefined);
-  if (!handle) throw new AppError('NotFoundError', 'File not found');
+  if (!handle) throw notFound('File');
   return { name: row.name, mimeType: row.mimeType, size: row.size, stream: handle.createReadStream() };
 }
 

@@ -8,7 +8,7 @@ import {
   loadBoardForWrite,
   requireWrite,
 } from '../boards/index.js';
-import { createChatCard } from '../cards/service.js';
+import { createChatCard } from '../cards/index.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/index.js';
 import { findContactById } from './contacts.js';
 import * as repo from './repo.js';

@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { findBoardById } from '../boards/index.js';
-import { createChatCards } from '../cards/service.js';
+import { createChatCards } from '../cards/index.js';
 import {
   type ContactRow,
   contactCreatedEvents,

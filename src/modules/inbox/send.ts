@@ -14,7 +14,6 @@ import * as repo from './repo.js';
 import type { AttachmentInput, OutgoingMessage, StartConversationInput, TemplateParams } from './schema.js';
 import {
   canSee,
-  conversationNotFound,
   findInboxOr404,
   loadConversation,
   presentConversation,
@@ -353,7 +352,7 @@ export async function syncContactToChat(ctx: TenantContext, contactDocumentId: s
   return ctx.transaction(async (tx) => {
     const { row, created } = await conversationWith(tx, ctx, inboxId, contactDocumentId);
     // An existing conversation assigned to someone else stays out of sight (like GET /conversations/{id}).
-    if (!canSee(ctx, row.assigneeMembershipId)) throw conversationNotFound();
+    if (!canSee(ctx, row.assigneeMembershipId)) throw notFound('Conversation');
     return { created, conversation: await presentConversation(tx, ctx.orgId, row) };
   });
 }

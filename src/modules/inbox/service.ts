@@ -37,11 +37,9 @@ export function canSee(ctx: Pick<TenantContext, 'role' | 'membershipId'>, assign
   return hasRole(ctx, 'admin') || assignee === null || assignee === ctx.membershipId;
 }
 
-export const conversationNotFound = () => notFound('Conversation');
-
 export async function loadConversation(tx: Tx, ctx: TenantContext, id: number, lock = false) {
   const row = await repo.findConversation(tx, ctx.orgId, id, conversationVisibility(ctx), lock);
-  if (!row) throw conversationNotFound();
+  if (!row) throw notFound('Conversation');
   return row;
 }
 

@@ -7,7 +7,7 @@ import { iso, isoRequired } from '../../platform/http/schemas.js';
 import type { Jobs, QueueDef } from '../../platform/jobs/jobs.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import type { LeadAdsKit } from './kit.js';
-import { processLeadBatch } from './process.js';
+import { type LeadJob, processLeadBatch } from './process.js';
 import * as repo from './repo.js';
 import { requireLeadAds, routeOr404 } from './service.js';
 
@@ -38,11 +38,6 @@ export const leadQueue = (
   concurrency: 2,
   batchSize: 25,
 });
-
-export interface LeadJob {
-  orgId: number;
-  deliveryId: number;
-}
 
 // ---- webhook
 

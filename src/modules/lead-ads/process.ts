@@ -5,12 +5,16 @@ import { AppError } from '../../platform/http/errors.js';
 import type { BatchJob } from '../../platform/jobs/jobs.js';
 import type { LeadAdsLead } from '../../platform/providers/lead-ads/client.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
-import type { PreparedCard } from '../cards/insert.js';
-import { checkLeadCard, insertLeadCards, type LeadBoard, openLeadBoard } from '../cards/lead-cards.js';
+import {
+  checkLeadCard,
+  insertLeadCards,
+  type LeadBoard,
+  openLeadBoard,
+  type PreparedCard,
+} from '../cards/index.js';
 import { insertActivities } from '../contacts/index.js';
 import { type LeadAdsKit, pageAad } from './kit.js';
 import { contactsForLeads } from './lead-contacts.js';
-import type { LeadJob } from './leads.js';
 import * as repo from './repo.js';
 import { markTokenProblem } from './service.js';
 
@@ -24,6 +28,12 @@ import { markTokenProblem } from './service.js';
  * committing). Should that transaction fail as a whole (a statement one lead breaks), the leads are made again one
  * transaction each, so every lead still succeeds or fails on its own with its reason on its delivery.
  */
+
+/** One lead delivery to process (leads.ts queues them). */
+export interface LeadJob {
+  orgId: number;
+  deliveryId: number;
+}
 
 type Job = BatchJob<LeadJob>;
 

@@ -185,10 +185,3 @@ export async function countOwners(tx: Tx, orgId: number) {
     .where(and(eq(memberships.organizationId, orgId), eq(memberships.role, 'owner')));
   return n;
 }
-
-// The membership lookups every area uses are platform code now; this re-export keeps the callers not moved yet.
-export {
-  membershipIdsByDocumentIds,
-  membershipModel,
-  membershipRefsByIds,
-} from '../../platform/tenancy/memberships.js';

@@ -5,8 +5,7 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, loadBoardForWrite } from '../boards/index.js';
-import { cardVisibility, requireCardEdit } from '../cards/access.js';
-import * as cardsRepo from '../cards/repo.js';
+import { cardVisibility, findCard, requireCardEdit, updateCardRow } from '../cards/index.js';
 import { type LineInput, priceLines } from './pricing.js';
 import * as repo from './repo.js';
 import type {
@@ -128,7 +127,7 @@ function onWriteError(err: unknown): never {
 async function openCard(tx: Tx, ctx: TenantContext, boardId: string, cardId: string, write: boolean) {
   const access = write ? await loadBoardForWrite(tx, ctx, boardId) : await loadBoardForRead(tx, ctx, boardId);
   const { board } = access;
-  const card = await cardsRepo.findCard(tx, ctx.orgId, board.id, cardId, cardVisibility(ctx, access), write);
+  const card = await findCard(tx, ctx.orgId, board.id, cardId, cardVisibility(ctx, access), write);
   if (!card) throw notFound('Card');
   if (!write) return { board, card };
   if (!board.enableProducts) {
@@ -166,7 +165,7 @@ async function syncCardValue(
 ) {
   if (!board.autoUpdateCardValue) return;
   const { total } = await repo.cardLineTotals(tx, ctx.orgId, cardId);
-  await cardsRepo.updateCard(tx, ctx.orgId, cardId, { value: total });
+  await updateCardRow(tx, ctx.orgId, cardId, { value: total });
 }
 
 async function priceLine(tx: Tx, ctx: TenantContext, line: LineInput) {

@@ -5,7 +5,7 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadBoardForRead, loadBoardStructure, unknownBoard } from '../boards/index.js';
-import { cardModelFor } from '../cards/query-model.js';
+import { cardModelFor } from '../cards/index.js';
 import { contactModel } from '../contacts/index.js';
 import { taskModel } from '../tasks/index.js';
 import { type Resource, viewerOf } from './apply.js';
@@ -139,6 +139,3 @@ export async function deleteSavedFilter(ctx: TenantContext, documentId: string) 
     return { documentId, deleted: true as const };
   });
 }
-
-// cards/service.ts (being split) still imports it from here; it moves to index.ts with the cards module's index.
-export { withSavedFilter } from './apply.js';

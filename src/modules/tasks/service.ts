@@ -9,7 +9,7 @@ import { requireRole, type TenantContext } from '../../platform/tenancy/context.
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadBoardForWrite } from '../boards/index.js';
 import { DEFAULT_TASK_STATUSES } from '../boards/table.js';
-import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/access.js';
+import { requireCardEdit, visibleCardsAcrossBoards } from '../cards/index.js';
 import { organizationTimeZone } from '../organizations/index.js';
 import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
 import { withSavedFilter } from '../saved-filters/index.js';
