@@ -61,7 +61,7 @@ export interface PgServer {
   running(): boolean;
   /** Its log so far. */
   log(): string;
-  /** Fast shutdown by pid (SIGINT), then SIGQUIT if it lingers. */
+  /** Fast shutdown by pid (SIGINT), then immediate shutdown (SIGQUIT) if it lingers 5 s. */
   stop(): Promise<void>;
 }
 
@@ -169,7 +169,7 @@ async function startServer(
       if (exited) return;
       const gone = new Promise((r) => child.once('exit', r));
       process.kill(pid, 'SIGINT');
-      const timer = setTimeout(() => !exited && process.kill(pid, 'SIGQUIT'), 10_000);
+      const timer = setTimeout(() => !exited && process.kill(pid, 'SIGQUIT'), 5_000);
       await gone;
       clearTimeout(timer);
     },
@@ -289,7 +289,7 @@ export async function startPrimaryWithReplica(opts: PairOptions = {}): Promise<P
         }
       },
       async stop() {
-        for (const s of [...servers].reverse()) await s.stop().catch(() => {});
+        await Promise.all(servers.map((s) => s.stop().catch(() => {})));
         rmSync(dir, { recursive: true, force: true });
       },
     };

@@ -16,6 +16,7 @@ import { buildApp } from '../../src/app.js';
 import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { type LaggingReason, type LaggingTarget, MEASURE_EVERY_MS } from '../../src/platform/db/replica.js';
 import { queueNameIn } from '../../src/platform/jobs/jobs.js';
+import { createBackground } from '../../src/workers.js';
 import { type Api, apiClient, newTenant, registerUser, type Tenant, testConfig } from '../helpers/app.js';
 import {
   openReplicaDatabase,
@@ -34,7 +35,7 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
   let db: Database;
   let app: FastifyInstance;
   let a: Tenant; // the writer
-  let b: { api: Api }; // an admin of the same organization who writes nothing in these tests
+  let b: { api: Api; headers: Record<string, string> }; // an admin of the same organization who writes nothing in these tests
   let c: Tenant; // another organization
   let boardA: string;
   let boardC: string;
@@ -73,16 +74,21 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
     const path = /\/api(\/invitations\/crm_inv_\w+)/.exec(job.text)![1];
     const userApi = apiClient(app, { authorization: `Bearer ${user.jwt}` });
     expect((await userApi.post(`${path}/accept`)).status).toBe(200);
-    return { api: apiClient(app, { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': t.slug }) };
+    const headers = { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': t.slug };
+    return { api: apiClient(app, headers), headers };
   }
+
+  let redis: ChildProcess | undefined;
+  let redisUrl: string | undefined;
 
   beforeAll(async () => {
     const t0 = Date.now();
+    if (existsSync(REDIS)) ({ redis, redisUrl } = await startRedis());
     const took = (what: string) => console.log(`${what}: ${Date.now() - t0} ms`);
     ({ pair, db } = await startMigratedPair(1000));
     took('pair started and migrated');
     db.replicaReads!.observers.add(observer);
-    app = await buildApp({ config: testConfig(), db });
+    app = await buildApp({ config: testConfig(redisUrl ? { REDIS_URL: redisUrl } : {}), db });
     await app.ready();
     a = await newTenant(app);
     b = await addMember(a);
@@ -103,6 +109,11 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
     await db?.close();
     await pair?.stop();
     console.log(`pair stopped: ${Date.now() - t0} ms`);
+    if (redis?.pid && redis.exitCode === null) {
+      const gone = new Promise((r) => redis!.once('exit', r));
+      process.kill(redis.pid, 'SIGTERM');
+      await gone;
+    }
   }, 30_000);
 
   test('caught up: the report and the statistics read from the replica, and only the tenant’s rows', async () => {
@@ -201,70 +212,58 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
     expect(res.body).toMatch(/crm_db_replica_lag_seconds /);
   });
 
-  describe.skipIf(!existsSync(REDIS))('two processes sharing Redis', () => {
-    let redis: ChildProcess;
-    let db2: Database;
-    let app1: FastifyInstance;
-    let app2: FastifyInstance;
-    beforeAll(async () => {
-      const port = await freePort();
-      redis = spawn(
-        REDIS,
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        {
-          stdio: 'ignore',
-        },
-      );
-      for (let i = 0; ; i++) {
-        const up = await new Promise<boolean>((resolve) => {
-          const socket = connect(port, '127.0.0.1', () => {
-            socket.end();
-            resolve(true);
-          }).once('error', () => resolve(false));
-        });
-        if (up) break;
-        if (i > 100) throw new Error('redis-server did not start');
-        await sleep(100);
-      }
-      const config = testConfig({ REDIS_URL: `redis://127.0.0.1:${port}` });
-      // Two apps on two Databases: two processes behind one load balancer, as far as the marks go.
-      db2 = await openReplicaDatabase(pair, 600_000);
-      app1 = await buildApp({ config, db });
-      app2 = await buildApp({ config, db: db2 });
-      await app1.ready();
-      await app2.ready();
-    }, 30_000);
-    afterAll(async () => {
-      await app1?.close();
-      await app2?.close();
-      await db2?.close();
-      if (redis?.pid && redis.exitCode === null) {
-        const gone = new Promise((r) => redis.once('exit', r));
-        process.kill(redis.pid, 'SIGTERM');
-        await gone;
-      }
-    });
-
-    test('a write through one process: the same user reads the primary through the other', async () => {
-      const headers = { authorization: `Bearer ${a.user.jwt}`, 'x-tenant-id': a.slug };
+  test.skipIf(!existsSync(REDIS))(
+    'two processes sharing Redis: a write through one, the same user reads the primary through the other',
+    async () => {
+      // A second app on a Database of its own: another process behind the same load balancer, as far as the
+      // write marks go (its jobs are not started: it only reads).
+      const db2 = await openReplicaDatabase(pair, 600_000);
+      const config = testConfig({ REDIS_URL: redisUrl! });
+      const app2 = await buildApp({ config, db: db2, background: await createBackground(config, db2) });
       const seen2: [LaggingTarget, LaggingReason][] = [];
       db2.replicaReads!.observers.add((t, r) => seen2.push([t, r]));
       try {
+        await app2.ready();
         await pair.pauseReplay();
-        const created = await app1.inject({
-          method: 'POST',
-          url: `/api/boards/${boardA}/cards`,
-          headers,
-          payload: { data: { value: 1, fields: { name: 'a5', email: 'a5@x.io' } } },
-        });
-        expect(created.statusCode).toBe(201);
+        await card(a.api, boardA, 'a5'); // through the first app
+        const headers = { authorization: `Bearer ${a.user.jwt}`, 'x-tenant-id': a.slug };
         const report = await app2.inject({ method: 'GET', url: `/api/boards/${boardA}/report`, headers });
         expect(report.statusCode).toBe(200);
         expect(report.json().summary.totalCards).toBe(5);
         expect(seen2).toEqual([['primary', 'own_write']]);
+        // Another user, through the second app: the replica (its lag budget is out of the way), without a5.
+        expect(await reportTotal(apiClient(app2, b.headers))).toBe(4);
+        expect(seen2.at(-1)).toEqual(['replica', 'caught_up']);
       } finally {
         await pair.resumeReplay();
+        await app2.close();
+        await db2.close();
       }
-    });
-  });
+    },
+    30_000,
+  );
 });
+
+/** A Redis of the test's own on a free loopback port (stopped by pid in afterAll). */
+async function startRedis() {
+  const port = await freePort();
+  const redis = spawn(
+    REDIS,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      }).once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i > 100) throw new Error('redis-server did not start');
+    await sleep(100);
+  }
+  return { redis, redisUrl: `redis://127.0.0.1:${port}` };
+}
