@@ -66,7 +66,9 @@ export async function generateApiTypes(): Promise<string> {
   const doc = await currentOpenApiDocument();
   const ast = await openapiTS(doc as never, { alphabetize: true });
   const biome = fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url));
-  return execFileSync(biome, ['format', `--stdin-file-path=${API_TYPES_PATH}`], {
+  // Formatted as a file at the root would be: Biome leaves generated/ alone (biome.json), stdin included.
+  return execFileSync(biome, ['format', '--stdin-file-path=api-types.d.ts'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
     input: header + astToString(ast),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
