@@ -1,6 +1,7 @@
 import type { ModuleRegistration } from '../../platform/modules.js';
 import { CARD_COUNTS_SQL, foldAllCounts } from './counts.js';
 import { registerUploadWorkers } from './files.js';
+import { registerCardImportWorker } from './import-jobs.js';
 import { foldAllReports, REPORT_ROLLUP_SQL } from './report-rollups.js';
 import { CARD_TITLE_SEARCH_SQL } from './title-search.js';
 
@@ -24,5 +25,9 @@ export const cardsModule: ModuleRegistration = {
     // gin_pending_list_limit, then an insert pays the merge); card moves and edits leave dead rows.
     'card_title_search',
   ],
-  registerWorkers: registerUploadWorkers,
+  // The uploads' sweep, and the background CSV import (import-jobs.ts).
+  async registerWorkers(deps) {
+    await registerUploadWorkers(deps);
+    await registerCardImportWorker(deps);
+  },
 };
