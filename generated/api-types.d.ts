@@ -2098,7 +2098,7 @@ export interface paths {
     };
     /**
      * Live inbox updates (Server-Sent Events)
-     * @description BETA: A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.
+     * @description BETA: A text/event-stream of `message.created` ({ conversation, message }) and `conversation.updated` ({ conversation }) for the conversations the caller may see, from every API process. A comment line every 15 s keeps it open. Reconnecting with `Last-Event-ID` (EventSource does) first replays what was missed since that event: the conversations changed and the messages created, with a 5 s overlap (an event may arrive twice, with the same id). Send an Accept header (text/event-stream); a request without one gets an empty stream that ends at once.
      *
      *     Token scope: `chat:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
