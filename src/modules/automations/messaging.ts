@@ -16,7 +16,7 @@ import {
 import { findOrganizationById } from '../organizations/index.js';
 import { findTemplate as findWaTemplate } from '../templates/index.js';
 import { whatsappTemplates } from '../templates/table.js';
-import type { ActionEnv, Output } from './actions.js';
+import type { ActionEnv, Output } from './action-env.js';
 import { pick } from './fan-out.js';
 
 /** A WhatsApp template of a channel by documentId or name. */
