@@ -405,6 +405,9 @@ export const cardImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
         tags,
         operationId: 'listCardImportFailures',
         summary: "A background cards import's skipped rows, by row: line, field and reason (paginated)",
+        description:
+          'Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, ' +
+          "the file's line where it ends, the field at fault (null when none) and the reason.",
         params: importParams,
         querystring: importFailuresQuery,
         response: { 200: importFailuresPage },
@@ -426,6 +429,9 @@ export const cardImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
         tags,
         operationId: 'cancelCardImport',
         summary: 'Cancel a background cards import (the batches committed stay)',
+        description:
+          'A queued or running import stops after the batch being written (its rows stay written); the stored file ' +
+          'is removed. An import already finished is answered as it is.',
         params: importParams,
         response: { 200: importJob },
       },

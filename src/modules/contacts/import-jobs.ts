@@ -248,6 +248,9 @@ export const contactImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = 
         tags,
         operationId: 'listContactImportFailures',
         summary: "A background contacts import's skipped rows, by row: line, field and reason (paginated)",
+        description:
+          'Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, ' +
+          "the file's line where it ends, the field at fault (null when none) and the reason.",
         params: idParams,
         querystring: importFailuresQuery,
         response: { 200: importFailuresPage },
@@ -267,6 +270,9 @@ export const contactImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = 
         tags,
         operationId: 'cancelContactImport',
         summary: 'Cancel a background contacts import (the batches committed stay)',
+        description:
+          'A queued or running import stops after the batch being written (its rows stay written); the stored file ' +
+          'is removed. An import already finished is answered as it is.',
         params: idParams,
         response: { 200: importJob },
       },
