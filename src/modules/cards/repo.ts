@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { isDeepPage, keyIn } from '../../platform/db/deep-pages.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
@@ -133,13 +134,22 @@ export async function listCards(
   q: { where: SQL; orderBy: SQL; offset: number; pageSize: number },
   visibility: SQL | undefined,
 ) {
-  return tx
-    .select()
+  const where = cardScope(orgId, boardId, visibility, q.where);
+  if (!isDeepPage(q.offset))
+    return tx.select().from(cards).where(where).orderBy(q.orderBy).offset(q.offset).limit(q.pageSize);
+  // A deep page: its keys from the list's index first, then those rows only (deep-pages.ts).
+  const keys = tx
+    .select({ organizationId: cards.organizationId, id: cards.id })
     .from(cards)
-    .where(cardScope(orgId, boardId, visibility, q.where))
+    .where(where)
     .orderBy(q.orderBy)
     .offset(q.offset)
     .limit(q.pageSize);
+  return tx
+    .select()
+    .from(cards)
+    .where(and(eq(cards.organizationId, orgId), keyIn(cards.organizationId, cards.id, keys)))
+    .orderBy(q.orderBy);
 }
 
 export interface StatsOptions {

@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { auditLog } from '../../platform/audit/table.js';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
+import { isDeepPage, keyIn } from '../../platform/db/deep-pages.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
@@ -167,7 +168,7 @@ export async function listContacts(
   const where = selectionWhere(orgId, list.where, q);
   // The page and its total leave together (one socket write on PostgreSQL: first-query-begin.ts).
   const [rows, total] = await Promise.all([
-    tx.select().from(contacts).where(where).orderBy(list.orderBy).offset(list.offset).limit(list.pageSize),
+    pageOf(tx, orgId, where, list),
     countIf(list, () =>
       nameSearch !== undefined
         ? countNameMatches(tx, orgId, nameSearch)
@@ -175,6 +176,30 @@ export async function listContacts(
     ),
   ]);
   return { rows, total };
+}
+
+/** The page's rows; a deep page reads its keys from the list's index first (deep-pages.ts). */
+function pageOf(tx: Tx, orgId: number, where: SQL, list: CompiledList) {
+  if (!isDeepPage(list.offset))
+    return tx
+      .select()
+      .from(contacts)
+      .where(where)
+      .orderBy(list.orderBy)
+      .offset(list.offset)
+      .limit(list.pageSize);
+  const keys = tx
+    .select({ organizationId: contacts.organizationId, id: contacts.id })
+    .from(contacts)
+    .where(where)
+    .orderBy(list.orderBy)
+    .offset(list.offset)
+    .limit(list.pageSize);
+  return tx
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), keyIn(contacts.organizationId, contacts.id, keys)))
+    .orderBy(list.orderBy);
 }
 
 /**
