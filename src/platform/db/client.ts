@@ -272,8 +272,14 @@ async function openPostgres(
       })
     : undefined;
   if (replica && opts.preparedStatements === false) replica.on('connect', unnamedStatements);
-  for (const p of new Set([pool, sessionPool, ...(replica ? [replica] : [])]))
+  for (const p of new Set([pool, sessionPool, ...(replica ? [replica] : [])])) {
     p.on('error', (err) => console.error(`database: an idle connection was lost: ${err.message}`));
+    // A connection lost while checked out (a PgBouncer or server restart mid-transaction) emits 'error' on its
+    // client as well as failing the statement in flight; the pool listens only while it is idle, so without this
+    // the event ended the process (every API process and a worker, at one PgBouncer restart: docs/scaling.md).
+    // The caller gets the statement's error; the pool discards the dead client at its release.
+    p.on('connect', (client) => client.on('error', () => {}));
+  }
   const db = drizzleNodePg(pool) as unknown as Db;
   const transactionObservers = new Set<TransactionObserver>();
   return {
