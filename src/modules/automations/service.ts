@@ -2,6 +2,7 @@ import { audit } from '../../platform/audit/audit.js';
 import type { Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import type { AppDeps } from '../../platform/deps.js';
+import { notFound } from '../../platform/http/errors.js';
 import type { ListQueryInput } from '../../platform/http/list-query.js';
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { logPage, tablePage } from '../../platform/http/table-pages.js';
@@ -13,7 +14,7 @@ import { maskAction, sealActions } from './headers.js';
 import * as repo from './repo.js';
 import type { ActionResult, Automation, AutomationInput, AutomationUpdate } from './schema.js';
 import { automations, automationRuns as runs } from './table.js';
-import { automationNotFound, requirePublicTargets, validateAutomation } from './validate.js';
+import { requirePublicTargets, validateAutomation } from './validate.js';
 
 export const sealContext = (orgId: number, documentId: string) => `automation:${orgId}:${documentId}`;
 
@@ -34,7 +35,7 @@ async function present(tx: Tx, orgId: number, row: repo.AutomationRow): Promise<
 
 async function findIn(tx: Tx, orgId: number, documentId: string) {
   const row = await repo.findAutomation(tx, orgId, documentId);
-  if (!row) throw automationNotFound();
+  if (!row) throw notFound('Automation');
   return row;
 }
 
@@ -116,7 +117,7 @@ export async function setEnabled(ctx: TenantContext, documentId: string, enabled
   requireFeatureAdmin(ctx, 'automations');
   return ctx.transaction(async (tx) => {
     const row = await repo.updateAutomation(tx, ctx.orgId, documentId, { enabled });
-    if (!row) throw automationNotFound();
+    if (!row) throw notFound('Automation');
     await audit(tx, ctx, enabled ? 'automation.enabled' : 'automation.disabled', documentId);
     return present(tx, ctx.orgId, row);
   });
@@ -125,7 +126,7 @@ export async function setEnabled(ctx: TenantContext, documentId: string, enabled
 export async function deleteAutomation(ctx: TenantContext, documentId: string) {
   requireFeatureAdmin(ctx, 'automations');
   return ctx.transaction(async (tx) => {
-    if (!(await repo.deleteAutomation(tx, ctx.orgId, documentId))) throw automationNotFound();
+    if (!(await repo.deleteAutomation(tx, ctx.orgId, documentId))) throw notFound('Automation');
     await audit(tx, ctx, 'automation.deleted', documentId);
     return { documentId, deleted: true as const };
   });

@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/client.js';
-import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
+import { type FieldError, validationError } from '../../platform/http/errors.js';
 import { requirePublicUrl } from '../../platform/outbound/save-check.js';
 import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
 import { type BoardStructure, findBoard, loadBoardStructure } from '../boards/index.js';
@@ -160,8 +160,6 @@ async function checkAction(
       return;
   }
 }
-
-export const automationNotFound = () => new AppError('NotFoundError', 'Automation not found');
 
 /**
  * `http_request` targets that are internal addresses (or names resolving to one) are refused when saved, before
