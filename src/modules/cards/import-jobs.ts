@@ -57,7 +57,7 @@ interface State {
   actor: Actor;
 }
 
-const BUILTIN: Record<string, Column['kind']> = {
+const BUILTIN: Record<string, Exclude<Column['kind'], 'field'>> = {
   title: 'title',
   titulo: 'title',
   value: 'value',
