@@ -58,7 +58,7 @@ async function seed(c: Cluster) {
   const auth = { authorization: `Bearer ${reg.jwt}` };
   await call(c.url, 'POST', '/organizations', { data: { name: slug, slug } }, auth);
   const h = { ...auth, 'x-tenant-id': slug };
-  const board = await call(c.url, 'POST', '/boards', { data: { name: 'Pipeline' } }, h);
+  const board = await call(c.url, 'POST', '/boards', { data: { name: 'Pipeline', phases: [{ name: 'New' }, { name: 'Talking' }, { name: 'Offer' }] } }, h);
   const full = await call(c.url, 'GET', `/boards/${board.documentId}`, undefined, h);
   const phases: string[] = (full.phases ?? []).map((p: { documentId: string }) => p.documentId);
   const cards: string[] = [];
