@@ -11,6 +11,7 @@ import {
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
+import * as fieldConditions from './field-conditions.js';
 import {
   board,
   boardCreateInput,
@@ -231,11 +232,11 @@ export const boardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
     update: conditionUpdateInput,
     list: pageQuery,
     svc: {
-      list: structure.listConditions,
-      get: structure.getCondition,
-      create: structure.createCondition,
-      update: structure.updateCondition,
-      remove: structure.deleteCondition,
+      list: fieldConditions.listConditions,
+      get: fieldConditions.getCondition,
+      create: fieldConditions.createCondition,
+      update: fieldConditions.updateCondition,
+      remove: fieldConditions.deleteCondition,
     },
   });
 };
