@@ -11,6 +11,7 @@ import {
   insertContacts,
 } from '../contacts/index.js';
 import { nextConversationAssignee } from '../distribution/index.js';
+import * as messagesRepo from './messages-repo.js';
 import { type LiveNotice, notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { StoredAttachment } from './table.js';
@@ -68,7 +69,7 @@ interface Channel {
   inboxId?: number | null;
 }
 
-type Parsed = Pick<repo.MessageRow, 'content' | 'contentType'> & { attachments: StoredAttachment[] };
+type Parsed = Pick<messagesRepo.MessageRow, 'content' | 'contentType'> & { attachments: StoredAttachment[] };
 
 /** What the inbox keeps of a provider message; null: a kind it does not store (reactions, system notices). */
 export function parseMessage(m: WaMessage): Parsed | null {
@@ -356,7 +357,7 @@ async function storeMessages(
   convs: Map<string, Conversation>,
   fresh: Conversation[],
 ) {
-  const rows = await repo.insertMessages(
+  const rows = await messagesRepo.insertMessages(
     tx,
     orgId,
     messages.map(({ m, parsed }) => ({
@@ -445,7 +446,7 @@ async function applyStatuses(tx: Tx, orgId: number, statuses: WaStatus[]) {
       s.status === 'failed'
         ? `whatsapp provider: ${e?.title ?? e?.message ?? 'failed'}${e?.code ? ` (${e.code})` : ''}`
         : null;
-    const row = await repo.applyStatus(tx, orgId, s.id, s.status as 'sent', error);
+    const row = await messagesRepo.applyStatus(tx, orgId, s.id, s.status as 'sent', error);
     if (!row) continue;
     matched++;
     const [conv] = await repo.conversationsByIds(tx, orgId, [row.conversationId]);

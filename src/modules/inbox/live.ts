@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { Database, Tx } from '../../platform/db/client.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
+import * as messagesRepo from './messages-repo.js';
 import { LIVE_CHANNEL, type LiveNotice } from './notify.js';
 import * as repo from './repo.js';
 import { canSee, presentConversation, presentMessages } from './service.js';
@@ -20,7 +21,7 @@ const REPLAY_LIMIT = 500;
 /** The time a `Last-Event-ID` stands for; undefined when it names nothing this organization knows. */
 async function replayStart(tx: Tx, orgId: number, lastEventId: string): Promise<Date | undefined> {
   const message = /^m(\d{1,18})$/.exec(lastEventId);
-  if (message) return (await repo.findMessage(tx, orgId, Number(message[1])))?.createdAt ?? undefined;
+  if (message) return (await messagesRepo.findMessage(tx, orgId, Number(message[1])))?.createdAt ?? undefined;
   const change = /^c\d{1,18}-(\d{1,15})$/.exec(lastEventId);
   if (!change) return undefined;
   const at = new Date(Number(change[1]));
@@ -119,7 +120,9 @@ export class LiveHub {
       const conversation = await presentConversation(tx, notice.orgId, conv);
       if (notice.type === 'conversation.updated')
         return { conversation, assignee: conv.assigneeMembershipId };
-      const row = notice.messageId ? await repo.findMessage(tx, notice.orgId, notice.messageId) : undefined;
+      const row = notice.messageId
+        ? await messagesRepo.findMessage(tx, notice.orgId, notice.messageId)
+        : undefined;
       if (!row) return null;
       const [message] = await presentMessages(tx, notice.orgId, [row]);
       return { conversation, message, assignee: conv.assigneeMembershipId };
@@ -148,7 +151,7 @@ export class LiveHub {
       );
       const shown = new Map<number, Awaited<ReturnType<typeof presentConversation>>>();
       for (const c of changed) shown.set(c.id, await presentConversation(tx, reader.orgId, c));
-      const rows = await repo.messagesSince(tx, reader.orgId, [...shown.keys()], from, REPLAY_LIMIT);
+      const rows = await messagesRepo.messagesSince(tx, reader.orgId, [...shown.keys()], from, REPLAY_LIMIT);
       const messages = await presentMessages(tx, reader.orgId, rows);
       const out: { event: string; id: string; data: unknown }[] = rows.map((row, i) => ({
         event: 'message.created',

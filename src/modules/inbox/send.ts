@@ -9,6 +9,7 @@ import { type ChannelKit, channelProvider, findChannelById } from '../channels/i
 import { findContact } from '../contacts/index.js';
 import { whatsappTemplates } from '../templates/table.js';
 import { cardForConversation } from './ingest.js';
+import * as messagesRepo from './messages-repo.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type { AttachmentInput, OutgoingMessage, StartConversationInput, TemplateParams } from './schema.js';
@@ -168,7 +169,7 @@ async function queueMessage(tx: Tx, ctx: TenantContext, conversationId: number, 
   const template = out.kind === 'message' ? out.message.template_params : undefined;
   if (!template && !windowOpen(conv)) throw windowClosed(conv);
   if (template) await checkTemplate(tx, ctx.orgId, channel.id, template);
-  const row = await repo.insertMessage(tx, ctx.orgId, {
+  const row = await messagesRepo.insertMessage(tx, ctx.orgId, {
     conversationId: conv.id,
     direction: 'outgoing',
     content:
@@ -260,7 +261,7 @@ async function send(ctx: TenantContext, kit: ChannelKit, conversationId: number,
   }
   // 3. Settle the row and announce it.
   const message = await ctx.transaction(async (tx) => {
-    const row = await repo.updateMessage(tx, ctx.orgId, queued.row.id, {
+    const row = await messagesRepo.updateMessage(tx, ctx.orgId, queued.row.id, {
       status: failure ? 'failed' : 'sent',
       error: failure ? `${failure.provider} provider: ${failure.message}` : null,
       providerMessageId: providerId,
@@ -362,7 +363,7 @@ export async function downloadAttachment(ctx: TenantContext, kit: ChannelKit, id
   requireInbox(ctx);
   const { channel, attachment } = await ctx.transaction(async (tx) => {
     const conv = await loadConversation(tx, ctx, id);
-    const msg = await repo.findMessage(tx, ctx.orgId, messageId);
+    const msg = await messagesRepo.findMessage(tx, ctx.orgId, messageId);
     if (!msg || msg.conversationId !== conv.id) throw notFound('Message');
     const a = msg.attachments[0];
     if (!a?.mediaId) throw new AppError('NotFoundError', 'This message has no media');

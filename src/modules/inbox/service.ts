@@ -5,6 +5,7 @@ import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { hasRole, requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/index.js';
+import * as messagesRepo from './messages-repo.js';
 import { notifyLive } from './notify.js';
 import * as repo from './repo.js';
 import type {
@@ -97,7 +98,11 @@ export async function presentConversation(tx: Tx, orgId: number, row: repo.Conve
   return (await presentConversations(tx, orgId, [row]))[0];
 }
 
-export async function presentMessages(tx: Tx, orgId: number, rows: repo.MessageRow[]): Promise<Message[]> {
+export async function presentMessages(
+  tx: Tx,
+  orgId: number,
+  rows: messagesRepo.MessageRow[],
+): Promise<Message[]> {
   const members = await membershipRefsByIds(tx, orgId, [
     ...new Set(rows.flatMap((r) => (r.senderMembershipId === null ? [] : [r.senderMembershipId]))),
   ]);
@@ -273,7 +278,10 @@ export async function listMessages(ctx: TenantContext, id: number, q: MessagesQu
   requireInbox(ctx);
   return ctx.transaction(async (tx) => {
     await loadConversation(tx, ctx, id);
-    const { rows, hasMore } = await repo.messagePage(tx, ctx.orgId, id, { ...q, limit: q.limit ?? 20 });
+    const { rows, hasMore } = await messagesRepo.messagePage(tx, ctx.orgId, id, {
+      ...q,
+      limit: q.limit ?? 20,
+    });
     return { data: await presentMessages(tx, ctx.orgId, rows), meta: { hasMore } };
   });
 }
