@@ -295,13 +295,13 @@ describe('background contact import', () => {
       {
         encoding: 'utf8',
         timeout: 880_000,
-        env: { ...process.env, IMPORT_ROWS: '40000', IMPORT_PAD: '4000' },
+        env: { ...process.env, IMPORT_ROWS: '16000', IMPORT_PAD: '10000' },
       },
     );
     expect(out.stderr.slice(-2000)).not.toContain('heap out of memory');
     expect(out.status).toBe(0);
     const result = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}');
-    expect(result).toMatchObject({ status: 'done', rowsDone: 40_000 });
+    expect(result).toMatchObject({ status: 'done', rowsDone: 16_000 });
     expect(result.bytesTotal).toBeGreaterThan(150 * 1024 * 1024);
   });
 });
