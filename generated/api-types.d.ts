@@ -651,6 +651,98 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/boards/{boardId}/cards/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a background CSV import of cards into a board; 202 with the import job
+     * @description The CSV as the multipart part `file` (options as multipart fields before it) or a text/csv body. Columns: `title`, `value`, `phase` (name or slug; default the entry phase), `tags` (slugs or names, separated by `,` `;` or `|`), `assignee` and `contact` (by e-mail), `dueDate`, `description`, and any field of the board by its slug (or `fields.<slug>`); `mapping` renames (`mapping[Empresa]=company`, `ignore` skips). Each row is checked as `POST /boards/{id}/cards` checks a card (the board's rules apply); rows with errors are reported with their line and skipped. Follow it with `GET /boards/{boardId}/cards/imports/{importId}`.
+     *
+     *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['startCardImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/imports/{importId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A background cards import: status, progress, the first failures
+     * @description status queued|running|done|failed|cancelled; rowsDone (committed), rowsCreated, rowsFailed, bytesDone of bytesTotal; the first failures with their line and reason (all: `…/failures`).
+     *
+     *     Token scope: `cards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getCardImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/imports/{importId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a background cards import (the batches committed stay)
+     * @description A queued or running import stops after the batch being written (its rows stay written); the stored file is removed. An import already finished is answered as it is.
+     *
+     *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['cancelCardImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/boards/{boardId}/cards/imports/{importId}/failures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A background cards import's skipped rows, by row: line, field and reason (paginated)
+     * @description Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, the file's line where it ends, the field at fault (null when none) and the reason.
+     *
+     *     Token scope: `cards:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listCardImportFailures'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/boards/{boardId}/chat-cards': {
     parameters: {
       query?: never;
@@ -1799,6 +1891,98 @@ export interface paths {
      *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['importContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a background CSV import of contacts (large files); 202 with the import job
+     * @description The CSV as the multipart part `file` (options as multipart fields before it) or a text/csv body, options in the query string: `delimiter`, `mapping` (as `POST /contacts/import`), `matchBy`. The file is stored, then imported by a background job in batches that each commit with the job's progress (resumed after a restart); follow it with `GET /contacts/imports/{id}`. Rows with errors are reported with their line and skipped. Small files: `POST /contacts/import` answers at once.
+     *
+     *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['startContactImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A background contacts import: status, progress, the first failures
+     * @description status queued|running|done|failed|cancelled; rowsDone (committed), rowsCreated, rowsUpdated, rowsFailed, bytesDone of bytesTotal; the first failures with their line and reason (all: `…/failures`).
+     *
+     *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getContactImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/imports/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a background contacts import (the batches committed stay)
+     * @description A queued or running import stops after the batch being written (its rows stay written); the stored file is removed. An import already finished is answered as it is.
+     *
+     *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['cancelContactImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/imports/{id}/failures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A background contacts import's skipped rows, by row: line, field and reason (paginated)
+     * @description Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, the file's line where it ends, the field at fault (null when none) and the reason.
+     *
+     *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listContactImportFailures'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -10729,6 +10913,535 @@ export interface operations {
       };
     };
   };
+  startCardImport: {
+    parameters: {
+      query?: {
+        delimiter?: ',' | ';' | 'tab' | 'auto';
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+        /** @description CSV header to field (`ignore` skips the column), as the synchronous import takes it */
+        mapping?: {
+          [key: string]: string;
+        };
+      };
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCardImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description import documentId */
+        importId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelCardImport: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description import documentId */
+        importId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCardImportFailures: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+      };
+      header?: never;
+      path: {
+        /** @description board documentId */
+        boardId: string;
+        /** @description import documentId */
+        importId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listChatCards: {
     parameters: {
       query?: never;
@@ -19149,6 +19862,528 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ContactImportResult'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  startContactImport: {
+    parameters: {
+      query?: {
+        delimiter?: ',' | ';' | 'tab' | 'auto';
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+        /** @description CSV header to field (`ignore` skips the column), as the synchronous import takes it */
+        mapping?: {
+          [key: string]: string;
+        };
+        /** @description What a row is matched to an existing contact by, in order: `cpf,cnpj,email` (default), any of cpf, cnpj, email, phone */
+        matchBy?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getContactImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelContactImport: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description bytes of the file committed: bytesDone / bytesTotal is the progress */
+            bytesDone: number;
+            bytesTotal: number;
+            createdAt: string;
+            documentId: string;
+            /** @description why the whole import failed (status failed) */
+            error: string | null;
+            /** @description the first 20; all (up to 10000) through …/failures */
+            failures: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            fileName: string | null;
+            finishedAt: string | null;
+            /** @enum {string} */
+            kind: 'contacts' | 'cards';
+            options: {
+              [key: string]: unknown;
+            };
+            rowsCreated: number;
+            /** @description rows processed (created, updated or failed), committed */
+            rowsDone: number;
+            rowsFailed: number;
+            /** @description known once the import is done */
+            rowsTotal: number | null;
+            rowsUpdated: number;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listContactImportFailures: {
+    parameters: {
+      query?: {
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              field: string | null;
+              /** @description the file's line where the row ends (1 = the header) */
+              line: number;
+              message: string;
+              /** @description data row, 1 = the first row after the header */
+              row: number;
+            }[];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
         };
       };
       /** @description Bad request or validation error */
