@@ -14,9 +14,9 @@ import { getApp, newTenant, type Tenant } from '../helpers/app.js';
  * 9,975) is an index walk for the keys and a primary-key fetch of 25 rows. Both backends: PGlite always,
  * PostgreSQL with DATABASE_URL.
  */
-const PHASE = 10_200;
+const PHASE = 30_000;
 const DONE = 300;
-const CONTACTS = 10_200;
+const CONTACTS = 30_000;
 const DEFAULT_FROM = deepPages.fromOffset;
 
 interface PlanNode {
