@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import { foldedPattern } from '../../platform/db/search-fold.js';
