@@ -199,6 +199,8 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         await hub
           .replay(reader, lastEventId)
           .catch((err) => req.log.warn({ err }, 'inbox live: replay failed'));
+      // A first id (no event): a reader that has seen no event yet still reconnects from here and misses nothing.
+      else raw.write(`id: c0-${Date.now()}\n\n`);
       const beat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
       beat.unref();
       const counted = deps.metrics.streamOpened();

@@ -226,6 +226,30 @@ export function isConcurrencyConflict(err: unknown): boolean {
   return state === '40P01' || state === '40001';
 }
 
+/** Seconds a client waits before retrying a request the database could not take (Retry-After). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database (or the pooler in front of it) cannot be reached or ended the connection: class 08 (connection
+ * exception), 57P01–57P03 (shut down, crashed, not accepting connections yet), 53300 (too many connections), or a
+ * socket-level failure before any SQLSTATE. Nothing of the request is known to have been written: a 503.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  if (state) return state.startsWith('08') || /^57P0[123]$/.test(state) || state === '53300';
+  // The socket's own error, as node-pg passes it on (fetch wraps its socket errors in `cause`: those are not the
+  // database's, and stay what they are).
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  const code = String(e?.code ?? '');
+  const message = String(e?.message ?? '');
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      message,
+    )
+  );
+}
+
 /** Seconds a client waits before retrying a request that lost to concurrent writes (Retry-After). */
 const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
@@ -237,6 +261,14 @@ const CONFLICT_RETRY_AFTER_SECONDS = 1;
  * those (a 500 stays a 500).
  */
 function fromDatabase(error: unknown, request?: FastifyRequest): AppError | undefined {
+  if (isDatabaseUnavailable(error)) {
+    request?.log.warn({ err: error, route: request.routeOptions?.url }, 'database unavailable');
+    return new AppError(
+      'ServiceUnavailableError',
+      'The database could not be reached for a moment (a restart or a failover): retry the request shortly',
+      { retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS },
+    );
+  }
   const state = sqlStateOf(error);
   if (!state) return undefined;
   if (isConcurrencyConflict(error)) {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
+import { openRedis } from '../redis.js';
 import { AppError } from './errors.js';
 
 export type Bucket = 'login' | 'token' | 'public' | 'dispatch';
@@ -16,9 +17,7 @@ function keyOf(req: FastifyRequest): string {
 }
 
 export async function registerRateLimit(app: FastifyInstance, config: Config) {
-  const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: false })
-    : undefined;
+  const redis = config.REDIS_URL ? openRedis(config.REDIS_URL) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   await app.register(rateLimit, {
     global: config.RATE_LIMIT_ENABLED,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import type { Database } from '../db/client.js';
 import { lsnValue, WRITE_MARK_MS, type WriteMarks, writerKey } from '../db/replica.js';
+import { openRedis } from '../redis.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -17,7 +18,7 @@ export function installReadYourWrites(app: FastifyInstance, config: Config, db: 
   const reads = db.replicaReads;
   if (!reads) return;
   if (config.REDIS_URL) {
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: false });
+    const redis = openRedis(config.REDIS_URL);
     redis.on('error', () => {}); // a lost Redis: the marks' calls fail, and the reads go to the primary
     reads.shared = redisWriteMarks(redis);
     app.addHook('onClose', async () => {
