@@ -10,6 +10,8 @@ import { type Database, preparedRows, type Tx } from '../db/client.js';
  * job exists exactly when the row that needs it does) and register handlers.
  */
 
+/** How often each worker process re-queues the periodic jobs (a no-op while one is waiting). */
+const PERIODIC_KEEPER_MS = 10_000;
 export interface QueueDef {
   name: string;
   /** Attempts after the first failure (default 5). */
@@ -91,7 +93,8 @@ export interface Jobs {
   /**
    * A periodic job (before start): `handler` runs about every `everySeconds` in one worker process of the
    * cluster at a time. The queue holds one waiting occurrence (policy `short`): each run queues the next, and
-   * every worker process queues one on start (a duplicate is dropped), so a lost chain restarts with a process.
+   * every worker process queues one on start and every PERIODIC_KEEPER_MS (a duplicate is dropped), so a chain
+   * lost with a killed process restarts within seconds.
    */
   every(queue: QueueDef, everySeconds: number, handler: () => Promise<void>): Promise<void>;
   /** Installs pg-boss's schema (idempotent); with workers: true also supervises and runs handlers. */
@@ -179,6 +182,7 @@ export function createJobs(database: Database, config: Config): Jobs {
   let workersOn = false;
   const handlers = new Map<string, { queue: QueueDef; handler: BatchHandler<any> }>();
   const periodic: QueueDef[] = [];
+  let keeper: NodeJS.Timeout | undefined;
   const queues = new Map<string, Promise<void>>();
   const stopHooks: (() => Promise<void>)[] = [];
 
@@ -343,12 +347,20 @@ export function createJobs(database: Database, config: Config): Jobs {
       if (workers) {
         for (const { queue, handler } of handlers.values()) await runWorker(queue, handler);
         for (const queue of periodic) await queueNext(queue);
+        // A worker killed during a periodic run takes the run's `queueNext` with it: the chain would stop until a
+        // process starts. Every worker re-queues each periodic job now and then (a waiting one makes it a no-op).
+        keeper = setInterval(() => {
+          for (const queue of periodic)
+            queueNext(queue).catch((err) => console.error(`jobs: ${queue.name}: ${(err as Error).message}`));
+        }, PERIODIC_KEEPER_MS);
+        keeper.unref();
       }
     },
     onStop(fn) {
       stopHooks.push(fn);
     },
     async stop({ graceful = true } = {}) {
+      clearInterval(keeper);
       for (const fn of stopHooks.splice(0)) await fn().catch(() => {});
       const b = boss;
       if (!b) return;
