@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { importContactsRoute } from './import-routes.js';
 import { contactImportJobRoutes } from './import-jobs.js';
+import { importContactsRoute } from './import-routes.js';
 import {
   activityListQuery,
   bulkDeleteInput,
