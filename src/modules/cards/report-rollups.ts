@@ -3,19 +3,9 @@ import { type Executor, preparedRows, queryRows, type Tx } from '../../platform/
 import { installTriggersSql, statementTrigger } from '../../platform/db/statement-triggers.js';
 
 /**
- * The board report's rollups (tables in table.ts, docs/cards.md, docs/performance.md): card count and value sum per
- * board, UTC created day and dimension — phase (`p`), assignee (`a`), tag (`t`), and the cards that have at least
- * one assignee (`A`) or tag (`T`), from which the unassigned / untagged counts follow. The report then sums a few
- * thousand rows instead of aggregating every card of the board with its assignees and tags.
- *
- * Maintained with the pattern of the card counts (counts.ts): statement-level triggers on `cards`,
- * `card_assignees` and `card_tags` only INSERT grouped deltas into `card_report_deltas` (concurrent writes never
- * wait on a shared row); readers add the deltas and fold them once they pile up. A card's assignee and tag rows
- * count with the card's board, created day and value, so a card UPDATE that changes one of those moves its link
- * rows too. A card DELETE cascades to its links, and the links' statement triggers fire after the cards' own
- * (PostgreSQL queues the triggers of a cascade's statements behind the outer statement's), when the card row is
- * gone: the cards' trigger leaves a tombstone of each deleted card (board, created day, value) in
- * `card_report_tombstones` for them, only read within that statement (the maintenance removes old ones).
+ * The board report's rollups: card count and value sum per board, created day and dimension (phase, assignee, tag),
+ * kept by statement triggers that only insert deltas, folded by readers and the maintenance. How deletes and
+ * cascades are counted: docs/decisions.md "The board report's rollups".
  */
 const DAY = (col: string) => `(${col} AT TIME ZONE 'UTC')::date`;
 

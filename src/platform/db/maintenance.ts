@@ -7,23 +7,9 @@ import { type Database, type Db, queryRows } from './client.js';
 import { MIGRATION_LOCK } from './migrate.js';
 
 /**
- * The service's own bookkeeping, independent of the operator's vacuum settings (docs/postgresql.md). Every
- * CRM_DB_MAINTENANCE_SECONDS, in each process that runs the background workers:
- *
- * 1. runs the modules' maintenance tasks (ModuleRegistration.maintenance, src/modules.ts): the cards module folds
- *    every board's card-count deltas into `card_counts` and report deltas into `card_report_rollups` (the deltas
- *    are insert-then-delete rows: each one becomes a dead tuple once folded), the agent confirmations module
- *    deletes expired confirmation requests;
- * 2. deletes expired idempotency keys;
- * 3. when nothing else vacuums (autovacuum or track_counts off on PostgreSQL; PGlite, which has no autovacuum
- *    daemon) VACUUMs the small tables that churn (bookkeepingTables): the modules' (the deltas above,
- *    `card_counts`, `conversations` rewritten by every message, the search copies `card_title_search` /
- *    `contact_name_search` and their GIN pending lists), the idempotency keys and pg-boss's job tables.
- *    Without it a delete-heavy table only grows (no VACUUM, no free-space map: inserts never reuse the space
- *    of dead rows) and its scans slow down with it.
- *
- * The rest of the schema (cards, contacts, comments, the append-only audit log…) is the operator's: the start
- * warning says so.
+ * The service's own bookkeeping, every CRM_DB_MAINTENANCE_SECONDS in each worker process: the modules' maintenance
+ * tasks, expired idempotency keys, and a VACUUM of the small churning tables when nothing else vacuums. What each
+ * step does and why: docs/decisions.md "The service's own database maintenance".
  */
 
 /** The platform's own tables step 3 vacuums (pg-boss's appear once the queue has started). */

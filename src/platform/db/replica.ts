@@ -1,19 +1,9 @@
 import type pg from 'pg';
 
 /**
- * Reads that may lag (the board report, list statistics, exports: docs/postgresql.md#a-read-replica) go to the
- * streaming hot standby of DATABASE_REPLICA_URL when it is up, close enough behind the primary
- * (CRM_REPLICA_MAX_LAG_MS) and has replayed the asking user's last write (read your writes); else to the primary.
- *
- * The standby's state is measured at most every MEASURE_EVERY_MS, on demand (no timer), one measurement at a
- * time; callers in between use the last one. Lag: zero when the standby has replayed the primary's WAL position
- * (read on the primary just before); else the age of the last transaction it replayed (`now() -
- * pg_last_xact_replay_timestamp()` on the standby), an upper bound of what it misses. The position test comes
- * first because a quiet primary commits nothing, so the timestamp ages though nothing is missing.
- *
- * Read your writes (docs/decisions.md): after a write request the user's mark is the primary's WAL insert position,
- * kept in this process and, with REDIS_URL, in Redis for the other processes (no cookie, nothing asked of the
- * client); a lagging read of that user goes to the standby only once the replay position measured has passed it.
+ * Reads that may lag go to the streaming standby of DATABASE_REPLICA_URL when it is up, within
+ * CRM_REPLICA_MAX_LAG_MS and has replayed the asking user's last write; else to the primary. How lag and the write
+ * marks are measured: docs/decisions.md "Reads that may lag: routing to the standby".
  */
 export const MEASURE_EVERY_MS = 500;
 /** How long a user's write mark is kept (in memory and Redis): once the standby passes it, it no longer matters. */

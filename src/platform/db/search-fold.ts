@@ -1,26 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 
 /**
- * Accent- and case-blind search (issue 35, docs/decisions.md "Accent-blind search"): `crm_fold(text)` is the text
- * lowercased and without accents ("Vitória" → "vitoria", "AÇÃO" → "acao", "ß" → "ss"). PostgreSQL's `unaccent`
- * is STABLE (its dictionary could change), so it cannot appear in an index or a generated column.
- *
- * - With a superuser (PGlite, a self-hosted server): `crm_unaccent(regdictionary, text)` binds the extension's
- *   own C function (`unaccent_dict`) as IMMUTABLE, and `crm_fold` is `lower(crm_unaccent('public.unaccent', $1))`,
- *   a SQL function the planner inlines: a row costs two C calls (measured: 0.8 µs against ILIKE's 0.55 µs, where
- *   a non-inlined SQL wrapper costs 1.9 µs, which an ordered page walk that filters thousands of rows feels).
- *   migrate.ts marks `lower` and `crm_unaccent` LEAKPROOF (neither can fail on any text) so that RLS lets the
- *   indexes over `crm_fold(column)` answer.
- * - Without one (LANGUAGE C needs a superuser): the usual wrapper, `lower(unaccent('public.unaccent', $1))`
- *   declared IMMUTABLE (never inlined: the indexes still match it; without LEAKPROOF marks, which need a superuser
- *   too, the searches are correct but not indexed under RLS, as the other search operators already are then).
- * - Without the unaccent extension (a server without contrib): `translate(lower($1), …)` over the accents of
- *   Latin-1 and Latin Extended-A.
- *
- * Applied by migrate.ts ahead of the migrations (the indexes and the generated column of 0001_accent_blind_search
- * call it), idempotent: created only when missing. Its definition is never replaced in place: the indexes and
- * search copies built with it would silently disagree with a new one; a change must be a new function (and new
- * indexes) or a REINDEX plus a refill of the copies.
+ * Accent- and case-blind search: `crm_fold(text)`, the text lowercased and without accents ("Vitória" → "vitoria"),
+ * immutable so that indexes and search copies can use it; created by migrate.ts when missing, never replaced in
+ * place. Its three variants and why: docs/decisions.md "Accent- and case-blind search: crm_fold".
  */
 export const SEARCH_FOLD_SQL = [
   `

@@ -2,17 +2,9 @@ import type pg from 'pg';
 import type { Database } from '../db/client.js';
 
 /**
- * Event delivery woken on commit instead of waiting for the next poll (issue 18: lag from commit to delivery).
- *
- * - A statement trigger on `domain_events` NOTIFYs EVENTS_CHANNEL: PostgreSQL delivers it when the writing
- *   transaction commits (never for a rolled-back one), once per transaction (equal payloads are folded).
- * - Each worker process LISTENs (its own connection on PostgreSQL, the embedded database on PGlite) and kicks
- *   its dispatcher; a dispatch that fanned events out kicks the consumers' runners (webhook deliveries,
- *   automation runs) the same way, in process.
- * - A kick never overlaps a run: a Pump runs its work once at a time in the process and folds the kicks that
- *   arrive meanwhile into one more pass. The periodic jobs stay as the safety net (a lost notification, work
- *   that becomes due later: retries) and go through the same pumps. Across worker processes the work itself
- *   is safe to run side by side (per-organization lock in the dispatcher, claims that wait for each other).
+ * Event delivery woken on commit: a NOTIFY on each transaction that recorded events, one LISTEN per worker process,
+ * and Pumps that run their work once at a time; the periodic jobs stay as the safety net. The design:
+ * docs/decisions.md "Event delivery woken on commit".
  */
 
 export const EVENTS_CHANNEL = 'crm_events';
