@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type Config, databaseOptions, publicBaseUrl } from './config.js';
@@ -88,7 +89,7 @@ export async function startServer(
   await onReady?.(server);
   readiness.markReady();
   // In a cluster (CRM_PROCESSES > 1) the supervisor starts the other API processes once the first one is ready.
-  process.send?.({ crm: 'ready' });
+  if (cluster.isWorker) process.send?.({ crm: 'ready' });
   return server;
 }
 

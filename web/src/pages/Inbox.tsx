@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one screen (conversation list, thread, composer, card panel) sharing one live state;
+// it is split by the web app's next round (issue 31), which redraws this screen.
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Conversation, client, featureOff, reason, unwrap } from '../api';
