@@ -25,12 +25,12 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { freePort } from './pg-pair.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HAPROXY = '/usr/sbin/haproxy';
@@ -100,16 +100,8 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+// One way to pick a free loopback port for both scripts (pg-pair.ts has no dependency on this file).
+export { freePort };
 
 const isRoot = () => process.getuid?.() === 0;
 const postgresIds = () => ({
