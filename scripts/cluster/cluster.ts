@@ -14,7 +14,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
-  chownSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -30,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { redisArgs, writeHaproxyConfig, writePgBouncerConfig } from './config-files.js';
 import { freePort } from './pg-pair.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -102,12 +102,6 @@ export interface Cluster {
 
 // One way to pick a free loopback port for both scripts (pg-pair.ts has no dependency on this file).
 export { freePort };
-
-const isRoot = () => process.getuid?.() === 0;
-const postgresIds = () => ({
-  uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
-  gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
-});
 
 /** Spawns `cmd` with its output in `<dir>/<name>.log`; rejects if it exits before `ready()` holds. */
 async function spawnLogged(
@@ -216,6 +210,118 @@ async function openPostgres(replica: boolean, log: (m: string) => void): Promise
   };
 }
 
+/** Redis on `port` (its command line: config-files.ts); ready once its log says so. */
+async function startRedis(dir: string, port: number): Promise<Proc> {
+  const p = await spawnLogged(dir, 'redis', REDIS, redisArgs(dir, port), process.env, async () =>
+    readFileSync(join(dir, 'redis.log'), 'utf8').includes('Ready to accept connections'),
+  );
+  p.port = port;
+  return p;
+}
+
+/** PgBouncer on `port`; ready once its log, past `logOffset` (what an earlier start wrote), says it listens. */
+async function startPgBouncer(dir: string, args: string[], port: number, logOffset: number): Promise<Proc> {
+  const p = await spawnLogged(dir, 'pgbouncer', PGBOUNCER, args, process.env, async () =>
+    /listening on 127\.0\.0\.1:\d+/.test(readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').slice(logOffset)),
+  );
+  p.port = port;
+  return p;
+}
+
+/** HAProxy on `port` in front of the API processes (its configuration: config-files.ts); ready once it answers. */
+async function startHaproxy(dir: string, port: number, statsPort: number, apiPorts: number[]): Promise<Proc> {
+  const cfg = writeHaproxyConfig(dir, port, statsPort, apiPorts);
+  const p = await spawnLogged(dir, 'haproxy', HAPROXY, ['-f', cfg, '-db'], process.env, () =>
+    httpOk(`http://127.0.0.1:${port}/api/ready`),
+  );
+  p.port = port;
+  return p;
+}
+
+/**
+ * A copy of the last commit's code in `<dir>/code` (`git archive HEAD`, with this checkout's node_modules), so that
+ * files being edited in the working tree cannot break a run. Answers its directory.
+ */
+function copyHeadCode(dir: string, log: (m: string) => void): string {
+  const codeDir = join(dir, 'code');
+  mkdirSync(codeDir);
+  execFileSync('sh', [
+    '-c',
+    `git -C '${ROOT}' archive HEAD bin src drizzle package.json tsconfig.json | tar -x -C '${codeDir}'`,
+  ]);
+  symlinkSync(join(ROOT, 'node_modules'), join(codeDir, 'node_modules'));
+  // CLUSTER_CODE_EXTRA: working-tree files laid over the commit (a commit that names a file not yet committed).
+  for (const f of (process.env.CLUSTER_CODE_EXTRA ?? '').split(',').filter(Boolean)) {
+    mkdirSync(dirname(join(codeDir, f)), { recursive: true });
+    copyFileSync(join(ROOT, f), join(codeDir, f));
+  }
+  log(`code: ${execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s']).toString().trim().slice(0, 100)}`);
+  return codeDir;
+}
+
+/**
+ * The environment of the API and worker processes: this process's, then the cluster's own, then `extra`
+ * (ClusterOptions.env).
+ */
+function serviceEnv(
+  dir: string,
+  db: Database,
+  urls: { poolerUrl: string; redisUrl: string; codeDir: string },
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >),
+    HOST: '127.0.0.1',
+    DATABASE_URL: urls.poolerUrl,
+    DATABASE_DIRECT_URL: db.directUrl,
+    DATABASE_PREPARED_STATEMENTS: 'false',
+    ...(db.replicaUrl ? { DATABASE_REPLICA_URL: db.replicaUrl } : {}),
+    REDIS_URL: urls.redisUrl,
+    CRM_WORKERS: 'external',
+    CRM_DATA_DIR: join(dir, 'data'),
+    CRM_JWT_SECRET: randomBytes(32).toString('hex'),
+    CRM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    CRM_LOG_LEVEL: 'warn',
+    CRM_LOG_FORMAT: 'json',
+    // HAProxy checks every second and needs 3 failures: the process keeps serving that long after SIGTERM.
+    CRM_SHUTDOWN_DELAY_SECONDS: '3.5',
+    CRM_CLUSTER_CODE: urls.codeDir,
+    ...(urls.codeDir === ROOT ? {} : { CRM_FROM_SOURCE: '1' }),
+    ...extra,
+  };
+  delete env.npm_lifecycle_event; // serve.ts follows an npm parent only when started by npm itself
+  delete env.PORT;
+  return env;
+}
+
+/** HAProxy's view of each server: `api1 UP`, … (its stats CSV). */
+async function haproxyServerStates(statsUrl: string): Promise<Record<string, string>> {
+  const csv = await (await fetch(`${statsUrl};csv`)).text();
+  const out: Record<string, string> = {};
+  for (const line of csv.split('\n')) {
+    const f = line.split(',');
+    if (f[0] === 'crm' && f[1]?.startsWith('api')) out[f[1]] = f[17] ?? '?';
+  }
+  return out;
+}
+
+/** PostgreSQL backend pids of the database at `directUrl` (but the one asking). */
+async function databaseBackendPids(directUrl: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: directUrl });
+  await c.connect();
+  try {
+    const r = await c.query(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return r.rows.map((x) => Number(x.pid));
+  } finally {
+    await c.end();
+  }
+}
+
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const log = opts.log ?? ((m: string) => console.error(`[cluster] ${m}`));
   const nApis = opts.apis ?? 3;
@@ -238,120 +344,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    let codeDir = ROOT;
-    if ((opts.code ?? 'head') === 'head') {
-      codeDir = join(dir, 'code');
-      mkdirSync(codeDir);
-      execFileSync('sh', [
-        '-c',
-        `git -C '${ROOT}' archive HEAD bin src drizzle package.json tsconfig.json | tar -x -C '${codeDir}'`,
-      ]);
-      symlinkSync(join(ROOT, 'node_modules'), join(codeDir, 'node_modules'));
-      // CLUSTER_CODE_EXTRA: working-tree files laid over the commit (a commit that names a file not yet committed).
-      for (const f of (process.env.CLUSTER_CODE_EXTRA ?? '').split(',').filter(Boolean)) {
-        mkdirSync(dirname(join(codeDir, f)), { recursive: true });
-        copyFileSync(join(ROOT, f), join(codeDir, f));
-      }
-      log(`code: ${execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h %s']).toString().trim().slice(0, 100)}`);
-    }
+    const codeDir = (opts.code ?? 'head') === 'head' ? copyHeadCode(dir, log) : ROOT;
     db = await openPostgres(opts.replica ?? true, log);
     const direct = new URL(db.directUrl);
 
     // ---- Redis (its own, never the machine's 6379)
     const redisPort = await freePort();
-    const redisArgs = [
-      '--port',
-      String(redisPort),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ];
-    const startRedis = () =>
-      spawnLogged(dir, 'redis', REDIS, redisArgs, process.env, async () =>
-        readFileSync(join(dir, 'redis.log'), 'utf8').includes('Ready to accept connections'),
-      );
-    let redis = track(await startRedis());
-    redis.port = redisPort;
+    let redis = track(await startRedis(dir, redisPort));
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
 
     // ---- PgBouncer 1.18, transaction mode; its admin console for SHOW POOLS
     const bouncerPort = await freePort();
-    const user = decodeURIComponent(direct.username || 'postgres');
-    const password = decodeURIComponent(direct.password);
-    const poolSize = opts.poolerPoolSize ?? 20;
-    const ini = join(dir, 'pgbouncer.ini');
-    writeFileSync(
-      ini,
-      [
-        '[databases]',
-        `crm = host=${direct.hostname} port=${direct.port || 5432} dbname=${direct.pathname.slice(1)} pool_size=${poolSize}`,
-        '[pgbouncer]',
-        'listen_addr = 127.0.0.1',
-        `listen_port = ${bouncerPort}`,
-        'unix_socket_dir =',
-        'pool_mode = transaction',
-        'auth_type = trust',
-        `auth_file = ${join(dir, 'users.txt')}`,
-        `admin_users = ${user}`,
-        `logfile = ${join(dir, 'pgbouncer.file.log')}`,
-        `pidfile = ${join(dir, 'pgbouncer.pid')}`,
-        'max_client_conn = 500',
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(join(dir, 'users.txt'), `"${user}" "${password}"\n`);
-    writeFileSync(join(dir, 'pgbouncer.file.log'), '');
-    const bouncerArgs = [ini];
-    if (isRoot()) {
-      const { uid, gid } = postgresIds();
-      for (const f of [dir, ini, join(dir, 'users.txt'), join(dir, 'pgbouncer.file.log')])
-        chownSync(f, uid, gid);
-      bouncerArgs.unshift('-u', 'postgres');
-    }
-    let bouncerLogOffset = 0;
-    const startBouncer = () =>
-      spawnLogged(dir, 'pgbouncer', PGBOUNCER, bouncerArgs, process.env, async () =>
-        /listening on 127\.0\.0\.1:\d+/.test(
-          readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').slice(bouncerLogOffset),
-        ),
-      );
-    let pgbouncer = track(await startBouncer());
-    pgbouncer.port = bouncerPort;
-    const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user);
-    const poolerUrl = `postgres://${auth}@127.0.0.1:${bouncerPort}/crm`;
-    const poolerAdminUrl = `postgres://${auth}@127.0.0.1:${bouncerPort}/pgbouncer`;
+    const bouncer = writePgBouncerConfig(dir, direct, bouncerPort, opts.poolerPoolSize ?? 20);
+    let pgbouncer = track(await startPgBouncer(dir, bouncer.args, bouncerPort, 0));
+    const { poolerUrl, poolerAdminUrl } = bouncer;
 
     // ---- the service's environment
-    const env: Record<string, string> = {
-      ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
-        string,
-        string
-      >),
-      HOST: '127.0.0.1',
-      DATABASE_URL: poolerUrl,
-      DATABASE_DIRECT_URL: db.directUrl,
-      DATABASE_PREPARED_STATEMENTS: 'false',
-      ...(db.replicaUrl ? { DATABASE_REPLICA_URL: db.replicaUrl } : {}),
-      REDIS_URL: redisUrl,
-      CRM_WORKERS: 'external',
-      CRM_DATA_DIR: join(dir, 'data'),
-      CRM_JWT_SECRET: randomBytes(32).toString('hex'),
-      CRM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      CRM_LOG_LEVEL: 'warn',
-      CRM_LOG_FORMAT: 'json',
-      // HAProxy checks every second and needs 3 failures: the process keeps serving that long after SIGTERM.
-      CRM_SHUTDOWN_DELAY_SECONDS: '3.5',
-      CRM_CLUSTER_CODE: codeDir,
-      ...(codeDir === ROOT ? {} : { CRM_FROM_SOURCE: '1' }),
-      ...opts.env,
-    };
-    delete env.npm_lifecycle_event; // serve.ts follows an npm parent only when started by npm itself
-    delete env.PORT;
+    const env = serviceEnv(dir, db, { poolerUrl, redisUrl, codeDir }, opts.env);
     mkdirSync(env.CRM_DATA_DIR!, { recursive: true });
 
     const apis: Proc[] = [];
@@ -394,51 +403,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // ---- HAProxy: round robin, health check on /api/ready every 500 ms
     const port = opts.port || (await freePort());
     const statsPort = await freePort();
-    const cfg = join(dir, 'haproxy.cfg');
-    writeFileSync(
-      cfg,
-      [
-        'global',
-        '  maxconn 4000',
-        `  stats socket ${join(dir, 'haproxy.sock')} mode 600 level admin`,
-        'defaults',
-        '  mode http',
-        '  timeout connect 2s',
-        '  timeout client 60s',
-        '  timeout server 60s',
-        '  timeout http-request 10s',
-        '  timeout http-keep-alive 10s',
-        // A connection refused (a dead process) is retried on another server: a request never sent is safe.
-        '  retries 2',
-        '  option redispatch',
-        'frontend api',
-        `  bind 127.0.0.1:${port}`,
-        '  default_backend crm',
-        'frontend stats',
-        `  bind 127.0.0.1:${statsPort}`,
-        '  stats enable',
-        '  stats uri /stats',
-        'backend crm',
-        '  balance roundrobin',
-        '  option httpchk GET /api/ready',
-        '  http-check expect status 200',
-        // A dead process is taken out at its first refused connection (observe layer4); the checks themselves are
-        // lenient (a busy process answering /api/ready in 2 s is not down: on a loaded machine a strict check
-        // timeout takes every server out at once, and HAProxy answers 503). Event streams on a server marked
-        // down are cut, so their clients reconnect through HAProxy to a live process.
-        '  timeout check 5s',
-        '  default-server inter 1s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
-        ...apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
-        '',
-      ].join('\n'),
-    );
     const url = `http://127.0.0.1:${port}`;
-    const haproxy = track(
-      await spawnLogged(dir, 'haproxy', HAPROXY, ['-f', cfg, '-db'], process.env, () =>
-        httpOk(`${url}/api/ready`),
-      ),
-    );
-    haproxy.port = port;
+    const haproxy = track(await startHaproxy(dir, port, statsPort, apiPorts));
     const statsUrl = `http://127.0.0.1:${statsPort}/stats`;
 
     const admin = async <T>(sqlText: string) => {
@@ -476,42 +442,21 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         await stopProc(pgbouncer);
         await sleep(downMs);
         await whileDown?.();
-        bouncerLogOffset = readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').length;
-        pgbouncer = track(await startBouncer());
-        pgbouncer.port = bouncerPort;
+        const logOffset = readFileSync(join(dir, 'pgbouncer.file.log'), 'utf8').length;
+        pgbouncer = track(await startPgBouncer(dir, bouncer.args, bouncerPort, logOffset));
       },
       async restartRedis(downMs = 1000, whileDown) {
         await stopProc(redis);
         await sleep(downMs);
         await whileDown?.();
         writeFileSync(join(dir, 'redis.log'), '');
-        redis = track(await startRedis());
-        redis.port = redisPort;
+        redis = track(await startRedis(dir, redisPort));
       },
       stopReplica: db.stopReplica,
       startReplica: db.startReplica,
-      async serverStates() {
-        const csv = await (await fetch(`${statsUrl};csv`)).text();
-        const out: Record<string, string> = {};
-        for (const line of csv.split('\n')) {
-          const f = line.split(',');
-          if (f[0] === 'crm' && f[1]?.startsWith('api')) out[f[1]] = f[17] ?? '?';
-        }
-        return out;
-      },
+      serverStates: () => haproxyServerStates(statsUrl),
       pools: () => admin<Record<string, string | number>>('SHOW POOLS'),
-      async backendPids() {
-        const c = new pg.Client({ connectionString: db!.directUrl });
-        await c.connect();
-        try {
-          const r = await c.query(
-            'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-          );
-          return r.rows.map((x) => Number(x.pid));
-        } finally {
-          await c.end();
-        }
-      },
+      backendPids: async () => databaseBackendPids(db!.directUrl),
       stop: stopAll,
     };
     return cluster;
