@@ -192,6 +192,59 @@ export const lsnValue = (lsn: string) => {
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 };
 
+/** The primary's data directory: initdb, the throwaway pair's settings (`extra` on top), trust for 127.0.0.1. */
+function initPrimary(
+  bin: string,
+  dir: string,
+  primaryDir: string,
+  primaryPort: number,
+  extra: PairOptions['settings'],
+  owner: Owner,
+) {
+  run(
+    join(bin, 'initdb'),
+    ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    owner,
+  );
+  const settings = {
+    listen_addresses: "'127.0.0.1'",
+    unix_socket_directories: `'${dir}'`,
+    wal_level: 'replica',
+    max_wal_senders: 5,
+    max_connections: 100,
+    shared_buffers: "'32MB'",
+    fsync: 'off',
+    full_page_writes: 'off',
+    hot_standby: 'on',
+    hot_standby_feedback: 'on',
+    wal_keep_size: "'128MB'",
+    ...extra,
+  };
+  appendFileSync(
+    join(primaryDir, 'postgresql.conf'),
+    `\n${Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join('\n')}\nport = ${primaryPort}\n`,
+  );
+  appendFileSync(
+    join(primaryDir, 'pg_hba.conf'),
+    '\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
+  );
+}
+
+/**
+ * The standby's data directory: a base backup of the running primary with its recovery settings (-R: standby.signal,
+ * primary_conninfo).
+ */
+function backUpStandby(bin: string, primaryPort: number, replicaDir: string, replicaPort: number, owner: Owner) {
+  run(
+    join(bin, 'pg_basebackup'),
+    ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-X', 'stream', '-R', '--checkpoint=fast', '--no-sync'],
+    owner,
+  );
+  appendFileSync(join(replicaDir, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
+}
+
 export async function startPrimaryWithReplica(opts: PairOptions = {}): Promise<PgPair> {
   const missing = pgPairMissing();
   if (missing) throw new Error(missing);
@@ -207,47 +260,13 @@ export async function startPrimaryWithReplica(opts: PairOptions = {}): Promise<P
   const servers: PgServer[] = [];
   try {
     const [primaryPort, replicaPort] = [await freePort(), await freePort()];
-    run(
-      join(bin, 'initdb'),
-      ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-      owner,
-    );
-    const settings = {
-      listen_addresses: "'127.0.0.1'",
-      unix_socket_directories: `'${dir}'`,
-      wal_level: 'replica',
-      max_wal_senders: 5,
-      max_connections: 100,
-      shared_buffers: "'32MB'",
-      fsync: 'off',
-      full_page_writes: 'off',
-      hot_standby: 'on',
-      hot_standby_feedback: 'on',
-      wal_keep_size: "'128MB'",
-      ...opts.settings,
-    };
-    appendFileSync(
-      join(primaryDir, 'postgresql.conf'),
-      `\n${Object.entries(settings)
-        .map(([k, v]) => `${k} = ${v}`)
-        .join('\n')}\nport = ${primaryPort}\n`,
-    );
-    appendFileSync(
-      join(primaryDir, 'pg_hba.conf'),
-      '\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
-    );
+    initPrimary(bin, dir, primaryDir, primaryPort, opts.settings, owner);
     const primary = await startServer(bin, primaryDir, primaryPort, database, owner);
     servers.push(primary);
     log(`primary pid ${primary.pid} on 127.0.0.1:${primaryPort}`);
     await query(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, `create database ${database}`);
 
-    // The standby: a base backup with its recovery settings (-R: standby.signal, primary_conninfo).
-    run(
-      join(bin, 'pg_basebackup'),
-      ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-X', 'stream', '-R', '--checkpoint=fast', '--no-sync'],
-      owner,
-    );
-    appendFileSync(join(replicaDir, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
+    backUpStandby(bin, primaryPort, replicaDir, replicaPort, owner);
     let replica = await startServer(bin, replicaDir, replicaPort, database, owner);
     servers.push(replica);
     log(`hot standby pid ${replica.pid} on 127.0.0.1:${replicaPort}`);
