@@ -5,15 +5,30 @@
  *   npx tsx scripts/cluster/faults.ts [--only api-kill,sse,campaign,webhooks,pgbouncer,replica,redis]
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, request, type Server } from 'node:http';
-import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startWhatsAppPeer, type WhatsAppPeer } from '../../test/helpers/peers/whatsapp.js';
-import { alive, type Cluster, killProc, type Proc, startCluster } from './cluster.js';
+import { alive, type Cluster, killProc, startCluster } from './cluster.js';
+import {
+  allCards,
+  busiest,
+  call,
+  countBy,
+  loop,
+  must,
+  openSse,
+  pct,
+  type Res,
+  type Sse,
+  signUp,
+  startReceiver,
+  tryCall,
+  waitUntil,
+} from './fault-helpers.js';
 
 const argv = process.argv.slice(2);
 const onlyArg = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
@@ -28,217 +43,6 @@ interface Row {
   verdict: 'ok' | 'FAIL' | 'gap';
 }
 const rows: Row[] = [];
-
-// ---- HTTP helpers
-
-type Res = { status: number; body: any; ms: number };
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Res> {
-  const t0 = performance.now();
-  const res = await fetch(`${base}/api${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {}
-  return { status: res.status, body: parsed, ms: performance.now() - t0 };
-}
-
-/** `call`, a network error counted as status 0. */
-const tryCall = async (...args: Parameters<typeof call>): Promise<Res> => {
-  const t0 = performance.now();
-  try {
-    return await call(...args);
-  } catch (err) {
-    return { status: 0, body: (err as Error).message, ms: performance.now() - t0 };
-  }
-};
-
-async function signUp(base: string, slug: string) {
-  const reg = await call(base, 'POST', '/auth/local/register', {
-    username: slug,
-    email: `${slug}@x.test`,
-    password: 'correct-horse-battery',
-  });
-  if (reg.status !== 200) throw new Error(`register ${reg.status} ${JSON.stringify(reg.body)}`);
-  const auth = { authorization: `Bearer ${reg.body.jwt}` };
-  const org = await call(base, 'POST', '/organizations', { data: { name: slug, slug } }, auth);
-  if (org.status !== 201) throw new Error(`organization ${org.status} ${JSON.stringify(org.body)}`);
-  return { ...auth, 'x-tenant-id': slug };
-}
-
-function must(r: Res, status: number, what: string) {
-  if (r.status !== status) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`);
-  return r.body;
-}
-
-/** Closed-loop clients running `task` until `until`; statuses counted, with their times since `t0`. */
-async function loop(
-  clients: number,
-  until: () => boolean,
-  task: (client: number, i: number) => Promise<Res>,
-) {
-  const results: { at: number; status: number; ms: number; client: number }[] = [];
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; !until(); i++) {
-        const at = performance.now() - t0;
-        const r = await task(c, i);
-        results.push({ at, status: r.status, ms: r.ms, client: c });
-      }
-    }),
-  );
-  return results;
-}
-
-const countBy = <T>(xs: T[], key: (x: T) => string) => {
-  const m = new Map<string, number>();
-  for (const x of xs) m.set(key(x), (m.get(key(x)) ?? 0) + 1);
-  return Object.fromEntries([...m].sort());
-};
-const pct = (xs: number[], q: number) =>
-  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : 0;
-
-async function waitUntil<T>(what: string, ms: number, probe: () => Promise<T | undefined | false>) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v) return v;
-    await sleep(250);
-  }
-  throw new Error(`timed out after ${ms} ms: ${what}`);
-}
-
-/** Every card of a board (documentIds), through the list. */
-async function allCards(base: string, h: Record<string, string>, board: string) {
-  const ids = new Set<string>();
-  for (let page = 1; ; page++) {
-    const r = must(
-      await call(base, 'GET', `/boards/${board}/cards?pagination[page]=${page}&pagination[pageSize]=100&stats=false`, undefined, h),
-      200,
-      'card list',
-    );
-    for (const c of r.data) ids.add(c.documentId);
-    if (r.data.length < 100) return ids;
-  }
-}
-
-// ---- an SSE reader that notices its end
-
-interface Sse {
-  events: { event: string; id?: string; data: any }[];
-  closed: Promise<void>;
-  close(): void;
-}
-function openSse(url: string, headers: Record<string, string>): Promise<Sse> {
-  return new Promise((resolve, reject) => {
-    const events: Sse['events'] = [];
-    let ended: () => void = () => {};
-    const closed = new Promise<void>((r) => (ended = r));
-    const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`SSE ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      let opened = false;
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        if (!opened) {
-          opened = true;
-          resolve({ events, closed, close: () => req.destroy() });
-        }
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const f: Record<string, string> = {};
-          for (const l of block.split('\n'))
-            if (l && !l.startsWith(':')) f[l.slice(0, l.indexOf(':'))] = l.slice(l.indexOf(':') + 1).trimStart();
-          if (f.event) events.push({ event: f.event, id: f.id, data: JSON.parse(f.data ?? 'null') });
-        }
-      });
-      res.on('end', ended);
-      res.on('close', ended);
-      res.on('error', ended);
-    });
-    req.on('error', (err) => {
-      ended();
-      reject(err);
-    });
-    req.end();
-  });
-}
-
-// ---- the webhook receiver: deliveries per event id, order per record
-
-interface Receiver {
-  url: string;
-  deliveries: { id: string; subject: string; type: string; timestamp: string; at: number }[];
-  close(): Promise<void>;
-}
-async function startReceiver(delayMs: number): Promise<Receiver> {
-  const deliveries: Receiver['deliveries'] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      await sleep(delayMs);
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString());
-        const card = body.data?.card?.documentId;
-        deliveries.push({
-          id: String(req.headers['webhook-id']),
-          subject: card ? `card:${card}` : String(body.type),
-          type: body.type,
-          timestamp: body.timestamp,
-          at: Date.now(),
-        });
-      } catch {}
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    deliveries,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-/** The process among `procs` that used the most CPU over `ms` (the one doing the work). */
-async function busiest(procs: Proc[], ms = 1000): Promise<Proc> {
-  const cpu = (p: Proc) => {
-    try {
-      const s = readFileSync(`/proc/${p.pid}/stat`, 'utf8') as string;
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      return Number(f[11]) + Number(f[12]);
-    } catch {
-      return 0;
-    }
-  };
-  const before = procs.map(cpu);
-  await sleep(ms);
-  const used = procs.map((p, i) => cpu(p) - before[i]!);
-  return procs[used.indexOf(Math.max(...used))]!;
-}
 
 // ---- scenarios
 
@@ -289,8 +93,22 @@ async function apiKill(c: Cluster, h: Record<string, string>) {
   rows.push({ scenario: 'kill -9 one API process (api2)', load: `${clients} clients creating cards, 9 s`, outcome, verdict: ok ? 'ok' : 'FAIL' });
 }
 
+type Inbound = (base: string) => Promise<{ text: string; ok: boolean; status: number }>;
+
 async function sseScenario(c: Cluster, h: Record<string, string>, wa: WhatsAppPeer) {
-  // A WhatsApp channel whose inbound messages (signed webhooks, written through api2) make message.created events.
+  const inbound = await whatsAppInbound(c, h, wa);
+  must(await call(c.url, 'GET', '/inboxes', undefined, h), 200, 'inboxes');
+  const first = await inbound(c.url);
+  if (!first.ok) throw new Error(`inbound webhook: ${first.status}`);
+  await sseAcrossProcesses(c, h, inbound);
+  await sseReconnectAfterKill(c, h, inbound);
+}
+
+/**
+ * A WhatsApp channel, and what sends it an inbound message (a signed webhook) through a given API process: each makes
+ * a message.created event.
+ */
+async function whatsAppInbound(c: Cluster, h: Record<string, string>, wa: WhatsAppPeer): Promise<Inbound> {
   const channel = must(
     await call(c.url, 'POST', '/chat-channels', {
       data: {
@@ -311,14 +129,14 @@ async function sseScenario(c: Cluster, h: Record<string, string>, wa: WhatsAppPe
     const r = await tryCall(base, 'POST', `/webhooks/whatsapp/${channel.documentId}`, body, headers);
     return { text, ok: r.status === 200, status: r.status };
   };
-  must(await call(c.url, 'GET', '/inboxes', undefined, h), 200, 'inboxes');
-  const first = await inbound(c.url);
-  if (!first.ok) throw new Error(`inbound webhook: ${first.status}`);
+  return inbound;
+}
+
+/** The SSE scenario's first part, across processes: the stream on api1, the writes on api2. */
+async function sseAcrossProcesses(c: Cluster, h: Record<string, string>, inbound: Inbound) {
   const api1 = `http://127.0.0.1:${c.apis[0]!.port}`;
   const api2 = `http://127.0.0.1:${c.apis[1]!.port}`;
   const texts = (s: Sse) => s.events.filter((e) => e.event === 'message.created').map((e) => e.data?.message?.content as string);
-
-  // 1. Cross-process: the stream on api1, the writes on api2.
   const s1 = await openSse(`${api1}/api/conversations/events`, h);
   const sent1: string[] = [];
   for (let i = 0; i < 20; i++) {
@@ -335,9 +153,14 @@ async function sseScenario(c: Cluster, h: Record<string, string>, wa: WhatsAppPe
     verdict: got1 === sent1.length ? 'ok' : 'FAIL',
   });
   log(`sse: cross-process ${got1}/${sent1.length}`);
+}
 
-  // 2. The stream's process dies while writes go on (through api3); the client reconnects through HAProxy with
-  //    Last-Event-ID.
+/**
+ * The SSE scenario's second part: the stream's process dies while writes go on (through api3); the client reconnects
+ * through HAProxy with Last-Event-ID.
+ */
+async function sseReconnectAfterKill(c: Cluster, h: Record<string, string>, inbound: Inbound) {
+  const api1 = `http://127.0.0.1:${c.apis[0]!.port}`;
   const victim = c.apis[0]!;
   let stream = await openSse(`${api1}/api/conversations/events`, h);
   const received: Sse['events'] = [];
@@ -396,6 +219,47 @@ async function sseScenario(c: Cluster, h: Record<string, string>, wa: WhatsAppPe
 async function campaignScenario(c: Cluster, h: Record<string, string>, wa: WhatsAppPeer, orgSlug: string) {
   const N = 300;
   wa.setDelay(25);
+  const campaign = await createCampaign(c, h, wa, orgSlug, N);
+  const before = wa.messages.length;
+  must(await call(c.url, 'POST', `/campaigns/${campaign.documentId}/trigger`, undefined, h), 200, 'trigger');
+  await waitUntil('60 messages sent', 60_000, async () => wa.messages.length - before >= 60);
+  const victim = await busiest(c.workers, 700);
+  const idx = c.workers.indexOf(victim);
+  await killProc(victim);
+  const atKill = wa.messages.length - before;
+  const killedAt = Date.now();
+  log(`campaign: kill -9 ${victim.name} after ${atKill} messages`);
+  const final = await waitUntil('the campaign settles', 150_000, async () => {
+    const r = await call(c.url, 'GET', `/campaigns/${campaign.documentId}`, undefined, h);
+    return ['completed', 'failed'].includes(r.body.campaignStatus) ? r.body : undefined;
+  });
+  const settledAfter = Date.now() - killedAt;
+  const mine = wa.messages.slice(before);
+  const perTo = countBy(mine, (m) => m.to);
+  const twice = Object.values(perTo).filter((n) => n > 1).length;
+  const recipients = await allRecipients(c, h, campaign.documentId);
+  const byStatus = countBy(recipients, (r) => r.status);
+  await c.startWorker(idx);
+  const s = final.stats;
+  const outcome =
+    `${N} recipients; ${victim.name} killed after ${atKill} sends; settled ${final.campaignStatus} ${Math.round(settledAfter / 1000)} s later ` +
+    `(sent ${s.sent}, failed ${s.failed}, recipients ${JSON.stringify(byStatus)}); provider saw ${mine.length} messages to ` +
+    `${Object.keys(perTo).length} numbers, ${twice} number(s) twice`;
+  log(`campaign: ${outcome}`);
+  rows.push({
+    scenario: 'kill -9 the busy worker mid-campaign (WhatsApp)',
+    load: `${N} recipients at 40/s, peer 25 ms`,
+    outcome,
+    verdict: twice === 0 && s.sent + s.failed === N ? 'ok' : 'FAIL',
+  });
+  wa.setDelay(0);
+}
+
+/**
+ * A WhatsApp campaign (template `fault`, at 40 messages a second) to a segment of `n` contacts, inserted straight into
+ * the database.
+ */
+async function createCampaign(c: Cluster, h: Record<string, string>, wa: WhatsAppPeer, orgSlug: string, n: number) {
   const channel = must(
     await call(c.url, 'POST', '/chat-channels', {
       data: {
@@ -415,7 +279,7 @@ async function campaignScenario(c: Cluster, h: Record<string, string>, wa: Whats
     `insert into contacts (organization_id, document_id, name, phone, city)
      select $1, substr(md5('kill' || g::text), 1, 24), 'Person ' || g, '+5511' || lpad(g::text, 9, '0'), 'killcity'
      from generate_series(1, $2::int) g`,
-    [org.id, N],
+    [org.id, n],
   );
   await db.end();
   const segment = must(
@@ -434,7 +298,7 @@ async function campaignScenario(c: Cluster, h: Record<string, string>, wa: Whats
     components: [{ type: 'BODY', text: 'Oi {{1}}' }],
   });
   const tpl = must(await call(c.url, 'POST', `/chat-channels/${channel.documentId}/templates/sync`, undefined, h), 200, 'template sync');
-  const campaign = must(
+  return must(
     await call(c.url, 'POST', '/campaigns', {
       data: {
         name: 'kill',
@@ -447,44 +311,16 @@ async function campaignScenario(c: Cluster, h: Record<string, string>, wa: Whats
     201,
     'campaign',
   );
-  const before = wa.messages.length;
-  must(await call(c.url, 'POST', `/campaigns/${campaign.documentId}/trigger`, undefined, h), 200, 'trigger');
-  await waitUntil('60 messages sent', 60_000, async () => wa.messages.length - before >= 60);
-  const victim = await busiest(c.workers, 700);
-  const idx = c.workers.indexOf(victim);
-  await killProc(victim);
-  const atKill = wa.messages.length - before;
-  const killedAt = Date.now();
-  log(`campaign: kill -9 ${victim.name} after ${atKill} messages`);
-  const final = await waitUntil('the campaign settles', 150_000, async () => {
-    const r = await call(c.url, 'GET', `/campaigns/${campaign.documentId}`, undefined, h);
-    return ['completed', 'failed'].includes(r.body.campaignStatus) ? r.body : undefined;
-  });
-  const settledAfter = Date.now() - killedAt;
-  const mine = wa.messages.slice(before);
-  const perTo = countBy(mine, (m) => m.to);
-  const twice = Object.values(perTo).filter((n) => n > 1).length;
+}
+
+/** Every recipient of a campaign, through the list. */
+async function allRecipients(c: Cluster, h: Record<string, string>, campaign: string) {
   const recipients: any[] = [];
   for (let page = 1; ; page++) {
-    const r = must(await call(c.url, 'GET', `/campaigns/${campaign.documentId}/recipients?pagination[page]=${page}&pagination[pageSize]=100`, undefined, h), 200, 'recipients');
+    const r = must(await call(c.url, 'GET', `/campaigns/${campaign}/recipients?pagination[page]=${page}&pagination[pageSize]=100`, undefined, h), 200, 'recipients');
     recipients.push(...r.data);
-    if (r.data.length < 100) break;
+    if (r.data.length < 100) return recipients;
   }
-  const byStatus = countBy(recipients, (r) => r.status);
-  await c.startWorker(idx);
-  const s = final.stats;
-  const outcome =
-    `${N} recipients; ${victim.name} killed after ${atKill} sends; settled ${final.campaignStatus} ${Math.round(settledAfter / 1000)} s later ` +
-    `(sent ${s.sent}, failed ${s.failed}, recipients ${JSON.stringify(byStatus)}); provider saw ${mine.length} messages to ` +
-    `${Object.keys(perTo).length} numbers, ${twice} number(s) twice`;
-  log(`campaign: ${outcome}`);
-  rows.push({
-    scenario: 'kill -9 the busy worker mid-campaign (WhatsApp)',
-    load: `${N} recipients at 40/s, peer 25 ms`,
-    outcome,
-    verdict: twice === 0 && s.sent + s.failed === N ? 'ok' : 'FAIL',
-  });
-  wa.setDelay(0);
 }
 
 async function webhookScenario(c: Cluster, h: Record<string, string>) {
