@@ -132,32 +132,70 @@ interface OrgInfo {
   ids: Record<string, any>;
 }
 
-/** One organization with data in every area; `n` varies the content between the two. */
+/** What the steps of one organization's fill share. */
+interface Fill {
+  /** No credentials: the public upload and the inbound webhooks. */
+  anon: Client;
+  /** The owner, in the organization. */
+  api: Client;
+  wa: WhatsAppPeer;
+  n: 1 | 2;
+  prefix: string;
+  ids: Record<string, any>;
+}
+
+const registerUser = async (anon: Client, prefix: string, who: string) =>
+  anon.post('/auth/local/register', {
+    username: `${prefix}-${who}`,
+    email: `${who}@${prefix}.example`,
+    password: 'correct-horse-battery',
+  });
+
+/**
+ * One organization with data in every area; `n` varies the content between the two. The steps run in this order
+ * (the fixtures were made with it): a step's records are what later steps refer to.
+ */
 async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promise<OrgInfo> {
   const prefix = n === 1 ? 'acme' : 'beta';
-  const register = async (who: string) =>
-    anon.post('/auth/local/register', {
-      username: `${prefix}-${who}`,
-      email: `${who}@${prefix}.example`,
-      password: 'correct-horse-battery',
-    });
-  const owner = await register('owner');
+  const owner = await registerUser(anon, prefix, 'owner');
   const userApi = anon.with({ authorization: `Bearer ${owner.jwt}` });
   const slug = `${prefix}-upgrade`;
   await userApi.post('/organizations', { data: { name: n === 1 ? 'Acme Ltda' : 'Beta Corp', slug } });
-  const api = userApi.with({ 'x-tenant-id': slug });
-  const ids: Record<string, any> = {};
+  const fill: Fill = { anon, api: userApi.with({ 'x-tenant-id': slug }), wa, n, prefix, ids: {} };
 
-  // A second member (invited by e-mail to the outbox, accepted with the link's token) and a team.
-  const member = await register('member');
+  const ownerMembership = await addMemberAndTeam(fill);
+  const boardId = await addBoard(fill);
+  const contacts = await addContacts(fill);
+  const card = await addCards(fill, boardId, contacts, ownerMembership);
+  await addProductsAndQuote(fill, card, contacts.ana);
+  await addTasks(fill, card.documentId, ownerMembership);
+  const segment = await addSegmentFiltersAndQueue(fill, boardId, ownerMembership);
+  await addWhatsAppChannel(fill);
+  await addEmailCampaign(fill, segment);
+  await addWebhookSubscriptions(fill);
+
+  // The API token the stored reads use (and the upgrade test after them): it never expires in practice.
+  const token = await userApi.post('/users/generate-token', { expiration: '36500d', name: 'upgrade fixture' });
+  return { slug, ownerEmail: `owner@${prefix}.example`, token: token.token, ids: fill.ids };
+}
+
+/**
+ * A second member (invited by e-mail to the outbox, accepted with the link's token) and a team. Answers the owner's
+ * membership.
+ */
+async function addMemberAndTeam({ anon, api, prefix, ids }: Fill): Promise<string> {
+  const member = await registerUser(anon, prefix, 'member');
   await api.post('/memberships', { data: { email: `member@${prefix}.example`, role: 'member' } });
   ids.member = member.user.id; // invited, the invitation left pending
   const memberships = (await api.get('/memberships')).data as any[];
   const ownerMembership = memberships[0].documentId;
   const team = await api.post('/teams', { data: { name: 'Sales team' } });
   ids.team = team.documentId;
+  return ownerMembership;
+}
 
-  // A board with a field of every type, tags, a won and a lost phase, products enabled.
+/** A board with a field of every type, tags, a won and a lost phase, products enabled. */
+async function addBoard({ api, n, ids }: Fill): Promise<string> {
   const options = ['a', { value: 'b', label: 'Bee' }];
   const board = await api.post('/boards', {
     data: {
@@ -192,8 +230,11 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
   });
   const boardId = board.documentId as string;
   ids.board = boardId;
+  return boardId;
+}
 
-  // Contacts (one per card, some for the segment).
+/** Contacts (one per card, some for the segment). Answers the documentIds of the two the cards get. */
+async function addContacts({ api, prefix, ids }: Fill): Promise<{ ana: string; bruno: string }> {
   const contact = (data: Record<string, unknown>) => api.post('/contacts', { data });
   const ana = await contact({
     name: 'Ana Souza',
@@ -206,8 +247,19 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
   const bruno = await contact({ name: 'Bruno Lima', email: `bruno@${prefix}.example`, city: 'Campinas' });
   await contact({ name: 'Carla Dias', phone: '+5511987650003', city: 'Santos', contact_type: 'pessoa' });
   ids.contact = ana.documentId;
+  return { ana: ana.documentId, bruno: bruno.documentId };
+}
 
-  // The uploaded file, then cards: every field type filled, tags, a contact, comments, a move, an edit.
+/**
+ * The uploaded file, then cards: every field type filled, tags, a contact, comments, a move, an edit. Answers the
+ * card with every field (its documentId and path).
+ */
+async function addCards(
+  { anon, api, ids }: Fill,
+  boardId: string,
+  contacts: { ana: string; bruno: string },
+  ownerMembership: string,
+): Promise<{ documentId: string; path: string }> {
   const up = multipart('file', 'proposal.pdf', 'application/pdf', UPLOADED_FILE);
   const uploadRes = await anon.request('POST', `/boards/${boardId}/public-upload`, up.payload, up.headers);
   if (uploadRes.status !== 201 && uploadRes.status !== 200)
@@ -215,37 +267,15 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
   const uploaded = uploadRes.body;
   ids.file = uploaded.documentId;
   const linked = await api.post(`/boards/${boardId}/cards`, {
-    data: { title: 'Linked card', value: 100, contact: bruno.documentId },
+    data: { title: 'Linked card', value: 100, contact: contacts.bruno },
   });
-  const values: Record<string, unknown> = {
-    f_text: 'hello',
-    f_textarea: 'line one\nline two',
-    f_richtext: '<p><b>bold</b> text</p>',
-    f_email: 'ana@example.com',
-    f_number: 12.5,
-    f_date: '2025-02-28',
-    f_datetime: '2025-01-31T17:00:00.000Z',
-    f_select: 'b',
-    f_multiselect: ['a', 'b'],
-    f_radio: 'a',
-    f_switch: true,
-    f_file: [uploaded.documentId],
-    f_url: 'https://example.com/x',
-    f_phone: '+551187654321',
-    f_card_link: linked.documentId,
-    f_hidden: 'campaign-7',
-    f_time: '08:15',
-    f_currency: 19.99,
-    f_document: '52998224725',
-    f_checkbox: true,
-  };
   const full = await api.post(`/boards/${boardId}/cards`, {
     data: {
       title: 'Every field',
       value: 2500.5,
-      fields: values,
+      fields: everyFieldValues(uploaded.documentId, linked.documentId),
       tags: ['hot'],
-      contact: ana.documentId,
+      contact: contacts.ana,
       assignees: [ownerMembership],
     },
   });
@@ -257,8 +287,41 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
   await api.post(`${path}/move`, { phase: 'qualified' });
   const lost = await api.post(`/boards/${boardId}/cards`, { data: { title: 'Lost deal', tags: ['cold'] } });
   await api.post(`/boards/${boardId}/cards/${lost.documentId}/move`, { phase: 'lost' });
+  return { documentId: full.documentId, path };
+}
 
-  // Products, a category, a card product line and a quote.
+/** A value for each field of the board's first phase (FIELD_TYPES), the file and the linked card among them. */
+function everyFieldValues(fileId: string, linkedCardId: string): Record<string, unknown> {
+  return {
+    f_text: 'hello',
+    f_textarea: 'line one\nline two',
+    f_richtext: '<p><b>bold</b> text</p>',
+    f_email: 'ana@example.com',
+    f_number: 12.5,
+    f_date: '2025-02-28',
+    f_datetime: '2025-01-31T17:00:00.000Z',
+    f_select: 'b',
+    f_multiselect: ['a', 'b'],
+    f_radio: 'a',
+    f_switch: true,
+    f_file: [fileId],
+    f_url: 'https://example.com/x',
+    f_phone: '+551187654321',
+    f_card_link: linkedCardId,
+    f_hidden: 'campaign-7',
+    f_time: '08:15',
+    f_currency: 19.99,
+    f_document: '52998224725',
+    f_checkbox: true,
+  };
+}
+
+/** Products, a category, a card product line and a quote. */
+async function addProductsAndQuote(
+  { api, prefix, ids }: Fill,
+  card: { documentId: string; path: string },
+  ana: string,
+) {
   const category = await api.post('/product-categories', { data: { name: 'Software' } });
   const licence = await api.post('/products', {
     data: {
@@ -272,28 +335,32 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
     },
   });
   await api.post('/products', { data: { name: 'Onboarding', sku: `${prefix.toUpperCase()}-ONB`, price: 800 } });
-  await api.post(`${path}/products`, { data: { product: licence.documentId, quantity: 3 } });
+  await api.post(`${card.path}/products`, { data: { product: licence.documentId, quantity: 3 } });
   const quote = await api.post('/quotes', {
     data: {
       title: 'Licences for Ana',
-      contact: ana.documentId,
-      card: full.documentId,
+      contact: ana,
+      card: card.documentId,
       items: [{ product: licence.documentId, quantity: 10 }],
     },
   });
   ids.quote = quote.documentId;
+}
 
-  // Tasks: one on the card, one recurring (completed once: its next occurrence exists), one plain.
+/** Tasks: one on the card, one recurring (completed once: its next occurrence exists), one plain. */
+async function addTasks({ api }: Fill, cardId: string, ownerMembership: string) {
   await api.post('/tasks', {
-    data: { name: 'Call Ana back', card: full.documentId, dueDate: '2099-03-10T13:00:00Z', priority: 'high' },
+    data: { name: 'Call Ana back', card: cardId, dueDate: '2099-03-10T13:00:00Z', priority: 'high' },
   });
   const weekly = await api.post('/tasks', {
     data: { name: 'Weekly review', dueDate: '2099-01-05T12:00:00Z', recurrence: 'weekly', type: 'follow-up' },
   });
   await api.put(`/tasks/${weekly.documentId}/status`, { data: { taskStatus: 'completed' } });
   await api.post('/tasks', { data: { name: 'Update the price list', assignees: [ownerMembership] } });
+}
 
-  // A segment, saved filters, a distribution queue.
+/** A segment, saved filters, a distribution queue. Answers the segment's documentId. */
+async function addSegmentFiltersAndQueue({ api, ids }: Fill, boardId: string, ownerMembership: string) {
   const segment = await api.post('/segments', {
     data: {
       name: 'Campinas',
@@ -321,8 +388,11 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
       members: [{ membership: ownerMembership }],
     },
   });
+  return segment.documentId as string;
+}
 
-  // Channels: WhatsApp (with a synced message template and an inbound conversation) and e-mail.
+/** The WhatsApp channel, with a synced message template and an inbound conversation. */
+async function addWhatsAppChannel({ anon, api, wa, n, prefix, ids }: Fill) {
   const waChannel = await api.post('/chat-channels', {
     data: {
       name: 'WhatsApp',
@@ -350,6 +420,10 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
   ]);
   const hook = await anon.request('POST', `/webhooks/whatsapp/${waChannel.documentId}`, inbound.body, inbound.headers);
   if (hook.status !== 200) throw new Error(`inbound webhook: ${hook.status} ${hook.bytes}`);
+}
+
+/** The e-mail channel, an e-mail template and a campaign to the segment, scheduled (never sent by the fill). */
+async function addEmailCampaign({ api, prefix }: Fill, segment: string) {
   const mail = await api.post('/chat-channels', {
     data: {
       name: 'Newsletter',
@@ -368,21 +442,19 @@ async function fillOrganization(anon: Client, wa: WhatsAppPeer, n: 1 | 2): Promi
     data: {
       name: 'Spring news',
       channel: mail.documentId,
-      segment: segment.documentId,
+      segment,
       template: template.documentId,
       scheduledAt: '2099-04-01T12:00:00Z',
     },
   });
+}
 
-  // Webhook subscriptions last: no event of the fill is delivered to them (the fixture holds no attempts).
+/** Webhook subscriptions last: no event of the fill is delivered to them (the fixture holds no attempts). */
+async function addWebhookSubscriptions({ api }: Fill) {
   await api.post('/webhook-subscriptions', {
     data: { url: 'https://hooks.example.com/crm', events: ['card.created', 'card.phase_changed'] },
   });
   await api.post('/webhook-subscriptions', { data: { url: 'https://hooks.example.com/all', events: ['*'] } });
-
-  // The API token the stored reads use (and the upgrade test after them): it never expires in practice.
-  const token = await userApi.post('/users/generate-token', { expiration: '36500d', name: 'upgrade fixture' });
-  return { slug, ownerEmail: `owner@${prefix}.example`, token: token.token, ids };
 }
 
 /** Runs the read plan with the token: lists, then the reads of each listed record. */
