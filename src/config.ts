@@ -219,23 +219,40 @@ const envObject = z.object({
     .transform((v) => v === 'true'),
 });
 
-const envSchema = envObject.superRefine((c, ctx) => {
+type EnvValues = z.infer<typeof envObject>;
+
+/**
+ * The rules that join several variables. They run on every variable that parsed, also when others did not, so that
+ * `crm config check` lists every error at once (a schema-level refinement would be skipped after any field error).
+ */
+function crossFieldIssues(c: Partial<EnvValues>): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
   if (c.DATABASE_DIRECT_URL && !c.DATABASE_URL)
-    ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL' });
+    issues.push({ path: 'DATABASE_DIRECT_URL', message: 'needs DATABASE_URL' });
   if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL)
-    ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URL'], message: 'needs DATABASE_URL' });
-  if (c.CRM_METRICS_PORT !== undefined && c.CRM_METRICS_PORT === c.PORT)
-    ctx.addIssue({ code: 'custom', path: ['CRM_METRICS_PORT'], message: 'must differ from PORT' });
+    issues.push({ path: 'DATABASE_REPLICA_URL', message: 'needs DATABASE_URL' });
+  if (c.CRM_METRICS_PORT !== undefined && c.PORT !== undefined && c.CRM_METRICS_PORT === c.PORT)
+    issues.push({ path: 'CRM_METRICS_PORT', message: 'must differ from PORT' });
   // Browsers refuse a wildcard with credentials; reflecting every origin instead would hand any site the session.
-  if (c.CORS_CREDENTIALS && c.CORS_ORIGINS.includes('*'))
-    ctx.addIssue({
-      code: 'custom',
-      path: ['CORS_ORIGINS'],
+  if (c.CORS_CREDENTIALS && c.CORS_ORIGINS?.includes('*'))
+    issues.push({
+      path: 'CORS_ORIGINS',
       message: '`*` is not allowed with CORS_CREDENTIALS=true: list the origins',
     });
-});
+  return issues;
+}
 
-export type Config = z.infer<typeof envSchema>;
+/** Each variable parsed on its own: the values of those that are valid. */
+function validFields(raw: Record<string, unknown>): Partial<EnvValues> {
+  const values: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(envObject.shape)) {
+    const r = (schema as z.ZodType).safeParse(raw[key]);
+    if (r.success) values[key] = r.data;
+  }
+  return values as Partial<EnvValues>;
+}
+
+export type Config = EnvValues;
 export type Plan = (typeof plans)[number];
 export const PLANS = plans;
 
@@ -250,10 +267,17 @@ export function publicBaseUrl(
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   // A variable set to the empty string counts as unset (`DATABASE_URL= crm serve` uses the embedded database).
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    const n = parsed.error.issues.length;
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = envObject.safeParse(raw);
+  const issues = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))),
+    ...crossFieldIssues(parsed.success ? parsed.data : validFields(raw)),
+  ];
+  if (!parsed.success || issues.length) {
+    const lines = issues.map((i) => `  ${i.path}: ${i.message}`).join('\n');
+    const n = issues.length;
     throw new Error(`Invalid configuration (${n} error${n === 1 ? '' : 's'}):\n${lines}`);
   }
   return { ...parsed.data, ...overrides };

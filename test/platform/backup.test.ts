@@ -310,7 +310,7 @@ describe('backups and restores', () => {
     },
   );
 
-  test('restore refuses a non-empty target without --force, a running server, a newer schema and a damaged file', {
+  test('restore refuses a non-empty target without --force, a running server, a newer schema and a damaged file; a backup taken with the service stopped restores', {
     timeout: 600_000,
   }, async () => {
     const env = await installation();
@@ -323,7 +323,12 @@ describe('backups and restores', () => {
       expect(busy.code).toBe(1);
       expect(busy.stderr).toMatch(/A server \(pid \d+\) is running on the embedded database/);
     }
+    const boardsBefore = await api(s, 'GET', '/boards');
     await s.stop();
+    // With the service stopped, `crm backup` opens the database itself (on the embedded one, no server holds it).
+    const offline = join(tempDir(), 'offline.tar.gz');
+    const stopped = await crm(['backup', offline], env);
+    expect(stopped.code, stopped.stderr).toBe(0);
 
     const refused = await crm(['restore', file], env);
     expect(refused.code).toBe(1);
@@ -355,9 +360,17 @@ describe('backups and restores', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toMatch(/replacing what was there/);
     const again = await serve(env, s.token);
-    const boards = await api(again, 'GET', '/boards');
-    expect(boards.status).toBe(200);
+    expect((await api(again, 'GET', '/boards')).status).toBe(200);
     await again.stop();
+
+    // The backup taken offline restores too, to what the API read before the stop.
+    const fromOffline = await crm(['restore', offline, '--force'], env);
+    expect(fromOffline.code, fromOffline.stderr).toBe(0);
+    const third = await serve(env, s.token);
+    const boards = await api(third, 'GET', '/boards');
+    expect(boards.status).toBe(200);
+    expect(boards.body).toEqual(boardsBefore.body);
+    await third.stop();
   });
 });
 

@@ -243,6 +243,46 @@ describe('crm CLI', () => {
     expect(res.stderr).toContain('needs PostgreSQL');
   });
 
+  test('crm config check: every error at once, cross-variable rules included; the valid settings with credentials hidden', async () => {
+    const bad = await crm(['config', 'check'], {
+      PORT: 'abc',
+      CRM_ENCRYPTION_KEY: 'short',
+      CORS_ORIGINS: '*',
+      CORS_CREDENTIALS: 'true',
+      DATABASE_REPLICA_URL: 'postgres://127.0.0.1:1/replica',
+      DATABASE_URL: undefined,
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('Invalid configuration (4 errors)');
+    for (const line of [
+      'PORT:',
+      'CRM_ENCRYPTION_KEY:',
+      'CORS_ORIGINS: `*` is not allowed with CORS_CREDENTIALS=true',
+      'DATABASE_REPLICA_URL: needs DATABASE_URL',
+    ])
+      expect(bad.stderr).toContain(line);
+    const good = await crm(['config', 'check'], {
+      DATABASE_URL: 'postgres://crm:hunter2-password@127.0.0.1:5432/crm',
+      CRM_METRICS_TOKEN: 'metrics-token-0123456789',
+      PORT: '4321',
+      CRM_DATA_DIR: tempDir(),
+    });
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('Configuration is valid (PostgreSQL)');
+    expect(good.stdout).toContain('PORT=4321');
+    expect(good.stdout).toContain('DATABASE_URL=(set)');
+    expect(good.stdout).toContain('CRM_METRICS_TOKEN=(set)');
+    expect(good.stdout).not.toContain('hunter2');
+    expect(good.stdout).not.toContain('metrics-token-0123456789');
+  });
+
+  test('crm --version prints the software version of package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    const res = await crm(['--version'], {});
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe(version);
+  });
+
   test('the entry point loads only argument parsing and configuration; each verb imports its own code', () => {
     const source = readFileSync(join(import.meta.dirname, '../../src/cli.ts'), 'utf8');
     const staticImports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
