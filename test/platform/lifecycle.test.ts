@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,8 +22,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function start(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'crm-life-'));
+function start(env: Record<string, string>, dataDir = mkdtempSync(join(tmpdir(), 'crm-life-'))) {
   dirs.push(dataDir);
   const child = spawn(process.execPath, [bin, 'serve', '--demo'], {
     env: {
@@ -48,7 +48,7 @@ function start(env: Record<string, string>) {
     }
     throw new Error(`not seen ${re}: ${out}`);
   };
-  return { child, exited, waitFor, output: () => out };
+  return { child, exited, waitFor, output: () => out, dataDir };
 }
 
 const probe = async (url: string) => {
@@ -120,6 +120,66 @@ describe('readiness and shutdown of crm serve', () => {
     expect(res.body).toContain('Chegou durante o desligamento');
     expect(await streamText).toMatch(/retry: \d+\n/);
     expect(await s.exited).toBe(0);
+  }, 300_000);
+
+  test('SIGTERM lets the job a worker is running finish: a webhook delivery in flight is recorded once, never sent again', async () => {
+    // A receiver that holds its first answer until the shutdown has begun.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const got: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', async () => {
+        got.push(JSON.parse(body).id);
+        if (got.length === 1) await released;
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const env = { CRM_OUTBOUND_ALLOWLIST: '127.0.0.1', CRM_SHUTDOWN_DELAY_SECONDS: '0' };
+      const s = start(env);
+      const base = (await s.waitFor(/listening on (http:\/\/\S+)/))[1];
+      const token = (await s.waitFor(/API token: +(crm_pat_\w+)/))[1];
+      for (let i = 0; i < 6000 && (await probe(`${base}/api/ready`)).status !== 200; i++) await sleep(20);
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'x-tenant-id': 'demo',
+        'content-type': 'application/json',
+      };
+      const post = (path: string, data: unknown) =>
+        fetch(`${base}/api${path}`, { method: 'POST', headers, body: JSON.stringify({ data }) });
+      const sub = await post('/webhook-subscriptions', { url, events: ['contact.created'] });
+      expect(sub.status).toBe(201);
+      const subscription = ((await sub.json()) as { documentId: string }).documentId;
+      expect((await post('/contacts', { name: 'Entregue no desligamento' })).status).toBe(201);
+      for (let i = 0; i < 3000 && got.length === 0; i++) await sleep(20);
+      expect(got).toHaveLength(1);
+
+      s.child.kill('SIGTERM');
+      await s.waitFor(/SIGTERM: not ready any more/);
+      await sleep(1500); // the process is stopping, its worker still waiting for the receiver
+      release();
+      expect(await s.exited).toBe(0);
+
+      // Started again on the same data: the delivery is recorded as delivered and nothing is sent twice.
+      const again = start(env, s.dataDir);
+      const base2 = (await again.waitFor(/listening on (http:\/\/\S+)/))[1];
+      for (let i = 0; i < 6000 && (await probe(`${base2}/api/ready`)).status !== 200; i++) await sleep(20);
+      const log = await fetch(`${base2}/api/webhook-subscriptions/${subscription}/deliveries`, { headers });
+      expect(log.status).toBe(200);
+      const deliveries = ((await log.json()) as { data: { status: string }[] }).data;
+      expect(deliveries.map((d) => d.status)).toEqual(['delivered']);
+      await sleep(3000);
+      expect(got).toHaveLength(1);
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    } finally {
+      release();
+      receiver.close();
+    }
   }, 300_000);
 
   test('an invalid configuration lists every error at once and does not start', async () => {
