@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -148,6 +150,11 @@ describe('tool listing (stdio)', () => {
       if (read) expect(tool.inputSchema.properties).not.toHaveProperty('confirmationToken');
       else expect(tool.inputSchema.properties).toHaveProperty('confirmationToken');
     }
+  });
+
+  it('names itself with the software version of package.json (the contract version stays in the OpenAPI document)', () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    expect(stdio.getServerVersion()).toEqual({ name: 'crm', version });
   });
 
   it('annotates deletes as destructive and creates as additive; segment tools teach the recommended order', async () => {
