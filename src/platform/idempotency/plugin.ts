@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { and, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
 import { sha256 } from '../auth/tokens.js';
@@ -126,10 +126,7 @@ export const idempotencyPlugin = fp(
       if (key.length < 1 || key.length > 255)
         throw new AppError('BadRequestError', 'Idempotency-Key must be 1 to 255 characters');
       const userId = req.principal.userId;
-      const body = req.rawBodyHash ?? req.body ?? null;
-      const requestHash = sha256(
-        JSON.stringify([req.method, req.url, req.headers['x-tenant-id'] ?? null, body]),
-      );
+      const requestHash = keyedRequestHash(req);
       const mine = and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key));
       // Read or generated once per process (outside any transaction: on PGlite it uses the one connection).
       const box = await secretBox(opts.config, db);
@@ -145,48 +142,10 @@ export const idempotencyPlugin = fp(
           .onConflictDoNothing()
           .returning({ key: idempotencyKeys.key });
         if (inserted.length) return hold(req, { userId, key, token, box });
-        const [prior] = await db.system
-          .select({
-            requestHash: idempotencyKeys.requestHash,
-            statusCode: idempotencyKeys.statusCode,
-            responseBody: idempotencyKeys.responseBody,
-            committed: idempotencyKeys.committed,
-            provisionalBody: idempotencyKeys.provisionalBody,
-            leaseLeft: sql<number | null>`extract(epoch from ${idempotencyKeys.lockedUntil} - now())::float8`,
-          })
-          .from(idempotencyKeys)
-          .where(mine);
+        const prior = await readPriorAttempt(db, mine);
         if (!prior) continue; // expired and deleted meanwhile: the key is free again
-        if (prior.requestHash !== requestHash) {
-          throw new AppError(
-            'UnprocessableEntityError',
-            'This Idempotency-Key was already used with a different request',
-            { idempotencyKey: key },
-          );
-        }
-        if (prior.statusCode !== null) {
-          // The exact bytes first answered, unsealed (before the reply is set up: opening may refuse).
-          const answer = openRecord(box, userId, key, prior.responseBody);
-          reply.header('idempotent-replayed', 'true');
-          return reply
-            .code(prior.statusCode)
-            .type('application/json')
-            .serializer((s: unknown) => s as string)
-            .send(answer);
-        }
-        if (prior.leaseLeft !== null && prior.leaseLeft > 0) {
-          throw new AppError('ConflictError', 'A request with this Idempotency-Key is still in progress', {
-            idempotencyKey: key,
-            retryAfter: Math.max(1, Math.ceil(prior.leaseLeft)),
-          });
-        }
-        if (prior.committed) {
-          // Its process died after the write committed, before it answered: answer what the write produced,
-          // as the route would have (its success status, through its own serializer).
-          const answer = JSON.parse(openRecord(box, userId, key, prior.provisionalBody));
-          reply.header('idempotent-replayed', 'true');
-          return reply.code(successStatus(req)).send(answer);
-        }
+        const replayed = answerFromPriorAttempt(req, reply, prior, { userId, key, box, requestHash });
+        if (replayed) return replayed;
         // Its process died before anything committed: this request takes the key over and runs.
         const taken = await db.system
           .update(idempotencyKeys)
@@ -245,6 +204,72 @@ export const idempotencyPlugin = fp(
   },
   { name: 'idempotency', dependencies: ['auth'] },
 );
+
+/** What a keyed request is fingerprinted by: the same key sent with another fingerprint is a 422. */
+function keyedRequestHash(req: FastifyRequest): string {
+  const body = req.rawBodyHash ?? req.body ?? null;
+  return sha256(JSON.stringify([req.method, req.url, req.headers['x-tenant-id'] ?? null, body]));
+}
+
+/** The key's row as an earlier attempt left it (none: expired and deleted meanwhile). */
+async function readPriorAttempt(db: Database, mine: SQL | undefined) {
+  const [prior] = await db.system
+    .select({
+      requestHash: idempotencyKeys.requestHash,
+      statusCode: idempotencyKeys.statusCode,
+      responseBody: idempotencyKeys.responseBody,
+      committed: idempotencyKeys.committed,
+      provisionalBody: idempotencyKeys.provisionalBody,
+      leaseLeft: sql<number | null>`extract(epoch from ${idempotencyKeys.lockedUntil} - now())::float8`,
+    })
+    .from(idempotencyKeys)
+    .where(mine);
+  return prior;
+}
+
+/**
+ * This request against the key's earlier attempt: a 422 when that attempt was another request, its answer
+ * replayed when it has one, a 409 while its lease runs. Undefined when its process died before anything
+ * committed: the key can be taken over.
+ */
+function answerFromPriorAttempt(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  prior: NonNullable<Awaited<ReturnType<typeof readPriorAttempt>>>,
+  { userId, key, box, requestHash }: Omit<PendingIdempotencyKey, 'token'> & { requestHash: string },
+): FastifyReply | undefined {
+  if (prior.requestHash !== requestHash) {
+    throw new AppError(
+      'UnprocessableEntityError',
+      'This Idempotency-Key was already used with a different request',
+      { idempotencyKey: key },
+    );
+  }
+  if (prior.statusCode !== null) {
+    // The exact bytes first answered, unsealed (before the reply is set up: opening may refuse).
+    const answer = openRecord(box, userId, key, prior.responseBody);
+    reply.header('idempotent-replayed', 'true');
+    return reply
+      .code(prior.statusCode)
+      .type('application/json')
+      .serializer((s: unknown) => s as string)
+      .send(answer);
+  }
+  if (prior.leaseLeft !== null && prior.leaseLeft > 0) {
+    throw new AppError('ConflictError', 'A request with this Idempotency-Key is still in progress', {
+      idempotencyKey: key,
+      retryAfter: Math.max(1, Math.ceil(prior.leaseLeft)),
+    });
+  }
+  if (prior.committed) {
+    // Its process died after the write committed, before it answered: answer what the write produced,
+    // as the route would have (its success status, through its own serializer).
+    const answer = JSON.parse(openRecord(box, userId, key, prior.provisionalBody));
+    reply.header('idempotent-replayed', 'true');
+    return reply.code(successStatus(req)).send(answer);
+  }
+  return undefined;
+}
 
 /** The route's single declared 2xx status (what its handler answers on success); 200 if it declares none. */
 function successStatus(req: FastifyRequest): number {
