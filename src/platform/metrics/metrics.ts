@@ -65,6 +65,30 @@ export function createMetrics(db: Database, namespace: string): ProcessMetrics {
     },
   });
 
+  const detachDatabase = observeDatabase(db, registers);
+  collectBacklog(db, registry, namespace);
+
+  return {
+    registry,
+    webhookDeliveries: (outcome, n = 1) => webhooks.inc({ outcome }, n),
+    automationRuns: (outcome, n = 1) => automations.inc({ outcome }, n),
+    campaignSends: (channel, outcome, n = 1) => campaigns.inc({ channel, outcome }, n),
+    streamOpened() {
+      streams++;
+      let open = true;
+      return () => {
+        if (open) streams--;
+        open = false;
+      };
+    },
+    close() {
+      detachDatabase();
+    },
+  };
+}
+
+/** The database's side: tenant transactions, the pool, the read replica. Answers what detaches it (`close`). */
+function observeDatabase(db: Database, registers: Registry[]): () => void {
   const transactions = new Histogram({
     name: 'crm_db_tenant_transaction_duration_seconds',
     help: 'Duration of tenant transactions (one per tenant request, more in jobs), by whether they committed',
@@ -108,46 +132,37 @@ export function createMetrics(db: Database, namespace: string): ProcessMetrics {
       },
     });
   }
-  // The read replica (DATABASE_REPLICA_URL, db/replica.ts): where the reads that may lag went, and its lag.
-  const replicaReads = db.replicaReads;
-  let laggingObserver: LaggingReadObserver | undefined;
-  if (replicaReads) {
-    const lagging = new Counter({
-      name: 'crm_db_lagging_reads_total',
-      help: 'Reads that may lag (report, statistics, exports) by where they ran (replica, primary) and why (caught_up, own_write, behind, down, error)',
-      labelNames: ['target', 'reason'],
-      registers,
-    });
-    laggingObserver = (target, reason) => lagging.inc({ target, reason });
-    replicaReads.observers.add(laggingObserver);
-    new Gauge({
-      name: 'crm_db_replica_lag_seconds',
-      help: 'Replay lag of the read replica at its last measurement (-1: down or not measured yet)',
-      registers,
-      collect() {
-        const s = replicaReads.last;
-        this.set(s?.up && Number.isFinite(s.lagMs) ? s.lagMs / 1000 : -1);
-      },
-    });
-  }
-  collectBacklog(db, registry, namespace);
+  const detachReplica = observeReplicaReads(db.replicaReads, registers);
+  return () => {
+    db.transactionObservers.delete(observer);
+    detachReplica();
+  };
+}
 
-  return {
-    registry,
-    webhookDeliveries: (outcome, n = 1) => webhooks.inc({ outcome }, n),
-    automationRuns: (outcome, n = 1) => automations.inc({ outcome }, n),
-    campaignSends: (channel, outcome, n = 1) => campaigns.inc({ channel, outcome }, n),
-    streamOpened() {
-      streams++;
-      let open = true;
-      return () => {
-        if (open) streams--;
-        open = false;
-      };
+/**
+ * The read replica (DATABASE_REPLICA_URL, db/replica.ts): where the reads that may lag went, and its lag.
+ * Answers what detaches it.
+ */
+function observeReplicaReads(replicaReads: Database['replicaReads'], registers: Registry[]): () => void {
+  if (!replicaReads) return () => {};
+  const lagging = new Counter({
+    name: 'crm_db_lagging_reads_total',
+    help: 'Reads that may lag (report, statistics, exports) by where they ran (replica, primary) and why (caught_up, own_write, behind, down, error)',
+    labelNames: ['target', 'reason'],
+    registers,
+  });
+  const laggingObserver: LaggingReadObserver = (target, reason) => lagging.inc({ target, reason });
+  replicaReads.observers.add(laggingObserver);
+  new Gauge({
+    name: 'crm_db_replica_lag_seconds',
+    help: 'Replay lag of the read replica at its last measurement (-1: down or not measured yet)',
+    registers,
+    collect() {
+      const s = replicaReads.last;
+      this.set(s?.up && Number.isFinite(s.lagMs) ? s.lagMs / 1000 : -1);
     },
-    close() {
-      db.transactionObservers.delete(observer);
-      if (laggingObserver) replicaReads?.observers.delete(laggingObserver);
-    },
+  });
+  return () => {
+    replicaReads.observers.delete(laggingObserver);
   };
 }
