@@ -1,40 +1,96 @@
+import type { ComponentChildren } from 'preact';
 import type { Field } from '../api';
 import { t } from '../i18n';
 
 const optionList = (f: Field) => f.options.map((o) => (typeof o === 'string' ? { value: o, label: o } : o));
 
-/** One dynamic field, by type; `name` is the field's slug (the public form's contract). */
-export function FieldInput(props: {
+interface FieldInputProps {
   field: Field;
   value: unknown;
   onChange: (v: unknown) => void;
   disabled?: boolean;
   onFile?: (file: File) => Promise<unknown>;
-}) {
-  const { field: f, value, onChange, disabled } = props;
-  const id = `f-${f.slug}`;
-  const common = {
-    id,
-    name: f.slug,
-    disabled,
-    required: f.required,
-    'aria-describedby': f.helpText ? `${id}-help` : undefined,
-  };
-  const str = value == null ? '' : String(value);
-  const text = (type: string) => (
-    <input
-      {...common}
-      type={type}
-      placeholder={f.placeholder ?? undefined}
-      value={str}
-      onInput={(e) => onChange((e.target as HTMLInputElement).value)}
-    />
+}
+
+/** The `<input type>` of the field types shown as a text-like input other than `text`. */
+const INPUT_TYPES = new Map([
+  ['email', 'email'],
+  ['url', 'url'],
+  ['phone', 'tel'],
+  ['date', 'date'],
+  ['time', 'time'],
+]);
+
+const fieldId = (f: Field) => `f-${f.slug}`;
+
+/** The attributes every single-control field's input carries. */
+const controlAttrs = (f: Field, disabled?: boolean) => ({
+  id: fieldId(f),
+  name: f.slug,
+  disabled,
+  required: f.required,
+  'aria-describedby': f.helpText ? `${fieldId(f)}-help` : undefined,
+});
+
+/** One dynamic field, by type; `name` is the field's slug (the public form's contract). */
+export function FieldInput(props: FieldInputProps) {
+  const f = props.field;
+  switch (f.type) {
+    case 'multiselect':
+      return <MultiselectField {...props} />;
+    case 'radio':
+      return <RadioField {...props} />;
+    case 'switch':
+    case 'checkbox':
+      return <CheckboxField {...props} />;
+    case 'statement':
+      return (
+        <p class="statement">
+          {f.label}
+          {f.helpText ? ` — ${f.helpText}` : ''}
+        </p>
+      );
+    case 'hidden':
+      return null;
+    default:
+      return <LabelledField {...props} />;
+  }
+}
+
+/** A field of one control under its label, with its help text. */
+function LabelledField(props: FieldInputProps) {
+  const f = props.field;
+  const id = fieldId(f);
+  return (
+    <div class="field">
+      <label for={id}>
+        {f.label}
+        {f.required && (
+          <span class="req" title={t('required')}>
+            {' '}
+            *
+          </span>
+        )}
+      </label>
+      {fieldControl(props)}
+      {f.helpText && (
+        <small id={`${id}-help`} class="muted">
+          {f.helpText}
+        </small>
+      )}
+    </div>
   );
-  let input: any;
+}
+
+/** The control of a labelled field, by type. */
+function fieldControl(props: FieldInputProps) {
+  const { field: f, value, onChange, disabled } = props;
+  const common = controlAttrs(f, disabled);
+  const str = value == null ? '' : String(value);
   switch (f.type) {
     case 'textarea':
     case 'richtext':
-      input = (
+      return (
         <textarea
           {...common}
           rows={3}
@@ -42,10 +98,9 @@ export function FieldInput(props: {
           onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)}
         />
       );
-      break;
     case 'number':
     case 'currency':
-      input = (
+      return (
         <input
           {...common}
           type="number"
@@ -57,24 +112,8 @@ export function FieldInput(props: {
           }}
         />
       );
-      break;
-    case 'email':
-      input = text('email');
-      break;
-    case 'url':
-      input = text('url');
-      break;
-    case 'phone':
-      input = text('tel');
-      break;
-    case 'date':
-      input = text('date');
-      break;
-    case 'time':
-      input = text('time');
-      break;
     case 'datetime':
-      input = (
+      return (
         <input
           {...common}
           type="datetime-local"
@@ -85,9 +124,8 @@ export function FieldInput(props: {
           }}
         />
       );
-      break;
     case 'select':
-      input = (
+      return (
         <select
           {...common}
           value={str}
@@ -101,133 +139,123 @@ export function FieldInput(props: {
           ))}
         </select>
       );
-      break;
-    case 'multiselect': {
-      const list = Array.isArray(value) ? (value as string[]) : [];
-      return (
-        <fieldset class="field" disabled={disabled}>
-          <legend>
-            {f.label}
-            {f.required && <span class="req"> *</span>}
-          </legend>
-          {optionList(f).map((o) => (
-            <label key={o.value} class="inline">
-              <input
-                type="checkbox"
-                name={f.slug}
-                value={o.value}
-                checked={list.includes(o.value)}
-                onChange={(e) =>
-                  onChange(
-                    (e.target as HTMLInputElement).checked
-                      ? [...list, o.value]
-                      : list.filter((x) => x !== o.value),
-                  )
-                }
-              />
-              {o.label}
-            </label>
-          ))}
-        </fieldset>
-      );
-    }
-    case 'radio':
-      return (
-        <fieldset class="field" disabled={disabled}>
-          <legend>
-            {f.label}
-            {f.required && <span class="req"> *</span>}
-          </legend>
-          {optionList(f).map((o) => (
-            <label key={o.value} class="inline">
-              <input
-                type="radio"
-                name={f.slug}
-                value={o.value}
-                checked={str === o.value}
-                onChange={() => onChange(o.value)}
-              />
-              {o.label}
-            </label>
-          ))}
-        </fieldset>
-      );
-    case 'switch':
-    case 'checkbox':
-      return (
-        <div class="field">
-          <label class="inline">
-            <input
-              {...common}
-              type="checkbox"
-              checked={value === true || value === 'true'}
-              onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
-            />
-            {f.label}
-            {f.required && <span class="req"> *</span>}
-          </label>
-        </div>
-      );
-    case 'statement':
-      return (
-        <p class="statement">
-          {f.label}
-          {f.helpText ? ` — ${f.helpText}` : ''}
-        </p>
-      );
-    case 'file': {
-      const files = (Array.isArray(value) ? value : value ? [value] : []) as {
-        documentId: string;
-        name?: string;
-      }[];
-      input = (
-        <>
-          <input
-            {...common}
-            type="file"
-            required={f.required && files.length === 0}
-            onChange={async (e) => {
-              const file = (e.target as HTMLInputElement).files?.[0];
-              if (!file || !props.onFile) return;
-              try {
-                onChange([...files, await props.onFile(file)]);
-              } catch {
-                // the caller shows the reason
-              }
-            }}
-          />
-          {files.length > 0 && (
-            <span class="muted">{files.map((x) => x.name ?? x.documentId).join(', ')}</span>
-          )}
-        </>
-      );
-      break;
-    }
-    case 'card_link':
-      input = text('text');
-      break;
-    case 'hidden':
-      return null;
+    case 'file':
+      return <FileControl {...props} />;
     default:
-      input = text('text');
+      // email, url, phone, date, time; card_link and any other type: a text input.
+      return (
+        <input
+          {...common}
+          type={INPUT_TYPES.get(f.type) ?? 'text'}
+          placeholder={f.placeholder ?? undefined}
+          value={str}
+          onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+        />
+      );
   }
+}
+
+/** A file field: the picked file goes up through `onFile` at once; the field's value lists the uploaded files. */
+function FileControl(props: FieldInputProps) {
+  const { field: f, value, onChange, disabled } = props;
+  const files = (Array.isArray(value) ? value : value ? [value] : []) as {
+    documentId: string;
+    name?: string;
+  }[];
+  return (
+    <>
+      <input
+        {...controlAttrs(f, disabled)}
+        type="file"
+        required={f.required && files.length === 0}
+        onChange={async (e) => {
+          const file = (e.target as HTMLInputElement).files?.[0];
+          if (!file || !props.onFile) return;
+          try {
+            onChange([...files, await props.onFile(file)]);
+          } catch {
+            // the caller shows the reason
+          }
+        }}
+      />
+      {files.length > 0 && <span class="muted">{files.map((x) => x.name ?? x.documentId).join(', ')}</span>}
+    </>
+  );
+}
+
+/** The fieldset of a field with one input per option, the field's label as its legend. */
+function OptionsFieldset(props: { field: Field; disabled?: boolean; children: ComponentChildren }) {
+  return (
+    <fieldset class="field" disabled={props.disabled}>
+      <legend>
+        {props.field.label}
+        {props.field.required && <span class="req"> *</span>}
+      </legend>
+      {props.children}
+    </fieldset>
+  );
+}
+
+function MultiselectField({ field: f, value, onChange, disabled }: FieldInputProps) {
+  const list = Array.isArray(value) ? (value as string[]) : [];
+  return (
+    <OptionsFieldset field={f} disabled={disabled}>
+      {optionList(f).map((o) => (
+        <label key={o.value} class="inline">
+          <input
+            type="checkbox"
+            name={f.slug}
+            value={o.value}
+            checked={list.includes(o.value)}
+            onChange={(e) =>
+              onChange(
+                (e.target as HTMLInputElement).checked
+                  ? [...list, o.value]
+                  : list.filter((x) => x !== o.value),
+              )
+            }
+          />
+          {o.label}
+        </label>
+      ))}
+    </OptionsFieldset>
+  );
+}
+
+function RadioField({ field: f, value, onChange, disabled }: FieldInputProps) {
+  const str = value == null ? '' : String(value);
+  return (
+    <OptionsFieldset field={f} disabled={disabled}>
+      {optionList(f).map((o) => (
+        <label key={o.value} class="inline">
+          <input
+            type="radio"
+            name={f.slug}
+            value={o.value}
+            checked={str === o.value}
+            onChange={() => onChange(o.value)}
+          />
+          {o.label}
+        </label>
+      ))}
+    </OptionsFieldset>
+  );
+}
+
+/** A yes/no field (switch, checkbox): one checkbox, its label beside it. */
+function CheckboxField({ field: f, value, onChange, disabled }: FieldInputProps) {
   return (
     <div class="field">
-      <label for={id}>
+      <label class="inline">
+        <input
+          {...controlAttrs(f, disabled)}
+          type="checkbox"
+          checked={value === true || value === 'true'}
+          onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
+        />
         {f.label}
-        {f.required && (
-          <span class="req" title={t('required')}>
-            {' '}
-            *
-          </span>
-        )}
+        {f.required && <span class="req"> *</span>}
       </label>
-      {input}
-      {f.helpText && (
-        <small id={`${id}-help`} class="muted">
-          {f.helpText}
-        </small>
-      )}
     </div>
   );
 }
