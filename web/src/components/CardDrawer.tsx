@@ -1,12 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
-import { type Condition, hiddenSlugs } from '../conditions';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Board, type Card, client, type Page, type Phase, reason, unwrap } from '../api';
+import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
-import { people, personName } from '../lib/labels';
 import { canWrite } from '../session';
 import { CardConversation, CardMeetings } from './CardExtras';
-import { FieldInput } from './FieldInput';
+import { CardForm, useCardDraft } from './CardForm';
 
 interface Comment {
   documentId: string;
@@ -54,23 +53,17 @@ export function CardDrawer(props: {
         )
       ).data as unknown as Condition[],
   });
-  const [draft, setDraft] = useState<Record<string, unknown>>({});
-  const [attrs, setAttrs] = useState<{
-    description?: string | null;
-    title?: string;
-    value?: number | null;
-    dueDate?: string | null;
-    tags?: string[];
-    assignees?: string[];
-    contact?: string | null;
-  }>({});
-  const [status, setStatus] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: ['card', boardId, cardId] }),
+      qc.invalidateQueries({ queryKey: ['cards', boardId] }),
+      qc.invalidateQueries({ queryKey: ['stats', boardId] }),
+      qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] }),
+    ]);
+  const edit = useCardDraft(boardId, cardId, props.onSaved, refresh);
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
-    setDraft({});
-    setAttrs({});
-    setStatus(null);
     heading.current?.focus();
   }, [cardId]);
   useEffect(() => {
@@ -81,51 +74,6 @@ export function CardDrawer(props: {
 
   const c = card.data;
   const phases = [...board.phases].sort((a, b) => a.order - b.order);
-  const current = phases.find((p) => p.documentId === c?.currentPhase?.documentId);
-  // The fields of the phases the card went through, up to its current phase.
-  const shownPhases = current ? phases.filter((p) => p.order <= current.order) : phases.slice(0, 1);
-  const allFields = phases.flatMap((p) => p.fields);
-  const values = { ...(c?.fields ?? {}), ...draft };
-  const hidden = useMemo(
-    () => hiddenSlugs(allFields, conditions.data ?? [], values),
-    [conditions.data, c, draft],
-  );
-
-  const refresh = () =>
-    Promise.all([
-      qc.invalidateQueries({ queryKey: ['card', boardId, cardId] }),
-      qc.invalidateQueries({ queryKey: ['cards', boardId] }),
-      qc.invalidateQueries({ queryKey: ['stats', boardId] }),
-      qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] }),
-    ]);
-
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setStatus(null);
-    try {
-      const data: Record<string, unknown> = { ...attrs };
-      if (Object.keys(draft).length) data.fields = draft;
-      const updated = await unwrap(
-        client.PUT('/api/boards/{boardId}/cards/{id}', {
-          params: { path: { boardId, id: cardId } },
-          body: { data } as never,
-        }),
-      );
-      props.onSaved(updated as unknown as Card);
-      setDraft({});
-      setAttrs({});
-      await refresh();
-      setStatus({ kind: 'ok', text: t('saved') });
-    } catch (err) {
-      setStatus({ kind: 'error', text: reason(err) });
-    }
-  };
-
-  const tagIds = attrs.tags ?? c?.tags.map((x) => x.documentId) ?? [];
-  const assigneeIds = attrs.assignees ?? c?.assignees.map((x) => x.documentId) ?? [];
-  const toggle = (list: string[], id: string, on: boolean) =>
-    on ? [...list, id] : list.filter((x) => x !== id);
-
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: a click beside the drawer closes it; the keyboard has Escape and the close button
     // biome-ignore lint/a11y/useKeyWithClickEvents: as above
@@ -156,150 +104,16 @@ export function CardDrawer(props: {
               {t('phase')}: <strong>{c.currentPhase?.name}</strong> · {dateTime(c.createdAt)}
             </p>
             {writable && (
-              <label class="move-select">
-                {t('moveTo')}
-                <select
-                  name="move"
-                  value=""
-                  onChange={(e) => {
-                    const to = (e.target as HTMLSelectElement).value;
-                    if (to) void props.onMove(c, to).then(refresh);
-                  }}
-                >
-                  <option value="">—</option>
-                  {phases
-                    .filter((p) => p.documentId !== c.currentPhase?.documentId)
-                    .map((p) => (
-                      <option key={p.documentId} value={p.documentId}>
-                        {p.name}
-                      </option>
-                    ))}
-                </select>
-              </label>
+              <MoveSelect card={c} phases={phases} onMove={(to) => void props.onMove(c, to).then(refresh)} />
             )}
-            <form class="card-form" onSubmit={save}>
-              <fieldset disabled={!writable}>
-                <legend class="sr-only">{t('card')}</legend>
-                <div class="field">
-                  <label for="card-title">{t('title')}</label>
-                  <input
-                    id="card-title"
-                    name="title"
-                    value={attrs.title ?? c.title}
-                    onInput={(e) => setAttrs({ ...attrs, title: (e.target as HTMLInputElement).value })}
-                  />
-                </div>
-                <div class="row">
-                  <div class="field">
-                    <label for="card-value">{t('value')}</label>
-                    <input
-                      id="card-value"
-                      name="value"
-                      type="number"
-                      step="0.01"
-                      value={attrs.value ?? c.value}
-                      onInput={(e) =>
-                        setAttrs({ ...attrs, value: Number((e.target as HTMLInputElement).value) })
-                      }
-                    />
-                  </div>
-                  <div class="field">
-                    <label for="card-due">{t('dueDate')}</label>
-                    <input
-                      id="card-due"
-                      name="dueDate"
-                      type="date"
-                      value={(attrs.dueDate ?? c.dueDate ?? '').slice(0, 10)}
-                      onInput={(e) => {
-                        const v = (e.target as HTMLInputElement).value;
-                        setAttrs({ ...attrs, dueDate: v ? new Date(`${v}T12:00:00Z`).toISOString() : null });
-                      }}
-                    />
-                  </div>
-                </div>
-                <div class="field">
-                  <label for="card-description">{t('description')}</label>
-                  <textarea
-                    id="card-description"
-                    name="description"
-                    rows={2}
-                    value={attrs.description ?? c.description ?? ''}
-                    onInput={(e) =>
-                      setAttrs({ ...attrs, description: (e.target as HTMLTextAreaElement).value || null })
-                    }
-                  />
-                </div>
-                {shownPhases.map((p) => (
-                  <fieldset key={p.documentId} class="phase-fields">
-                    <legend>{p.name}</legend>
-                    {p.fields
-                      .filter((f) => !hidden.has(f.slug))
-                      .map((f) => (
-                        <FieldInput
-                          key={f.slug}
-                          field={f}
-                          value={values[f.slug]}
-                          onChange={(v) => setDraft({ ...draft, [f.slug]: v })}
-                        />
-                      ))}
-                  </fieldset>
-                ))}
-                <fieldset>
-                  <legend>{t('tags')}</legend>
-                  {board.tags.map((x) => (
-                    <label key={x.documentId} class="inline">
-                      <input
-                        type="checkbox"
-                        name="tags"
-                        checked={tagIds.includes(x.documentId)}
-                        onChange={(e) =>
-                          setAttrs({
-                            ...attrs,
-                            tags: toggle(tagIds, x.documentId, (e.target as HTMLInputElement).checked),
-                          })
-                        }
-                      />
-                      <span class="dot" style={{ background: x.color ?? '#888' }} />
-                      {x.name}
-                    </label>
-                  ))}
-                </fieldset>
-                <fieldset>
-                  <legend>{t('assignees')}</legend>
-                  {people(board).map((m) => (
-                    <label key={m.documentId} class="inline">
-                      <input
-                        type="checkbox"
-                        name="assignees"
-                        checked={assigneeIds.includes(m.documentId)}
-                        onChange={(e) =>
-                          setAttrs({
-                            ...attrs,
-                            assignees: toggle(
-                              assigneeIds,
-                              m.documentId,
-                              (e.target as HTMLInputElement).checked,
-                            ),
-                          })
-                        }
-                      />
-                      {personName(m)}
-                    </label>
-                  ))}
-                </fieldset>
-                <ContactPicker
-                  current={c.contact}
-                  onPick={(id) => setAttrs({ ...attrs, contact: id })}
-                  picked={attrs.contact}
-                />
-                {writable && <button type="submit">{t('save')}</button>}
-              </fieldset>
-              {status && (
-                <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
-                  {status.text}
-                </p>
-              )}
-            </form>
+            <CardForm
+              board={board}
+              card={c}
+              phases={phases}
+              conditions={conditions.data}
+              writable={writable}
+              edit={edit}
+            />
             <Tasks boardId={boardId} card={c} />
             <CardMeetings boardId={boardId} card={c} />
             <CardConversation card={c} />
@@ -311,69 +125,37 @@ export function CardDrawer(props: {
   );
 }
 
-function ContactPicker(props: {
-  current: Card['contact'];
-  picked?: string | null;
-  onPick: (id: string | null) => void;
+/** "Move to": the board's other phases. */
+function MoveSelect({
+  card: c,
+  phases,
+  onMove,
+}: {
+  card: Card;
+  phases: Phase[];
+  onMove: (to: string) => void;
 }) {
-  const [q, setQ] = useState('');
-  const [chosen, setChosen] = useState<string | null>(null);
-  const found = useQuery({
-    queryKey: ['contact-search', q],
-    enabled: q.trim().length >= 3,
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/contacts', { params: { query: { q, pagination: { pageSize: 5 } } as never } }),
-        )
-      ).data as unknown as { documentId: string; name: string; email: string | null }[],
-  });
-  const label = props.picked === null ? t('none') : (chosen ?? props.current?.name ?? t('none'));
   return (
-    <fieldset>
-      <legend>{t('contact')}</legend>
-      <p>
-        <strong>{label}</strong>{' '}
-        {(props.picked ?? props.current) && (
-          <button
-            type="button"
-            class="link"
-            onClick={() => {
-              setChosen(null);
-              props.onPick(null);
-            }}
-          >
-            {t('remove')}
-          </button>
-        )}
-      </p>
-      <label>
-        <span class="sr-only">{t('searchContacts')}</span>
-        <input
-          type="search"
-          placeholder={t('searchContacts')}
-          value={q}
-          onInput={(e) => setQ((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <ul class="plain">
-        {found.data?.map((x) => (
-          <li key={x.documentId}>
-            <button
-              type="button"
-              class="link"
-              onClick={() => {
-                setChosen(x.name);
-                props.onPick(x.documentId);
-                setQ('');
-              }}
-            >
-              {x.name} {x.email ? `· ${x.email}` : ''}
-            </button>
-          </li>
-        ))}
-      </ul>
-    </fieldset>
+    <label class="move-select">
+      {t('moveTo')}
+      <select
+        name="move"
+        value=""
+        onChange={(e) => {
+          const to = (e.target as HTMLSelectElement).value;
+          if (to) onMove(to);
+        }}
+      >
+        <option value="">—</option>
+        {phases
+          .filter((p) => p.documentId !== c.currentPhase?.documentId)
+          .map((p) => (
+            <option key={p.documentId} value={p.documentId}>
+              {p.name}
+            </option>
+          ))}
+      </select>
+    </label>
   );
 }
 
