@@ -92,58 +92,13 @@ interface PendingMove {
   to: string;
 }
 
-export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: string }) {
-  const board = useBoard(boardId);
+/** The card moves of the page: each shown in its target column at once, with the outcome said. */
+function useCardMoves(boardId: string, board: Board | undefined) {
   const qc = useQueryClient();
-  const [filters, setFilters] = useState<CardFilters>({ q: '', tag: '', assignee: '' });
-  const [q, setQ] = useState('');
   const [pending, setPending] = useState<Map<string, PendingMove>>(new Map());
   const pendingNow = useRef(pending);
   pendingNow.current = pending;
   const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
-  const [dragging, setDragging] = useState<Card | null>(null);
-  const lastDrop = useRef(0);
-  const writable = canWrite();
-
-  useEffect(() => {
-    const id = setTimeout(() => {
-      setFilters((f) => ({ ...f, q }));
-      setPending(new Map());
-    }, 300);
-    return () => clearTimeout(id);
-  }, [q]);
-
-  const stats = useQuery({
-    queryKey: ['stats', boardId, filters],
-    queryFn: () => listCards(boardId, { filters: cardFilters(filters), pagination: { pageSize: 1 } }),
-    enabled: board.isSuccess,
-  });
-  const [slaByPhase, setSlaByPhase] = useState<Record<string, number>>({});
-
-  const sensors = useSensors(
-    useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
-    useSensor(KeyboardSensor, {
-      coordinateGetter: columnJump,
-      // A jump to a column past the board's visible part scrolls the board at once (smooth scrolling left the
-      // card over the old column until the animation ended, and a drop then went there).
-      scrollBehavior: 'auto',
-      keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
-    }),
-  );
-
-  if (board.error) {
-    if (board.error instanceof ApiError && (board.error.status === 404 || board.error.status === 400))
-      return <NotFound />;
-    return (
-      <p role="alert" class="error">
-        {reason(board.error)}
-      </p>
-    );
-  }
-  if (!board.data) return <p class="page">{t('loading')}</p>;
-  const b = board.data;
-  const phases = [...b.phases].sort((x, y) => x.order - y.order);
-
   const move = async (card: Card, to: string) => {
     const from = card.currentPhase?.documentId ?? '';
     if (!to || to === from) return;
@@ -168,7 +123,7 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
       ]);
       setMessage({
         kind: 'ok',
-        text: `${t('moved')}: ${card.title} → ${phases.find((p) => p.documentId === to)?.name}`,
+        text: `${t('moved')}: ${card.title} → ${board?.phases.find((p) => p.documentId === to)?.name}`,
       });
     } catch (err) {
       // The refused card snaps back to its column, and the service's reason is shown.
@@ -181,12 +136,224 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
       setMessage({ kind: 'error', text: `${t('moveRefused')}: ${reason(err)}` });
     }
   };
+  // A card saved in the drawer while its move is shown: the shown copy takes the saved one.
   const saved = (card: Card) =>
     setPending((m) => {
       const entry = m.get(card.documentId);
       return entry ? new Map(m).set(card.documentId, { ...entry, card }) : m;
     });
+  // Other filters: the moves shown so far are the columns' business again.
+  const clearPending = () => setPending(new Map());
+  return { pending, clearPending, message, setMessage, move, saved };
+}
 
+export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: string }) {
+  const board = useBoard(boardId);
+  const [filters, setFilters] = useState<CardFilters>({ q: '', tag: '', assignee: '' });
+  const [q, setQ] = useState('');
+  const moves = useCardMoves(boardId, board.data);
+  const writable = canWrite();
+
+  useEffect(() => {
+    const id = setTimeout(() => {
+      setFilters((f) => ({ ...f, q }));
+      moves.clearPending();
+    }, 300);
+    return () => clearTimeout(id);
+  }, [q]);
+
+  const stats = useQuery({
+    queryKey: ['stats', boardId, filters],
+    queryFn: () => listCards(boardId, { filters: cardFilters(filters), pagination: { pageSize: 1 } }),
+    enabled: board.isSuccess,
+  });
+  const [slaByPhase, setSlaByPhase] = useState<Record<string, number>>({});
+
+  if (board.error) {
+    if (board.error instanceof ApiError && (board.error.status === 404 || board.error.status === 400))
+      return <NotFound />;
+    return (
+      <p role="alert" class="error">
+        {reason(board.error)}
+      </p>
+    );
+  }
+  if (!board.data) return <p class="page">{t('loading')}</p>;
+  const b = board.data;
+  const { message } = moves;
+  return (
+    <section class="kanban-page">
+      <BoardHead board={b} stats={stats.data} sla={Object.values(slaByPhase).reduce((a, n) => a + n, 0)} />
+      <FilterForm
+        board={b}
+        q={q}
+        onQ={setQ}
+        filters={filters}
+        onFilters={(f) => {
+          moves.clearPending();
+          setFilters(f);
+        }}
+        writable={writable}
+      />
+      <div aria-live="polite" class="sr-only">
+        {message?.kind === 'ok' ? message.text : ''}
+      </div>
+      {message?.kind === 'error' && (
+        <p role="alert" class="error move-error" data-testid="move-error">
+          {message.text}
+          <button type="button" class="link" onClick={() => moves.setMessage(null)} aria-label={t('close')}>
+            ×
+          </button>
+        </p>
+      )}
+      <BoardColumns
+        board={b}
+        filters={filters}
+        pending={moves.pending}
+        writable={writable}
+        onMove={moves.move}
+        onSla={(phaseId, n) => setSlaByPhase((m) => (m[phaseId] === n ? m : { ...m, [phaseId]: n }))}
+      />
+      {cardId && (
+        <CardDrawer
+          board={b}
+          cardId={cardId}
+          onClose={() => navigate(`/boards/${boardId}`)}
+          onMove={moves.move}
+          onSaved={moves.saved}
+        />
+      )}
+    </section>
+  );
+}
+
+/** The board's name, its figures under the filters (cards, value, overdue, SLA breaches) and the report link. */
+function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>; sla: number }) {
+  const s: CardStats | undefined = stats?.meta.stats;
+  return (
+    <header class="board-head">
+      <h1>{b.name}</h1>
+      <dl class="stats" aria-label="stats">
+        <div>
+          <dt>{t('totalCards')}</dt>
+          <dd data-stat="total">{stats?.meta.pagination.total ?? '…'}</dd>
+        </div>
+        <div>
+          <dt>{t('totalValue')}</dt>
+          <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
+        </div>
+        <div class={s?.overdueCount ? 'warn' : ''}>
+          <dt>{t('overdue')}</dt>
+          <dd data-stat="overdue">{s?.overdueCount ?? '…'}</dd>
+        </div>
+        <div class={sla ? 'warn' : ''}>
+          <dt>{t('slaBreached')}</dt>
+          <dd data-stat="sla">{sla}</dd>
+        </div>
+      </dl>
+      <Link href={`/boards/${b.documentId}/report`} class="button-link">
+        {t('report')}
+      </Link>
+    </header>
+  );
+}
+
+/** The card filters: title search, tag, assignee; and what the keyboard does (or that a viewer only looks). */
+function FilterForm(props: {
+  board: Board;
+  q: string;
+  onQ: (q: string) => void;
+  filters: CardFilters;
+  onFilters: (f: CardFilters) => void;
+  writable: boolean;
+}) {
+  const { board: b, filters, writable } = props;
+  return (
+    <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        <span class="sr-only">{t('searchCards')}</span>
+        <input
+          type="search"
+          name="q"
+          placeholder={t('searchCards')}
+          value={props.q}
+          onInput={(e) => props.onQ((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label>
+        <span class="sr-only">{t('tag')}</span>
+        <select
+          name="tag"
+          value={filters.tag}
+          onChange={(e) => props.onFilters({ ...filters, tag: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="">{t('allTags')}</option>
+          {b.tags.map((x) => (
+            <option key={x.documentId} value={x.documentId}>
+              {x.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span class="sr-only">{t('assignee')}</span>
+        <select
+          name="assignee"
+          value={filters.assignee}
+          onChange={(e) => props.onFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="">{t('allAssignees')}</option>
+          {people(b).map((p) => (
+            <option key={p.documentId} value={p.documentId}>
+              {personName(p)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {!writable && <span class="muted">{t('viewerNote')}</span>}
+      {writable && (
+        <span class="muted small" id="kbd-help">
+          {t('keyboardHelp')}
+        </span>
+      )}
+    </form>
+  );
+}
+
+/** What a screen reader hears while a card is dragged: the card, the column it is over, where it went. */
+const dragAnnouncements = (phases: Phase[]) => ({
+  onDragStart: ({ active }: { active: { data: { current?: unknown } } }) =>
+    `${(active.data.current as { card: Card }).card.title}`,
+  onDragOver: ({ over }: { over: { id: unknown } | null }) =>
+    over ? `${t('moveTo')} ${phases.find((p) => p.documentId === over.id)?.name}` : '',
+  onDragEnd: ({ over }: { over: { id: unknown } | null }) =>
+    over ? `${phases.find((p) => p.documentId === over.id)?.name}` : '',
+  onDragCancel: () => t('cancel'),
+});
+
+/** The phases' columns, where cards are dragged (pointer or keyboard) from one phase to another. */
+function BoardColumns(props: {
+  board: Board;
+  filters: CardFilters;
+  pending: Map<string, PendingMove>;
+  writable: boolean;
+  onMove: (card: Card, to: string) => Promise<void>;
+  onSla: (phaseId: string, n: number) => void;
+}) {
+  const { board: b } = props;
+  const [dragging, setDragging] = useState<Card | null>(null);
+  const lastDrop = useRef(0);
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
+    useSensor(KeyboardSensor, {
+      coordinateGetter: columnJump,
+      // A jump to a column past the board's visible part scrolls the board at once (smooth scrolling left the
+      // card over the old column until the animation ended, and a drop then went there).
+      scrollBehavior: 'auto',
+      keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
+    }),
+  );
+  const phases = [...b.phases].sort((x, y) => x.order - y.order);
   const onDragStart = (e: DragStartEvent) => setDragging((e.active.data.current as { card: Card }).card);
   const onDragEnd = (e: DragEndEvent) => {
     setDragging(null);
@@ -196,7 +363,7 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
       lastDrop.current = 0;
     }, 0);
     const card = (e.active.data.current as { card: Card }).card;
-    if (e.over) void move(card, String(e.over.id));
+    if (e.over) void props.onMove(card, String(e.over.id));
   };
   const blocked = (from: string | undefined, to: string) =>
     !!phases
@@ -204,149 +371,36 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
       ?.allowedTransitions.some((x) => x.phase.documentId === to && !x.allowed);
   const open = (card: Card) => {
     if (lastDrop.current) return;
-    navigate(`/boards/${boardId}/cards/${card.documentId}`);
+    navigate(`/boards/${b.documentId}/cards/${card.documentId}`);
   };
-  const sla = Object.values(slaByPhase).reduce((a, n) => a + n, 0);
-  const s: CardStats | undefined = stats.data?.meta.stats;
-
   return (
-    <section class="kanban-page">
-      <header class="board-head">
-        <h1>{b.name}</h1>
-        <dl class="stats" aria-label="stats">
-          <div>
-            <dt>{t('totalCards')}</dt>
-            <dd data-stat="total">{stats.data?.meta.pagination.total ?? '…'}</dd>
-          </div>
-          <div>
-            <dt>{t('totalValue')}</dt>
-            <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
-          </div>
-          <div class={s?.overdueCount ? 'warn' : ''}>
-            <dt>{t('overdue')}</dt>
-            <dd data-stat="overdue">{s?.overdueCount ?? '…'}</dd>
-          </div>
-          <div class={sla ? 'warn' : ''}>
-            <dt>{t('slaBreached')}</dt>
-            <dd data-stat="sla">{sla}</dd>
-          </div>
-        </dl>
-        <Link href={`/boards/${boardId}/report`} class="button-link">
-          {t('report')}
-        </Link>
-      </header>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          <span class="sr-only">{t('searchCards')}</span>
-          <input
-            type="search"
-            name="q"
-            placeholder={t('searchCards')}
-            value={q}
-            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+    <DndContext
+      sensors={sensors}
+      collisionDetection={collision}
+      onDragStart={onDragStart}
+      onDragEnd={onDragEnd}
+      onDragCancel={() => setDragging(null)}
+      accessibility={{ announcements: dragAnnouncements(phases) }}
+    >
+      <div class="columns">
+        {phases.map((p) => (
+          <Column
+            key={p.documentId}
+            board={b}
+            phase={p}
+            filters={props.filters}
+            pending={props.pending}
+            writable={props.writable}
+            onOpen={open}
+            blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
+            onSla={(n) => props.onSla(p.documentId, n)}
           />
-        </label>
-        <label>
-          <span class="sr-only">{t('tag')}</span>
-          <select
-            name="tag"
-            value={filters.tag}
-            onChange={(e) => {
-              setPending(new Map());
-              setFilters({ ...filters, tag: (e.target as HTMLSelectElement).value });
-            }}
-          >
-            <option value="">{t('allTags')}</option>
-            {b.tags.map((x) => (
-              <option key={x.documentId} value={x.documentId}>
-                {x.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span class="sr-only">{t('assignee')}</span>
-          <select
-            name="assignee"
-            value={filters.assignee}
-            onChange={(e) => {
-              setPending(new Map());
-              setFilters({ ...filters, assignee: (e.target as HTMLSelectElement).value });
-            }}
-          >
-            <option value="">{t('allAssignees')}</option>
-            {people(b).map((p) => (
-              <option key={p.documentId} value={p.documentId}>
-                {personName(p)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {!writable && <span class="muted">{t('viewerNote')}</span>}
-        {writable && (
-          <span class="muted small" id="kbd-help">
-            {t('keyboardHelp')}
-          </span>
-        )}
-      </form>
-      <div aria-live="polite" class="sr-only">
-        {message?.kind === 'ok' ? message.text : ''}
+        ))}
       </div>
-      {message?.kind === 'error' && (
-        <p role="alert" class="error move-error" data-testid="move-error">
-          {message.text}
-          <button type="button" class="link" onClick={() => setMessage(null)} aria-label={t('close')}>
-            ×
-          </button>
-        </p>
-      )}
-      <DndContext
-        sensors={sensors}
-        collisionDetection={collision}
-        onDragStart={onDragStart}
-        onDragEnd={onDragEnd}
-        onDragCancel={() => setDragging(null)}
-        accessibility={{
-          announcements: {
-            onDragStart: ({ active }: { active: { data: { current?: unknown } } }) =>
-              `${(active.data.current as { card: Card }).card.title}`,
-            onDragOver: ({ over }: { over: { id: unknown } | null }) =>
-              over ? `${t('moveTo')} ${phases.find((p) => p.documentId === over.id)?.name}` : '',
-            onDragEnd: ({ over }: { over: { id: unknown } | null }) =>
-              over ? `${phases.find((p) => p.documentId === over.id)?.name}` : '',
-            onDragCancel: () => t('cancel'),
-          },
-        }}
-      >
-        <div class="columns">
-          {phases.map((p) => (
-            <Column
-              key={p.documentId}
-              board={b}
-              phase={p}
-              filters={filters}
-              pending={pending}
-              writable={writable}
-              onOpen={open}
-              blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
-              onSla={(n) => setSlaByPhase((m) => (m[p.documentId] === n ? m : { ...m, [p.documentId]: n }))}
-            />
-          ))}
-        </div>
-        <DragOverlay dropAnimation={null}>
-          {dragging ? <CardView card={dragging} board={b} overlay /> : null}
-        </DragOverlay>
-      </DndContext>
-      {cardId && (
-        <CardDrawer
-          board={b}
-          cardId={cardId}
-          onClose={() => navigate(`/boards/${boardId}`)}
-          onMove={move}
-          onSaved={saved}
-        />
-      )}
-    </section>
+      <DragOverlay dropAnimation={null}>
+        {dragging ? <CardView card={dragging} board={b} overlay /> : null}
+      </DragOverlay>
+    </DndContext>
   );
 }
 
