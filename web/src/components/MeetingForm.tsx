@@ -8,7 +8,7 @@ import { addDays, localInput } from '../lib/dates';
 export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () => void }) {
   const qc = useQueryClient();
   const [boardId, setBoardId] = useState(props.boardId ?? '');
-  const [cardQ, setCardQ] = useState('');
+  const search = useCardSearch(boardId, !props.card);
   const [card, setCard] = useState<Card | null>(props.card ?? null);
   // Tomorrow at 10:00 (local), 30 minutes.
   const next = addDays(new Date(), 1);
@@ -30,29 +30,6 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
           client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
         )
       ).data as unknown as Board[],
-  });
-  const [q, setQ] = useState('');
-  useEffect(() => {
-    const id = setTimeout(() => setQ(cardQ.trim()), 300);
-    return () => clearTimeout(id);
-  }, [cardQ]);
-  const cards = useQuery({
-    queryKey: ['card-pick', boardId, q],
-    enabled: !props.card && !!boardId,
-    queryFn: async () =>
-      (
-        (await unwrap(
-          client.GET('/api/boards/{boardId}/cards', {
-            params: {
-              path: { boardId },
-              query: {
-                ...(q ? { filters: { title: { $containsi: q } } } : {}),
-                pagination: { pageSize: 8 },
-              } as never,
-            },
-          }),
-        )) as unknown as Page<Card>
-      ).data,
   });
   const set = (k: keyof typeof form) => (e: Event) =>
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
@@ -113,76 +90,20 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
         </label>
       )}
       {!props.card && boardId && (
-        <fieldset>
-          <legend>{t('card')}</legend>
-          {card ? (
-            <p>
-              <strong data-testid="meeting-card">{card.title}</strong>{' '}
-              <button type="button" class="link" onClick={() => setCard(null)}>
-                {t('change')}
-              </button>
-            </p>
-          ) : (
-            <>
-              <label>
-                <span class="sr-only">{t('searchCards')}</span>
-                <input
-                  type="search"
-                  name="meeting-card-search"
-                  placeholder={t('searchCards')}
-                  value={cardQ}
-                  onInput={(e) => setCardQ((e.target as HTMLInputElement).value)}
-                />
-              </label>
-              <ul class="plain">
-                {cards.data?.map((c) => (
-                  <li key={c.documentId}>
-                    <button
-                      type="button"
-                      class="link"
-                      data-pick-card={c.documentId}
-                      onClick={() => {
-                        setCard(c);
-                        if (c.contact?.email && !form.attendee)
-                          setForm({ ...form, attendee: c.contact.email });
-                      }}
-                    >
-                      {c.title}
-                      {c.contact ? ` · ${c.contact.name}` : ''}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-        </fieldset>
+        <CardPicker
+          card={card}
+          search={search}
+          onPick={(c) => {
+            setCard(c);
+            if (c?.contact?.email && !form.attendee) setForm({ ...form, attendee: c.contact.email });
+          }}
+        />
       )}
       <label>
         {t('title')}
         <input name="meeting-title" required value={form.title} onInput={set('title')} />
       </label>
-      <div class="row">
-        <label>
-          {t('start')}
-          <input
-            name="meeting-start"
-            type="datetime-local"
-            required
-            value={form.start}
-            onInput={(e) => {
-              // The end follows the start, keeping the duration.
-              const start = (e.target as HTMLInputElement).value;
-              const length = new Date(form.end).getTime() - new Date(form.start).getTime();
-              const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
-              setForm({ ...form, start, end: Number.isNaN(end.getTime()) ? form.end : localInput(end) });
-            }}
-          />
-        </label>
-        <label>
-          {t('end')}
-          <input name="meeting-end" type="datetime-local" required value={form.end} onInput={set('end')} />
-        </label>
-      </div>
+      <MeetingTimes start={form.start} end={form.end} onChange={(times) => setForm({ ...form, ...times })} />
       <label>
         {t('attendeeEmail')}
         <input name="meeting-attendee" type="email" value={form.attendee} onInput={set('attendee')} />
@@ -196,5 +117,121 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
         {t('schedule')}
       </button>
     </form>
+  );
+}
+
+/** The card search of the form: the typed text and the board's cards whose title holds it (asked 300 ms after typing stops). */
+function useCardSearch(boardId: string, enabled: boolean) {
+  const [text, setText] = useState('');
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const id = setTimeout(() => setQ(text.trim()), 300);
+    return () => clearTimeout(id);
+  }, [text]);
+  const cards = useQuery({
+    queryKey: ['card-pick', boardId, q],
+    enabled: enabled && !!boardId,
+    queryFn: async () =>
+      (
+        (await unwrap(
+          client.GET('/api/boards/{boardId}/cards', {
+            params: {
+              path: { boardId },
+              query: {
+                ...(q ? { filters: { title: { $containsi: q } } } : {}),
+                pagination: { pageSize: 8 },
+              } as never,
+            },
+          }),
+        )) as unknown as Page<Card>
+      ).data,
+  });
+  return { text, setText, cards: cards.data };
+}
+
+/** The meeting's card: the one picked (with a "change" button), else the title search and its results. */
+function CardPicker(props: {
+  card: Card | null;
+  search: ReturnType<typeof useCardSearch>;
+  onPick: (c: Card | null) => void;
+}) {
+  const { card, search } = props;
+  return (
+    <fieldset>
+      <legend>{t('card')}</legend>
+      {card ? (
+        <p>
+          <strong data-testid="meeting-card">{card.title}</strong>{' '}
+          <button type="button" class="link" onClick={() => props.onPick(null)}>
+            {t('change')}
+          </button>
+        </p>
+      ) : (
+        <>
+          <label>
+            <span class="sr-only">{t('searchCards')}</span>
+            <input
+              type="search"
+              name="meeting-card-search"
+              placeholder={t('searchCards')}
+              value={search.text}
+              onInput={(e) => search.setText((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <ul class="plain">
+            {search.cards?.map((c) => (
+              <li key={c.documentId}>
+                <button
+                  type="button"
+                  class="link"
+                  data-pick-card={c.documentId}
+                  onClick={() => props.onPick(c)}
+                >
+                  {c.title}
+                  {c.contact ? ` · ${c.contact.name}` : ''}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/** Start and end; the end follows the start, keeping the duration. */
+function MeetingTimes(props: {
+  start: string;
+  end: string;
+  onChange: (times: { start: string; end: string }) => void;
+}) {
+  return (
+    <div class="row">
+      <label>
+        {t('start')}
+        <input
+          name="meeting-start"
+          type="datetime-local"
+          required
+          value={props.start}
+          onInput={(e) => {
+            const start = (e.target as HTMLInputElement).value;
+            const length = new Date(props.end).getTime() - new Date(props.start).getTime();
+            const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
+            props.onChange({ start, end: Number.isNaN(end.getTime()) ? props.end : localInput(end) });
+          }}
+        />
+      </label>
+      <label>
+        {t('end')}
+        <input
+          name="meeting-end"
+          type="datetime-local"
+          required
+          value={props.end}
+          onInput={(e) => props.onChange({ start: props.start, end: (e.target as HTMLInputElement).value })}
+        />
+      </label>
+    </div>
   );
 }

@@ -97,33 +97,7 @@ export function AgendaPage() {
   );
   return (
     <section class="page" data-testid="agenda">
-      <div class="board-head agenda-head">
-        <h1>{t('agenda')}</h1>
-        <fieldset class="segmented">
-          <legend class="sr-only">{t('view')}</legend>
-          <label class="inline">
-            <input type="radio" name="view" checked={view === 'week'} onChange={() => setView('week')} />
-            {t('week')}
-          </label>
-          <label class="inline">
-            <input type="radio" name="view" checked={view === 'list'} onChange={() => setView('list')} />
-            {t('next30')}
-          </label>
-        </fieldset>
-        {view === 'week' && (
-          <div class="row">
-            <button type="button" class="secondary" onClick={() => setFrom(addDays(from, -7))}>
-              ‹ {t('previousWeek')}
-            </button>
-            <button type="button" class="secondary" onClick={() => setFrom(mondayOf(new Date()))}>
-              {t('today')}
-            </button>
-            <button type="button" class="secondary" onClick={() => setFrom(addDays(from, 7))}>
-              {t('nextWeek')} ›
-            </button>
-          </div>
-        )}
-      </div>
+      <AgendaHead view={view} onView={setView} from={from} onFrom={setFrom} />
       {agenda.data?.meta.partial && (
         <p role="status" class="error">
           {t('agendaPartial')}:{' '}
@@ -162,6 +136,49 @@ export function AgendaPage() {
         <CalendarConnection connection={connection} loaded={!!connections.data} />
       </div>
     </section>
+  );
+}
+
+/** The page's title, the week / next-30-days switch and, by week, the week's navigation. */
+function AgendaHead({
+  view,
+  onView,
+  from,
+  onFrom,
+}: {
+  view: 'week' | 'list';
+  onView: (v: 'week' | 'list') => void;
+  from: Date;
+  onFrom: (d: Date) => void;
+}) {
+  return (
+    <div class="board-head agenda-head">
+      <h1>{t('agenda')}</h1>
+      <fieldset class="segmented">
+        <legend class="sr-only">{t('view')}</legend>
+        <label class="inline">
+          <input type="radio" name="view" checked={view === 'week'} onChange={() => onView('week')} />
+          {t('week')}
+        </label>
+        <label class="inline">
+          <input type="radio" name="view" checked={view === 'list'} onChange={() => onView('list')} />
+          {t('next30')}
+        </label>
+      </fieldset>
+      {view === 'week' && (
+        <div class="row">
+          <button type="button" class="secondary" onClick={() => onFrom(addDays(from, -7))}>
+            ‹ {t('previousWeek')}
+          </button>
+          <button type="button" class="secondary" onClick={() => onFrom(mondayOf(new Date()))}>
+            {t('today')}
+          </button>
+          <button type="button" class="secondary" onClick={() => onFrom(addDays(from, 7))}>
+            {t('nextWeek')} ›
+          </button>
+        </div>
+      )}
+    </div>
   );
 }
 

@@ -3,6 +3,8 @@ import { ApiError, client, reason, unwrap } from '../api';
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 
+type Confirmation = import('../api').Schemas['AgentConfirmation'];
+
 /** The organization of the request comes in the link (`?org=slug`), whichever organization is picked here. */
 const orgOfLink = () => new URLSearchParams(location.search).get('org') ?? '';
 
@@ -41,31 +43,10 @@ export function ConfirmPage({ id }: { id: string }) {
     );
   }
   const c = q.data;
-  const preview = (c.preview as { data?: unknown } | null)?.data ?? c.preview;
   return (
     <section class="page confirm" aria-labelledby="confirm-title" data-confirmation-status={c.status}>
       <h1 id="confirm-title">{t('confirmTitle')}</h1>
-      <p class="confirm-summary">
-        <strong>{c.summary}</strong>
-      </p>
-      <dl class="confirm-meta">
-        <dt>{t('confirmTool')}</dt>
-        <dd>
-          <code>{c.tool}</code>
-        </dd>
-        <dt>{t('confirmOrg')}</dt>
-        <dd>{org}</dd>
-        <dt>{t('confirmExpires')}</dt>
-        <dd>{dateTime(c.expiresAt)}</dd>
-      </dl>
-      <h2>{t('confirmArguments')}</h2>
-      <pre class="confirm-json">{JSON.stringify(c.arguments, null, 2)}</pre>
-      {preview != null && (
-        <details>
-          <summary>{t('confirmPreview')}</summary>
-          <pre class="confirm-json">{JSON.stringify(preview, null, 2)}</pre>
-        </details>
-      )}
+      <ConfirmationDetails c={c} org={org} />
       {c.status === 'pending' ? (
         <div class="actions">
           <button
@@ -96,5 +77,35 @@ export function ConfirmPage({ id }: { id: string }) {
         </p>
       )}
     </section>
+  );
+}
+
+/** What the agent asks: the summary, the tool, the organization, the expiry, the arguments and its dry run's answer. */
+function ConfirmationDetails({ c, org }: { c: Confirmation; org: string }) {
+  const preview = (c.preview as { data?: unknown } | null)?.data ?? c.preview;
+  return (
+    <>
+      <p class="confirm-summary">
+        <strong>{c.summary}</strong>
+      </p>
+      <dl class="confirm-meta">
+        <dt>{t('confirmTool')}</dt>
+        <dd>
+          <code>{c.tool}</code>
+        </dd>
+        <dt>{t('confirmOrg')}</dt>
+        <dd>{org}</dd>
+        <dt>{t('confirmExpires')}</dt>
+        <dd>{dateTime(c.expiresAt)}</dd>
+      </dl>
+      <h2>{t('confirmArguments')}</h2>
+      <pre class="confirm-json">{JSON.stringify(c.arguments, null, 2)}</pre>
+      {preview != null && (
+        <details>
+          <summary>{t('confirmPreview')}</summary>
+          <pre class="confirm-json">{JSON.stringify(preview, null, 2)}</pre>
+        </details>
+      )}
+    </>
   );
 }

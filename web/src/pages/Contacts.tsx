@@ -24,12 +24,9 @@ interface Activity {
 }
 
 export function ContactsPage({ contactId }: { contactId?: string }) {
-  const qc = useQueryClient();
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
-  const [form, setForm] = useState({ name: '', email: '', phone: '' });
-  const [error, setError] = useState('');
   useEffect(() => {
     const id = setTimeout(() => {
       setQuery(q.trim().length >= 3 ? q.trim() : '');
@@ -52,23 +49,6 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
         }),
       )) as unknown as Page<Contact>,
   });
-  const create = async (e: Event) => {
-    e.preventDefault();
-    setError('');
-    try {
-      const data = Object.fromEntries(Object.entries(form).filter(([, v]) => v.trim() !== ''));
-      const c = (await unwrap(
-        client.POST('/api/contacts', { body: { data } as never }),
-      )) as unknown as Contact;
-      setForm({ name: '', email: '', phone: '' });
-      await qc.invalidateQueries({ queryKey: ['contacts'] });
-      navigate(`/contacts/${c.documentId}`);
-    } catch (err) {
-      setError(reason(err));
-    }
-  };
-  const set = (k: keyof typeof form) => (e: Event) =>
-    setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   const pag = list.data?.meta.pagination;
   return (
     <section class="page split">
@@ -122,32 +102,57 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
             </button>
           </nav>
         )}
-        {canWrite() && (
-          <form class="card-form" onSubmit={create} aria-labelledby="new-contact">
-            <h2 id="new-contact">{t('newContact')}</h2>
-            <label>
-              {t('name')}
-              <input name="name" required value={form.name} onInput={set('name')} />
-            </label>
-            <label>
-              {t('email')}
-              <input name="email" type="email" value={form.email} onInput={set('email')} />
-            </label>
-            <label>
-              {t('phone')}
-              <input name="phone" type="tel" value={form.phone} onInput={set('phone')} />
-            </label>
-            {error && (
-              <p role="alert" class="error">
-                {error}
-              </p>
-            )}
-            <button type="submit">{t('create')}</button>
-          </form>
-        )}
+        {canWrite() && <NewContactForm />}
       </div>
       {contactId && <ContactDetail id={contactId} />}
     </section>
+  );
+}
+
+/** The new contact's form; the created contact opens. */
+function NewContactForm() {
+  const qc = useQueryClient();
+  const [form, setForm] = useState({ name: '', email: '', phone: '' });
+  const [error, setError] = useState('');
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      const data = Object.fromEntries(Object.entries(form).filter(([, v]) => v.trim() !== ''));
+      const c = (await unwrap(
+        client.POST('/api/contacts', { body: { data } as never }),
+      )) as unknown as Contact;
+      setForm({ name: '', email: '', phone: '' });
+      await qc.invalidateQueries({ queryKey: ['contacts'] });
+      navigate(`/contacts/${c.documentId}`);
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
+  const set = (k: keyof typeof form) => (e: Event) =>
+    setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  return (
+    <form class="card-form" onSubmit={create} aria-labelledby="new-contact">
+      <h2 id="new-contact">{t('newContact')}</h2>
+      <label>
+        {t('name')}
+        <input name="name" required value={form.name} onInput={set('name')} />
+      </label>
+      <label>
+        {t('email')}
+        <input name="email" type="email" value={form.email} onInput={set('email')} />
+      </label>
+      <label>
+        {t('phone')}
+        <input name="phone" type="tel" value={form.phone} onInput={set('phone')} />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit">{t('create')}</button>
+    </form>
   );
 }
 

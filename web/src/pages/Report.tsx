@@ -90,80 +90,89 @@ export function ReportPage({ boardId }: { boardId: string }) {
           <dd>{closed ? `${Math.round((100 * r.summary.wonCount) / closed)}%` : '—'}</dd>
         </div>
       </dl>
-      <div class="charts">
-        <ChartView
-          label={t('byPhase')}
-          summary={r.phases.map((p) => `${p.name} ${p.count}`).join(', ')}
-          config={{
-            type: 'bar',
-            data: {
-              labels: r.phases.map((p) => p.name),
-              datasets: [
-                { label: t('cards'), data: r.phases.map((p) => p.count), backgroundColor: '#2e7d32' },
-              ],
-            },
-          }}
-        />
-        <ChartView
-          label={t('valueByPhase')}
-          summary={r.phases.map((p) => `${p.name} ${cur(p.value)}`).join(', ')}
-          config={{
-            type: 'bar',
-            data: {
-              labels: r.phases.map((p) => p.name),
-              datasets: [
-                { label: t('value'), data: r.phases.map((p) => p.value), backgroundColor: '#1565c0' },
-              ],
-            },
-          }}
-        />
-        <ChartView
-          label={t('byAssignee')}
-          summary={r.assignees.map((a) => `${a.displayName} ${a.count}`).join(', ')}
-          config={{
-            type: 'bar',
-            data: {
-              labels: r.assignees.map((a) => a.displayName || t('none')),
-              datasets: [
-                { label: t('cards'), data: r.assignees.map((a) => a.count), backgroundColor: '#6a1b9a' },
-              ],
-            },
-            options: { indexAxis: 'y' },
-          }}
-        />
-        <ChartView
-          label={t('createdByDay')}
-          summary={r.createdByDay.map((d) => `${d.date} ${d.count}`).join(', ')}
-          config={{
-            type: 'line',
-            data: {
-              labels: r.createdByDay.map((d) => d.date),
-              datasets: [
-                { label: t('cards'), data: r.createdByDay.map((d) => d.count), borderColor: '#f57c00' },
-              ],
-            },
-          }}
-        />
-      </div>
-      <table class="table">
-        <caption>{t('byPhase')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('phase')}</th>
-            <th scope="col">{t('cards')}</th>
-            <th scope="col">{t('value')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.phases.map((p) => (
-            <tr key={p.phaseId}>
-              <td>{p.name}</td>
-              <td>{p.count}</td>
-              <td>{cur(p.value)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ReportCharts r={r} cur={cur} />
+      <PhaseTable r={r} cur={cur} />
     </section>
+  );
+}
+
+/** The charts, each with a text summary: cards and value by phase, cards by assignee, cards created by day. */
+function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
+  return (
+    <div class="charts">
+      <ChartView
+        label={t('byPhase')}
+        summary={r.phases.map((p) => `${p.name} ${p.count}`).join(', ')}
+        config={{
+          type: 'bar',
+          data: {
+            labels: r.phases.map((p) => p.name),
+            datasets: [{ label: t('cards'), data: r.phases.map((p) => p.count), backgroundColor: '#2e7d32' }],
+          },
+        }}
+      />
+      <ChartView
+        label={t('valueByPhase')}
+        summary={r.phases.map((p) => `${p.name} ${cur(p.value)}`).join(', ')}
+        config={{
+          type: 'bar',
+          data: {
+            labels: r.phases.map((p) => p.name),
+            datasets: [{ label: t('value'), data: r.phases.map((p) => p.value), backgroundColor: '#1565c0' }],
+          },
+        }}
+      />
+      <ChartView
+        label={t('byAssignee')}
+        summary={r.assignees.map((a) => `${a.displayName} ${a.count}`).join(', ')}
+        config={{
+          type: 'bar',
+          data: {
+            labels: r.assignees.map((a) => a.displayName || t('none')),
+            datasets: [
+              { label: t('cards'), data: r.assignees.map((a) => a.count), backgroundColor: '#6a1b9a' },
+            ],
+          },
+          options: { indexAxis: 'y' },
+        }}
+      />
+      <ChartView
+        label={t('createdByDay')}
+        summary={r.createdByDay.map((d) => `${d.date} ${d.count}`).join(', ')}
+        config={{
+          type: 'line',
+          data: {
+            labels: r.createdByDay.map((d) => d.date),
+            datasets: [
+              { label: t('cards'), data: r.createdByDay.map((d) => d.count), borderColor: '#f57c00' },
+            ],
+          },
+        }}
+      />
+    </div>
+  );
+}
+
+function PhaseTable({ r, cur }: { r: Report; cur: (v: number) => string }) {
+  return (
+    <table class="table">
+      <caption>{t('byPhase')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('phase')}</th>
+          <th scope="col">{t('cards')}</th>
+          <th scope="col">{t('value')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {r.phases.map((p) => (
+          <tr key={p.phaseId}>
+            <td>{p.name}</td>
+            <td>{p.count}</td>
+            <td>{cur(p.value)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -111,78 +111,8 @@ function Tokens() {
     <section aria-labelledby="tokens-title" class="settings-block">
       <h2 id="tokens-title">{t('apiTokens')}</h2>
       <p class="muted small">{t('apiTokensText')}</p>
-      {secret && (
-        <div class="ok secret" role="status" data-testid="token-secret">
-          <p>
-            {t('tokenShownOnce')} <strong>{secret.name}</strong>
-          </p>
-          <label>
-            {t('token')}
-            <input
-              readOnly
-              value={secret.token}
-              name="token-secret"
-              onFocus={(e) => (e.target as HTMLInputElement).select()}
-            />
-          </label>
-          <div class="row">
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => void navigator.clipboard?.writeText(secret.token)}
-            >
-              {t('copy')}
-            </button>
-            <button type="button" onClick={() => setSecret(null)}>
-              {t('tokenStored')}
-            </button>
-          </div>
-        </div>
-      )}
-      <table class="table" data-testid="tokens">
-        <thead>
-          <tr>
-            <th scope="col">{t('name')}</th>
-            <th scope="col">{t('prefix')}</th>
-            <th scope="col">{t('scopes')}</th>
-            <th scope="col">{t('expires')}</th>
-            <th scope="col">{t('lastUsed')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.data?.map((tok) => (
-            <tr key={tok.documentId} data-token-id={tok.documentId}>
-              <td>{tok.name}</td>
-              <td>
-                <code>{tok.prefix}…</code>
-              </td>
-              <td class="small">{tok.scopes?.join(', ') ?? t('allOfRole')}</td>
-              <td>{date(tok.expiresAt)}</td>
-              <td>{tok.lastUsedAt ? dateTime(tok.lastUsedAt) : '—'}</td>
-              <td>
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => revoke(tok)}
-                  aria-label={`${t('revoke')} ${tok.name}`}
-                >
-                  {t('revoke')}
-                </button>
-              </td>
-            </tr>
-          ))}
-          {list.data?.length === 0 && (
-            <tr>
-              <td colSpan={6} class="muted">
-                {t('noItems')}
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+      {secret && <TokenSecret secret={secret} onStored={() => setSecret(null)} />}
+      <TokenTable tokens={list.data} onRevoke={revoke} />
       <form class="card-form" onSubmit={create} aria-labelledby="new-token-title">
         <h3 id="new-token-title">{t('newToken')}</h3>
         <div class="row">
@@ -212,31 +142,7 @@ function Tokens() {
             </select>
           </label>
         </div>
-        <details>
-          <summary>{t('scopes')}</summary>
-          <p class="muted small">{t('scopesText')}</p>
-          <div class="scopes">
-            {AREAS.map((a) => (
-              <label key={a}>
-                {a}
-                <select
-                  name={`scope-${a}`}
-                  value={scopes[a] ?? ''}
-                  onChange={(e) =>
-                    setScopes({
-                      ...scopes,
-                      [a]: (e.target as HTMLSelectElement).value as '' | 'read' | 'write',
-                    })
-                  }
-                >
-                  <option value="">—</option>
-                  <option value="read">{t('read')}</option>
-                  <option value="write">{t('write')}</option>
-                </select>
-              </label>
-            ))}
-          </div>
-        </details>
+        <ScopePicker scopes={scopes} onChange={setScopes} />
         {error && (
           <p role="alert" class="error">
             {error}
@@ -248,13 +154,139 @@ function Tokens() {
   );
 }
 
+/** A new token's secret, shown this once: copied or stored, then dismissed. */
+function TokenSecret({
+  secret,
+  onStored,
+}: {
+  secret: { name: string; token: string };
+  onStored: () => void;
+}) {
+  return (
+    <div class="ok secret" role="status" data-testid="token-secret">
+      <p>
+        {t('tokenShownOnce')} <strong>{secret.name}</strong>
+      </p>
+      <label>
+        {t('token')}
+        <input
+          readOnly
+          value={secret.token}
+          name="token-secret"
+          onFocus={(e) => (e.target as HTMLInputElement).select()}
+        />
+      </label>
+      <div class="row">
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => void navigator.clipboard?.writeText(secret.token)}
+        >
+          {t('copy')}
+        </button>
+        <button type="button" onClick={onStored}>
+          {t('tokenStored')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function TokenTable({ tokens, onRevoke }: { tokens?: Token[]; onRevoke: (tok: Token) => void }) {
+  return (
+    <table class="table" data-testid="tokens">
+      <thead>
+        <tr>
+          <th scope="col">{t('name')}</th>
+          <th scope="col">{t('prefix')}</th>
+          <th scope="col">{t('scopes')}</th>
+          <th scope="col">{t('expires')}</th>
+          <th scope="col">{t('lastUsed')}</th>
+          <th scope="col">
+            <span class="sr-only">{t('actions')}</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {tokens?.map((tok) => (
+          <tr key={tok.documentId} data-token-id={tok.documentId}>
+            <td>{tok.name}</td>
+            <td>
+              <code>{tok.prefix}…</code>
+            </td>
+            <td class="small">{tok.scopes?.join(', ') ?? t('allOfRole')}</td>
+            <td>{date(tok.expiresAt)}</td>
+            <td>{tok.lastUsedAt ? dateTime(tok.lastUsedAt) : '—'}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                onClick={() => onRevoke(tok)}
+                aria-label={`${t('revoke')} ${tok.name}`}
+              >
+                {t('revoke')}
+              </button>
+            </td>
+          </tr>
+        ))}
+        {tokens?.length === 0 && (
+          <tr>
+            <td colSpan={6} class="muted">
+              {t('noItems')}
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/** A new token's scopes: none, read or write per area (none picked: all of the person's role). */
+function ScopePicker(props: {
+  scopes: Record<string, '' | 'read' | 'write'>;
+  onChange: (scopes: Record<string, '' | 'read' | 'write'>) => void;
+}) {
+  const { scopes } = props;
+  return (
+    <details>
+      <summary>{t('scopes')}</summary>
+      <p class="muted small">{t('scopesText')}</p>
+      <div class="scopes">
+        {AREAS.map((a) => (
+          <label key={a}>
+            {a}
+            <select
+              name={`scope-${a}`}
+              value={scopes[a] ?? ''}
+              onChange={(e) =>
+                props.onChange({
+                  ...scopes,
+                  [a]: (e.target as HTMLSelectElement).value as '' | 'read' | 'write',
+                })
+              }
+            >
+              <option value="">—</option>
+              <option value="read">{t('read')}</option>
+              <option value="write">{t('write')}</option>
+            </select>
+          </label>
+        ))}
+      </div>
+    </details>
+  );
+}
+
+/** One membership or invitation change; says what went wrong, or `ok`; true when done. */
+type Run = (
+  call: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+  ok?: string,
+) => Promise<boolean>;
+
 function Members() {
   const qc = useQueryClient();
   const s = getSession()!;
   const role = s.org?.role ?? 'viewer';
   const admin = role === 'owner' || role === 'admin';
-  const [email, setEmail] = useState('');
-  const [inviteRole, setInviteRole] = useState<Role>('member');
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const members = useQuery({
     queryKey: ['memberships'],
@@ -275,10 +307,7 @@ function Members() {
         )
       ).data as Invitation[],
   });
-  const run = async (
-    call: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
-    ok?: string,
-  ) => {
+  const run: Run = async (call, ok) => {
     setStatus(null);
     try {
       await unwrap(call());
@@ -292,16 +321,6 @@ function Members() {
       setStatus({ kind: 'error', text: reason(err) });
       return false;
     }
-  };
-  const invite = async (e: Event) => {
-    e.preventDefault();
-    if (
-      await run(
-        () => client.POST('/api/memberships', { body: { data: { email, role: inviteRole } } }),
-        t('invited'),
-      )
-    )
-      setEmail('');
   };
   // Owners give and take the owner role; admins the others (the service decides and says why it refuses).
   const assignable = ROLES.filter((r) => r !== 'owner' || role === 'owner');
@@ -321,63 +340,16 @@ function Members() {
           </tr>
         </thead>
         <tbody>
-          {members.data?.map((m) => {
-            const self = m.user.email === s.user.email;
-            return (
-              <tr key={m.documentId} data-membership-id={m.documentId}>
-                <td>{m.user.username}</td>
-                <td>{m.user.email}</td>
-                <td>
-                  {admin && (m.role !== 'owner' || role === 'owner') ? (
-                    <label>
-                      <span class="sr-only">
-                        {t('role')} {m.user.username}
-                      </span>
-                      <select
-                        name="member-role"
-                        value={m.role}
-                        onChange={(e) =>
-                          run(
-                            () =>
-                              client.PUT('/api/memberships/{id}', {
-                                params: { path: { id: m.documentId } },
-                                body: { data: { role: (e.target as HTMLSelectElement).value as Role } },
-                              }),
-                            t('saved'),
-                          )
-                        }
-                      >
-                        {assignable.map((r) => (
-                          <option key={r} value={r}>
-                            {roleLabel(r)}
-                          </option>
-                        ))}
-                      </select>
-                    </label>
-                  ) : (
-                    roleLabel(m.role)
-                  )}
-                </td>
-                <td>
-                  {admin && !self && (m.role !== 'owner' || role === 'owner') && (
-                    <button
-                      type="button"
-                      class="link"
-                      aria-label={`${t('removeMember')} ${m.user.username}`}
-                      onClick={() =>
-                        confirm(`${t('removeMember')} ${m.user.username}?`) &&
-                        run(() =>
-                          client.DELETE('/api/memberships/{id}', { params: { path: { id: m.documentId } } }),
-                        )
-                      }
-                    >
-                      {t('removeMember')}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
+          {members.data?.map((m) => (
+            <MemberRow
+              key={m.documentId}
+              m={m}
+              manageable={admin && (m.role !== 'owner' || role === 'owner')}
+              self={m.user.email === s.user.email}
+              assignable={assignable}
+              run={run}
+            />
+          ))}
         </tbody>
       </table>
       {status && (
@@ -388,87 +360,168 @@ function Members() {
       {admin && (
         <>
           <h3>{t('invitations')}</h3>
-          <table class="table" data-testid="invitations">
-            <thead>
-              <tr>
-                <th scope="col">{t('email')}</th>
-                <th scope="col">{t('role')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('expires')}</th>
-                <th scope="col">
-                  <span class="sr-only">{t('actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data?.map((inv) => (
-                <tr key={inv.documentId}>
-                  <td>{inv.email}</td>
-                  <td>{roleLabel(inv.role)}</td>
-                  <td>{inv.status}</td>
-                  <td>{date(inv.expiresAt)}</td>
-                  <td>
-                    {inv.status === 'pending' && (
-                      <button
-                        type="button"
-                        class="link"
-                        aria-label={`${t('revoke')} ${inv.email}`}
-                        onClick={() =>
-                          run(() =>
-                            client.DELETE('/api/invitations/{id}', {
-                              params: { path: { id: inv.documentId } },
-                            }),
-                          )
-                        }
-                      >
-                        {t('revoke')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-              {invitations.data?.length === 0 && (
-                <tr>
-                  <td colSpan={5} class="muted">
-                    {t('noItems')}
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-          <form class="card-form" onSubmit={invite} aria-labelledby="invite-title" data-testid="invite-form">
-            <h3 id="invite-title">{t('inviteMember')}</h3>
-            <div class="row">
-              <label>
-                {t('email')}
-                <input
-                  name="invite-email"
-                  type="email"
-                  required
-                  value={email}
-                  onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
-                />
-              </label>
-              <label>
-                {t('role')}
-                <select
-                  name="invite-role"
-                  value={inviteRole}
-                  onChange={(e) => setInviteRole((e.target as HTMLSelectElement).value as Role)}
-                >
-                  {assignable.map((r) => (
-                    <option key={r} value={r}>
-                      {roleLabel(r)}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <button type="submit">{t('invite')}</button>
-            </div>
-          </form>
+          <InvitationTable invitations={invitations.data} run={run} />
+          <InviteForm assignable={assignable} run={run} />
         </>
       )}
       {!admin && <p class="muted small">{t('membersReadOnly')}</p>}
     </section>
+  );
+}
+
+/** A member: its role, changed by an admin (an owner's, by an owner), and its removal (never one's own). */
+function MemberRow(props: { m: Member; manageable: boolean; self: boolean; assignable: Role[]; run: Run }) {
+  const { m, run } = props;
+  return (
+    <tr data-membership-id={m.documentId}>
+      <td>{m.user.username}</td>
+      <td>{m.user.email}</td>
+      <td>
+        {props.manageable ? (
+          <label>
+            <span class="sr-only">
+              {t('role')} {m.user.username}
+            </span>
+            <select
+              name="member-role"
+              value={m.role}
+              onChange={(e) =>
+                run(
+                  () =>
+                    client.PUT('/api/memberships/{id}', {
+                      params: { path: { id: m.documentId } },
+                      body: { data: { role: (e.target as HTMLSelectElement).value as Role } },
+                    }),
+                  t('saved'),
+                )
+              }
+            >
+              {props.assignable.map((r) => (
+                <option key={r} value={r}>
+                  {roleLabel(r)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          roleLabel(m.role)
+        )}
+      </td>
+      <td>
+        {props.manageable && !props.self && (
+          <button
+            type="button"
+            class="link"
+            aria-label={`${t('removeMember')} ${m.user.username}`}
+            onClick={() =>
+              confirm(`${t('removeMember')} ${m.user.username}?`) &&
+              run(() => client.DELETE('/api/memberships/{id}', { params: { path: { id: m.documentId } } }))
+            }
+          >
+            {t('removeMember')}
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function InvitationTable({ invitations, run }: { invitations?: Invitation[]; run: Run }) {
+  return (
+    <table class="table" data-testid="invitations">
+      <thead>
+        <tr>
+          <th scope="col">{t('email')}</th>
+          <th scope="col">{t('role')}</th>
+          <th scope="col">{t('status')}</th>
+          <th scope="col">{t('expires')}</th>
+          <th scope="col">
+            <span class="sr-only">{t('actions')}</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {invitations?.map((inv) => (
+          <tr key={inv.documentId}>
+            <td>{inv.email}</td>
+            <td>{roleLabel(inv.role)}</td>
+            <td>{inv.status}</td>
+            <td>{date(inv.expiresAt)}</td>
+            <td>
+              {inv.status === 'pending' && (
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`${t('revoke')} ${inv.email}`}
+                  onClick={() =>
+                    run(() =>
+                      client.DELETE('/api/invitations/{id}', {
+                        params: { path: { id: inv.documentId } },
+                      }),
+                    )
+                  }
+                >
+                  {t('revoke')}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+        {invitations?.length === 0 && (
+          <tr>
+            <td colSpan={5} class="muted">
+              {t('noItems')}
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function InviteForm({ assignable, run }: { assignable: Role[]; run: Run }) {
+  const [email, setEmail] = useState('');
+  const [inviteRole, setInviteRole] = useState<Role>('member');
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    if (
+      await run(
+        () => client.POST('/api/memberships', { body: { data: { email, role: inviteRole } } }),
+        t('invited'),
+      )
+    )
+      setEmail('');
+  };
+  return (
+    <form class="card-form" onSubmit={invite} aria-labelledby="invite-title" data-testid="invite-form">
+      <h3 id="invite-title">{t('inviteMember')}</h3>
+      <div class="row">
+        <label>
+          {t('email')}
+          <input
+            name="invite-email"
+            type="email"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          {t('role')}
+          <select
+            name="invite-role"
+            value={inviteRole}
+            onChange={(e) => setInviteRole((e.target as HTMLSelectElement).value as Role)}
+          >
+            {assignable.map((r) => (
+              <option key={r} value={r}>
+                {roleLabel(r)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">{t('invite')}</button>
+      </div>
+    </form>
   );
 }
