@@ -174,6 +174,53 @@ async function finish(
   await unlink(importFilePath(config, job.organizationId, job.documentId)).catch(() => {});
 }
 
+/** The job, marked running unless it already is; null when it is gone or already finished. */
+async function markRunning(db: Database, orgId: number, importId: number) {
+  return db.tenantTransaction(orgId, async (tx) => {
+    const row = await lockJob(tx, orgId, importId);
+    if (!row || finished(row.status)) return null;
+    if (row.status === 'running') return row;
+    const [updated] = await tx
+      .update(importJobs)
+      .set({ status: 'running', startedAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(importJobs.organizationId, orgId), eq(importJobs.id, importId)))
+      .returning();
+    return updated as ImportJobRow;
+  });
+}
+
+/**
+ * The first run's checkpoint past the header, with the delimiter it used (kept for the resumed runs); null when
+ * another run stored it first (this one is superseded).
+ */
+async function checkpointPastHeader(
+  db: Database,
+  orgId: number,
+  importId: number,
+  first: { byteOffset: number; line: number; delimiter: string },
+): Promise<ImportJobRow | null> {
+  return db
+    .tenantTransaction(orgId, async (tx) => {
+      const [row] = await tx
+        .update(importJobs)
+        .set({ ...first, updatedAt: new Date() })
+        .where(
+          and(
+            eq(importJobs.organizationId, orgId),
+            eq(importJobs.id, importId),
+            eq(importJobs.byteOffset, 0),
+          ),
+        )
+        .returning();
+      if (!row) throw new Superseded();
+      return row as ImportJobRow;
+    })
+    .catch((err) => {
+      if (err instanceof Superseded) return null;
+      throw err;
+    });
+}
+
 /** The delimiter of the header line: the one of `; tab ,` that splits it the most (as the synchronous import). */
 async function detectDelimiter(path: string, chosen: string | undefined): Promise<string> {
   if (chosen === 'tab') return '\t';
@@ -223,36 +270,17 @@ async function readHeader(path: string, delimiter: string) {
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * One run of an import job (the queue's handler): resumes from the checkpoint and goes on until the file ends
- * (done), the slice ends (a continuation is queued), the job is cancelled or superseded, or a whole-import
- * error (failed). Errors of the database itself are thrown: the job is retried and resumes.
+ * What a run needs before its batches: the creator's context, the file's delimiter and header, the kind's state.
+ * Null when the import cannot go on (its creator left, its file is gone, malformed or empty, the kind refuses its
+ * header or options): the job is then finished as failed.
  */
-export async function runImportJob<S>(
-  deps: RunDeps,
-  kind: ImportKind<S>,
-  data: ImportJobData,
-  opts: RunOptions = {},
-): Promise<'done' | 'failed' | 'continued' | 'stopped'> {
+async function openRun<S>(deps: RunDeps, kind: ImportKind<S>, orgId: number, job: ImportJobRow) {
   const { db, config } = deps;
-  const { orgId, importId } = data;
-  const began = Date.now();
-  let job = await db.tenantTransaction(orgId, async (tx) => {
-    const row = await lockJob(tx, orgId, importId);
-    if (!row || finished(row.status)) return null;
-    if (row.status === 'running') return row;
-    const [updated] = await tx
-      .update(importJobs)
-      .set({ status: 'running', startedAt: new Date(), updatedAt: new Date() })
-      .where(and(eq(importJobs.organizationId, orgId), eq(importJobs.id, importId)))
-      .returning();
-    return updated as ImportJobRow;
-  });
-  if (!job) return 'stopped';
   const path = importFilePath(config, orgId, job.documentId);
   const ctx = await creatorContext(db, orgId, job.createdByMembershipId);
   if (!ctx) {
     await finish(db, config, job, 'failed', 'the member who started the import is no longer a member');
-    return 'failed';
+    return null;
   }
   let delimiter: string;
   let head: Awaited<ReturnType<typeof readHeader>>;
@@ -268,44 +296,50 @@ export async function runImportJob<S>(
       'failed',
       gone ? 'the uploaded file is gone' : `Malformed CSV: ${message(err)}`,
     );
-    return 'failed';
+    return null;
   }
   if (!head) {
     await finish(db, config, job, 'failed', 'The CSV is empty: expected a header row');
-    return 'failed';
+    return null;
   }
   let state: S;
   try {
-    const current = job;
-    state = await db.tenantTransaction(orgId, (tx) => kind.prepare(tx, ctx, current, head.header));
+    state = await db.tenantTransaction(orgId, (tx) => kind.prepare(tx, ctx, job, head.header));
   } catch (err) {
     if (!isClientError(err)) throw err;
     await finish(db, config, job, 'failed', describe(err));
-    return 'failed';
+    return null;
   }
+  return { ctx, path, delimiter, head, state };
+}
+
+/**
+ * One run of an import job (the queue's handler): resumes from the checkpoint and goes on until the file ends
+ * (done), the slice ends (a continuation is queued), the job is cancelled or superseded, or a whole-import
+ * error (failed). Errors of the database itself are thrown: the job is retried and resumes.
+ */
+export async function runImportJob<S>(
+  deps: RunDeps,
+  kind: ImportKind<S>,
+  data: ImportJobData,
+  opts: RunOptions = {},
+): Promise<'done' | 'failed' | 'continued' | 'stopped'> {
+  const { db, config } = deps;
+  const { orgId, importId } = data;
+  const began = Date.now();
+  let job = await markRunning(db, orgId, importId);
+  if (!job) return 'stopped';
+  const opened = await openRun(deps, kind, orgId, job);
+  if (!opened) return 'failed';
+  const { ctx, path, delimiter, head, state } = opened;
   if (job.byteOffset === 0) {
-    const first = { byteOffset: head.bytes, line: head.lines, delimiter };
-    job = (await db
-      .tenantTransaction(orgId, async (tx) => {
-        const [row] = await tx
-          .update(importJobs)
-          .set({ ...first, updatedAt: new Date() })
-          .where(
-            and(
-              eq(importJobs.organizationId, orgId),
-              eq(importJobs.id, importId),
-              eq(importJobs.byteOffset, 0),
-            ),
-          )
-          .returning();
-        if (!row) throw new Superseded();
-        return row as ImportJobRow;
-      })
-      .catch((err) => {
-        if (err instanceof Superseded) return null;
-        throw err;
-      })) as ImportJobRow;
-    if (!job) return 'stopped';
+    const past = await checkpointPastHeader(db, orgId, importId, {
+      byteOffset: head.bytes,
+      line: head.lines,
+      delimiter,
+    });
+    if (!past) return 'stopped';
+    job = past;
   }
   const size = opts.batchSize ?? importBatchSize(db);
   const sliceMs = opts.sliceMs ?? SLICE_MS;
