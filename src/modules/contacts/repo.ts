@@ -370,18 +370,10 @@ const bulkColumns: Record<string, string> = {
 };
 
 /**
- * One statement for any number of contacts: updates the selection and writes its timeline entries
- * (contact_updated for plain fields; owner and team entries only where they really changed) and, like a single
- * update, a `contact.updated` event for each contact that really changed, naming the changed fields. The
- * selection is locked first, in id order (findContactsByDocumentIds).
+ * The SET list of a bulk update, the fields its contact_updated entry names, and `changes`: the SQL array of
+ * the API names whose value really moved, for the event.
  */
-export async function bulkUpdateContacts(
-  tx: Tx,
-  orgId: number,
-  actorId: number,
-  where: SQL,
-  change: BulkChange,
-) {
+function bulkUpdateSets(change: BulkChange) {
   const sets: SQL[] = [sql`updated_at = now()`];
   const fields: string[] = [];
   // The event's `changes`: the API names of the columns whose value moved (old row t, new row c).
@@ -419,6 +411,15 @@ export async function bulkUpdateContacts(
   const changes = moved.length
     ? sql`array_remove(array[${sql.join(moved, sql`, `)}], null)`
     : sql`'{}'::text[]`;
+  return { sets, fields, changes };
+}
+
+/**
+ * The `logged` step of a bulk update, which writes its timeline entries: contact_updated naming the fields set,
+ * owner and team entries only where they really changed (no step when there is nothing to log).
+ */
+function bulkTimelineStep(orgId: number, actorId: number, change: BulkChange, fields: string[]): SQL {
+  const owner = change.owner;
   const entry = (type: SQL, description: SQL, metadata: SQL, from: SQL, cond: SQL) =>
     sql`select ${orgId}::bigint, ${randomDocumentIdSql}, id, ${type}, ${description}, ${actorId}::bigint, ${metadata} from ${from} where ${cond}`;
   const entries: SQL[] = [];
@@ -452,12 +453,29 @@ export async function bulkUpdateContacts(
         sql`old_team is distinct from new_team`,
       ),
     );
-  const logged = entries.length
+  return entries.length
     ? sql`, logged as (
           insert into ${contactActivities} (organization_id, document_id, contact_id, activity_type, description, actor_id, metadata)
           ${sql.join(entries, sql` union all `)}
           returning 1)`
     : sql``;
+}
+
+/**
+ * One statement for any number of contacts: updates the selection and writes its timeline entries
+ * (contact_updated for plain fields; owner and team entries only where they really changed) and, like a single
+ * update, a `contact.updated` event for each contact that really changed, naming the changed fields. The
+ * selection is locked first, in id order (findContactsByDocumentIds).
+ */
+export async function bulkUpdateContacts(
+  tx: Tx,
+  orgId: number,
+  actorId: number,
+  where: SQL,
+  change: BulkChange,
+) {
+  const { sets, fields, changes } = bulkUpdateSets(change);
+  const logged = bulkTimelineStep(orgId, actorId, change, fields);
   const events = insertEventsSql(
     orgId,
     'contact.updated',
