@@ -47,13 +47,15 @@ function claimHeads(tx: Tx, orgId: number, limit: number) {
 }
 
 type ActorCache = Map<string, Promise<repo.ActorRow | undefined>>;
+/** The result an action armed (`arm`): recorded by the transaction of its card or task change, at its commit. */
+type OnCommit = { hook: ((tx: Tx) => Promise<void>) | null };
 
 /** The automation's admin as a request context: the actions pass the same checks as that person's API calls. */
 async function actorContext(
   deps: Pick<WorkerDeps, 'db'>,
   orgId: number,
   membershipId: number,
-  onCommit: { hook: ((tx: Tx) => Promise<void>) | null },
+  onCommit: OnCommit,
   actors: ActorCache,
 ): Promise<TenantContext | string> {
   // Read once per pass of the runner (runDue) per organization and admin: a pass lasts seconds.
@@ -99,6 +101,49 @@ interface RunEnd {
 }
 
 /**
+ * What a run needs before its actions, or how it ends without them: failed when its admin can no longer act for
+ * it or its http_request header values cannot be opened.
+ */
+async function prepareRun(
+  deps: RunnerDeps,
+  actionsOf: (a: AutomationRow) => Action[],
+  orgId: number,
+  run: RunRow,
+  automation: AutomationRow,
+  onCommit: OnCommit,
+  actors: ActorCache,
+): Promise<RunEnd | { ctx: TenantContext; actions: Action[] }> {
+  const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit, actors);
+  if (typeof ctx === 'string') return { id: run.id, status: 'failed', message: ctx };
+  try {
+    return { ctx, actions: actionsOf(automation) };
+  } catch {
+    // Sealed for another automation (a copied row) or under a key the service no longer has.
+    return {
+      id: run.id,
+      status: 'failed',
+      message: 'the http_request header values cannot be opened: save them again',
+    };
+  }
+}
+
+/** An action's result in a transaction of its own, over the outcome its reserved send left if there is one. */
+function recordResult(
+  db: RunnerDeps['db'],
+  orgId: number,
+  runId: number,
+  index: number,
+  result: ActionResult,
+  reserved: boolean,
+) {
+  return db.tenantTransaction(orgId, (tx) =>
+    reserved
+      ? repo.setRunResult(tx, orgId, runId, index, result)
+      : repo.appendRunResult(tx, orgId, runId, index, result),
+  );
+}
+
+/**
  * Runs one claimed run's remaining actions; returns how it ended, or undefined when it waits for a retry (recorded
  * here; later runs of its record wait too).
  */
@@ -114,20 +159,10 @@ async function execute(
 ): Promise<RunEnd | undefined> {
   const { db } = deps;
   if (!automation?.enabled) return { id: run.id, status: 'skipped', message: 'the automation is disabled' };
-  const onCommit: { hook: ((tx: Tx) => Promise<void>) | null } = { hook: null };
-  const ctx = await actorContext(deps, orgId, automation.actorMembershipId, onCommit, actors);
-  if (typeof ctx === 'string') return { id: run.id, status: 'failed', message: ctx };
-  let actions: Action[];
-  try {
-    actions = actionsOf(automation);
-  } catch {
-    // Sealed for another automation (a copied row) or under a key the service no longer has.
-    return {
-      id: run.id,
-      status: 'failed',
-      message: 'the http_request header values cannot be opened: save them again',
-    };
-  }
+  const onCommit: OnCommit = { hook: null };
+  const prepared = await prepareRun(deps, actionsOf, orgId, run, automation, onCommit, actors);
+  if ('status' in prepared) return prepared;
+  const { ctx, actions } = prepared;
   const results = [...(run.results as ActionResult[])];
   const event = run.event as ActionEnv['event'];
   // Recorded with the run's end: a crash before it runs the last action again (an http_request may repeat
@@ -174,12 +209,7 @@ async function execute(
       const ok = { type: a.type, ok: true, message: null, output };
       // The last action's result commits with the run's end (one transaction less per run).
       if (i === actions.length - 1) last = { index: i, result: ok, reserved };
-      else
-        await db.tenantTransaction(orgId, (tx) =>
-          reserved
-            ? repo.setRunResult(tx, orgId, run.id, i, ok)
-            : repo.appendRunResult(tx, orgId, run.id, i, ok),
-        );
+      else await recordResult(db, orgId, run.id, i, ok, reserved);
       results.push({ type: a.type, ok: true, message: null, output });
     } catch (err) {
       onCommit.hook = null;
@@ -200,12 +230,7 @@ async function execute(
       }
       const result = { type: a.type, ok: false, message };
       if (i === actions.length - 1) last = { index: i, result, reserved };
-      else
-        await db.tenantTransaction(orgId, (tx) =>
-          reserved
-            ? repo.setRunResult(tx, orgId, run.id, i, result)
-            : repo.appendRunResult(tx, orgId, run.id, i, result),
-        );
+      else await recordResult(db, orgId, run.id, i, result, reserved);
       results.push(result);
     }
   }
