@@ -1,20 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { paginatedSchema } from '../../platform/http/list-query.js';
-import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import {
-  delivery,
-  deliveryListQuery,
-  subscription,
-  subscriptionCreateInput,
-  subscriptionListQuery,
-  subscriptionUpdateInput,
-  subscriptionWithSecret,
-} from './schema.js';
+import { idParams } from '../../platform/http/schemas.js';
+import { admins, tags } from './route-docs.js';
+import { delivery, deliveryListQuery, subscription, subscriptionListQuery } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Webhooks'];
-const admins = 'BETA: organization admins only.';
+import { registerSubscriptionWriteRoutes } from './subscription-write-routes.js';
 
 export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -47,62 +38,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
     async (req) => service.getSubscription(req.tenant, req.params.id),
   );
 
-  app.post(
-    '/webhook-subscriptions',
-    {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Subscribe a URL to events (the secret is shown once)',
-        description:
-          'BETA: Each event is POSTed as `{ type, timestamp, data }` with the Standard Webhooks headers `webhook-id`, ' +
-          '`webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` keyed with the returned secret; ' +
-          'retried with exponential backoff, in order per subscription; the subscription is disabled after ' +
-          'repeated failures. ' +
-          admins,
-        body: dataBody(subscriptionCreateInput, [
-          {
-            url: 'https://hooks.example.com/crm',
-            events: ['card.created', 'card.phase_changed', 'card.won'],
-          },
-        ]),
-        response: { 201: subscriptionWithSecret },
-      },
-    },
-    async (req, reply) =>
-      reply.code(201).send(await service.createSubscription(deps, req.tenant, req.body.data)),
-  );
-
-  app.put(
-    '/webhook-subscriptions/:id',
-    {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Change a webhook subscription, or enable it again',
-        description: `${admins} \`enabled: true\` re-enables one disabled after repeated failures.`,
-        params: idParams,
-        body: dataBody(subscriptionUpdateInput, [{ enabled: true }]),
-        response: { 200: subscription },
-      },
-    },
-    async (req) => service.updateSubscription(deps, req.tenant, req.params.id, req.body.data),
-  );
-
-  app.delete(
-    '/webhook-subscriptions/:id',
-    {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Delete a webhook subscription and its delivery log',
-        description: admins,
-        params: idParams,
-        response: { 200: deleted },
-      },
-    },
-    async (req) => service.deleteSubscription(req.tenant, req.params.id),
-  );
+  registerSubscriptionWriteRoutes(app, deps);
 
   app.get(
     '/webhook-subscriptions/:id/deliveries',
