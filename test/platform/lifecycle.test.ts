@@ -41,7 +41,8 @@ function start(env: Record<string, string>, dataDir = mkdtempSync(join(tmpdir(),
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const waitFor = async (re: RegExp) => {
-    for (let i = 0; i < 3000 && child.exitCode === null; i++) {
+    // By the clock, not a count of polls: a loaded machine may take minutes to start the process.
+    for (const end = Date.now() + 240_000; Date.now() < end && child.exitCode === null; ) {
       const m = re.exec(out);
       if (m) return m;
       await sleep(20);
