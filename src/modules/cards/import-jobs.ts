@@ -1,4 +1,3 @@
-import { unlink } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,27 +6,23 @@ import type { AppDeps, WorkerDeps } from '../../platform/deps.js';
 import { AppError, type FieldError, validationError } from '../../platform/http/errors.js';
 import {
   acceptCsvUploads,
-  cancelImportJob,
-  createImportJob,
-  getImportJob,
-  importFailuresPage,
-  importFailuresQuery,
+  importFieldOptions,
   importJob,
   importStartQuery,
-  listImportFailures,
-  mergeFieldOptions,
-  receiveCsv,
+  MAX_IMPORT_BYTES,
 } from '../../platform/imports/http.js';
+import { registerImportJobRoutes, startImportJob } from '../../platform/imports/job-routes.js';
 import {
   type ImportJobData,
   type ImportKind,
   type ImportRecord,
-  importFilePath,
   importQueue,
   type RowFailure,
+  type RunDeps,
   type RunOptions,
   runImportJob,
 } from '../../platform/imports/runner.js';
+import { workImportQueue } from '../../platform/imports/worker.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import type { BoardStructure } from '../boards/index.js';
 import { openBoard } from './board-scope.js';
@@ -296,27 +291,16 @@ export const cardImportKind: ImportKind<State> = {
 };
 
 /** The queue's handler (src/modules/cards/registration.ts). */
-export async function registerCardImportWorker(deps: WorkerDeps) {
-  await deps.jobs.work<ImportJobData>(cardImportQueue, async (data) => {
-    await runImportJob(deps, cardImportKind, data);
-  });
-}
+export const registerCardImportWorker = (deps: WorkerDeps) => workImportQueue(deps, cardImportKind);
 
 /** For tests: one run of a job with the test hooks of RunOptions. */
-export const runCardImport = (
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'jobs'>,
-  data: ImportJobData,
-  opts?: RunOptions,
-) => runImportJob(deps, cardImportKind, data, opts);
+export const runCardImport = (deps: RunDeps, data: ImportJobData, opts?: RunOptions) =>
+  runImportJob(deps, cardImportKind, data, opts);
 
 const tags = ['Cards'];
 const boardParams = z.object({ boardId: z.string().min(1).max(64).describe('board documentId') });
 const importParams = boardParams.extend({
   importId: z.string().min(1).max(64).describe('import documentId'),
-});
-const fieldOptions = z.strictObject({
-  delimiter: z.enum([',', ';', 'tab', 'auto']).optional(),
-  mapping: z.record(z.string(), z.string()).optional(),
 });
 
 /** The board, for reading (write: may write cards on it); its internal id. */
@@ -326,7 +310,7 @@ async function boardOf(ctx: TenantContext, boardId: string, write: boolean) {
 
 /** Own scope: multipart and the text/csv parser apply to these routes only. */
 export const cardImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
-  await acceptCsvUploads(app);
+  await acceptCsvUploads(app, MAX_IMPORT_BYTES);
 
   app.post(
     '/boards/:boardId/cards/imports',
@@ -350,100 +334,28 @@ export const cardImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
     },
     async (req, reply) => {
       const board = await boardOf(req.tenant, req.params.boardId, true);
-      const file = await receiveCsv(req, deps.config, req.tenant.orgId);
-      let options: Record<string, unknown>;
-      try {
-        const parsed = fieldOptions.safeParse(mergeFieldOptions({}, file.fields));
-        if (!parsed.success)
-          throw validationError(
-            'Invalid import options',
-            parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
-          );
-        options = { ...req.query, ...parsed.data, board: req.params.boardId };
-      } catch (err) {
-        await unlink(importFilePath(deps.config, req.tenant.orgId, file.documentId)).catch(() => {});
-        throw err;
-      }
-      const job = await createImportJob(req.tenant, deps.jobs, cardImportQueue, deps.config, file, {
+      const job = await startImportJob(req, deps, {
         kind: 'cards',
-        boardId: board,
-        options,
+        queue: cardImportQueue,
+        fieldOptions: importFieldOptions,
+        query: req.query,
+        board: { id: board, documentId: req.params.boardId },
       });
-      deps.jobs.nudge(cardImportQueue);
       return reply.status(202).send(job);
     },
   );
 
-  app.get(
-    '/boards/:boardId/cards/imports/:importId',
-    {
-      config: { scope: 'cards:read' },
-      schema: {
-        tags,
-        operationId: 'getCardImport',
-        summary: 'A background cards import: status, progress, the first failures',
-        description:
-          'status queued|running|done|failed|cancelled; rowsDone (committed), rowsCreated, rowsFailed, bytesDone of ' +
-          'bytesTotal; the first failures with their line and reason (all: `…/failures`).',
-        params: importParams,
-        response: { 200: importJob },
-      },
-    },
-    async (req) => {
-      const board = await boardOf(req.tenant, req.params.boardId, false);
-      return req.tenant.transaction((tx) =>
-        getImportJob(tx, req.tenant.orgId, req.params.importId, 'cards', board),
-      );
-    },
-  );
-
-  app.get(
-    '/boards/:boardId/cards/imports/:importId/failures',
-    {
-      config: { scope: 'cards:read' },
-      schema: {
-        tags,
-        operationId: 'listCardImportFailures',
-        summary: "A background cards import's skipped rows, by row: line, field and reason (paginated)",
-        description:
-          'Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, ' +
-          "the file's line where it ends, the field at fault (null when none) and the reason.",
-        params: importParams,
-        querystring: importFailuresQuery,
-        response: { 200: importFailuresPage },
-      },
-    },
-    async (req) => {
-      const board = await boardOf(req.tenant, req.params.boardId, false);
-      return req.tenant.transaction((tx) =>
-        listImportFailures(tx, req.tenant.orgId, req.params.importId, 'cards', req.query, board),
-      );
-    },
-  );
-
-  app.post(
-    '/boards/:boardId/cards/imports/:importId/cancel',
-    {
-      config: { scope: 'cards:write' },
-      schema: {
-        tags,
-        operationId: 'cancelCardImport',
-        summary: 'Cancel a background cards import (the batches committed stay)',
-        description:
-          'A queued or running import stops after the batch being written (its rows stay written); the stored file ' +
-          'is removed. An import already finished is answered as it is.',
-        params: importParams,
-        response: { 200: importJob },
-      },
-    },
-    async (req) => {
-      const board = await boardOf(req.tenant, req.params.boardId, true);
-      const job = await req.tenant.transaction((tx) =>
-        cancelImportJob(tx, req.tenant.orgId, req.params.importId, 'cards', board),
-      );
-      if (job.status === 'cancelled')
-        await unlink(importFilePath(deps.config, req.tenant.orgId, job.documentId)).catch(() => {});
-      return job;
-    },
-  );
+  registerImportJobRoutes(app, {
+    kind: 'cards',
+    config: deps.config,
+    path: '/boards/:boardId/cards/imports/:importId',
+    params: importParams,
+    tags,
+    operationIds: { get: 'getCardImport', failures: 'listCardImportFailures', cancel: 'cancelCardImport' },
+    updates: false,
+    locate: async (ctx, params, write) => ({
+      importId: params.importId,
+      boardId: await boardOf(ctx, params.boardId, write),
+    }),
+  });
 };

@@ -1,34 +1,29 @@
-import { unlink } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps, WorkerDeps } from '../../platform/deps.js';
-import { AppError, validationError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/http/errors.js';
 import { idParams } from '../../platform/http/schemas.js';
 import {
   acceptCsvUploads,
-  cancelImportJob,
-  createImportJob,
-  getImportJob,
-  importFailuresPage,
-  importFailuresQuery,
+  importFieldOptions,
   importJob,
   importStartQuery,
-  listImportFailures,
-  mergeFieldOptions,
-  receiveCsv,
+  MAX_IMPORT_BYTES,
 } from '../../platform/imports/http.js';
+import { registerImportJobRoutes, startImportJob } from '../../platform/imports/job-routes.js';
 import {
   type BatchOutcome,
   type ImportJobData,
   type ImportKind,
-  importFilePath,
   importQueue,
   type RowFailure,
+  type RunDeps,
   type RunOptions,
   runImportJob,
 } from '../../platform/imports/runner.js';
+import { workImportQueue } from '../../platform/imports/worker.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
   type Lookup,
@@ -69,11 +64,7 @@ const matchBy = z
 
 export const contactImportStartQuery = importStartQuery.extend({ matchBy: matchBy.optional() });
 /** The same options sent as multipart fields (strings; mapping as JSON), over the query string's. */
-const fieldOptions = z.strictObject({
-  delimiter: z.enum([',', ';', 'tab', 'auto']).optional(),
-  mapping: z.record(z.string(), z.string()).optional(),
-  matchBy: matchBy.optional(),
-});
+const fieldOptions = importFieldOptions.extend({ matchBy: matchBy.optional() });
 
 interface State {
   targets: (string | null)[];
@@ -159,24 +150,17 @@ async function writeParsed(
 }
 
 /** The queue's handler (src/modules/contacts/registration.ts). */
-export async function registerContactImportWorker(deps: WorkerDeps) {
-  await deps.jobs.work<ImportJobData>(contactImportQueue, async (data) => {
-    await runImportJob(deps, contactImportKind, data);
-  });
-}
+export const registerContactImportWorker = (deps: WorkerDeps) => workImportQueue(deps, contactImportKind);
 
 /** For tests: one run of a job with the test hooks of RunOptions. */
-export const runContactImport = (
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'jobs'>,
-  data: ImportJobData,
-  opts?: RunOptions,
-) => runImportJob(deps, contactImportKind, data, opts);
+export const runContactImport = (deps: RunDeps, data: ImportJobData, opts?: RunOptions) =>
+  runImportJob(deps, contactImportKind, data, opts);
 
 const tags = ['Contacts'];
 
 /** Own scope: multipart and the text/csv parser apply to these routes only. */
 export const contactImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
-  await acceptCsvUploads(app);
+  await acceptCsvUploads(app, MAX_IMPORT_BYTES);
 
   app.post(
     '/contacts/imports',
@@ -198,93 +182,32 @@ export const contactImportJobRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = 
     },
     async (req, reply) => {
       requireRole(req.tenant, 'member');
-      const file = await receiveCsv(req, deps.config, req.tenant.orgId);
-      let options: z.infer<typeof contactImportStartQuery>;
-      try {
-        const parsed = fieldOptions.safeParse(mergeFieldOptions({}, file.fields));
-        if (!parsed.success)
-          throw validationError(
-            'Invalid import options',
-            parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
-          );
-        options = { ...req.query, ...parsed.data };
-      } catch (err) {
-        await unlink(importFilePath(deps.config, req.tenant.orgId, file.documentId)).catch(() => {});
-        throw err;
-      }
-      const job = await createImportJob(req.tenant, deps.jobs, contactImportQueue, deps.config, file, {
+      const job = await startImportJob(req, deps, {
         kind: 'contacts',
-        options,
+        queue: contactImportQueue,
+        fieldOptions,
+        query: req.query,
       });
-      deps.jobs.nudge(contactImportQueue);
       return reply.status(202).send(job);
     },
   );
 
-  app.get(
-    '/contacts/imports/:id',
-    {
-      config: { scope: 'contacts:read' },
-      schema: {
-        tags,
-        operationId: 'getContactImport',
-        summary: 'A background contacts import: status, progress, the first failures',
-        description:
-          'status queued|running|done|failed|cancelled; rowsDone (committed), rowsCreated, rowsUpdated, rowsFailed, ' +
-          'bytesDone of bytesTotal; the first failures with their line and reason (all: `…/failures`).',
-        params: idParams,
-        response: { 200: importJob },
-      },
+  registerImportJobRoutes(app, {
+    kind: 'contacts',
+    config: deps.config,
+    path: '/contacts/imports/:id',
+    params: idParams,
+    tags,
+    operationIds: {
+      get: 'getContactImport',
+      failures: 'listContactImportFailures',
+      cancel: 'cancelContactImport',
     },
-    async (req) =>
-      req.tenant.transaction((tx) => getImportJob(tx, req.tenant.orgId, req.params.id, 'contacts')),
-  );
-
-  app.get(
-    '/contacts/imports/:id/failures',
-    {
-      config: { scope: 'contacts:read' },
-      schema: {
-        tags,
-        operationId: 'listContactImportFailures',
-        summary: "A background contacts import's skipped rows, by row: line, field and reason (paginated)",
-        description:
-          'Every row the import skipped (up to 10,000 kept; rowsFailed counts all), ordered by row: the data row number, ' +
-          "the file's line where it ends, the field at fault (null when none) and the reason.",
-        params: idParams,
-        querystring: importFailuresQuery,
-        response: { 200: importFailuresPage },
-      },
+    updates: true,
+    // Reading needs no role beyond the scope; cancelling, a member's (as starting).
+    locate: async (ctx, params, write) => {
+      if (write) requireRole(ctx, 'member');
+      return { importId: params.id };
     },
-    async (req) =>
-      req.tenant.transaction((tx) =>
-        listImportFailures(tx, req.tenant.orgId, req.params.id, 'contacts', req.query),
-      ),
-  );
-
-  app.post(
-    '/contacts/imports/:id/cancel',
-    {
-      config: { scope: 'contacts:write' },
-      schema: {
-        tags,
-        operationId: 'cancelContactImport',
-        summary: 'Cancel a background contacts import (the batches committed stay)',
-        description:
-          'A queued or running import stops after the batch being written (its rows stay written); the stored file ' +
-          'is removed. An import already finished is answered as it is.',
-        params: idParams,
-        response: { 200: importJob },
-      },
-    },
-    async (req) => {
-      requireRole(req.tenant, 'member');
-      const job = await req.tenant.transaction((tx) =>
-        cancelImportJob(tx, req.tenant.orgId, req.params.id, 'contacts'),
-      );
-      if (job.status === 'cancelled')
-        await unlink(importFilePath(deps.config, req.tenant.orgId, job.documentId)).catch(() => {});
-      return job;
-    },
-  );
+  });
 };

@@ -22,7 +22,8 @@ import { IMPORT_STATUSES, importJobFailures, importJobs } from './table.js';
 /**
  * The HTTP side of background imports, shared by `POST /contacts/imports` and `POST /boards/{id}/cards/imports`:
  * the body (multipart part `file`, or a text/csv body) is streamed to `<CRM_DATA_DIR>/imports/…` (never held in
- * memory), then the job row and its queue job are written in one transaction (202).
+ * memory), then the job row and its queue job are written in one transaction (202). The synchronous
+ * `POST /contacts/import` reads its upload with the same parts (acceptCsvUploads, csvUpload, parseMappingField).
  */
 
 /** Largest file a background import takes (1,000,000 contacts are ~150 MB). */
@@ -36,24 +37,52 @@ class CsvStream {
   }
 }
 
-/** In the caller's own plugin scope: multipart and the text/csv parser for its routes only. */
-export async function acceptCsvUploads(app: FastifyInstance) {
-  await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
+/** In the caller's own plugin scope: multipart (files up to maxBytes) and the text/csv parser for its routes only. */
+export async function acceptCsvUploads(app: FastifyInstance, maxBytes: number) {
+  await app.register(multipart, { limits: { fileSize: maxBytes, files: 1, fields: 10 } });
   app.addContentTypeParser(['text/csv', 'application/csv'], (_req, payload, done) =>
     done(null, new CsvStream(payload)),
   );
 }
 
-function limited() {
+/** A pass-through that fails (413) past maxBytes: the text/csv body has no other limit. */
+export function byteLimit(maxBytes: number) {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      if (seen > MAX_IMPORT_BYTES)
-        done(new AppError('PayloadTooLargeError', `The CSV is larger than ${MAX_IMPORT_BYTES} bytes`));
+      if (seen > maxBytes)
+        done(new AppError('PayloadTooLargeError', `The CSV is larger than ${maxBytes} bytes`));
       else done(null, chunk);
     },
   });
+}
+
+export interface CsvUpload {
+  stream: NodeJS.ReadableStream;
+  /** Multipart fields sent before the file (options). */
+  fields: Record<string, string>;
+  fileName: string | null;
+  isMultipart: boolean;
+}
+
+/** The request's CSV, not read yet: a text/csv body, or the multipart part `file` and the fields sent before it. */
+export async function csvUpload(req: FastifyRequest): Promise<CsvUpload> {
+  if (req.body instanceof CsvStream)
+    return { stream: req.body.stream, fields: {}, fileName: null, isMultipart: false };
+  if (!req.isMultipart())
+    throw new AppError('UnsupportedMediaTypeError', 'Send the CSV as text/csv or as multipart/form-data');
+  const file = await firstFilePart(req);
+  if (!file)
+    throw validationError('No file', [
+      { path: ['file'], message: 'send the CSV as the multipart part file' },
+    ]);
+  const fields: Record<string, string> = {};
+  for (const [name, part] of Object.entries(file.fields)) {
+    const p = Array.isArray(part) ? part[0] : part;
+    if (p && p.type === 'field' && typeof p.value === 'string') fields[name] = p.value;
+  }
+  return { stream: file.file, fields, fileName: file.filename?.slice(0, 255) || null, isMultipart: true };
 }
 
 export interface ReceivedFile {
@@ -66,26 +95,7 @@ export interface ReceivedFile {
 
 /** Streams the request's CSV to the import's file; the caller then writes the job (or removes the file). */
 export async function receiveCsv(req: FastifyRequest, config: Pick<Config, 'CRM_DATA_DIR'>, orgId: number) {
-  let source: NodeJS.ReadableStream;
-  let fileName: string | null = null;
-  const fields: Record<string, string> = {};
-  const isMultipart = !(req.body instanceof CsvStream);
-  if (req.body instanceof CsvStream) source = req.body.stream;
-  else {
-    if (!req.isMultipart())
-      throw new AppError('UnsupportedMediaTypeError', 'Send the CSV as text/csv or as multipart/form-data');
-    const file = await firstFilePart(req);
-    if (!file)
-      throw validationError('No file', [
-        { path: ['file'], message: 'send the CSV as the multipart part file' },
-      ]);
-    for (const [name, part] of Object.entries(file.fields)) {
-      const p = Array.isArray(part) ? part[0] : part;
-      if (p && p.type === 'field' && typeof p.value === 'string') fields[name] = p.value;
-    }
-    source = file.file;
-    fileName = file.filename?.slice(0, 255) || null;
-  }
+  const { stream: source, fields, fileName, isMultipart } = await csvUpload(req);
   const documentId = newDocumentId();
   const path = importFilePath(config, orgId, documentId);
   await mkdir(dirname(path), { recursive: true });
@@ -94,7 +104,7 @@ export async function receiveCsv(req: FastifyRequest, config: Pick<Config, 'CRM_
   try {
     await pipeline(
       source,
-      limited(),
+      byteLimit(MAX_IMPORT_BYTES),
       new Transform({
         transform(chunk: Buffer, _enc, done) {
           bytes += chunk.length;
@@ -118,30 +128,25 @@ export async function receiveCsv(req: FastifyRequest, config: Pick<Config, 'CRM_
   return { documentId, bytes, fileName, fields } satisfies ReceivedFile;
 }
 
-/** Options given as multipart fields override the query string's; `mapping` is JSON there. */
-export function mergeFieldOptions(query: Record<string, unknown>, fields: Record<string, string>) {
-  const out: Record<string, unknown> = { ...query };
-  for (const [k, v] of Object.entries(fields)) {
-    if (k !== 'mapping') {
-      out[k] = v;
-      continue;
-    }
-    try {
-      const mapping = JSON.parse(v);
-      if (
-        !mapping ||
-        typeof mapping !== 'object' ||
-        Object.values(mapping).some((x) => typeof x !== 'string')
-      )
-        throw new Error('not an object of strings');
-      out.mapping = mapping;
-    } catch {
-      throw validationError('Invalid mapping', [
-        { path: ['mapping'], message: 'a JSON object: CSV header → field' },
-      ]);
-    }
-  }
+/** The options sent as multipart fields (strings), `mapping` parsed from its JSON. */
+export function optionFields(fields: Record<string, string>) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = k === 'mapping' ? parseMappingField(v) : v;
   return out;
+}
+
+/** A `mapping` sent as a multipart field: a JSON object of strings (CSV header → field). */
+export function parseMappingField(value: string): Record<string, string> {
+  try {
+    const mapping = JSON.parse(value);
+    if (!mapping || typeof mapping !== 'object' || Object.values(mapping).some((x) => typeof x !== 'string'))
+      throw new Error('not an object of strings');
+    return mapping;
+  } catch {
+    throw validationError('Invalid mapping', [
+      { path: ['mapping'], message: 'a JSON object: CSV header → field' },
+    ]);
+  }
 }
 
 /**
@@ -214,6 +219,11 @@ export const importJob = z.object({
 
 export const importFailuresPage = paginatedSchema(importFailure);
 export const importFailuresQuery = z.strictObject({ pagination: paginationSchema.optional() });
+/** The start options sent as multipart fields instead (no defaults: they override the query string's). */
+export const importFieldOptions = z.strictObject({
+  delimiter: z.enum([',', ';', 'tab', 'auto']).optional(),
+  mapping: z.record(z.string(), z.string()).optional(),
+});
 export const importStartQuery = z.strictObject({
   delimiter: z.enum([',', ';', 'tab', 'auto']).default('auto'),
   mapping: z
