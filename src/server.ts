@@ -8,6 +8,7 @@ import { startBackupService } from './platform/backup/service.js';
 import { type Database, openDatabase } from './platform/db/client.js';
 import { startMaintenance } from './platform/db/maintenance.js';
 import { migrateDatabase } from './platform/db/migrate.js';
+import { sealLegacyReplays } from './platform/idempotency/seal-legacy.js';
 import { createReadiness, type Readiness } from './platform/lifecycle/readiness.js';
 import { startJobs, type WorkerDeps } from './workers.js';
 
@@ -41,6 +42,7 @@ export async function startServer(
     await migrateDatabase(db, modules);
     // Data upgrades that need the service's secrets (the migrations run without them).
     await sealLegacyHeaders(config, db);
+    await sealLegacyReplays(config, db);
     background = await startJobs(config, db, config.CRM_WORKERS === 'inline');
     app = await buildApp({ config, db, background, readiness });
     // The bookkeeping tables' upkeep runs beside the workers; every API process warns about the settings.

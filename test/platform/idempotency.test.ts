@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { queryRows } from '../../src/platform/db/client.js';
 import { pruneIdempotencyKeys } from '../../src/platform/idempotency/plugin.js';
+import { sealLegacyReplays } from '../../src/platform/idempotency/seal-legacy.js';
 import {
   addMember,
   apiClient,
@@ -516,6 +517,39 @@ describe('secrets shown once', () => {
     expect(JSON.parse(rows[0].response)).toEqual({ $sealed: expect.stringMatching(/^v1\./) });
     expect(rows[0].response).not.toContain(first.body.token);
     expect(rows[0].provisional ?? '').not.toContain(first.body.token);
+  });
+
+  test('the start after an upgrade seals the replay records 0.1.0 kept in clear; a retry still replays the same answer', async () => {
+    const t = await newTenant();
+    const key = unique('k-legacy-');
+    const body = { data: { url: 'https://hooks.example.com/legacy', events: ['card.created'] } };
+    const first = await t.api.post('/webhook-subscriptions', body, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const { db, config } = await getApp();
+    // As 0.1.0 stored it: the answer itself, in clear.
+    await db.system.execute(
+      sql`update idempotency_keys set response_body = ${JSON.stringify(first.body)}::jsonb,
+            provisional_body = ${JSON.stringify(first.body)}::jsonb
+          where user_id = ${t.user.id} and key = ${key}`,
+    );
+    expect(await sealLegacyReplays(config, db)).toBeGreaterThanOrEqual(1);
+    const [row] = await queryRows<{ response: string; provisional: string }>(
+      db.system,
+      sql`select response_body::text as response, provisional_body::text as provisional
+          from idempotency_keys where user_id = ${t.user.id} and key = ${key}`,
+    );
+    expect(JSON.parse(row.response)).toEqual({ $sealed: expect.stringMatching(/^v1\./) });
+    expect(`${row.response}${row.provisional}`).not.toContain(first.body.secret);
+    const again = await t.api.post('/webhook-subscriptions', body, { 'idempotency-key': key });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const [none] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from idempotency_keys where user_id = ${t.user.id} and key = ${key}
+            and not (response_body ? '$sealed' and provisional_body ? '$sealed')`,
+    );
+    expect(none.n).toBe(0);
   });
 
   test('a sealed record opens only for its own user and key (copied onto another key it is refused)', async () => {
