@@ -3,18 +3,16 @@ import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
 import { lazyChannelKit } from '../channels/index.js';
+import { registerMediaHandleRoutes } from './media-handle-routes.js';
+import { tags } from './route-docs.js';
 import {
   channelParams,
-  mediaHandle,
-  mediaHandleInput,
   syncResult,
   templateParams,
   whatsappTemplate,
   whatsappTemplateInput,
 } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Channels'];
 
 export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   const kit = lazyChannelKit(deps.config, deps.db);
@@ -96,23 +94,5 @@ export const templateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (a
     async (req) => service.syncTemplates(req.tenant, await kit(), req.params.channelId),
   );
 
-  app.post(
-    '/chat-channels/:channelId/templates/media-handle',
-    {
-      config: { scope: 'channels:write' },
-      bodyLimit: 23 * 1024 * 1024,
-      schema: {
-        tags,
-        summary: 'Upload a sample file for a template header; answers its media handle (admin)',
-        description:
-          'BETA: a resumable upload to the Meta app of the channel (settings.appId). Types: image/jpeg, image/png (≤ 5 MB), video/mp4, application/pdf (≤ 16 MB).',
-        params: channelParams,
-        body: mediaHandleInput.meta({
-          examples: [{ filename: 'banner.png', mimeType: 'image/png', base64: 'iVBORw0KGgo=' }],
-        }),
-        response: { 200: mediaHandle },
-      },
-    },
-    async (req) => service.uploadMediaHandle(req.tenant, await kit(), req.params.channelId, req.body),
-  );
+  registerMediaHandleRoutes(app, kit);
 };
