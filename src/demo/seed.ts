@@ -124,6 +124,13 @@ export interface SeedResult {
   board: { documentId: string; name: string };
 }
 
+/** A card of the demo funnel with its contact (tasks and the quote refer to both). */
+interface DemoCard {
+  documentId: string;
+  contact: string;
+  title: string;
+}
+
 /**
  * Fills the demo organization (a pt-BR sales funnel with cards, contacts, segments, tasks, products and a
  * quote) unless it is already there. Everything goes through the services with inputs parsed by the API's
@@ -134,47 +141,14 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
   return deps.db.tenantTransaction(org.id, async (tx) => {
     // Serialises two seeds of the same demo (`crm seed-demo` beside a starting `crm serve` on PostgreSQL).
     await lockBoardSlug(tx, org.id, DEMO_BOARD_SLUG);
-    const fields = {
-      orgId: org.id,
-      orgSlug: org.slug,
-      plan: org.plan as Plan,
-      userId: 0,
-      membershipId: 0,
-      membershipDocumentId: '',
-      role: 'owner' as const,
-      scopes: null,
-    };
-    // The seed acts as the demo's first owner (its writes, timeline entries and quote are theirs).
-    const [first] = (
-      await listMemberships(sharedContext(tx, fields), {
-        filters: { role: { $eq: 'owner' } },
-        sort: 'createdAt:asc',
-        pagination: { page: 1, pageSize: 1 },
-      })
-    ).data;
-    const ownerUser = first && (await findUserByEmail(tx, first.user.email));
-    const owner = ownerUser && (await findMembershipByUser(tx, org.id, ownerUser.id));
-    if (!owner) throw new Error('the demo organization has no owner');
-    const ctx = sharedContext(tx, {
-      ...fields,
-      userId: ownerUser.id,
-      membershipId: owner.id,
-      membershipDocumentId: owner.documentId,
-    });
+    const ctx = await firstOwnerContext(tx, org);
     const existing = await listBoards(ctx, { filters: { slug: { $eq: DEMO_BOARD_SLUG } } });
     if (existing.data.length) {
       const b = existing.data[0];
       return { seeded: false, board: { documentId: b.documentId, name: b.name } };
     }
 
-    const members = [owner.documentId];
-    for (const u of users) {
-      const m = await findMembershipByUser(tx, org.id, u.userId);
-      members.push(
-        m?.documentId ??
-          (await addMember(ctx, membershipInput.parse({ email: u.email, role: u.role }))).documentId,
-      );
-    }
+    const members = await ensureMemberships(ctx, tx, users);
     const rand = prng(SEED);
     const people = demoContacts(rand);
     const contactIds: string[] = [];
@@ -182,28 +156,7 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
       const input = contactCreate.parse({ ...c, owner: members[i % members.length] });
       contactIds.push((await createContact(ctx, input)).documentId);
     }
-    await createSegment(
-      ctx,
-      segmentInput.parse({
-        name: 'Clientes em São Paulo',
-        description: 'Contatos com endereço no estado de SP',
-        filters: { logic: 'AND', conditions: [{ field: 'state', op: 'eq', value: 'SP' }] },
-      }),
-    );
-    await createSegment(
-      ctx,
-      segmentInput.parse({
-        name: 'Empresas (PJ)',
-        description: 'Contatos do tipo empresa, com CNPJ',
-        filters: {
-          logic: 'AND',
-          conditions: [
-            { field: 'contact_type', op: 'eq', value: 'empresa' },
-            { field: 'cnpj', op: 'notEmpty' },
-          ],
-        },
-      }),
-    );
+    await createSegments(ctx);
     const board = await createBoard(
       ctx,
       boardCreateInput.parse({
@@ -213,7 +166,7 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
         editors: members.slice(1),
       }),
     );
-    const cardsByPhase: { documentId: string; contact: string; title: string }[][] = [];
+    const cardsByPhase: DemoCard[][] = [];
     for (const [k, phase] of board.phases.entries()) {
       const open = k < 4;
       const deals = demoDeals(rand, people, members.length);
@@ -236,81 +189,164 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
       const cards = created.map((c, i) => ({ ...c, contact: contactIds[deals[i].contactIndex] }));
       cardsByPhase.push(cards);
     }
-    const categories = new Map<string, string>();
-    for (const name of DEMO_CATEGORIES)
-      categories.set(name, (await createCategory(ctx, categoryInput.parse({ name }))).documentId);
-    const products = new Map<string, string>();
-    for (const p of DEMO_PRODUCTS) {
-      const row = await createProduct(
-        ctx,
-        productInput.parse({
-          name: p.name,
-          sku: p.sku,
-          price: p.price,
-          unit: p.unit,
-          category: categories.get(p.category),
-        }),
-      );
-      products.set(p.sku, row.documentId);
-    }
+    const products = await createCatalog(ctx);
+    await createTasks(deps, ctx, members, cardsByPhase);
+    // Quotes are a plan feature: a demo on a plan without it (an operator's choice) gets the rest.
+    if (planFeatures[ctx.plan].includes('quotes')) await createQuoteFor(ctx, cardsByPhase[2][0], products);
+    return { seeded: true, board: { documentId: board.documentId, name: board.name } };
+  });
+}
 
-    const [qualifying, proposing, negotiating] = [cardsByPhase[1], cardsByPhase[2], cardsByPhase[3]];
-    const tasks = [
-      { name: 'Ligar para apresentar a proposta', card: proposing[0], due: 1, type: 'follow-up' },
-      { name: 'Enviar proposta revisada', card: proposing[1], due: -2, type: 'action', priority: 'high' },
-      { name: 'Agendar reunião com o decisor', card: negotiating[0], due: 3, type: 'action' },
-      { name: 'Confirmar orçamento', card: qualifying[0], due: -1, type: 'follow-up', status: 'in-progress' },
-      { name: 'Registrar ata da reunião', card: negotiating[1], due: -5, type: 'other', status: 'completed' },
-    ] as const;
-    for (const [i, t] of tasks.entries()) {
-      await createTask(
-        deps,
-        ctx,
-        taskInput.parse({
-          name: t.name,
-          type: t.type,
-          card: t.card.documentId,
-          dueDate: day(t.due, 13).toISOString(),
-          assignees: [members[i % members.length]],
-          ...('priority' in t ? { priority: t.priority } : {}),
-          ...('status' in t ? { taskStatus: t.status } : {}),
-        }),
-      );
-    }
+/** The seed acts as the demo's first owner (its writes, timeline entries and quote are theirs). */
+async function firstOwnerContext(tx: Tx, org: DemoOrg): Promise<TenantContext> {
+  const fields = {
+    orgId: org.id,
+    orgSlug: org.slug,
+    plan: org.plan as Plan,
+    userId: 0,
+    membershipId: 0,
+    membershipDocumentId: '',
+    role: 'owner' as const,
+    scopes: null,
+  };
+  const [first] = (
+    await listMemberships(sharedContext(tx, fields), {
+      filters: { role: { $eq: 'owner' } },
+      sort: 'createdAt:asc',
+      pagination: { page: 1, pageSize: 1 },
+    })
+  ).data;
+  const ownerUser = first && (await findUserByEmail(tx, first.user.email));
+  const owner = ownerUser && (await findMembershipByUser(tx, org.id, ownerUser.id));
+  if (!owner) throw new Error('the demo organization has no owner');
+  return sharedContext(tx, {
+    ...fields,
+    userId: ownerUser.id,
+    membershipId: owner.id,
+    membershipDocumentId: owner.documentId,
+  });
+}
+
+/** The memberships' documentIds, the seed's owner first; the demo members join unless they already are members. */
+async function ensureMemberships(
+  ctx: TenantContext,
+  tx: Tx,
+  users: Awaited<ReturnType<typeof ensureMemberUsers>>,
+): Promise<string[]> {
+  const members = [ctx.membershipDocumentId];
+  for (const u of users) {
+    const m = await findMembershipByUser(tx, ctx.orgId, u.userId);
+    members.push(
+      m?.documentId ??
+        (await addMember(ctx, membershipInput.parse({ email: u.email, role: u.role }))).documentId,
+    );
+  }
+  return members;
+}
+
+async function createSegments(ctx: TenantContext) {
+  await createSegment(
+    ctx,
+    segmentInput.parse({
+      name: 'Clientes em São Paulo',
+      description: 'Contatos com endereço no estado de SP',
+      filters: { logic: 'AND', conditions: [{ field: 'state', op: 'eq', value: 'SP' }] },
+    }),
+  );
+  await createSegment(
+    ctx,
+    segmentInput.parse({
+      name: 'Empresas (PJ)',
+      description: 'Contatos do tipo empresa, com CNPJ',
+      filters: {
+        logic: 'AND',
+        conditions: [
+          { field: 'contact_type', op: 'eq', value: 'empresa' },
+          { field: 'cnpj', op: 'notEmpty' },
+        ],
+      },
+    }),
+  );
+}
+
+/** The product categories and products; answers the products' documentIds by SKU. */
+async function createCatalog(ctx: TenantContext): Promise<Map<string, string>> {
+  const categories = new Map<string, string>();
+  for (const name of DEMO_CATEGORIES)
+    categories.set(name, (await createCategory(ctx, categoryInput.parse({ name }))).documentId);
+  const products = new Map<string, string>();
+  for (const p of DEMO_PRODUCTS) {
+    const row = await createProduct(
+      ctx,
+      productInput.parse({
+        name: p.name,
+        sku: p.sku,
+        price: p.price,
+        unit: p.unit,
+        category: categories.get(p.category),
+      }),
+    );
+    products.set(p.sku, row.documentId);
+  }
+  return products;
+}
+
+/** Tasks on the open deals (some late, one in progress, one done) and the team's weekly funnel review. */
+async function createTasks(deps: AppDeps, ctx: TenantContext, members: string[], cardsByPhase: DemoCard[][]) {
+  const [qualifying, proposing, negotiating] = [cardsByPhase[1], cardsByPhase[2], cardsByPhase[3]];
+  const tasks = [
+    { name: 'Ligar para apresentar a proposta', card: proposing[0], due: 1, type: 'follow-up' },
+    { name: 'Enviar proposta revisada', card: proposing[1], due: -2, type: 'action', priority: 'high' },
+    { name: 'Agendar reunião com o decisor', card: negotiating[0], due: 3, type: 'action' },
+    { name: 'Confirmar orçamento', card: qualifying[0], due: -1, type: 'follow-up', status: 'in-progress' },
+    { name: 'Registrar ata da reunião', card: negotiating[1], due: -5, type: 'other', status: 'completed' },
+  ] as const;
+  for (const [i, t] of tasks.entries()) {
     await createTask(
       deps,
       ctx,
       taskInput.parse({
-        name: 'Revisão semanal do funil',
-        description: '<p>Revisar os negócios parados e os atrasados com a equipe.</p>',
-        type: 'reminder',
-        dueDate: day(((8 - new Date().getUTCDay()) % 7) + 1, 12).toISOString(), // next Monday 12:00 UTC
-        assignees: members,
-        recurrence: 'weekly',
-        recurrenceInterval: 1,
+        name: t.name,
+        type: t.type,
+        card: t.card.documentId,
+        dueDate: day(t.due, 13).toISOString(),
+        assignees: [members[i % members.length]],
+        ...('priority' in t ? { priority: t.priority } : {}),
+        ...('status' in t ? { taskStatus: t.status } : {}),
       }),
     );
+  }
+  await createTask(
+    deps,
+    ctx,
+    taskInput.parse({
+      name: 'Revisão semanal do funil',
+      description: '<p>Revisar os negócios parados e os atrasados com a equipe.</p>',
+      type: 'reminder',
+      dueDate: day(((8 - new Date().getUTCDay()) % 7) + 1, 12).toISOString(), // next Monday 12:00 UTC
+      assignees: members,
+      recurrence: 'weekly',
+      recurrenceInterval: 1,
+    }),
+  );
+}
 
-    // Quotes are a plan feature: a demo on a plan without it (an operator's choice) gets the rest.
-    if (planFeatures[ctx.plan].includes('quotes')) {
-      const card = proposing[0];
-      await createQuote(
-        ctx,
-        quoteInput.parse({
-          title: `Proposta comercial — ${card.title}`,
-          status: 'sent',
-          validUntil: isoDate(day(15)),
-          notes: 'Valores em reais. Pagamento em até 30 dias após a assinatura.',
-          card: card.documentId,
-          contact: card.contact,
-          items: [
-            { product: products.get('CRM-PRO'), quantity: 1 },
-            { product: products.get('CRM-USER'), quantity: 10, discount: 10 },
-            { product: products.get('IMPL-H'), quantity: 20 },
-          ],
-        }),
-      );
-    }
-    return { seeded: true, board: { documentId: board.documentId, name: board.name } };
-  });
+/** A sent quote for a deal in the proposal phase, with items of the catalog. */
+async function createQuoteFor(ctx: TenantContext, card: DemoCard, products: Map<string, string>) {
+  await createQuote(
+    ctx,
+    quoteInput.parse({
+      title: `Proposta comercial — ${card.title}`,
+      status: 'sent',
+      validUntil: isoDate(day(15)),
+      notes: 'Valores em reais. Pagamento em até 30 dias após a assinatura.',
+      card: card.documentId,
+      contact: card.contact,
+      items: [
+        { product: products.get('CRM-PRO'), quantity: 1 },
+        { product: products.get('CRM-USER'), quantity: 10, discount: 10 },
+        { product: products.get('IMPL-H'), quantity: 20 },
+      ],
+    }),
+  );
 }
