@@ -1,17 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
-import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import {
-  membership,
-  membershipUpdate,
-  organization,
-  organizationInput,
-  organizationUpdate,
-} from './schema.js';
+import { dataBody, idParams } from '../../platform/http/schemas.js';
+import { registerMembershipRoutes } from './membership-routes.js';
+import { tags } from './route-docs.js';
+import { organization, organizationInput, organizationUpdate } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Organizations'];
 
 export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -76,55 +70,5 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
     async (req) => service.updateOrganization(deps, req.principal!, req.params.id, req.body.data),
   );
 
-  app.get(
-    '/memberships',
-    {
-      config: { scope: 'members:read' },
-      schema: {
-        tags,
-        summary: 'Members of the organization',
-        querystring: listQuerySchema,
-        response: { 200: paginatedSchema(membership) },
-      },
-    },
-    async (req) => service.listMemberships(req.tenant, req.query),
-  );
-
-  app.get(
-    '/memberships/:id',
-    {
-      config: { scope: 'members:read' },
-      schema: { tags, summary: 'One membership', params: idParams, response: { 200: membership } },
-    },
-    async (req) => service.getMembership(req.tenant, req.params.id),
-  );
-
-  app.put(
-    '/memberships/:id',
-    {
-      config: { scope: 'members:write' },
-      schema: {
-        tags,
-        summary: 'Change a member role (admin; owner role by owners)',
-        params: idParams,
-        body: dataBody(membershipUpdate),
-        response: { 200: membership },
-      },
-    },
-    async (req) => service.changeRole(req.tenant, req.params.id, req.body.data),
-  );
-
-  app.delete(
-    '/memberships/:id',
-    {
-      config: { scope: 'members:write' },
-      schema: {
-        tags,
-        summary: 'Remove a member (admin, or oneself)',
-        params: idParams,
-        response: { 200: deleted },
-      },
-    },
-    async (req) => service.removeMember(req.tenant, req.params.id),
-  );
+  registerMembershipRoutes(app);
 };
