@@ -1,19 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
-import { strictBucket } from '../../platform/http/rate-limit.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import {
-  acceptedInvitation,
-  invitation,
-  invitationInput,
-  invitationPreview,
-  previewParams,
-  tokenParams,
-} from './schema.js';
+import { registerInviteeRoutes } from './invitee-routes.js';
+import { tags } from './route-docs.js';
+import { invitation, invitationInput } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Organizations'];
 
 export const invitationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.post(
@@ -63,49 +55,5 @@ export const invitationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
     async (req) => service.revokeInvitation(req.tenant, req.params.id),
   );
 
-  app.get(
-    '/invitations/:id',
-    {
-      config: { auth: 'public', ...strictBucket(deps.config, 'public') },
-      schema: {
-        tags,
-        summary: 'What an invitation link offers (public): organization, role, invited address, status',
-        description: '`{id}` is the token of the e-mailed link (crm_inv_…), not the invitation documentId.',
-        params: previewParams,
-        response: { 200: invitationPreview },
-      },
-    },
-    async (req) => service.previewInvitation(deps, req.params.id),
-  );
-
-  app.post(
-    '/invitations/:token/accept',
-    {
-      config: { scope: 'account:write', auth: 'user' },
-      schema: {
-        tags,
-        summary: 'Accept an invitation: become a member (signed in with the invited address)',
-        description:
-          'Another account → 403; unknown or revoked link → 404; expired, declined or used up → 422. Accepting ' +
-          'again answers the same membership.',
-        params: tokenParams,
-        response: { 200: acceptedInvitation },
-      },
-    },
-    async (req) => service.acceptInvitation(deps, req.principal!, req.params.token),
-  );
-
-  app.post(
-    '/invitations/:token/decline',
-    {
-      config: { scope: 'account:write', auth: 'user' },
-      schema: {
-        tags,
-        summary: 'Decline an invitation (signed in with the invited address); the link is used up',
-        params: tokenParams,
-        response: { 200: invitationPreview },
-      },
-    },
-    async (req) => service.declineInvitation(deps, req.principal!, req.params.token),
-  );
+  registerInviteeRoutes(app, deps);
 };
