@@ -1,0 +1,2 @@
+/** The OpenAPI tag of every distribution queue route (routes.ts and its route groups). */
+export const tags = ['Distribution'];
