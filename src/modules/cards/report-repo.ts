@@ -47,6 +47,22 @@ export interface ReportRow {
 }
 
 /**
+ * The rows both reports sum from their per-phase groups, the CTE `p` (phase, n, v): won, lost and open (the
+ * summary), and one row per phase.
+ */
+function phaseRows(wonPhaseId: number | null, lostPhaseId: number | null) {
+  const won = sql`${wonPhaseId ?? -1}::bigint`;
+  const lost = sql`${lostPhaseId ?? -1}::bigint`;
+  return sql`select 'won', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase = ${won}
+      union all select 'lost', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase = ${lost}
+      union all select 'open', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
+        from p where phase is distinct from ${won} and phase is distinct from ${lost}
+      union all select 'phase', phase, null, n::int, v::float8, null, null from p`;
+}
+
+/**
  * The whole board report in ONE statement: phases and UTC days are one GROUPING SETS pass over the board's
  * cards in range; assignees and tags one hash left join each, whose null group is the unassigned / untagged
  * count (no per-card probes); the summary is summed from the per-phase groups (numeric sums, cast once).
@@ -59,8 +75,6 @@ export async function boardReportFromCards(
   wonPhaseId: number | null,
   lostPhaseId: number | null,
 ) {
-  const won = sql`${wonPhaseId ?? -1}::bigint`;
-  const lost = sql`${lostPhaseId ?? -1}::bigint`;
   return queryRows<ReportRow>(
     tx,
     sql`with c as not materialized (
@@ -84,13 +98,7 @@ export async function boardReportFromCards(
       )
       select 'total' as kind, null::bigint as key, null as day, coalesce(sum(n), 0)::int as count,
         coalesce(sum(v), 0)::float8 as value, null as "documentId", null as username from p
-      union all select 'won', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase = ${won}
-      union all select 'lost', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase = ${lost}
-      union all select 'open', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase is distinct from ${won} and phase is distinct from ${lost}
-      union all select 'phase', phase, null, n::int, v::float8, null, null from p
+      union all ${phaseRows(wonPhaseId, lostPhaseId)}
       union all select 'day', null, to_char(day, 'YYYY-MM-DD'), n::int, 0, null, null from pd where g = 1
       union all select 'assignee', a.key, null, a.n::int, a.v::float8, m.document_id, u.username from a
         left join memberships m on m.organization_id = ${s.orgId} and m.id = a.key
@@ -124,8 +132,6 @@ export async function boardReport(
   const endDay = endsNow ? lastDay + DAY_MS : lastDay;
   if (s.assigneeOnly !== null || firstDay >= endDay)
     return boardReportFromCards(tx, s, wonPhaseId, lostPhaseId);
-  const won = sql`${wonPhaseId ?? -1}::bigint`;
-  const lost = sql`${lostPhaseId ?? -1}::bigint`;
   const from = s.from.toISOString();
   const to = s.to.toISOString();
   const dA = new Date(firstDay).toISOString();
@@ -173,13 +179,7 @@ export async function boardReport(
       )
       select 'total' as kind, null::bigint as key, null as day, n::int as count, v::float8 as value,
         null as "documentId", null as username from tot
-      union all select 'won', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase = ${won}
-      union all select 'lost', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase = ${lost}
-      union all select 'open', null, null, coalesce(sum(n), 0)::int, coalesce(sum(v), 0)::float8, null, null
-        from p where phase is distinct from ${won} and phase is distinct from ${lost}
-      union all select 'phase', phase, null, n::int, v::float8, null, null from p
+      union all ${phaseRows(wonPhaseId, lostPhaseId)}
       union all select 'day', null, to_char(day, 'YYYY-MM-DD'), sum(n)::int, 0, null, null from r
         where kind = 'p' group by day having sum(n) <> 0
       union all select 'assignee', k.key, null, k.n::int, k.v::float8, m.document_id, u.username from k
