@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { pdfResponse } from '../pdf-templates/index.js';
+import { registerQuotePdfRoutes } from './pdf-routes.js';
+import { tags } from './route-docs.js';
 import { quote, quoteInput, quoteUpdate } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Quotes'];
 
 export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) => {
   app.get(
@@ -80,24 +79,5 @@ export const quoteRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app)
     async (req) => service.deleteQuote(req.tenant, req.params.id),
   );
 
-  app.get(
-    '/quotes/:id/pdf',
-    {
-      config: { scope: 'quotes:read' },
-      schema: {
-        tags,
-        summary: "The quote as a PDF, rendered with the organization's default quote template",
-        params: idParams,
-        produces: ['application/pdf'],
-        response: { 200: pdfResponse },
-      },
-    },
-    async (req, reply) => {
-      const { number, pdf } = await service.quotePdf(req.tenant, req.params.id);
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="quote-${number}.pdf"`)
-        .send(pdf);
-    },
-  );
+  registerQuotePdfRoutes(app);
 };
