@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { listQuerySchema, paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { pdfResponse, pdfTemplate, previewBody, templateInput, templateUpdate } from './schema.js';
+import { registerTemplatePreviewRoutes } from './preview-routes.js';
+import { tags } from './route-docs.js';
+import { pdfTemplate, templateInput, templateUpdate } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['PDF templates'];
 
 export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app) => {
   app.get(
@@ -76,25 +76,5 @@ export const pdfTemplateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
     async (req) => service.deleteTemplate(req.tenant, req.params.id),
   );
 
-  app.post(
-    '/pdf-templates/:id/preview',
-    {
-      config: { scope: 'quotes:read' },
-      schema: {
-        tags,
-        summary: 'Render the template as a PDF, with one of your quotes or with sample data',
-        params: idParams,
-        body: previewBody,
-        produces: ['application/pdf'],
-        response: { 200: pdfResponse },
-      },
-    },
-    async (req, reply) => {
-      const pdf = await service.previewTemplate(req.tenant, req.params.id, req.body?.quote);
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', 'inline; filename="preview.pdf"')
-        .send(pdf);
-    },
-  );
+  registerTemplatePreviewRoutes(app);
 };
