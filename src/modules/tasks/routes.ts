@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { paginatedSchema } from '../../platform/http/list-query.js';
 import { dataBody, deleted, idParams } from '../../platform/http/schemas.js';
-import { task, taskInput, taskListQuery, taskStatusInput, taskUpdate } from './schema.js';
+import { tags } from './route-docs.js';
+import { task, taskInput, taskListQuery, taskUpdate } from './schema.js';
 import * as service from './service.js';
-
-const tags = ['Tasks'];
+import { registerTaskStatusRoutes } from './status-routes.js';
 
 export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -67,20 +67,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     async (req) => service.updateTask(deps, req.tenant, req.params.id, req.body.data),
   );
 
-  app.put(
-    '/tasks/:id/status',
-    {
-      config: { scope: 'tasks:write' },
-      schema: {
-        tags,
-        summary: 'Change the status; completing a recurring task with a dueDate creates the next occurrence',
-        params: idParams,
-        body: dataBody(taskStatusInput, [{ taskStatus: 'completed' }]),
-        response: { 200: task },
-      },
-    },
-    async (req) => service.setTaskStatus(deps, req.tenant, req.params.id, req.body.data.taskStatus),
-  );
+  registerTaskStatusRoutes(app, deps);
 
   app.delete(
     '/tasks/:id',
