@@ -18,9 +18,9 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { modules } from '../src/modules.js';
-import { openDatabase, queryRows } from '../src/platform/db/client.js';
+import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
-import { startWhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
+import { startWhatsAppPeer, type WhatsAppPeer } from '../test/helpers/peers/whatsapp.js';
 import {
   loadAverage,
   numberFlag,
@@ -42,11 +42,12 @@ const PORT = numberFlag(flags, 'port', 18_338);
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-async function main() {
-  const wa = await startWhatsAppPeer();
-  // PostgreSQL: the service in its own process (as deployed; the load generator and the webhooks' signing do not
-  // share its event loop), unless --in-process (then the statements per message are counted at the driver).
-  // PGlite: in this process (the seeding below needs the same embedded database).
+/**
+ * PostgreSQL: the service in its own process (as deployed; the load generator and the webhooks' signing do
+ * not share its event loop), unless --in-process (then the statements per message are counted at the driver).
+ * PGlite: in this process (the seeding below needs the same embedded database).
+ */
+async function startInboxService(wa: WhatsAppPeer) {
   const inProcess = flags['in-process'] === true || !process.env.DATABASE_URL;
   const env = { CRM_WHATSAPP_API_URL: wa.url, RATE_LIMIT_ENABLED: 'false', PUBLIC_URL: 'http://crm.test' };
   const child = inProcess
@@ -79,7 +80,14 @@ async function main() {
     const c = process.cpuUsage();
     return (c.user + c.system) / 1000;
   };
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  return { db, child, base, closeApp, serviceCpuMs };
+}
+
+type InboxService = Awaited<ReturnType<typeof startInboxService>>;
+
+/** A JSON request to the service at `base`: the answer's body; an error status throws. */
+function jsonCaller(base: string) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}/api${path}`, {
       method,
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -89,7 +97,11 @@ async function main() {
     if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
-  const slug = `bench-inbox-${process.pid}`;
+}
+
+/** A fresh user and organization `slug` with a WhatsApp channel on a board: its headers and the channel. */
+async function setUpInbox(base: string, wa: WhatsAppPeer, slug: string) {
+  const call = jsonCaller(base);
   const reg = await call('POST', '/auth/local/register', {
     username: slug,
     email: `${slug}@x.test`,
@@ -118,60 +130,76 @@ async function main() {
     { data: { channels: [channel.documentId] } },
     h,
   );
+  return { h, channelId: channel.documentId as string };
+}
 
-  // 1. Ingestion: first messages from 200 new numbers (conversation, contact and card each), then --posts
-  // payloads to the known conversations. Statements (PostgreSQL round trips) and this process's CPU per message
-  // do not depend on the machine's load; messages/s and the ack latencies do.
-  const senders = Array.from({ length: 200 }, (_, i) => `55119${String(10_000_000 + i)}`);
-  const meter = statementMeter();
-  // Every payload is built and signed before its phase starts, and autocannon sends them (10 connections): the
-  // load generator's own CPU stays a fraction of the service's, as in bench/run.ts.
-  const phase = async (
-    label: string,
-    posts: number,
-    messages: (i: number) => { from: string; text: string }[],
-  ) => {
-    const payloads = Array.from({ length: posts }, (_, i) =>
-      wa.messagesWebhook('bench-secret', '1', messages(i)),
-    );
-    const load = loadAverage();
-    meter.start();
-    const cpu0 = serviceCpuMs();
-    let next = 0;
-    const r = await autocannon({
-      url: base,
-      connections: CONCURRENCY,
-      amount: posts,
-      requests: [
-        {
-          method: 'POST',
-          path: `/api/webhooks/whatsapp/${channel.documentId}`,
-          setupRequest: (req) => {
-            const p = payloads[next++ % payloads.length];
-            return { ...req, headers: p.headers, body: p.body };
-          },
+/** What an ingestion phase sends to and measures. */
+interface Ingestion {
+  service: InboxService;
+  wa: WhatsAppPeer;
+  channelId: string;
+  meter: ReturnType<typeof statementMeter>;
+}
+
+// Every payload is built and signed before its phase starts, and autocannon sends them (10 connections): the
+// load generator's own CPU stays a fraction of the service's, as in bench/run.ts.
+async function ingestionPhase(
+  { service, wa, channelId, meter }: Ingestion,
+  label: string,
+  posts: number,
+  messages: (i: number) => { from: string; text: string }[],
+) {
+  const { db, child, base, serviceCpuMs } = service;
+  const payloads = Array.from({ length: posts }, (_, i) =>
+    wa.messagesWebhook('bench-secret', '1', messages(i)),
+  );
+  const load = loadAverage();
+  meter.start();
+  const cpu0 = serviceCpuMs();
+  let next = 0;
+  const r = await autocannon({
+    url: base,
+    connections: CONCURRENCY,
+    amount: posts,
+    requests: [
+      {
+        method: 'POST',
+        path: `/api/webhooks/whatsapp/${channelId}`,
+        setupRequest: (req) => {
+          const p = payloads[next++ % payloads.length];
+          return { ...req, headers: p.headers, body: p.body };
         },
-      ],
-    });
-    const m = meter.stop();
-    if (r.non2xx + r.errors > 0) throw new Error(`webhook: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    const cpuMs = serviceCpuMs() - cpu0;
-    const n = posts * messages(0).length;
-    const counted = db.kind === 'postgres' && !child;
-    console.log(
-      `ingestion, ${label} (${db.kind}, ${child ? 'service process' : 'in process'}, load ${load}): ${n} messages in ${(m.wallMs / 1000).toFixed(1)} s = ${(n / (m.wallMs / 1000)).toFixed(0)} messages/s; ack p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}; ${counted ? `${(m.statements / n).toFixed(1)} statements/message, ` : ''}${(cpuMs / n).toFixed(2)} ms CPU/message (${child ? 'the service' : 'this process, clients included'})`,
-    );
-  };
-  await phase('new numbers', senders.length / 2, (i) => [
+      },
+    ],
+  });
+  const m = meter.stop();
+  if (r.non2xx + r.errors > 0) throw new Error(`webhook: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  const cpuMs = serviceCpuMs() - cpu0;
+  const n = posts * messages(0).length;
+  const counted = db.kind === 'postgres' && !child;
+  console.log(
+    `ingestion, ${label} (${db.kind}, ${child ? 'service process' : 'in process'}, load ${load}): ${n} messages in ${(m.wallMs / 1000).toFixed(1)} s = ${(n / (m.wallMs / 1000)).toFixed(0)} messages/s; ack p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}; ${counted ? `${(m.statements / n).toFixed(1)} statements/message, ` : ''}${(cpuMs / n).toFixed(2)} ms CPU/message (${child ? 'the service' : 'this process, clients included'})`,
+  );
+}
+
+// 1. Ingestion: first messages from 200 new numbers (conversation, contact and card each), then --posts
+// payloads to the known conversations. Statements (PostgreSQL round trips) and this process's CPU per message
+// do not depend on the machine's load; messages/s and the ack latencies do.
+async function measureIngestion(service: InboxService, wa: WhatsAppPeer, channelId: string) {
+  const senders = Array.from({ length: 200 }, (_, i) => `55119${String(10_000_000 + i)}`);
+  const ingestion = { service, wa, channelId, meter: statementMeter() };
+  await ingestionPhase(ingestion, 'new numbers', senders.length / 2, (i) => [
     { from: senders[2 * i], text: `first ${i}` },
     { from: senders[2 * i + 1], text: `first ${i}` },
   ]);
-  await phase('known conversations', POSTS, (i) => [
+  await ingestionPhase(ingestion, 'known conversations', POSTS, (i) => [
     { from: senders[i % senders.length], text: `hello ${i}` },
     { from: senders[(i * 7) % senders.length], text: `again ${i}` },
   ]);
+}
 
-  // 2. Seed by SQL (the reads are measured, not the seeding).
+// 2. Seed by SQL (the reads are measured, not the seeding): the conversations' ids, in order.
+async function seedConversations(db: Database, slug: string) {
   const [{ orgId, inboxId }] = await queryRows<{ orgId: number; inboxId: number }>(
     db.system,
     sql`select i.organization_id as "orgId", i.id as "inboxId" from chat_inboxes i
@@ -203,44 +231,60 @@ async function main() {
   console.log(
     `seeded ${CONVERSATIONS} conversations and ${MESSAGES} messages in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
+  return convIds;
+}
 
-  // 3. Reads at 10 connections, by autocannon (as bench/run.ts: a load generator whose own CPU per request is a
-  // fraction of fetch's, so on these two shared cores the figures are the service's and the database's), each
-  // path after a warm-up of its own (JIT, plan and buffer caches). The clients ask for br/gzip like a browser.
-  const reads = async (label: string, path: (i: number) => string) => {
-    let i = 0;
-    const run = (amount: number) =>
-      autocannon({
-        url: base,
-        connections: CONCURRENCY,
-        amount,
-        requests: [
-          {
-            method: 'GET',
-            headers: { ...h, 'accept-encoding': 'br, gzip' },
-            setupRequest: (req) => ({ ...req, path: `/api${path(i++)}` }),
-          },
-        ],
-      });
-    await run(Math.min(300, READS));
-    const cpu0 = serviceCpuMs();
-    const db0 = child ? postgresCpuMs() : 0;
-    const r = await run(READS);
-    const bad = r.non2xx + r.errors;
-    const cpu = `service ${((serviceCpuMs() - cpu0) / READS).toFixed(2)} ms${child ? `, database ${((postgresCpuMs() - db0) / READS).toFixed(2)} ms` : ''}`;
-    console.log(
-      `${label}: p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, ${r.requests.average.toFixed(0)} req/s (${READS} requests${bad ? `, ${bad} failed` : ''}); CPU per request: ${cpu}`,
-    );
-  };
-  await reads('conversation list', () => '/conversations?pageSize=25');
-  await reads(
+// 3. Reads at 10 connections, by autocannon (as bench/run.ts: a load generator whose own CPU per request is a
+// fraction of fetch's, so on these two shared cores the figures are the service's and the database's), each
+// path after a warm-up of its own (JIT, plan and buffer caches). The clients ask for br/gzip like a browser.
+async function readPhase(
+  { base, child, serviceCpuMs }: InboxService,
+  h: Record<string, string>,
+  label: string,
+  path: (i: number) => string,
+) {
+  let i = 0;
+  const run = (amount: number) =>
+    autocannon({
+      url: base,
+      connections: CONCURRENCY,
+      amount,
+      requests: [
+        {
+          method: 'GET',
+          headers: { ...h, 'accept-encoding': 'br, gzip' },
+          setupRequest: (req) => ({ ...req, path: `/api${path(i++)}` }),
+        },
+      ],
+    });
+  await run(Math.min(300, READS));
+  const cpu0 = serviceCpuMs();
+  const db0 = child ? postgresCpuMs() : 0;
+  const r = await run(READS);
+  const bad = r.non2xx + r.errors;
+  const cpu = `service ${((serviceCpuMs() - cpu0) / READS).toFixed(2)} ms${child ? `, database ${((postgresCpuMs() - db0) / READS).toFixed(2)} ms` : ''}`;
+  console.log(
+    `${label}: p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, ${r.requests.average.toFixed(0)} req/s (${READS} requests${bad ? `, ${bad} failed` : ''}); CPU per request: ${cpu}`,
+  );
+}
+
+async function main() {
+  const wa = await startWhatsAppPeer();
+  const service = await startInboxService(wa);
+  const slug = `bench-inbox-${process.pid}`;
+  const { h, channelId } = await setUpInbox(service.base, wa, slug);
+  await measureIngestion(service, wa, channelId);
+  const convIds = await seedConversations(service.db, slug);
+  await readPhase(service, h, 'conversation list', () => '/conversations?pageSize=25');
+  await readPhase(
+    service,
+    h,
     'message page',
     (i) => `/conversations/${convIds[(i * 7919) % convIds.length]}/messages?limit=20`,
   );
-
-  await closeApp();
-  if (child) await stopService(child);
-  await db.close();
+  await service.closeApp();
+  if (service.child) await stopService(service.child);
+  await service.db.close();
   await wa.close();
 }
 

@@ -16,7 +16,7 @@
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { type Database, queryRows } from '../src/platform/db/client.js';
-import { startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
+import { type LeadAdsPeer, type PeerLead, startLeadAdsPeer } from '../test/helpers/peers/lead-ads.js';
 import {
   type BenchRequest,
   databaseCpuMeter,
@@ -33,8 +33,19 @@ const CONCURRENCY = Number(process.argv[3] ?? 20);
 const PER_HOOK = Number(process.argv[4] ?? 1);
 const p = percentile;
 
-async function main() {
-  const peer = await startLeadAdsPeer();
+/** The service under test: in this process, or (split) its own API and worker processes. */
+interface LeadsService {
+  db: Database;
+  req: BenchRequest;
+  h: Record<string, string>;
+  close: () => Promise<void>;
+  /**
+   * Split: the API and worker processes' CPU (the bench's own, sending and serving the Graph peer, left out).
+   */
+  serviceCpuMs?: () => number;
+}
+
+async function startService(peer: LeadAdsPeer, slug: string, split: boolean): Promise<LeadsService> {
   const config = loadConfig(
     { ...process.env, CRM_LOG_LEVEL: 'silent', CRM_DATA_DIR: `/tmp/crm-bench-leads-${process.pid}` },
     {
@@ -46,42 +57,24 @@ async function main() {
       RATE_LIMIT_ENABLED: false,
     },
   );
-  const slug = `bench-leads-${process.pid}`;
-  const split = Boolean(process.env.BENCH_SPLIT && process.env.DATABASE_URL);
-  let db: Database;
-  let req: BenchRequest;
-  let h: Record<string, string>;
-  let close: () => Promise<void>;
-  // Split: the API and worker processes' CPU (the bench's own, sending and serving the Graph peer, left out).
-  let serviceCpuMs: (() => number) | undefined;
-  if (split) {
-    ({
-      db,
-      req,
-      h,
-      close,
-      cpuMs: serviceCpuMs,
-    } = await startSplitService(
-      18_340,
-      {
-        CRM_LEAD_ADS_API_URL: peer.url,
-        CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
-        CRM_LEAD_ADS_APP_ID: peer.appId,
-        CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
-        CRM_JOBS_POLL_SECONDS: '0.5',
-        CRM_LOG_LEVEL: 'warn',
-      },
-      slug,
-    ));
-  } else {
-    ({ db, req, h, close } = await startBenchApp(config, slug));
-  }
-  const [{ id: orgId }] = await queryRows<{ id: number }>(
-    db.system,
-    sql`select id from organizations where slug = ${slug}`,
+  if (!split) return startBenchApp(config, slug);
+  const { db, req, h, close, cpuMs } = await startSplitService(
+    18_340,
+    {
+      CRM_LEAD_ADS_API_URL: peer.url,
+      CRM_LEAD_ADS_OAUTH_URL: peer.oauthUrl,
+      CRM_LEAD_ADS_APP_ID: peer.appId,
+      CRM_LEAD_ADS_APP_SECRET: peer.appSecret,
+      CRM_JOBS_POLL_SECONDS: '0.5',
+      CRM_LOG_LEVEL: 'warn',
+    },
+    slug,
   );
+  return { db, req, h, close, serviceCpuMs: cpuMs };
+}
 
-  // Connect through the OAuth flow, route the form to a board whose entry phase has name and e-mail.
+/** Connects through the OAuth flow, routes the form to a board whose entry phase has name and e-mail. */
+async function connectLeadForm(peer: LeadAdsPeer, req: BenchRequest, h: Record<string, string>) {
   const userId = peer.addUser([{ id: `page${process.pid}`, forms: [{ id: `form${process.pid}` }] }]);
   const start = await req(
     'POST',
@@ -132,7 +125,10 @@ async function main() {
     h,
   );
   if (route.status !== 201) throw new Error(`route: ${JSON.stringify(route.body)}`);
+}
 
+/** N leads the peer holds for the form, PER_HOOK to a webhook. */
+function addLeads(peer: LeadAdsPeer): PeerLead[][] {
   const leads = Array.from({ length: N }, (_, i) =>
     peer.addLead(`page${process.pid}`, `form${process.pid}`, {
       full_name: `Lead ${i}`,
@@ -140,10 +136,29 @@ async function main() {
       phone_number: `+5511${String(900000000 + i)}`,
     }),
   );
-  const sentAt = new Map<string, number>();
-  const hooks = Array.from({ length: Math.ceil(N / PER_HOOK) }, (_, i) =>
+  return Array.from({ length: Math.ceil(N / PER_HOOK) }, (_, i) =>
     leads.slice(i * PER_HOOK, (i + 1) * PER_HOOK),
   );
+}
+
+/** Waits for every card (bounded: 10 minutes); the polls made, whose statements the meter counted too. */
+async function waitForCards(db: Database, orgId: number) {
+  let done = 0;
+  let polls = 0;
+  for (let i = 0; i < 1200 && done < N; i++, polls++) {
+    await new Promise((r) => setTimeout(r, 500));
+    [{ n: done }] = await queryRows<{ n: number }>(
+      db.system,
+      sql`select count(*)::int as n from lead_deliveries where organization_id = ${orgId} and status in ('succeeded', 'failed')`,
+    );
+  }
+  return polls;
+}
+
+/** The burst: every webhook sent, CONCURRENCY at a time, until every card is there; metered and timed. */
+async function sendLeads(peer: LeadAdsPeer, service: LeadsService, orgId: number, hooks: PeerLead[][]) {
+  const { db, req, serviceCpuMs } = service;
+  const sentAt = new Map<string, number>();
   const load = loadAverage();
   const meter = statementMeter();
   const dbMeter = databaseCpuMeter(db);
@@ -160,22 +175,18 @@ async function main() {
     if (res.status !== 200) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
   });
   const sentMs = Date.now() - t0;
-  // Wait for every card (bounded: 10 minutes).
-  let done = 0;
-  let polls = 0;
-  for (let i = 0; i < 1200 && done < N; i++, polls++) {
-    await new Promise((r) => setTimeout(r, 500));
-    [{ n: done }] = await queryRows<{ n: number }>(
-      db.system,
-      sql`select count(*)::int as n from lead_deliveries where organization_id = ${orgId} and status in ('succeeded', 'failed')`,
-    );
-  }
+  const polls = await waitForCards(db, orgId);
   const totalMs = Date.now() - t0;
   // Statements (PostgreSQL round trips: webhooks, queue, workers; less this loop's polls) and this process's CPU
   // per lead: independent of the machine's load.
   const m = meter.stop();
   const dbCpuMs = await dbMeter.stop();
   const serviceCpu = (serviceCpuMs?.() ?? 0) - serviceCpu0;
+  return { sentAt, load, sentMs, totalMs, polls, m, dbCpuMs, serviceCpu };
+}
+
+/** The lead cards, the failed deliveries and each card's time from its webhook. */
+async function readCards(db: Database, orgId: number, sentAt: Map<string, number>) {
   // Every card counts (a duplicate would have no delivery of its own).
   const rows = await queryRows<{ leadgen_id: string; processed_at: Date | null }>(
     db.system,
@@ -190,16 +201,25 @@ async function main() {
   const latencies = rows.flatMap((r) =>
     r.processed_at ? [new Date(r.processed_at).getTime() - (sentAt.get(r.leadgen_id) ?? 0)] : [],
   );
+  return { rows, failed, latencies };
+}
+
+function printResult(
+  kind: Database['kind'],
+  split: boolean,
+  burst: Awaited<ReturnType<typeof sendLeads>>,
+  cards: Awaited<ReturnType<typeof readCards>>,
+) {
+  const { load, m, polls, serviceCpu, dbCpuMs, sentMs, totalMs } = burst;
+  const { rows, failed, latencies } = cards;
   const result = {
-    backend: db.kind,
+    backend: kind,
     leads: N,
     webhooksAtOnce: CONCURRENCY,
     leadsPerWebhook: PER_HOOK,
     loadAverage: load,
     shape: split ? 'API and worker processes, webhooks over HTTP' : 'one process, webhooks through inject',
-    ...(db.kind === 'postgres' && !split
-      ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) }
-      : {}),
+    ...(kind === 'postgres' && !split ? { statementsPerLead: +((m.statements - polls) / N).toFixed(1) } : {}),
     cpuMsPerLead: +((split ? serviceCpu : m.cpuMs) / N).toFixed(2),
     ...(dbCpuMs === null ? {} : { databaseCpuMsPerLead: +(dbCpuMs / N).toFixed(2) }),
     cards: rows.length,
@@ -216,7 +236,23 @@ async function main() {
     },
   };
   console.log(JSON.stringify(result, null, 2));
-  await close();
+}
+
+async function main() {
+  const peer = await startLeadAdsPeer();
+  const slug = `bench-leads-${process.pid}`;
+  const split = Boolean(process.env.BENCH_SPLIT && process.env.DATABASE_URL);
+  const service = await startService(peer, slug, split);
+  const [{ id: orgId }] = await queryRows<{ id: number }>(
+    service.db.system,
+    sql`select id from organizations where slug = ${slug}`,
+  );
+  await connectLeadForm(peer, service.req, service.h);
+  const hooks = addLeads(peer);
+  const burst = await sendLeads(peer, service, orgId, hooks);
+  const cards = await readCards(service.db, orgId, burst.sentAt);
+  printResult(service.db.kind, split, burst, cards);
+  await service.close();
   await peer.close();
 }
 

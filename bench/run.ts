@@ -338,67 +338,74 @@ async function vacuumAnalyze() {
 
 // ---- main
 
-async function main() {
-  const meta = readMeta();
-  const backend = backendName();
-  const eps = endpoints(meta, only);
-  const maxConn = Math.max(...connectionList);
-  log(
-    `${backend}: ${eps.length} endpoints × ${connectionList.join('/')} connections × ${duration}s, ${runs} run(s)`,
+/** A run's rows: each endpoint at each connection count (and at 1 where it asks for it). */
+function runRows(eps: Endpoint[]): Row[] {
+  return eps.flatMap((e) =>
+    [...new Set([...(e.alsoAtOne ? [1] : []), ...connectionList])].map((c) => ({
+      endpoint: e.name,
+      connections: c,
+    })),
   );
+}
 
-  const startLoad = loadavg();
-  let captured = new Map<string, Captured>();
-  const allRuns: Row[][] = [];
-  for (let run = 0; run < runs; run++) {
-    const rows: Row[] = eps.flatMap((e) =>
-      [...new Set([...(e.alsoAtOne ? [1] : []), ...connectionList])].map((c) => ({
-        endpoint: e.name,
-        connections: c,
-      })),
-    );
-    if (backend === 'postgres') await vacuumAnalyze();
-    if (withRaw || explainOnly || (run === 0 && withExplain)) {
-      const db = await openBenchDatabase(maxConn);
-      try {
-        if (run === 0) captured = await capture(db, meta, eps);
-        if (withRaw && !explainOnly)
-          for (const row of rows) {
-            const c = captured.get(row.endpoint);
-            if (!c || c.status >= 300) continue;
-            row.raw = await rawFloor(db, c.plan, row.connections);
-            log(
-              `raw ${row.endpoint} ×${row.connections}: ${row.raw.rps.toFixed(0)} req/s, p99 ${row.raw.p99.toFixed(1)} ms`,
-            );
-          }
-      } finally {
-        await db.close();
-      }
-    }
-    if (explainOnly) break;
-    const child = await startService();
-    try {
+/**
+ * With the service stopped, on a pool of this process: the first run captures every endpoint's SQL (and its
+ * EXPLAIN ANALYZE); with the raw floor on, each row replays its endpoint's capture. Returns the captures.
+ */
+async function captureAndReplay(
+  meta: SeedMeta,
+  eps: Endpoint[],
+  rows: Row[],
+  run: number,
+  captured: Map<string, Captured>,
+): Promise<Map<string, Captured>> {
+  const db = await openBenchDatabase(Math.max(...connectionList));
+  try {
+    const out = run === 0 ? await capture(db, meta, eps) : captured;
+    if (withRaw && !explainOnly)
       for (const row of rows) {
-        const ep = eps.find((e) => e.name === row.endpoint)!;
-        await drain();
-        if (warmup > 0) await loadTest(meta, ep, row.connections, warmup);
-        await drain();
-        row.service = await loadTest(meta, ep, row.connections, duration, child.pid);
+        const c = out.get(row.endpoint);
+        if (!c || c.status >= 300) continue;
+        row.raw = await rawFloor(db, c.plan, row.connections);
         log(
-          `service ${row.endpoint} ×${row.connections}: ${row.service.rps.toFixed(0)} req/s, p99 ${row.service.p99} ms, ${row.service.errors} errors`,
+          `raw ${row.endpoint} ×${row.connections}: ${row.raw.rps.toFixed(0)} req/s, p99 ${row.raw.p99.toFixed(1)} ms`,
         );
       }
-    } finally {
-      await stopService(child);
-    }
-    log(await removeCreatedCards(meta));
-    allRuns.push(rows);
-    console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps, topNodes(captured))}\n`);
+    return out;
+  } finally {
+    await db.close();
   }
-  const med = allRuns.length ? medianRows(allRuns) : [];
-  if (runs > 1)
-    console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps, topNodes(captured))}\n`);
+}
 
+/** Each row's load on the service process, after a warm-up; the service drained before either. */
+async function measureService(meta: SeedMeta, eps: Endpoint[], rows: Row[]) {
+  const child = await startService();
+  try {
+    for (const row of rows) {
+      const ep = eps.find((e) => e.name === row.endpoint)!;
+      await drain();
+      if (warmup > 0) await loadTest(meta, ep, row.connections, warmup);
+      await drain();
+      row.service = await loadTest(meta, ep, row.connections, duration, child.pid);
+      log(
+        `service ${row.endpoint} ×${row.connections}: ${row.service.rps.toFixed(0)} req/s, p99 ${row.service.p99} ms, ${row.service.errors} errors`,
+      );
+    }
+  } finally {
+    await stopService(child);
+  }
+}
+
+/** Everything measured, as bench/results/<backend>-<time>.json: the file's path. */
+function writeResults(
+  backend: string,
+  startLoad: number[],
+  meta: SeedMeta,
+  eps: Endpoint[],
+  med: Row[],
+  allRuns: Row[][],
+  captured: Map<string, Captured>,
+): string {
   const file = join(resultsDir, `${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
@@ -442,7 +449,11 @@ async function main() {
       2,
     )}\n`,
   );
-  log(`wrote ${file}`);
+  return file;
+}
+
+/** The captured EXPLAIN ANALYZE plans, beside the results file (`.plans.md`), when there are any. */
+function writePlans(file: string, backend: string, eps: Endpoint[], captured: Map<string, Captured>) {
   const plans = [...captured].filter(([, c]) => c.explains.length);
   if (plans.length) {
     const md = plans.map(([name, c]) =>
@@ -459,6 +470,37 @@ async function main() {
       `# ${backend}: EXPLAIN ANALYZE\n\n${md.join('\n\n')}\n`,
     );
   }
+}
+
+async function main() {
+  const meta = readMeta();
+  const backend = backendName();
+  const eps = endpoints(meta, only);
+  log(
+    `${backend}: ${eps.length} endpoints × ${connectionList.join('/')} connections × ${duration}s, ${runs} run(s)`,
+  );
+
+  const startLoad = loadavg();
+  let captured = new Map<string, Captured>();
+  const allRuns: Row[][] = [];
+  for (let run = 0; run < runs; run++) {
+    const rows = runRows(eps);
+    if (backend === 'postgres') await vacuumAnalyze();
+    if (withRaw || explainOnly || (run === 0 && withExplain))
+      captured = await captureAndReplay(meta, eps, rows, run, captured);
+    if (explainOnly) break;
+    await measureService(meta, eps, rows);
+    log(await removeCreatedCards(meta));
+    allRuns.push(rows);
+    console.log(`\n### ${backend}, run ${run + 1}/${runs}\n\n${table(rows, eps, topNodes(captured))}\n`);
+  }
+  const med = allRuns.length ? medianRows(allRuns) : [];
+  if (runs > 1)
+    console.log(`\n### ${backend}, median of ${runs} runs\n\n${table(med, eps, topNodes(captured))}\n`);
+
+  const file = writeResults(backend, startLoad, meta, eps, med, allRuns, captured);
+  log(`wrote ${file}`);
+  writePlans(file, backend, eps, captured);
 }
 
 await main();

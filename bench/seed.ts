@@ -11,20 +11,17 @@
 import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { databaseOptions } from '../src/config.js';
-import * as boardsRepo from '../src/modules/boards/repo.js';
 import { compactCounts } from '../src/modules/cards/counts.js';
 import { compactReport } from '../src/modules/cards/report-rollups.js';
 import { findOrganizationBySlug } from '../src/modules/organizations/repo.js';
-import { addMember, createOrganization } from '../src/modules/organizations/service.js';
 import { createSegment } from '../src/modules/segments/service.js';
-import { issueToken, register } from '../src/modules/users/service.js';
+import { issueToken } from '../src/modules/users/service.js';
 import { modules } from '../src/modules.js';
 import { sessionSigner } from '../src/platform/auth/tokens.js';
 import { type Database, queryRows, type Tx } from '../src/platform/db/client.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import type { AppDeps } from '../src/platform/deps.js';
 import { instanceSecret } from '../src/platform/secrets/secrets.js';
-import { makeTenantContext, type Role, type TenantContext } from '../src/platform/tenancy/context.js';
 import {
   backendName,
   benchConfig,
@@ -42,26 +39,30 @@ import {
   writeMeta,
 } from './lib.js';
 import {
+  type BenchUser,
+  type BoardInfo,
+  createBenchOrganization,
+  createBoard,
+  type Member,
+  registerUsers,
+} from './seed-structure.js';
+import {
   ascii,
   CITIES,
   COMPANY,
   cnpjFor,
   cpfFor,
   DOMAINS,
-  FIELDS,
   FIRST,
   iso,
   LAST,
   ORIGINS,
-  PHASES,
   PLANS,
   PRODUCT,
   phone,
   STREETS,
   SUFFIX,
   segmentDefinitions,
-  TAG_COLORS,
-  TAGS,
 } from './seed-vocabulary.js';
 
 const flags = parseFlags(process.argv.slice(2));
@@ -88,97 +89,6 @@ const now = Date.now();
 const todayStart = Math.floor(now / DAY) * DAY;
 const t0 = performance.now();
 const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
-
-// ---- structure through the service's functions
-
-interface Member {
-  id: number;
-  documentId: string;
-  role: Role;
-}
-interface BoardInfo {
-  id: number;
-  documentId: string;
-  phases: { id: number; documentId: string; slug: string; order: number; weight: number }[];
-  fields: { documentId: string; slug: string; type: string; phase: number; options?: readonly string[] }[];
-  tags: { id: number; documentId: string; slug: string }[];
-}
-
-async function createBoard(
-  ctx: TenantContext,
-  index: number,
-  owner: Member,
-  members: Member[],
-): Promise<BoardInfo> {
-  return ctx.transaction(async (tx) => {
-    const board = await boardsRepo.insertBoard(tx, ctx.orgId, {
-      name: index === 0 ? 'Vendas' : `Funil ${index + 1}`,
-      slug: index === 0 ? 'vendas' : `funil-${index + 1}`,
-      showValue: true,
-      currency: 'BRL',
-      ownerMembershipId: owner.id,
-    });
-    const phases: BoardInfo['phases'] = [];
-    for (const [order, p] of PHASES.entries()) {
-      const row = await boardsRepo.insertPhase(tx, ctx.orgId, board.id, {
-        name: p.name,
-        slug: p.slug,
-        order,
-        isPublic: order === 0,
-        maxTimeInPhaseHours: p.sla,
-      });
-      phases.push({ id: row.id, documentId: row.documentId, slug: row.slug, order, weight: p.weight });
-    }
-    const fields: BoardInfo['fields'] = [];
-    for (const [order, f] of FIELDS.entries()) {
-      const row = await boardsRepo.insertField(tx, ctx.orgId, board.id, {
-        phaseId: phases[f.phase].id,
-        label: f.label,
-        slug: f.slug,
-        type: f.type,
-        order,
-        required: 'required' in f ? f.required : false,
-        options: 'options' in f ? [...f.options] : null,
-      });
-      fields.push({
-        documentId: row.documentId,
-        slug: f.slug,
-        type: f.type,
-        phase: f.phase,
-        options: 'options' in f ? f.options : undefined,
-      });
-    }
-    const tags: BoardInfo['tags'] = [];
-    for (const [i, name] of TAGS.entries()) {
-      const row = await boardsRepo.insertTag(tx, ctx.orgId, board.id, {
-        name,
-        slug: name,
-        color: TAG_COLORS[i % TAG_COLORS.length],
-      });
-      tags.push({ id: row.id, documentId: row.documentId, slug: row.slug });
-    }
-    await boardsRepo.updateBoard(tx, ctx.orgId, board.id, {
-      wonPhaseId: phases[4].id,
-      lostPhaseId: phases[5].id,
-    });
-    // Members edit the board, the viewer sees it (admins and the owner see every board).
-    await boardsRepo.replaceBoardMembers(
-      tx,
-      ctx.orgId,
-      board.id,
-      'editor',
-      members.filter((m) => m.role === 'member').map((m) => m.id),
-    );
-    await boardsRepo.replaceBoardMembers(
-      tx,
-      ctx.orgId,
-      board.id,
-      'member',
-      members.filter((m) => m.role === 'viewer').map((m) => m.id),
-    );
-    return { id: board.id, documentId: board.documentId, phases, fields, tags };
-  });
-}
 
 // ---- bulk rows
 
@@ -415,6 +325,140 @@ async function freshDatabase() {
   await db.close();
 }
 
+/** What the seed has written so far (a type, not an interface: SeedMeta keeps it as a record). */
+type Counts = { organizations: number; boards: number; cards: number; contacts: number; segments: number };
+
+/** What the bench needs to know of the largest organization, its main board and its first segment. */
+async function benchMeta(
+  db: Database,
+  org: { id: number; slug: string },
+  mainBoard: BoardInfo,
+  counts: Counts,
+  benchSegment: { documentId: string; name: string },
+): Promise<SeedMeta> {
+  const sample = await db.tenantTransaction(org.id, (tx) =>
+    queryRows<{ document_id: string }>(
+      tx,
+      // Cards that may leave every open phase: the entry phase requires `empresa` (5% lack it), and a
+      // move of one of those is a correct 422, not a measurement.
+      sql`select document_id from cards where organization_id = ${org.id} and board_id = ${mainBoard.id}
+        and fields ->> ${mainBoard.fields.find((f) => f.slug === 'empresa')!.documentId} is not null
+        order by id limit 2000`,
+    ),
+  );
+  return {
+    backend: backendName(),
+    seededAt: new Date().toISOString(),
+    options: { ...opts },
+    counts,
+    token: '',
+    org: { slug: org.slug, id: org.id },
+    board: {
+      documentId: mainBoard.documentId,
+      id: mainBoard.id,
+      phases: mainBoard.phases.map(({ id, documentId, slug, order }) => ({
+        id,
+        documentId,
+        slug,
+        order,
+      })),
+      fields: mainBoard.fields.map(({ documentId, slug, type }) => ({ documentId, slug, type })),
+      tags: mainBoard.tags.map(({ documentId, slug }) => ({ documentId, slug })),
+    },
+    moveCards: sample.map((r) => r.document_id),
+    segment: benchSegment,
+    contactQuery: 'ana souza',
+    titleQuery: 'globex',
+    fieldFilter: { slug: 'origem', value: 'indicacao' },
+  };
+}
+
+/**
+ * Organization bench-`o` and everything in it (members, contacts, boards and their cards, segments), added to
+ * `counts`; for the largest (o = 0), the bench's record of it.
+ */
+async function seedOrganization(
+  deps: AppDeps,
+  users: BenchUser[],
+  o: number,
+  rng: Rng,
+  counts: Counts,
+): Promise<SeedMeta | undefined> {
+  const { db } = deps;
+  const largest = o === 0;
+  const { org, ctx, members, ownerMember } = await createBenchOrganization(deps, users, o);
+
+  const contactCount = largest ? opts.contacts : small.contacts;
+  await seedContacts(db, org.id, contactCount, members, rng, 7919 * (o + 1));
+  const contactIds = (
+    await db.tenantTransaction(org.id, (tx) =>
+      queryRows<{ id: number }>(
+        tx,
+        sql`select id from contacts where organization_id = ${org.id} order by id`,
+      ),
+    )
+  ).map((r) => r.id);
+  log(`org bench-${o}: ${members.length} members, ${contactCount} contacts`);
+
+  const boardCount = largest ? opts.boards : 1;
+  let mainBoard: BoardInfo | undefined;
+  for (let b = 0; b < boardCount; b++) {
+    const board = await createBoard(ctx, b, ownerMember, members);
+    const cardCount = largest ? (b === 0 ? opts.cards : secondaryBoardCards) : small.cards;
+    await seedCards(db, org.id, board, cardCount, members, contactIds, rng);
+    counts.cards += cardCount;
+    if (b === 0) mainBoard = board;
+  }
+  counts.boards += boardCount;
+  counts.contacts += contactCount;
+
+  const segmentCount = largest ? opts.segments : small.segments;
+  let benchSegment: { documentId: string; name: string } | undefined;
+  for (const def of segmentDefinitions(rng, segmentCount, ownerMember)) {
+    const s = await createSegment(ctx, def);
+    benchSegment ??= { documentId: s.documentId, name: s.name };
+  }
+  counts.segments += segmentCount;
+  counts.organizations++;
+  log(`org bench-${o}: ${boardCount} boards, ${segmentCount} segments`);
+
+  return largest && mainBoard ? benchMeta(db, org, mainBoard, counts, benchSegment!) : undefined;
+}
+
+/**
+ * The boards have existed for longer than their cards: the report's default range starts at the board's
+ * creation, so it covers every seeded card (created over the last 365 days).
+ */
+async function backdateBoards(db: Database) {
+  await db.system.execute(
+    sql`update boards set created_at = now() - interval '400 days' where organization_id in
+      (select id from organizations where slug like 'bench-%')`,
+  );
+}
+
+/** Folds the card-count and report deltas the bulk inserts wrote (a reader would on its first list / report). */
+async function foldDeltas(db: Database) {
+  const seededBoards = await queryRows<{ org: number; board: number }>(
+    db.system,
+    sql`select organization_id::int as org, id::int as board from boards where organization_id in
+      (select id from organizations where slug like 'bench-%')`,
+  );
+  for (const b of seededBoards)
+    for (let pending = 1; pending > 0; ) {
+      pending = await db.tenantTransaction(b.org, async (tx) => {
+        await compactCounts(tx, b.org, b.board);
+        await compactReport(tx, b.org, b.board);
+        const [r] = await queryRows<{ n: number }>(
+          tx,
+          sql`select (select count(*) from card_count_deltas where organization_id = ${b.org} and board_id = ${b.board})
+              + (select count(*) from card_report_deltas where organization_id = ${b.org} and board_id = ${b.board})
+              as n`,
+        );
+        return r.n;
+      });
+    }
+}
+
 async function main() {
   if (flags.fresh) await freshDatabase();
   const db = await openBenchDatabase();
@@ -432,146 +476,17 @@ async function main() {
     const rng = mulberry32(opts.seed);
     log(`seeding ${backendName()}: ${JSON.stringify(opts)}`);
 
-    const users = [];
-    for (let i = 0; i < 20; i++) {
-      const { user } = await register(deps, {
-        username: `bench-user-${i}`,
-        email: `bench-user-${i}@bench.example.com`,
-        password: `bench-password-${i}`,
-      });
-      users.push(user);
-    }
+    const users = await registerUsers(deps);
     log('20 users');
 
     let meta: SeedMeta | undefined;
-    const counts = { organizations: 0, boards: 0, cards: 0, contacts: 0, segments: 0 };
+    const counts: Counts = { organizations: 0, boards: 0, cards: 0, contacts: 0, segments: 0 };
     for (let o = 0; o < opts.orgs; o++) {
-      const largest = o === 0;
-      const { org, owner } = await createOrganization(deps, users[0].id, {
-        name: `Bench ${o}`,
-        slug: `bench-${o}`,
-      });
-      const ctx = makeTenantContext(db, {
-        orgId: org.id,
-        orgSlug: org.slug,
-        plan: 'business',
-        userId: users[0].id,
-        membershipId: owner.id,
-        membershipDocumentId: owner.documentId,
-        role: 'owner',
-        scopes: null,
-      });
-      const memberCount = largest ? 19 : 2;
-      for (let u = 1; u <= memberCount; u++) {
-        const role: Role = u <= 2 ? 'admin' : u === memberCount && largest ? 'viewer' : 'member';
-        await addMember(ctx, { email: users[u].email, role });
-      }
-      const members = await db.tenantTransaction(org.id, (tx) =>
-        queryRows<Member>(
-          tx,
-          sql`select id, document_id as "documentId", role from memberships where organization_id = ${org.id} order by id`,
-        ),
-      );
-      const ownerMember = members.find((m) => m.role === 'owner')!;
-
-      const contactCount = largest ? opts.contacts : small.contacts;
-      await seedContacts(db, org.id, contactCount, members, rng, 7919 * (o + 1));
-      const contactIds = (
-        await db.tenantTransaction(org.id, (tx) =>
-          queryRows<{ id: number }>(
-            tx,
-            sql`select id from contacts where organization_id = ${org.id} order by id`,
-          ),
-        )
-      ).map((r) => r.id);
-      log(`org bench-${o}: ${members.length} members, ${contactCount} contacts`);
-
-      const boardCount = largest ? opts.boards : 1;
-      let mainBoard: BoardInfo | undefined;
-      for (let b = 0; b < boardCount; b++) {
-        const board = await createBoard(ctx, b, ownerMember, members);
-        const cardCount = largest ? (b === 0 ? opts.cards : secondaryBoardCards) : small.cards;
-        await seedCards(db, org.id, board, cardCount, members, contactIds, rng);
-        counts.cards += cardCount;
-        if (b === 0) mainBoard = board;
-      }
-      counts.boards += boardCount;
-      counts.contacts += contactCount;
-
-      const segmentCount = largest ? opts.segments : small.segments;
-      let benchSegment: { documentId: string; name: string } | undefined;
-      for (const def of segmentDefinitions(rng, segmentCount, ownerMember)) {
-        const s = await createSegment(ctx, def);
-        benchSegment ??= { documentId: s.documentId, name: s.name };
-      }
-      counts.segments += segmentCount;
-      counts.organizations++;
-      log(`org bench-${o}: ${boardCount} boards, ${segmentCount} segments`);
-
-      if (largest && mainBoard) {
-        const sample = await db.tenantTransaction(org.id, (tx) =>
-          queryRows<{ document_id: string }>(
-            tx,
-            // Cards that may leave every open phase: the entry phase requires `empresa` (5% lack it), and a
-            // move of one of those is a correct 422, not a measurement.
-            sql`select document_id from cards where organization_id = ${org.id} and board_id = ${mainBoard.id}
-              and fields ->> ${mainBoard.fields.find((f) => f.slug === 'empresa')!.documentId} is not null
-              order by id limit 2000`,
-          ),
-        );
-        meta = {
-          backend: backendName(),
-          seededAt: new Date().toISOString(),
-          options: { ...opts },
-          counts,
-          token: '',
-          org: { slug: org.slug, id: org.id },
-          board: {
-            documentId: mainBoard.documentId,
-            id: mainBoard.id,
-            phases: mainBoard.phases.map(({ id, documentId, slug, order }) => ({
-              id,
-              documentId,
-              slug,
-              order,
-            })),
-            fields: mainBoard.fields.map(({ documentId, slug, type }) => ({ documentId, slug, type })),
-            tags: mainBoard.tags.map(({ documentId, slug }) => ({ documentId, slug })),
-          },
-          moveCards: sample.map((r) => r.document_id),
-          segment: benchSegment!,
-          contactQuery: 'ana souza',
-          titleQuery: 'globex',
-          fieldFilter: { slug: 'origem', value: 'indicacao' },
-        };
-      }
+      const orgMeta = await seedOrganization(deps, users, o, rng, counts);
+      if (orgMeta) meta = orgMeta;
     }
-    // The boards have existed for longer than their cards: the report's default range starts at the board's
-    // creation, so it covers every seeded card (created over the last 365 days).
-    await db.system.execute(
-      sql`update boards set created_at = now() - interval '400 days' where organization_id in
-        (select id from organizations where slug like 'bench-%')`,
-    );
-    // Fold the card-count and report deltas the bulk inserts wrote (a reader would on its first list / report).
-    const seededBoards = await queryRows<{ org: number; board: number }>(
-      db.system,
-      sql`select organization_id::int as org, id::int as board from boards where organization_id in
-        (select id from organizations where slug like 'bench-%')`,
-    );
-    for (const b of seededBoards)
-      for (let pending = 1; pending > 0; ) {
-        pending = await db.tenantTransaction(b.org, async (tx) => {
-          await compactCounts(tx, b.org, b.board);
-          await compactReport(tx, b.org, b.board);
-          const [r] = await queryRows<{ n: number }>(
-            tx,
-            sql`select (select count(*) from card_count_deltas where organization_id = ${b.org} and board_id = ${b.board})
-                + (select count(*) from card_report_deltas where organization_id = ${b.org} and board_id = ${b.board})
-                as n`,
-          );
-          return r.n;
-        });
-      }
+    await backdateBoards(db);
+    await foldDeltas(db);
     log('analyze');
     await db.system.execute(sql`vacuum analyze`);
     const { token } = await issueToken(deps, users[0].id, { expiration: '365d', name: 'bench token' });
