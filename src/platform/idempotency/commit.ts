@@ -30,19 +30,24 @@ export function sealRecord(box: SecretBox, userId: number, key: string, json: st
   return { $sealed: box.encrypt(json, aad(userId, key)) };
 }
 
+/** Is this stored value a sealed record (and not an answer kept in clear by 0.1.0)? */
+export function isSealedRecord(stored: unknown): stored is SealedRecord {
+  return (
+    stored !== null &&
+    typeof stored === 'object' &&
+    Object.keys(stored).length === 1 &&
+    typeof (stored as SealedRecord).$sealed === 'string'
+  );
+}
+
 /**
  * The JSON text of a stored record. A record written before sealing (at most 24 h old at an upgrade) is the
  * answer itself: returned as its JSON text.
  */
 export function openRecord(box: SecretBox, userId: number, key: string, stored: unknown): string {
-  if (
-    stored !== null &&
-    typeof stored === 'object' &&
-    Object.keys(stored).length === 1 &&
-    typeof (stored as SealedRecord).$sealed === 'string'
-  )
+  if (isSealedRecord(stored))
     try {
-      return box.decrypt((stored as SealedRecord).$sealed, aad(userId, key));
+      return box.decrypt(stored.$sealed, aad(userId, key));
     } catch {
       // Another key's record, or sealed under a key the service no longer has (CRM_ENCRYPTION_KEY changed).
       throw new AppError(

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { type Database, queryRows } from '../db/client.js';
 import { secretBox } from '../secrets/encryption.js';
-import { sealRecord } from './commit.js';
+import { isSealedRecord, sealRecord } from './commit.js';
 
 const unsealed = (column: string) =>
   sql.raw(`(${column} is not null and not (jsonb_typeof(${column}) = 'object' and ${column} ? '$sealed'))`);
@@ -31,7 +31,9 @@ export async function sealLegacyReplays(
   if (!rows.length) return 0;
   const box = await secretBox(config, db);
   const seal = (userId: number, key: string, json: string | null) =>
-    json === null || isSealed(json) ? json : JSON.stringify(sealRecord(box, userId, key, json));
+    json === null || isSealedRecord(JSON.parse(json))
+      ? json
+      : JSON.stringify(sealRecord(box, userId, key, json));
   let sealed = 0;
   for (const row of rows) {
     const userId = Number(row.user_id);
@@ -48,14 +50,4 @@ export async function sealLegacyReplays(
     sealed += changed.length;
   }
   return sealed;
-}
-
-function isSealed(json: string): boolean {
-  const value = JSON.parse(json);
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof value.$sealed === 'string' &&
-    Object.keys(value).length === 1
-  );
 }
