@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
 import { JOBS_NAMESPACE_DEFAULT } from '../../platform/db/namespace.js';
 import { users } from '../users/table.js';
@@ -19,6 +19,15 @@ export const organizations = pgTable(
     timeZone: text('time_zone').notNull().default(DEFAULT_TIME_ZONE),
     /** CRM_JOBS_NAMESPACE of the process that created it: whose background work it is (src/platform/db/namespace.ts). */
     jobsNamespace: text('jobs_namespace').notNull().default(JOBS_NAMESPACE_DEFAULT),
+    /**
+     * How long kinds of records are kept, in days (docs/lgpd.md, "Retention"): only what differs from the
+     * defaults; a kind set to null is kept forever.
+     */
+    retention: jsonb('retention').$type<Record<string, number | null>>().notNull().default({}),
+    /** When the organization and all its data will be deleted (an owner scheduled it); null: not scheduled. */
+    deletionScheduledAt: timestamp('deletion_scheduled_at', { withTimezone: true, mode: 'date' }),
+    /** users.id of the owner who scheduled the deletion. */
+    deletionRequestedBy: bigint('deletion_requested_by', { mode: 'number' }),
     ...timestamps(),
   },
   (t) => [
