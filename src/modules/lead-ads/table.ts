@@ -67,6 +67,14 @@ export interface FieldMapping {
   mappings: { source: string; target: string }[];
 }
 
+/** A route's consent checkbox: the lead's answer to `field` grants `purpose` on `channels` (consents module). */
+export interface ConsentCapture {
+  field: string;
+  channels: ('whatsapp' | 'email' | 'sms')[];
+  purpose: 'marketing' | 'transactional';
+  text: string;
+}
+
 /**
  * A lead form routed to a board. `page_id` + `form_id` are what a leadgen webhook names: the public webhook
  * finds the routes of every organization by them (the one index not led by the tenant: docs/lead-ads.md).
@@ -82,6 +90,7 @@ export const leadFormRoutes = pgTable(
     formId: text('form_id').notNull(),
     formName: text('form_name'),
     fieldMapping: jsonb('field_mapping').$type<FieldMapping>().notNull(),
+    consentCapture: jsonb('consent_capture').$type<ConsentCapture>(),
     ...timestamps(),
   },
   (t) => [

@@ -1,4 +1,15 @@
-import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
 import { JOBS_NAMESPACE_DEFAULT } from '../../platform/db/namespace.js';
 import { users } from '../users/table.js';
@@ -19,6 +30,13 @@ export const organizations = pgTable(
     timeZone: text('time_zone').notNull().default(DEFAULT_TIME_ZONE),
     /** CRM_JOBS_NAMESPACE of the process that created it: whose background work it is (src/platform/db/namespace.ts). */
     jobsNamespace: text('jobs_namespace').notNull().default(JOBS_NAMESPACE_DEFAULT),
+    /** Whether marketing sends need a granted consent of the channel (docs/lgpd.md, "Consent"). */
+    marketingRequiresConsent: boolean('marketing_requires_consent').notNull().default(true),
+    /** Inbound WhatsApp messages that, alone, withdraw WhatsApp marketing consent (compared trimmed, case-blind). */
+    consentStopKeywords: text('consent_stop_keywords')
+      .array()
+      .notNull()
+      .default(sql`'{PARAR,STOP,SAIR,DESCADASTRAR}'::text[]`),
     /**
      * How long kinds of records are kept, in days (docs/lgpd.md, "Retention"): only what differs from the
      * defaults; a kind set to null is kept forever.
