@@ -40,6 +40,30 @@ export const chatChannels = pgTable(
   ],
 );
 
+/**
+ * WhatsApp's per-recipient pace (docs/messaging.md, "WhatsApp limits"): the earliest time the next message from this
+ * channel (one business number) may leave for one person. `recipient` is a SHA-256 of the number, not the number:
+ * rows are pruned by the maintenance a minute after they pass. Every sender (campaigns, automations, the inbox)
+ * books or takes its slot here in one statement, so every worker process shares it.
+ */
+export const channelRecipientClocks = pgTable(
+  'channel_recipient_clocks',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    channelId: bigint('channel_id', { mode: 'number' }).notNull(),
+    recipient: text('recipient').notNull(),
+    nextAt: timestamp('next_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.channelId, t.recipient] }),
+    foreignKey({
+      name: 'channel_recipient_clocks_channel_fk',
+      columns: [t.organizationId, t.channelId],
+      foreignColumns: [chatChannels.organizationId, chatChannels.id],
+    }).onDelete('cascade'),
+  ],
+);
+
 /** Channels linked to a board (GET|PUT /boards/{boardId}/chat-channels). */
 export const boardChatChannels = pgTable(
   'board_chat_channels',
