@@ -127,6 +127,13 @@ const envObject = z.object({
     .string()
     .regex(/^v\d+\.\d+$/)
     .default('v21.0'),
+  /**
+   * WhatsApp's own limits (docs/messaging.md, "WhatsApp limits"): messages per second through one business number
+   * when its channel sets no `settings.ratePerSecond`, and the least time between two messages to the same person
+   * from one number (later ones wait for it).
+   */
+  CRM_WHATSAPP_RATE_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(80),
+  CRM_WHATSAPP_PAIR_INTERVAL_MS: z.coerce.number().int().min(0).default(6000),
   /** Conversions API base (Meta shape: `POST /{version}/{pixelId}/events`); tests point it at a local peer. */
   CRM_CONVERSIONS_API_URL: z.string().url().default('https://graph.facebook.com'),
   CRM_CONVERSIONS_API_VERSION: z
