@@ -1,0 +1,36 @@
+import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { tenantColumns, timestamps } from '../../platform/db/columns.js';
+
+export const PRIVACY_REQUEST_KINDS = ['data_export', 'erasure'] as const;
+export const PRIVACY_REQUEST_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+
+/**
+ * A data subject's request (LGPD art. 18; docs/lgpd.md): a person's data exported (a zip downloadable once by a
+ * signed link) or erased. Ids only: no personal data is kept here, so the row outlives the erasure as its record.
+ */
+export const privacyRequests = pgTable(
+  'privacy_requests',
+  {
+    ...tenantColumns(),
+    kind: text('kind', { enum: PRIVACY_REQUEST_KINDS }).notNull(),
+    /** contacts.id; no foreign key: an erased contact's request stays as the record of the erasure. */
+    contactId: bigint('contact_id', { mode: 'number' }).notNull(),
+    status: text('status', { enum: PRIVACY_REQUEST_STATUSES }).notNull().default('queued'),
+    error: text('error'),
+    requestedByMembershipId: bigint('requested_by_membership_id', { mode: 'number' }),
+    /** An export's zip size, once written. */
+    fileBytes: bigint('file_bytes', { mode: 'number' }),
+    /** An export's link stops working then (the file is removed). */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    downloadedAt: timestamp('downloaded_at', { withTimezone: true, mode: 'date' }),
+    /** What the job did: rows per table (counts only). */
+    summary: jsonb('summary').$type<Record<string, number>>().notNull().default({}),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('privacy_requests_org_document_id_key').on(t.organizationId, t.documentId),
+    index('privacy_requests_org_contact_idx').on(t.organizationId, t.contactId),
+  ],
+);
