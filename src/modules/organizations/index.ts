@@ -8,4 +8,12 @@ export {
   listUserOrganizations,
   organizationTimeZone,
 } from './repo.js';
-export { canonicalTimeZone, membership } from './schema.js';
+export {
+  effectiveRetention,
+  RETENTION_DEFAULTS,
+  RETENTION_KINDS,
+  type Retention,
+  type RetentionKind,
+} from './retention.js';
+export { canonicalTimeZone, membership, organization } from './schema.js';
+export { toOrganization } from './service.js';

@@ -26,6 +26,8 @@ export async function listUserOrganizations(ex: Executor, userId: number, offset
       slug: organizations.slug,
       plan: organizations.plan,
       timeZone: organizations.timeZone,
+      retention: organizations.retention,
+      deletionScheduledAt: organizations.deletionScheduledAt,
       createdAt: organizations.createdAt,
       updatedAt: organizations.updatedAt,
       role: memberships.role,
@@ -65,7 +67,7 @@ export async function findUserOrganization(ex: Executor, userId: number, documen
 export async function updateOrganization(
   ex: Executor,
   id: number,
-  values: { name?: string; timeZone?: string },
+  values: { name?: string; timeZone?: string; retention?: Record<string, number | null> },
 ) {
   const [row] = await ex
     .update(organizations)

@@ -3,6 +3,7 @@ import { PLANS } from '../../config.js';
 import { userRef } from '../../platform/http/schemas.js';
 import { slugPattern } from '../../platform/slugs.js';
 import { ROLES } from '../../platform/tenancy/context.js';
+import { retentionInput, retentionOutput } from './retention.js';
 import { DEFAULT_TIME_ZONE } from './table.js';
 
 /** The canonical IANA name of a time zone the runtime knows (`america/sao_paulo` → `America/Sao_Paulo`), or null. */
@@ -44,6 +45,7 @@ export const organizationInput = z.strictObject({
 export const organizationUpdate = z.strictObject({
   name: organizationName.optional(),
   timeZone: timeZone.optional(),
+  retention: retentionInput.optional(),
 });
 
 export const organization = z
@@ -56,6 +58,13 @@ export const organization = z
       .string()
       .describe('IANA time zone of the organization: recurring tasks keep their local time in it'),
     role: z.enum(ROLES).describe('the role of the authenticated user in it'),
+    retention: retentionOutput,
+    deletionScheduledAt: z
+      .string()
+      .nullable()
+      .describe(
+        'When the organization and all its data will be deleted (an owner scheduled it: DELETE /organizations/{id}/deletion cancels); null: not scheduled',
+      ),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

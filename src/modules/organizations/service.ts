@@ -21,6 +21,7 @@ import { membershipModel } from '../../platform/tenancy/memberships.js';
 import { findUserByEmail } from '../users/index.js';
 import { toMembership } from './present.js';
 import * as repo from './repo.js';
+import { effectiveRetention } from './retention.js';
 import type { membershipInput, membershipUpdate, organizationInput, organizationUpdate } from './schema.js';
 
 /**
@@ -105,9 +106,12 @@ export async function updateOrganization(
       throw new AppError('ForbiddenError', 'Only an owner or admin changes the organization', {
         required: 'admin',
       });
+    const { retention, ...rest } = input;
     const changes = Object.fromEntries(
-      Object.entries(input).filter(([k, v]) => v !== undefined && v !== found.org[k as keyof typeof input]),
-    ) as z.infer<typeof organizationUpdate>;
+      Object.entries(rest).filter(([k, v]) => v !== undefined && v !== found.org[k as keyof typeof rest]),
+    ) as { name?: string; timeZone?: string; retention?: Record<string, number | null> };
+    if (retention && Object.entries(retention).some(([k, v]) => found.org.retention[k] !== v))
+      changes.retention = { ...found.org.retention, ...retention };
     if (!Object.keys(changes).length) return toOrganization(found.org, role);
     const row = await repo.updateOrganization(tx, found.org.id, changes);
     await tx.execute(
@@ -127,13 +131,15 @@ export async function updateOrganization(
   });
 }
 
-function toOrganization(
+export function toOrganization(
   row: {
     documentId: string;
     name: string;
     slug: string;
     plan: string;
     timeZone: string;
+    retention: Record<string, number | null>;
+    deletionScheduledAt: Date | null;
     createdAt: Date;
     updatedAt: Date;
   },
@@ -146,6 +152,8 @@ function toOrganization(
     plan: row.plan as Plan,
     timeZone: row.timeZone,
     role,
+    retention: effectiveRetention(row.retention),
+    deletionScheduledAt: row.deletionScheduledAt?.toISOString() ?? null,
     createdAt: isoRequired(row.createdAt),
     updatedAt: isoRequired(row.updatedAt),
   };
