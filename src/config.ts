@@ -188,6 +188,12 @@ const envObject = z.object({
   CRM_UPLOAD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(900),
   CRM_UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   CRM_TASK_REMINDER_LEAD_MINUTES: z.coerce.number().int().min(0).default(60),
+  /** How often the retention rules and due organization deletions run (docs/lgpd.md). */
+  CRM_LGPD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** Days between an owner scheduling its organization's deletion and the deletion (cancellable until then). */
+  CRM_ORG_DELETION_GRACE_DAYS: z.coerce.number().min(0).max(365).default(30),
+  /** Hours an organization export's download link stays valid (downloadable once). */
+  CRM_ORG_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   /**
    * At SIGTERM: seconds `/api/ready` answers 503 while the process still serves (for a load balancer to notice),
    * then the longest wait for requests in flight before their connections are closed.
