@@ -21,13 +21,17 @@ async function scopedToken(t: Tenant, scopes: string[]) {
   return apiClient(t.app, { authorization: `Bearer ${res.body.token}`, 'x-tenant-id': t.slug });
 }
 
+/** Operations any token may call, whatever its scopes: a credential reading its own scopes. */
+const ANY_TOKEN = ['get /api/users/tokens/current'];
+
 describe('token scopes', () => {
   test('every non-public operation declares its scopes, from the closed catalogue, in security and x-required-scopes', async () => {
     const wrong: string[] = [];
     for (const op of await operations()) {
       if (op.public) continue;
       const raw = op.op;
-      if (!op.scopes.length) wrong.push(`${op.method} ${op.path}: no scope`);
+      if (!op.scopes.length && !ANY_TOKEN.includes(`${op.method} ${op.path}`))
+        wrong.push(`${op.method} ${op.path}: no scope`);
       for (const s of op.scopes)
         if (!SCOPES.includes(s as never)) wrong.push(`${op.method} ${op.path}: ${s}`);
       // Tenant operations also require the tenantId scheme (x-tenant-id); user routes (no tenant) do not.
@@ -40,6 +44,22 @@ describe('token scopes', () => {
     }
     expect(wrong).toEqual([]);
     expect((await operations()).filter((o) => !o.public).length).toBeGreaterThan(90);
+  });
+
+  test('GET /users/tokens/current: any token reads its own scopes (null for a session or an unscoped token)', async () => {
+    const t = await newTenant();
+    for (const scopes of [['contacts:read'], ['chat:write', 'tasks:read']]) {
+      const api = await scopedToken(t, scopes);
+      const res = await api.get('/users/tokens/current');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toEqual({ via: 'token', scopes });
+    }
+    const unscoped = await t.userApi.post('/users/generate-token', { expiration: '1d' });
+    const all = apiClient(t.app, { authorization: `Bearer ${unscoped.body.token}` });
+    expect((await all.get('/users/tokens/current')).body).toEqual({ via: 'token', scopes: null });
+    expect((await t.userApi.get('/users/tokens/current')).body).toEqual({ via: 'session', scopes: null });
+    const anonymous = apiClient(t.app, {});
+    expect((await anonymous.get('/users/tokens/current')).status).toBe(401);
   });
 
   test('unknown, malformed or empty scope lists in generate-token → 400; known ones are kept', async () => {

@@ -6,6 +6,7 @@ import { deleted, idParams } from '../../platform/http/schemas.js';
 import {
   authResult,
   createdToken,
+  currentCredential,
   generateTokenInput,
   loginInput,
   me,
@@ -78,6 +79,22 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       },
     },
     async (req) => ({ data: await service.listTokens(deps, req.principal!) }),
+  );
+
+  app.get(
+    '/users/tokens/current',
+    {
+      // Any bearer may read its own scopes, whatever they are: an empty list needs none.
+      config: { scope: [], auth: 'user' },
+      schema: {
+        tags,
+        summary: 'The scopes of the credential that makes this request',
+        description:
+          'Answers for the bearer itself, an API token or a session: its scopes (null: all of the role). Agent servers (crm-mcp) list only the tools a token may use.',
+        response: { 200: currentCredential },
+      },
+    },
+    async (req) => ({ via: req.principal!.via, scopes: req.principal!.scopes }),
   );
 
   app.delete(

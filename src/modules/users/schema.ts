@@ -47,6 +47,19 @@ export const tokenInfo = z.object({
   lastUsedAt: z.string().nullable(),
   createdAt: z.string(),
 });
+/** What the bearer of a request may do: any token may read its own scopes (agent servers list tools by them). */
+export const currentCredential = z.object({
+  via: z
+    .string()
+    .describe('how the request authenticated: `session` (a session JWT) or `token` (an API token)'),
+  scopes: z
+    .array(z.string())
+    .nullable()
+    .describe(
+      "the token's scopes (area:read / area:write); null: all of the user's role (a session or an unscoped token)",
+    ),
+});
+
 export const createdToken = tokenInfo.extend({ token: z.string().describe('shown once; store it now') });
 
 export const me = z.object({

@@ -87,7 +87,8 @@ export async function registerOpenApi(app: FastifyInstance) {
         schema.security = [auth === 'tenant' ? { bearerAuth: scopes, tenantId: [] } : { bearerAuth: scopes }];
         schema['x-required-scopes'] = scopes;
         const tenant = auth === 'tenant' ? ' Tenant: the `x-tenant-id` header (the tenantId scheme).' : '';
-        schema.description = described(`Token scope: ${scopes.map((s) => `\`${s}\``).join(' + ')}.${tenant}`);
+        const needs = scopes.length ? scopes.map((s) => `\`${s}\``).join(' + ') : 'none (any token)';
+        schema.description = described(`Token scope: ${needs}.${tenant}`);
       } else {
         schema.security = [];
         schema.description = described('Public: no token needed.');

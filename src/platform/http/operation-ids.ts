@@ -13,6 +13,7 @@ const overrides: Record<string, string> = {
   'GET /users/me': 'getCurrentUser',
   'POST /users/generate-token': 'createApiToken',
   'GET /users/tokens': 'listApiTokens',
+  'GET /users/tokens/current': 'getCurrentCredential',
   'DELETE /users/tokens/{id}': 'revokeApiToken',
   'DELETE /invitations/{id}': 'revokeInvitation',
   'POST /memberships': 'inviteMember',
