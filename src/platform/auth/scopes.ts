@@ -28,6 +28,7 @@ export const SCOPE_AREAS = {
   distribution: 'distribution queues',
   saved_filters: 'saved filters',
   conversions: 'conversion pixels',
+  audit: 'the organization’s audit log (owners and admins; read only)',
 } as const;
 
 export type ScopeArea = keyof typeof SCOPE_AREAS;
