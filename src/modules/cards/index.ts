@@ -3,7 +3,7 @@ export { cardVisibility, requireCardEdit, visibleCardsAcrossBoards } from './acc
 export { insertComments } from './comments-repo.js';
 export { deleteBoardCounts } from './counts.js';
 export { validateFieldValue } from './field-values.js';
-export { removingFiles } from './files.js';
+export { removeStoredFiles, removingFiles, storagePath } from './files.js';
 export type { PreparedCard } from './insert.js';
 export type { LeadBoard } from './lead-cards.js';
 export { checkLeadCard, insertLeadCards, openLeadBoard } from './lead-cards.js';
