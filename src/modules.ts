@@ -3,6 +3,8 @@ import { automationsModule } from './modules/automations/registration.js';
 import { boardsModule } from './modules/boards/registration.js';
 import { campaignsModule } from './modules/campaigns/registration.js';
 import { cardsModule } from './modules/cards/registration.js';
+import { channelsModule } from './modules/channels/registration.js';
+import { consentsModule } from './modules/consents/registration.js';
 import { contactsModule } from './modules/contacts/registration.js';
 import { conversionPixelsModule } from './modules/conversion-pixels/registration.js';
 import { inboxModule } from './modules/inbox/registration.js';
@@ -33,4 +35,6 @@ export const modules: readonly ModuleRegistration[] = [
   leadAdsModule,
   agentConfirmationsModule,
   inboxModule,
+  channelsModule,
+  consentsModule,
 ];

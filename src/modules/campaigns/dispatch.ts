@@ -8,13 +8,20 @@ import type { WorkerDeps } from '../../platform/deps.js';
 import { recordEvent } from '../../platform/events/outbox.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
+import { whatsappLimit } from '../../platform/providers/whatsapp/errors.js';
 import * as channelsRepo from '../channels/index.js';
 import {
   type ChannelKit,
   type ChannelProvider,
   channelProvider,
   channelRate,
+  holdChannel,
+  holdRecipient,
   lazyChannelKit,
+  limitBackoffMs,
+  type PaceConfig,
+  reserveChannelSlots,
+  takeRecipientSlots,
 } from '../channels/index.js';
 import * as contactsRepo from '../contacts/index.js';
 import * as emailRepo from '../email-templates/index.js';
@@ -50,6 +57,8 @@ export const campaignDispatchQueue: QueueDef = {
 export const campaignWatchdogQueue: QueueDef = { name: 'campaign-watchdog' };
 
 const MAX_ATTEMPTS = 5;
+/** Tries of a recipient refused for WhatsApp's throughput or pair rate (nothing was sent; the waits double). */
+const THROTTLED_ATTEMPTS = 10;
 const CONCURRENCY = 10;
 const MAX_BATCH = 50;
 /** A dispatcher works this long, then hands over to a fresh job (so pause, deploys and crashes cost little). */
@@ -115,6 +124,37 @@ interface SendContext {
   signer: TrackingSigner;
   baseUrl: string;
   host: string;
+  pace: PaceConfig;
+}
+
+/** A send's outcome; a WhatsApp limit refusal also holds the channel or the recipient back (settle). */
+type Settled = repo.SendResult & { hold?: { limit: 'throughput' | 'pair_rate'; ms: number; to: string } };
+
+/**
+ * A failed send: retried only when the provider's answer proves nothing was sent (WhatsApp's throughput 130429 and
+ * pair rate 131056 after their backoff; 429, 5xx, connection refused), failed otherwise with the provider's reason
+ * (131047 names the template alternative, 131026 is undeliverable); an unanswered request is never resent.
+ */
+function failureOf(s: SendContext, r: repo.ClaimedRecipient, err: unknown): Settled {
+  if (!(err instanceof ProviderError)) return { id: r.id, outcome: 'failed', error: (err as Error).message };
+  const error = `${err.provider} provider: ${err.message}`;
+  if (err.outcomeUnknown)
+    return { id: r.id, outcome: 'failed', error: `${error} (outcome unknown, not resent)` };
+  const limit = whatsappLimit(err);
+  if (limit === 'throughput' || limit === 'pair_rate') {
+    if (r.attempts >= THROTTLED_ATTEMPTS)
+      return { id: r.id, outcome: 'failed', error: `${error} (gave up after ${r.attempts} attempts)` };
+    const ms = limitBackoffMs(limit, r.attempts, s.pace);
+    return {
+      id: r.id,
+      outcome: 'retry',
+      error,
+      retryInSeconds: ms / 1000,
+      hold: { limit, ms, to: r.address },
+    };
+  }
+  if (err.permanent || r.attempts >= MAX_ATTEMPTS) return { id: r.id, outcome: 'failed', error };
+  return { id: r.id, outcome: 'retry', error, retryInSeconds: Math.min(300, 5 * 2 ** (r.attempts - 1)) };
 }
 
 function contextFor(s: SendContext, r: repo.ClaimedRecipient, unsubscribeUrl: string): RenderContext {
@@ -144,7 +184,7 @@ function trackLinks(html: string, s: SendContext, recipientId: number, unsubscri
     : `${rewritten}${pixel}`;
 }
 
-async function sendOne(s: SendContext, r: repo.ClaimedRecipient): Promise<repo.SendResult> {
+async function sendOne(s: SendContext, r: repo.ClaimedRecipient): Promise<Settled> {
   if (!r.contact_document_id) return { id: r.id, outcome: 'skipped', error: 'contact deleted' };
   try {
     const p = s.provider;
@@ -196,13 +236,7 @@ async function sendOne(s: SendContext, r: repo.ClaimedRecipient): Promise<repo.S
     const res = await p.client.send(r.address, text);
     return { id: r.id, outcome: 'sent', messageId: res.messageId };
   } catch (err) {
-    if (!(err instanceof ProviderError))
-      return { id: r.id, outcome: 'failed', error: (err as Error).message };
-    const error = `${err.provider} provider: ${err.message}`;
-    if (err.outcomeUnknown)
-      return { id: r.id, outcome: 'failed', error: `${error} (outcome unknown, not resent)` };
-    if (err.permanent || r.attempts >= MAX_ATTEMPTS) return { id: r.id, outcome: 'failed', error };
-    return { id: r.id, outcome: 'retry', error, retryInSeconds: Math.min(300, 5 * 2 ** (r.attempts - 1)) };
+    return failureOf(s, r, err);
   }
 }
 
@@ -233,6 +267,7 @@ async function loadSendContext(
       signer,
       baseUrl,
       host: new URL(baseUrl).hostname || 'crm.localhost',
+      pace: deps.config,
     } satisfies SendContext,
   };
 }
@@ -257,6 +292,57 @@ async function finish(deps: WorkerDeps, orgId: number, campaignId: number) {
   });
 }
 
+/**
+ * Claims a batch and books it on the channel's clock (messages per second of the number, shared by every process);
+ * on WhatsApp, recipients whose own clock is not free by the batch's slot (one message every
+ * CRM_WHATSAPP_PAIR_INTERVAL_MS per person) go back to pending for when it is: delayed, never dropped.
+ */
+async function claimStep(
+  deps: WorkerDeps,
+  tx: Tx,
+  { orgId, campaignId }: CampaignJob,
+  lease: number,
+  signer: TrackingSigner,
+  kit: ChannelKit,
+) {
+  const campaign = await repo.campaignById(tx, orgId, campaignId);
+  if (campaign?.status !== 'processing') return { stop: true as const };
+  await repo.failInterrupted(tx, orgId, campaignId, lease);
+  const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer, kit);
+  const rate = channelRate(channel, deps.config);
+  let batch = await repo.claimBatch(tx, orgId, campaignId, Math.max(1, Math.min(MAX_BATCH, rate)));
+  await repo.updateCampaign(tx, orgId, campaignId, { heartbeatAt: new Date() });
+  const delay = batch.length ? await reserveChannelSlots(tx, orgId, channel.id, batch.length, rate) : 0;
+  if (channel.type === 'whatsapp' && batch.length) {
+    const busy = await takeRecipientSlots(
+      tx,
+      orgId,
+      channel.id,
+      batch.map((r) => r.address),
+      delay,
+      deps.config.CRM_WHATSAPP_PAIR_INTERVAL_MS,
+    );
+    const deferred = batch.filter((r) => busy.has(r.address));
+    await repo.deferRecipients(
+      tx,
+      orgId,
+      deferred.map((r) => ({ id: r.id, inMs: busy.get(r.address)! })),
+    );
+    batch = batch.filter((r) => !busy.has(r.address));
+  }
+  return { stop: false as const, ctx, batch, delay };
+}
+
+/** After WhatsApp limit refusals: the channel (throughput) or the recipient (pair rate) waits the backoff. */
+async function applyHolds(tx: Tx, ctx: SendContext, results: Settled[]) {
+  const channelId = ctx.campaign.channelId;
+  const holds = results.flatMap((r) => (r.hold ? [r.hold] : []));
+  const throughput = Math.max(0, ...holds.filter((h) => h.limit === 'throughput').map((h) => h.ms));
+  if (throughput > 0) await holdChannel(tx, ctx.orgId, channelId, throughput);
+  for (const h of holds.filter((x) => x.limit === 'pair_rate'))
+    await holdRecipient(tx, ctx.orgId, channelId, h.to, h.ms);
+}
+
 /** One dispatcher slice: claim, wait for the channel's slot, send, settle; until done, paused or the slice ends. */
 export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: CampaignJob) {
   const { orgId, campaignId } = job;
@@ -265,19 +351,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
   // Before any transaction: on PGlite the one connection is busy inside it (the secret is read outside).
   const signer = await trackingSigner(deps.db);
   while (Date.now() < until) {
-    const step = await deps.db.tenantTransaction(orgId, async (tx) => {
-      const campaign = await repo.campaignById(tx, orgId, campaignId);
-      if (campaign?.status !== 'processing') return { stop: true as const };
-      await repo.failInterrupted(tx, orgId, campaignId, lease);
-      const { channel, ctx } = await loadSendContext(deps, tx, orgId, campaign, signer, kit);
-      const rate = channelRate(channel);
-      const batch = await repo.claimBatch(tx, orgId, campaignId, Math.max(1, Math.min(MAX_BATCH, rate)));
-      await repo.updateCampaign(tx, orgId, campaignId, { heartbeatAt: new Date() });
-      const delay = batch.length
-        ? await repo.reserveSendWindow(tx, orgId, channel.id, batch.length, rate)
-        : 0;
-      return { stop: false as const, ctx, batch, delay };
-    });
+    const step = await deps.db.tenantTransaction(orgId, (tx) => claimStep(deps, tx, job, lease, signer, kit));
     if (step.stop) return;
     const { ctx, batch, delay } = step;
     if (batch.length === 0) {
@@ -291,6 +365,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
     const results = await mapInPool(batch, CONCURRENCY, (r) => sendOne(ctx, r));
     await deps.db.tenantTransaction(orgId, async (tx) => {
       await repo.settleResults(tx, orgId, results);
+      await applyHolds(tx, ctx, results);
       const activity =
         ctx.provider.type === 'email'
           ? 'email_sent'

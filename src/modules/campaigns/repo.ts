@@ -355,22 +355,17 @@ export async function remaining(tx: Tx, orgId: number, campaignId: number) {
   };
 }
 
-/** Books `n` sends on the channel's shared clock; answers how long to wait before sending them. */
-export async function reserveSendWindow(
-  tx: Tx,
-  orgId: number,
-  channelId: number,
-  n: number,
-  ratePerSecond: number,
-) {
-  const [row] = await queryRows<{ delay_ms: number }>(
-    tx,
-    sql`update chat_channels
-          set send_window_at = greatest(coalesce(send_window_at, now()), now()) + make_interval(secs => ${n}::float8 / ${ratePerSecond})
-        where organization_id = ${orgId} and id = ${channelId}
-        returning extract(epoch from (send_window_at - make_interval(secs => ${n}::float8 / ${ratePerSecond}) - now())) * 1000 as delay_ms`,
-  );
-  return Math.max(0, Number(row?.delay_ms ?? 0));
+/**
+ * Claimed rows whose recipient is not free yet (WhatsApp's per-recipient pace): back to pending for when they are,
+ * the claim not counted as an attempt (nothing was sent).
+ */
+export async function deferRecipients(tx: Tx, orgId: number, rows: { id: number; inMs: number }[]) {
+  for (const r of [...rows].sort((a, b) => a.id - b.id))
+    await tx.execute(
+      sql`update campaign_recipients set status = 'pending', attempts = greatest(attempts - 1, 0), claimed_at = null,
+            next_attempt_at = now() + make_interval(secs => ${Math.max(0, r.inMs) / 1000}::float8)
+          where organization_id = ${orgId} and id = ${r.id} and status = 'sending'`,
+    );
 }
 
 export async function skipPending(tx: Tx, orgId: number, campaignId: number, reason: string) {

@@ -115,7 +115,3 @@ export function channelProvider(kit: ChannelKit, row: ChannelSecretRow): Channel
     }
   }
 }
-
-/** Campaign sends per second through this channel (settings.ratePerSecond, default 10). */
-export const channelRate = (row: Pick<ChannelSecretRow, 'settings'>) =>
-  Number((row.settings as { ratePerSecond?: number }).ratePerSecond ?? 10);

@@ -48,7 +48,8 @@ export async function providerRequest<T>(
     body?: string | Uint8Array | FormData;
     timeoutMs: number;
   },
-  errorMessage: (body: any) => { message?: string; code?: string | number } = () => ({}),
+  /** The provider's message and code from an error body; `permanent` overrides the status-based guess. */
+  errorMessage: (body: any) => { message?: string; code?: string | number; permanent?: boolean } = () => ({}),
 ): Promise<T> {
   let res: Response;
   try {
@@ -77,12 +78,12 @@ export async function providerRequest<T>(
     body = null;
   }
   if (!res.ok) {
-    const { message, code } = body ? errorMessage(body) : {};
+    const { message, code, permanent } = body ? errorMessage(body) : {};
     throw new ProviderError(
       provider,
       message ?? `HTTP ${res.status}`,
       res.status,
-      !retryable(res.status),
+      permanent ?? !retryable(res.status),
       code,
     );
   }

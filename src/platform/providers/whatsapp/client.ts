@@ -1,10 +1,12 @@
 import type { Config } from '../../../config.js';
 import { OutboundBlockedError, ResponseTooLargeError, sharedSafeFetch } from '../../outbound/safe-fetch.js';
 import { ProviderError, providerRequest } from '../provider-error.js';
+import { graphError } from './errors.js';
 
 /**
  * WhatsApp Cloud API (Graph-style): messages, message templates, resumable uploads and the phone number's
- * health, against CRM_WHATSAPP_API_URL. Errors carry Graph's `error.message` and `error.code`.
+ * health, against CRM_WHATSAPP_API_URL. Errors carry Graph's `error.message` (with `error_data.details`) and
+ * `error.code`; the codes of WhatsApp's limits decide whether a retry can help (errors.ts).
  */
 
 export interface WhatsAppCredentials {
@@ -56,8 +58,6 @@ export interface WhatsAppProvider {
   deleteTemplate(name: string, id?: string): Promise<void>;
   uploadMediaHandle(file: { filename: string; mimeType: string; bytes: Buffer }): Promise<string>;
 }
-
-const graphError = (body: any) => ({ message: body?.error?.message, code: body?.error?.code });
 
 type WhatsAppConfig = Pick<
   Config,
