@@ -1,6 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  type CallToolResult,
+  ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
@@ -9,6 +11,7 @@ import {
 import { z } from 'zod';
 import { SOFTWARE_VERSION } from '../platform/version.js';
 import { ApiError } from './api-client.js';
+import type { PersonChannel } from './person-channel.js';
 import { errorResult, type Tool, type ToolEnv } from './tool-kit.js';
 import { agendaTools } from './tools/agenda.js';
 import { analyticsTools, boardTools, cardTools } from './tools/boards.js';
@@ -133,7 +136,8 @@ function mapValues(props: Record<string, unknown>) {
 /** The `tools/list` answer is the same for every session with the same options: built once per process. */
 const listings = new Map<string, { tools: Tool[]; byName: Map<string, Tool>; result: ListToolsResult }>();
 
-function listing(options: BuildServerOptions) {
+/** The tools of these options by served name, and the `tools/list` answer. */
+export function listing(options: BuildServerOptions) {
   const groups = options.groups ?? TOOL_GROUP_NAMES;
   const key = `${options.separator}|${groups.join(',')}`;
   let entry = listings.get(key);
@@ -186,33 +190,61 @@ function inputError(tool: Tool, servedName: string, error: z.ZodError) {
   );
 }
 
-/** A fresh MCP server with the chosen tools (one per stdio process or HTTP session). */
+/** What a call needs besides its name and arguments, from the server that answers it. */
+export interface CallContext {
+  person: PersonChannel;
+  /** The client's declared capabilities (the session's, or the request's own in the 2026-07-28 era). */
+  capabilities: { elicitation?: unknown } | undefined;
+}
+
+/** `tools/call` in either era: validates the arguments, then runs the tool. */
+export async function callTool(
+  env: ToolEnv,
+  options: BuildServerOptions,
+  params: { name: string; arguments?: Record<string, unknown> },
+  call: CallContext,
+): Promise<CallToolResult> {
+  const { byName } = listing(options);
+  const name = params.name;
+  const tool = byName.get(name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the names`);
+  const parsed = tool.input.safeParse(params.arguments ?? {});
+  if (!parsed.success) return inputError(tool, name, parsed.error);
+  const elicitation = call.capabilities?.elicitation as { form?: object; url?: object } | undefined;
+  return tool.call(parsed.data as Record<string, unknown>, {
+    env,
+    person: call.person,
+    // Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients).
+    canAskPerson: !!elicitation && (!!elicitation.form || !elicitation.url),
+    canOpenUrl: !!elicitation?.url,
+    servedName: name,
+    elicitationTimeoutMs: options.elicitationTimeoutMs ?? env.confirmationTtlSeconds * 1000,
+  });
+}
+
+/** The server's instructions as served (the separator applied). */
+export const serverInstructions = (env: ToolEnv, options: BuildServerOptions) =>
+  servedNames(instructions(env.confirmation), options.separator);
+
+/** A fresh 2025-era MCP server with the chosen tools (one per stdio process or HTTP session). */
 export function buildServer(env: ToolEnv, options: BuildServerOptions): Server {
-  const { byName, result } = listing(options);
+  const { result } = listing(options);
   const server = new Server(SERVER_INFO, {
-    instructions: servedNames(instructions(env.confirmation), options.separator),
+    instructions: serverInstructions(env, options),
     capabilities: { tools: {} },
   });
   server.setRequestHandler(ListToolsRequestSchema, () => result);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const name = request.params.name;
-    const tool = byName.get(name);
-    if (!tool)
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the names`);
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return inputError(tool, name, parsed.error);
-    const elicitation = server.getClientCapabilities()?.elicitation as
-      | { form?: object; url?: object }
-      | undefined;
-    return tool.call(parsed.data as Record<string, unknown>, {
-      env,
-      extra,
-      // Form elicitation: declared as `elicitation: { form }`, or as a bare `elicitation: {}` (older clients).
-      canAskPerson: !!elicitation && (!!elicitation.form || !elicitation.url),
-      canOpenUrl: !!elicitation?.url,
-      servedName: name,
-      elicitationTimeoutMs: options.elicitationTimeoutMs ?? env.confirmationTtlSeconds * 1000,
-    });
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(env, options, request.params, {
+      capabilities: server.getClientCapabilities(),
+      person: {
+        era: 'push',
+        signal: extra.signal,
+        elicit: (params, timeout) =>
+          extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { timeout }),
+        notify: (notification) => extra.sendNotification(notification),
+      },
+    }),
+  );
   return server;
 }

@@ -5,13 +5,18 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { ApiError, createApiClient, unwrap } from './api-client.js';
 import { type BuildServerOptions, buildServer, TOOL_GROUP_NAMES } from './build-server.js';
+import { BodyTooLarge, MAX_BODY_BYTES, readBody, sendWebResponse, toWebRequest } from './node-web.js';
+import { authInfoOf, type Credentials, statelessFactory, statelessHttpHandler } from './stateless.js';
+import { serveBothEras } from './stdio.js';
 import type { ToolEnv } from './tool-kit.js';
+
+export type { Credentials } from './stateless.js';
 
 const tenantSlug = z
   .string()
@@ -87,6 +92,11 @@ const envSchema = z.object({
   MCP_CRM_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be the public http(s) URL of this server' })
     .optional(),
+  MCP_CRM_STATE_SECRET: z
+    .string()
+    .trim()
+    .min(32, 'must be at least 32 characters (e.g. the output of openssl rand -hex 32)')
+    .optional(),
   MCP_CRM_CONFIRMATION_TTL_SECONDS: z.coerce
     .number({ error: 'must be a number of seconds' })
     .int()
@@ -152,11 +162,6 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   }
   if (parsed.success && !lines.length) return parsed.data;
   throw new ConfigError(`crm-mcp: invalid configuration:\n${lines.join('\n')}`);
-}
-
-export interface Credentials {
-  tenant: string;
-  token: string;
 }
 
 function toolEnv(config: McpConfig, creds: Credentials): ToolEnv {
@@ -227,6 +232,14 @@ export async function checkHealth(
   }
 }
 
+/** What the 2026-07-28 era's servers are built from. */
+const statelessDeps = (config: McpConfig, options: BuildServerOptions) => ({
+  options,
+  envOf: (creds: Credentials) => toolEnv(config, creds),
+  secret: config.MCP_CRM_STATE_SECRET,
+  ttlSeconds: config.MCP_CRM_CONFIRMATION_TTL_SECONDS,
+});
+
 /** The service's base URL without its `/api` (MCP_CRM_API_URL may name either). */
 const serviceOrigin = (config: McpConfig) => config.MCP_CRM_API_URL.replace(/\/+$/, '').replace(/\/api$/, '');
 
@@ -247,6 +260,9 @@ function jsonRpcError(
 const SESSION_IDLE_MS = 30 * 60_000;
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+/** How long a request's token, once accepted by the service, is not checked again (2026-07-28 era). */
+const TOKEN_CHECK_MS = 60_000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -299,6 +315,9 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
   }, 60_000);
   sweep.unref();
   const hostnames = allowedHostnames(config);
+  /** Credentials the service accepted lately (a cache: each process checks on its own). */
+  const checkedTokens = new Map<string, number>();
+  const stateless = statelessHttpHandler(statelessDeps(config, options));
   const bearer = config.MCP_CRM_HTTP_BEARER ? digest(config.MCP_CRM_HTTP_BEARER) : undefined;
   /** Whether the request carries the server's own bearer (single-user mode with MCP_CRM_HTTP_BEARER). */
   const hasServerBearer = (req: IncomingMessage) => {
@@ -366,9 +385,35 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     );
   };
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const creds = credentialsOf(req, res);
-    if (!creds) return;
+  /**
+   * A request's own token is checked once per session (2025 era) or, at most once a minute per process, per
+   * request (2026-07-28), so a wrong one fails at connect, not at a call. True when it answered the request.
+   */
+  const refusedToken = async (req: IncomingMessage, res: ServerResponse, creds: Credentials) => {
+    if (!req.headers.authorization) return false;
+    const key = credentialKey(creds);
+    if ((checkedTokens.get(key) ?? 0) > Date.now()) return false;
+    const health = await checkHealth(config, creds);
+    if (!health.ok && health.body.api === 'unauthorized') {
+      jsonRpcError(res, 401, 'The API token was refused by the CRM service', challenge(req, 'invalid_token'));
+      return true;
+    }
+    if (!health.ok && 'message' in health.body) {
+      jsonRpcError(res, health.body.api === 'ok' ? 403 : 503, String(health.body.message));
+      return true;
+    }
+    if (checkedTokens.size > 10_000) checkedTokens.clear();
+    checkedTokens.set(key, Date.now() + TOKEN_CHECK_MS);
+    return false;
+  };
+
+  /** The 2025 era: a session per client, kept by this process (Mcp-Session-Id). */
+  const handleSession = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    creds: Credentials,
+    body: unknown,
+  ) => {
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) {
@@ -376,23 +421,12 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
       if (existing.owner !== credentialKey(creds))
         return jsonRpcError(res, 403, 'This session belongs to other credentials; initialize your own');
       existing.lastSeen = Date.now();
-      return existing.transport.handleRequest(req, res);
+      return existing.transport.handleRequest(req, res, body);
     }
     if (sessionId) return jsonRpcError(res, 404, 'Unknown or expired session; initialize a new one');
     if (req.method !== 'POST') return jsonRpcError(res, 400, 'Initialize a session with a POST first');
-    if (req.headers.authorization) {
-      // A session's own token is checked once, when it opens, so a wrong one fails at connect, not at a call.
-      const health = await checkHealth(config, creds);
-      if (!health.ok && health.body.api === 'unauthorized')
-        return jsonRpcError(
-          res,
-          401,
-          'The API token was refused by the CRM service',
-          challenge(req, 'invalid_token'),
-        );
-      if (!health.ok && 'message' in health.body)
-        return jsonRpcError(res, health.body.api === 'ok' ? 403 : 503, String(health.body.message));
-    }
+    checkedTokens.delete(credentialKey(creds));
+    if (await refusedToken(req, res, creds)) return;
     const owner = credentialKey(creds);
     // Host is checked before routing, for every route (hostAllowed below): the transport's own check compares
     // whole host:port values, which a reverse proxy's Host does not always match.
@@ -409,7 +443,42 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await buildServer(toolEnv(config, creds), options).connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
+  };
+
+  /**
+   * /mcp serves both eras and decides per request as the SDKs do (isLegacyRequest): a request carrying the
+   * 2026-07-28 `_meta` envelope goes to the stateless handler, anything else (initialize, a session's requests,
+   * GET and DELETE) to the sessions.
+   */
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
+    const creds = credentialsOf(req, res);
+    if (!creds) return;
+    let raw: Buffer | undefined;
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        raw = await readBody(req);
+      } catch (err) {
+        if (err instanceof BodyTooLarge)
+          return jsonRpcError(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes`);
+        throw err;
+      }
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return sendJson(res, 400, {
+          jsonrpc: '2.0',
+          error: { code: -32700, message: 'Parse error: the body is not JSON' },
+          id: null,
+        });
+      }
+    }
+    const request = toWebRequest(req, res, raw);
+    if (await isLegacyRequest(request, body)) return handleSession(req, res, creds, body);
+    if (await refusedToken(req, res, creds)) return;
+    const response = await stateless.fetch(request, { authInfo: authInfoOf(creds), parsedBody: body });
+    await sendWebResponse(res, response);
   };
 
   /** Browsers send Origin: only this server's own origins and MCP_CRM_ALLOWED_ORIGINS may call it. */
@@ -498,6 +567,7 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
     close: async () => {
       clearInterval(sweep);
       for (const s of sessions.values()) await s.transport.close();
+      await stateless.close();
       await new Promise((resolve) => http.close(resolve));
     },
   };
@@ -517,9 +587,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   };
   const own = envCredentials(config);
   if (config.MCP_CRM_HTTP_PORT === undefined && own) {
-    const server = buildServer(toolEnv(config, own), options);
-    server.onclose = () => process.exit(0);
-    await server.connect(new StdioServerTransport());
+    const env = toolEnv(config, own);
+    await serveBothEras(
+      () => buildServer(env, options),
+      statelessFactory(statelessDeps(config, options), own),
+    );
     return;
   }
   const http = await startHttp(config, options);

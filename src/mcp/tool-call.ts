@@ -1,6 +1,5 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from './api-client.js';
+import type { PersonChannel } from './person-channel.js';
 
 /** What every tool handler gets: the typed API clients and how writes are confirmed. */
 export interface ToolEnv {
@@ -16,12 +15,11 @@ export interface ToolEnv {
   confirmationTtlSeconds: number;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /** What a call gets besides its arguments. */
 export interface ToolCall {
   env: ToolEnv;
-  extra: Extra;
+  /** How the person who approves a write is asked: pushed requests (2025 era) or round trips (2026-07-28). */
+  person: PersonChannel;
   /** The client declared form elicitation: the person can be asked in the client. */
   canAskPerson: boolean;
   /** The client declared URL elicitation: it can open the approval page for the person. */
