@@ -32,6 +32,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       RATE_LIMIT_PUBLIC_MAX: 100_000,
       RATE_LIMIT_AUTH_FAILURES_MAX: 100_000,
       RATE_LIMIT_ACCOUNT_FAILURES_MAX: 100_000,
+      // WhatsApp's 6 s between two messages to one person, shortened: tests write to the same number often.
+      CRM_WHATSAPP_PAIR_INTERVAL_MS: 100,
       ...overrides,
     },
   );

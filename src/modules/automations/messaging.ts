@@ -4,7 +4,7 @@ import { publicBaseUrl } from '../../config.js';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { trackingSigner } from '../campaigns/index.js';
-import { channelProvider, findChannel } from '../channels/index.js';
+import { channelProvider, findChannel, pacedSend } from '../channels/index.js';
 import { chatChannels } from '../channels/table.js';
 import { findContact } from '../contacts/index.js';
 import {
@@ -165,13 +165,27 @@ export async function sendTemplateMessage(
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'whatsapp') throw new Error('not a WhatsApp channel');
-  await env.reserve();
-  const res = await p.client.sendTemplate(prepared.to, {
+  const template = {
     name: prepared.tpl.name,
     language: prepared.tpl.language,
     components: prepared.texts.length
       ? [{ type: 'body', parameters: prepared.texts.map((text) => ({ type: 'text', text })) }]
       : [],
+  };
+  // At WhatsApp's pace (docs/messaging.md, "WhatsApp limits"): the slot is waited for before "sending" is recorded;
+  // a throughput or pair-rate refusal sent nothing and is tried again.
+  let reserved = false;
+  const paced = {
+    transaction: <T>(fn: (tx: Tx) => Promise<T>) => env.db.tenantTransaction(env.ctx.orgId, fn),
+    orgId: env.ctx.orgId,
+    channel: prepared.channel,
+    to: prepared.to,
+    config: env.config,
+  };
+  const res = await pacedSend(paced, async () => {
+    if (!reserved) await env.reserve();
+    reserved = true;
+    return p.client.sendTemplate(prepared.to, template);
   });
   return { to: prepared.to, messageId: res.messageId };
 }

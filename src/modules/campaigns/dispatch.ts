@@ -320,7 +320,8 @@ async function claimStep(
       channel.id,
       batch.map((r) => r.address),
       delay,
-      deps.config.CRM_WHATSAPP_PAIR_INTERVAL_MS,
+      // Counted from the end of the batch's slot: its messages leave 1/rate apart within it.
+      deps.config.CRM_WHATSAPP_PAIR_INTERVAL_MS + (batch.length * 1000) / rate,
     );
     const deferred = batch.filter((r) => busy.has(r.address));
     await repo.deferRecipients(
@@ -330,7 +331,7 @@ async function claimStep(
     );
     batch = batch.filter((r) => !busy.has(r.address));
   }
-  return { stop: false as const, ctx, batch, delay };
+  return { stop: false as const, ctx, batch, delay, rate };
 }
 
 /** After WhatsApp limit refusals: the channel (throughput) or the recipient (pair rate) waits the backoff. */
@@ -353,7 +354,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
   while (Date.now() < until) {
     const step = await deps.db.tenantTransaction(orgId, (tx) => claimStep(deps, tx, job, lease, signer, kit));
     if (step.stop) return;
-    const { ctx, batch, delay } = step;
+    const { ctx, batch, delay, rate } = step;
     if (batch.length === 0) {
       const left = await deps.db.tenantTransaction(orgId, (tx) => repo.remaining(tx, orgId, campaignId));
       if (left.pending === 0 && left.sending === 0) return finish(deps, orgId, campaignId);
@@ -361,8 +362,16 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
       await sleep(Math.max(100, Math.min(1000, left.nextDueMs ?? 500)));
       continue;
     }
-    if (delay > 0) await sleep(delay);
-    const results = await mapInPool(batch, CONCURRENCY, (r) => sendOne(ctx, r));
+    // Each message at its own place in the batch's slot (1/rate apart): the pace holds over any second.
+    const start = Date.now() + delay;
+    const results = await mapInPool(
+      batch.map((r, i) => ({ r, at: start + (i * 1000) / rate })),
+      CONCURRENCY,
+      async ({ r, at }) => {
+        if (at > Date.now()) await sleep(at - Date.now());
+        return sendOne(ctx, r);
+      },
+    );
     await deps.db.tenantTransaction(orgId, async (tx) => {
       await repo.settleResults(tx, orgId, results);
       await applyHolds(tx, ctx, results);

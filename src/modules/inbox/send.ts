@@ -4,8 +4,9 @@ import { recordEvent } from '../../platform/events/outbox.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { iso } from '../../platform/http/schemas.js';
 import { ProviderError, toBadGateway } from '../../platform/providers/provider-error.js';
+import { whatsappLimit } from '../../platform/providers/whatsapp/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
-import { type ChannelKit, channelProvider, findChannelById } from '../channels/index.js';
+import { type ChannelKit, channelProvider, findChannelById, pacedSend } from '../channels/index.js';
 import { findContact } from '../contacts/index.js';
 import { whatsappTemplates } from '../templates/table.js';
 import { cardForConversation } from './ingest.js';
@@ -225,36 +226,36 @@ async function send(ctx: TenantContext, kit: ChannelKit, conversationId: number,
   if (ctx.dryRun) return ctx.transaction((tx) => dryRunMessage(tx, ctx, kit, conversationId, out));
   // 1. The ledger row, committed before anything reaches the provider.
   const queued = await ctx.transaction((tx) => queueMessage(tx, ctx, conversationId, out));
-  // 2. The provider, once.
+  // 2. The provider, once (at WhatsApp's pace: a refusal for throughput or pair rate sent nothing and is retried).
   let providerId: string | null = null;
   let mediaId: string | null = null;
   let failure: ProviderError | null = null;
   try {
     const p = whatsappOf(kit, queued.channel);
     const to = queued.conv.waId;
+    const paced = {
+      transaction: ctx.transaction,
+      orgId: ctx.orgId,
+      channel: queued.channel,
+      to,
+      config: kit.config,
+    };
     if (out.kind === 'attachment') {
       mediaId = await p.client.uploadMedia({
         filename: out.input.filename,
         mimeType: out.file.mime,
         bytes: out.file.bytes,
       });
-      providerId = (
-        await p.client.sendMedia(to, out.file.kind, {
-          id: mediaId,
-          caption: out.input.caption,
-          filename: out.input.filename,
-        })
-      ).messageId;
+      const media = { id: mediaId, caption: out.input.caption, filename: out.input.filename };
+      providerId = (await pacedSend(paced, () => p.client.sendMedia(to, out.file.kind, media))).messageId;
     } else if (out.message.template_params) {
       const t = out.message.template_params;
-      providerId = (
-        await p.client.sendTemplate(to, {
-          name: t.name,
-          language: t.language,
-          components: templateComponents(t),
-        })
-      ).messageId;
-    } else providerId = (await p.client.sendText(to, out.message.content)).messageId;
+      const template = { name: t.name, language: t.language, components: templateComponents(t) };
+      providerId = (await pacedSend(paced, () => p.client.sendTemplate(to, template))).messageId;
+    } else {
+      const text = out.message.content;
+      providerId = (await pacedSend(paced, () => p.client.sendText(to, text))).messageId;
+    }
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     failure = err;
@@ -282,8 +283,27 @@ async function send(ctx: TenantContext, kit: ChannelKit, conversationId: number,
     });
     return (await presentMessages(tx, ctx.orgId, [row]))[0];
   });
-  if (failure) toBadGateway(failure);
+  if (failure) providerRefused(failure, queued.conv);
   return message;
+}
+
+/**
+ * The provider's refusal, once the message is recorded failed: WhatsApp's "outside the 24-hour window" (131047) is
+ * the window rule's 422 with the template alternative (the provider saw a closed window); anything else a 502.
+ */
+function providerRefused(failure: ProviderError, conv: repo.ConversationRow): never {
+  if (whatsappLimit(failure) !== 'window_closed') return toBadGateway(failure);
+  const closed = windowClosed(conv);
+  throw new AppError(
+    'UnprocessableEntityError',
+    `WhatsApp refused free text outside the 24-hour window (${failure.code}): send a template message instead, with message.template_params { name, category, language, processed_params }`,
+    {
+      ...closed.details,
+      provider: failure.provider,
+      providerCode: failure.code,
+      providerMessage: failure.message,
+    },
+  );
 }
 
 export const sendMessage = (ctx: TenantContext, kit: ChannelKit, id: number, message: OutgoingMessage) =>

@@ -13,7 +13,48 @@ export interface SentMessage {
   to: string;
   type: string;
   payload: Record<string, any>;
+  /** When the peer accepted it (ms since the epoch): the spacing the senders kept. */
+  receivedAt: number;
 }
+
+/** The Cloud API error codes of WhatsApp's limits, answered on demand (failNextWith, enforcePairRate). */
+export type LimitCode = 130429 | 131056 | 131047 | 131026;
+
+/**
+ * Each code as Meta sends it: the Graph error body ({ error: { message, type, code, error_data: { messaging_product,
+ * details }, error_subcode?, fbtrace_id } }) and the HTTP status. Meta's own tables disagree on the status of the
+ * throttling codes (400 in some versions, 429 in others); Meta asks clients to act on `code`, so the tests also send
+ * them with the other status (`status` option).
+ */
+export const LIMIT_ERRORS: Record<
+  LimitCode,
+  { status: number; message: string; details: string; subcode?: number }
+> = {
+  130429: {
+    status: 429,
+    message: '(#130429) Rate limit hit',
+    details: 'Cloud API message throughput has been reached.',
+    subcode: 2494055,
+  },
+  131056: {
+    status: 429,
+    message: '(#131056) (Business Account, Consumer Account) pair rate limit hit',
+    details:
+      'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+  },
+  131047: {
+    status: 400,
+    message: '(#131047) Re-engagement message',
+    details:
+      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  },
+  131026: {
+    status: 400,
+    message: '(#131026) Message undeliverable',
+    details:
+      'Unable to deliver message. Reasons can include: the recipient phone number is not a WhatsApp phone number; the recipient has not accepted our new Terms of Service and Privacy Policy; the recipient is using an old WhatsApp version.',
+  },
+};
 
 export interface PeerTemplate {
   id: string;
@@ -38,6 +79,15 @@ export interface WhatsAppPeer {
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error. */
   failNext(count: number, status?: number, message?: string): void;
+  /**
+   * The next `count` message sends (to `to` only, when given) answer WhatsApp's error `code` as Meta does (body
+   * and status; `status` overrides the status).
+   */
+  failNextWith(code: LimitCode, count: number, opts?: { to?: string; status?: number }): void;
+  /** Answers 131056 to a message sooner than `ms` after the last one accepted for the same recipient (0: off). */
+  enforcePairRate(ms: number): void;
+  /** Every message send refused with one of the limit codes, in order. */
+  refusals: { to: string; code: LimitCode; at: number }[];
   /** Adds a delay before each message answer (throughput and kill tests). */
   setDelay(ms: number): void;
   /** A status webhook as Meta sends it: the raw body and its headers, signed with `appSecret`. */
@@ -75,6 +125,23 @@ const graphError = (status: number, message: string, code = 100) => ({
   body: { error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(6).toString('hex') } },
 });
 
+const limitError = (code: LimitCode, status?: number) => {
+  const e = LIMIT_ERRORS[code];
+  return {
+    status: status ?? e.status,
+    body: {
+      error: {
+        message: e.message,
+        type: 'OAuthException',
+        code,
+        error_data: { messaging_product: 'whatsapp', details: e.details },
+        ...(e.subcode ? { error_subcode: e.subcode } : {}),
+        fbtrace_id: randomBytes(9).toString('base64url'),
+      },
+    },
+  };
+};
+
 export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Promise<WhatsAppPeer> {
   const accessToken = opts.accessToken ?? 'wa-test-token';
   const messages: SentMessage[] = [];
@@ -86,6 +153,22 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
   let delayMs = 0;
   let seq = 0;
+  let limitFailures: { code: LimitCode; count: number; to?: string; status?: number }[] = [];
+  let pairMs = 0;
+  const lastAccepted = new Map<string, number>();
+  const refusals: { to: string; code: LimitCode; at: number }[] = [];
+  /** A limit refusal due for this message, if any (programmed first, then the enforced pair rate). */
+  const limitFor = (to: string, now: number) => {
+    const programmed = limitFailures.find((f) => f.count > 0 && (!f.to || f.to === to));
+    if (programmed) {
+      programmed.count--;
+      limitFailures = limitFailures.filter((f) => f.count > 0);
+      return limitError(programmed.code, programmed.status);
+    }
+    const last = lastAccepted.get(to);
+    if (pairMs > 0 && last !== undefined && now - last < pairMs) return limitError(131056);
+    return undefined;
+  };
 
   const { server, url } = await startJsonServer(async (req, body, u) => {
     const method = req.method ?? 'GET';
@@ -106,8 +189,22 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         failures.count--;
         return graphError(failures.status, failures.message || 'Service temporarily unavailable', 131000);
       }
+      const now = Date.now();
+      const limited = limitFor(payload.to, now);
+      if (limited) {
+        refusals.push({ to: payload.to, code: limited.body.error.code, at: now });
+        return limited;
+      }
+      lastAccepted.set(payload.to, now);
       const id = `wamid.${randomBytes(12).toString('hex')}`;
-      messages.push({ id, phoneNumberId: node, to: payload.to, type: payload.type, payload });
+      messages.push({
+        id,
+        phoneNumberId: node,
+        to: payload.to,
+        type: payload.type,
+        payload,
+        receivedAt: now,
+      });
       return {
         status: 200,
         body: {
@@ -242,6 +339,13 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     failNext(count, status = 500, message = '') {
       failures = { count, status, message };
     },
+    failNextWith(code, count, opts = {}) {
+      limitFailures.push({ code, count, ...opts });
+    },
+    enforcePairRate(ms) {
+      pairMs = ms;
+    },
+    refusals,
     setDelay(ms) {
       delayMs = ms;
     },
