@@ -9,7 +9,9 @@ const ratePerSecond = z
   .min(1)
   .max(1000)
   .optional()
-  .describe('Campaign sends per second through this channel (default 10)');
+  .describe(
+    'Messages per second through this channel, shared by every worker process; WhatsApp: campaigns, automations and the inbox together (default CRM_WHATSAPP_RATE_PER_SECOND, 80); e-mail and SMS: campaigns (default 10)',
+  );
 const graphId = (what: string) =>
   z
     .string()
