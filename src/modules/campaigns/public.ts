@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
 import type { Database } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import { webhookErrorText } from '../../platform/providers/whatsapp/errors.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/index.js';
 import { chatChannels } from '../channels/table.js';
@@ -176,7 +177,7 @@ interface WhatsAppWebhook {
           id?: string;
           status?: string;
           timestamp?: string;
-          errors?: { title?: string; message?: string; code?: number }[];
+          errors?: { title?: string; message?: string; code?: number; error_data?: { details?: string } }[];
         }[];
       };
     }[];
@@ -224,13 +225,7 @@ export async function whatsappEvents(
       if (s.status === 'delivered') await repo.markRecipient(tx, orgId, r.id, 'delivered', when);
       else if (s.status === 'read') await repo.markRecipient(tx, orgId, r.id, 'opened', when);
       else if (s.status === 'failed') {
-        const e = s.errors?.[0];
-        await repo.failRecipient(
-          tx,
-          orgId,
-          r.id,
-          `whatsapp provider: ${e?.title ?? e?.message ?? 'failed'}${e?.code ? ` (${e.code})` : ''}`,
-        );
+        await repo.failRecipient(tx, orgId, r.id, webhookErrorText(s.errors?.[0]));
       }
     }
     if (!inbox) return { received: statuses.length + messages, matched };

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
+import { webhookErrorText } from '../../platform/providers/whatsapp/errors.js';
 import { findBoardById } from '../boards/index.js';
 import { createChatCards } from '../cards/index.js';
 import {
@@ -53,7 +54,7 @@ export interface WaMessage {
 export interface WaStatus {
   id?: string;
   status?: string;
-  errors?: { title?: string; message?: string; code?: number }[];
+  errors?: { title?: string; message?: string; code?: number; error_data?: { details?: string } }[];
 }
 
 export interface WaValue {
@@ -441,11 +442,7 @@ async function applyStatuses(tx: Tx, orgId: number, statuses: WaStatus[]) {
   let matched = 0;
   for (const s of statuses) {
     if (!s.id || !['sent', 'delivered', 'read', 'failed'].includes(s.status ?? '')) continue;
-    const e = s.errors?.[0];
-    const error =
-      s.status === 'failed'
-        ? `whatsapp provider: ${e?.title ?? e?.message ?? 'failed'}${e?.code ? ` (${e.code})` : ''}`
-        : null;
+    const error = s.status === 'failed' ? webhookErrorText(s.errors?.[0]) : null;
     const row = await messagesRepo.applyStatus(tx, orgId, s.id, s.status as 'sent', error);
     if (!row) continue;
     matched++;

@@ -94,7 +94,13 @@ export interface WhatsAppPeer {
   statusWebhook(
     appSecret: string,
     phoneNumberId: string,
-    statuses: { id: string; status: 'sent' | 'delivered' | 'read' | 'failed'; recipientId?: string }[],
+    statuses: {
+      id: string;
+      status: 'sent' | 'delivered' | 'read' | 'failed';
+      recipientId?: string;
+      /** The error of a failed status (default 131026), as Meta puts it in `errors[0]`. */
+      errorCode?: LimitCode;
+    }[],
   ): { body: string; headers: Record<string, string> };
   /** An inbound-messages webhook as Meta sends it, signed with `appSecret`. */
   messagesWebhook(
@@ -124,6 +130,12 @@ const graphError = (status: number, message: string, code = 100) => ({
   status,
   body: { error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(6).toString('hex') } },
 });
+
+/** A status webhook's `errors[0]` for a code: { code, title, message, error_data: { details } }. */
+const webhookError = (code: LimitCode) => {
+  const title = LIMIT_ERRORS[code].message.replace(/^\(#\d+\)\s*/, '');
+  return { code, title, message: title, error_data: { details: LIMIT_ERRORS[code].details } };
+};
 
 const limitError = (code: LimitCode, status?: number) => {
   const e = LIMIT_ERRORS[code];
@@ -366,9 +378,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
                     status: s.status,
                     timestamp: String(Math.floor(Date.now() / 1000)),
                     recipient_id: s.recipientId ?? '5511999999999',
-                    ...(s.status === 'failed'
-                      ? { errors: [{ code: 131026, title: 'Message undeliverable' }] }
-                      : {}),
+                    ...(s.status === 'failed' ? { errors: [webhookError(s.errorCode ?? 131026)] } : {}),
                   })),
                 },
               },

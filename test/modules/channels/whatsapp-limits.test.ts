@@ -250,6 +250,48 @@ describe('campaigns: error codes', () => {
   });
 });
 
+describe('asynchronous failures (status webhooks)', () => {
+  test('a failed status with 131047 or 131026 is recorded with the reason on the recipient and the message', async () => {
+    const t = await newTenant(env.app);
+    const w = await waWorld(t, 'async', 2);
+    const id = await trigger(t, w);
+    expect((await settled(t, id)).stats).toMatchObject({ sent: 2 });
+    const [a, b] = w.phones.map((p) => received([p])[0]);
+    const hook = env.wa.statusWebhook('wa-app-secret', '1001', [
+      { id: a.id, status: 'failed', errorCode: 131047 },
+      { id: b.id, status: 'failed', errorCode: 131026 },
+    ]);
+    const res = await env.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/whatsapp/${w.channel}`,
+      payload: hook.body,
+      headers: hook.headers,
+    });
+    expect(res.statusCode).toBe(200);
+    const rows = await recipientsOf(t, id);
+    expect(rows.get(w.phones[0]).error).toMatch(/Re-engagement message.*24 hours.*\(131047\).*template/);
+    expect(rows.get(w.phones[1]).error).toMatch(/undeliverable.*Unable to deliver message.*\(131026\)/);
+
+    const { channel } = await inboxSetup(env, t, { board: false });
+    const from = waNumber();
+    await inbound(env, channel, [{ from, text: 'oi' }]);
+    const conv = await conversationOf(t.api, from);
+    await t.api.post(`/conversations/${conv.id}/messages`, { data: { message: { content: 'hi' } } });
+    const sent = received([from])[0];
+    const late = env.wa.statusWebhook('wa-app-secret', '1001', [
+      { id: sent.id, status: 'failed', errorCode: 131047 },
+    ]);
+    await env.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/whatsapp/${channel}`,
+      payload: late.body,
+      headers: late.headers,
+    });
+    const msg = (await t.api.get(`/conversations/${conv.id}/messages`)).body.data[0];
+    expect(msg).toMatchObject({ status: 'failed', error: expect.stringMatching(/131047.*template/) });
+  });
+});
+
 describe('inbox: error codes', () => {
   async function conversation(t: Tenant) {
     const { channel } = await inboxSetup(env, t, { board: false });

@@ -44,3 +44,16 @@ export function graphError(body: any): { message?: string; code?: number; perman
   if (!kind) return { message, code };
   return { message, code, permanent: kind === 'window_closed' || kind === 'undeliverable' };
 }
+
+/**
+ * A failed status of a status webhook (`statuses[].errors[0]`: `{ code, title, message, error_data: { details } }`):
+ * the reason recorded on the message, with the template alternative for 131047.
+ */
+export function webhookErrorText(
+  e: { code?: number; title?: string; message?: string; error_data?: { details?: string } } = {},
+) {
+  const title = e.title ?? e.message ?? 'failed';
+  const details = e.error_data?.details;
+  const text = `whatsapp provider: ${title}${details && details !== title ? `: ${details}` : ''}${e.code ? ` (${e.code})` : ''}`;
+  return KIND.get(Number(e.code)) === 'window_closed' ? `${text}; ${TEMPLATE_ALTERNATIVE}` : text;
+}
