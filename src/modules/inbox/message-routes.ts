@@ -43,7 +43,7 @@ export function registerMessageRoutes(app: RouteApp, kit: () => Promise<ChannelK
         tags,
         summary: 'Send a message',
         description: beta(
-          "Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). A provider failure is a 502 and the message stays failed.",
+          "Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). Paced by WhatsApp's limits (the number's messages per second; one message per CRM_WHATSAPP_PAIR_INTERVAL_MS to the same person: the call waits for its slot); WhatsApp's throughput (130429) and pair-rate (131056) refusals are waited out and retried. WhatsApp's own window refusal (131047) is the same 422 with details.providerCode; any other provider failure is a 502 (details.providerCode) and the message stays failed.",
         ),
         params: idParams,
         body: dataBody(sendMessageInput, [{ message: { content: 'Thanks, we are on it!' } }]),
