@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   type AuthInfo,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   createMcpHandler,
   createRequestStateCodec,
   type McpRequestContext,
@@ -72,6 +74,12 @@ const principal = (ctx: ServerContext) => {
     .digest('hex');
 };
 
+/** The capabilities the request declares in its `_meta` envelope (the 2026-07-28 era has no session). */
+const capabilitiesOf = (ctx: ServerContext) =>
+  (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | ClientCapabilities
+    | undefined;
+
 /** A server factory for the 2026-07-28 era: credentials from the request (HTTP) or fixed (stdio). */
 export function statelessFactory(deps: StatelessDeps, fixed?: Credentials) {
   const codec = createRequestStateCodec<RoundState>({
@@ -93,7 +101,7 @@ export function statelessFactory(deps: StatelessDeps, fixed?: Credentials) {
       'tools/call',
       (req, ctx) =>
         callTool(env, deps.options, req.params, {
-          capabilities: server.getClientCapabilities(),
+          capabilities: capabilitiesOf(ctx) ?? server.getClientCapabilities(),
           person: {
             era: 'round-trip',
             signal: ctx.mcpReq.signal,
