@@ -187,3 +187,73 @@ describe('2025 era (1.x client) side by side on the same endpoint', () => {
     60_000,
   );
 });
+
+describe('the 2026-07-28 wire, as a client without an SDK sends it', () => {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const post = (method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    fetch(`${mcp.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: envelope } }),
+    });
+
+  it('server/discover names the revision; no session is opened', async () => {
+    const res = await post('server/discover');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const { result } = (await res.json()) as { result: Record<string, any> };
+    expect(result.supportedVersions).toContain('2026-07-28');
+    expect(result.serverInfo ?? result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: 'crm',
+    });
+    expect(result.capabilities.tools).toBeDefined();
+  });
+
+  it('tools/list carries its cache hints: an hour, private (a list may depend on the token)', async () => {
+    const res = await post('tools/list');
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: Record<string, any> };
+    expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
+    expect(result.tools.length).toBeGreaterThanOrEqual(83);
+  });
+
+  it('tools/call names its tool in Mcp-Name; headers that contradict the body are refused', async () => {
+    const ok = await post(
+      'tools/call',
+      { name: 'crm.list_boards', arguments: {} },
+      { 'mcp-name': 'crm.list_boards' },
+    );
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as { result: { isError?: boolean } };
+    expect(body.result.isError).toBeFalsy();
+    const wrong = await post('tools/list', {}, { 'mcp-method': 'tools/call' });
+    expect(wrong.status).toBeGreaterThanOrEqual(400);
+    expect(wrong.status).toBeLessThan(500);
+    expect(((await wrong.json()) as { error?: { code: number } }).error?.code).toBeTypeOf('number');
+  });
+
+  it('without credentials: 401 pointing to the protected-resource metadata, in this era too', async () => {
+    const multi = await startHttpMcp({ PATH: process.env.PATH ?? '', MCP_CRM_API_URL: service.url });
+    try {
+      const res = await fetch(`${multi.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+    } finally {
+      await multi.stop();
+    }
+  }, 30_000);
+});
