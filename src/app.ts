@@ -21,6 +21,7 @@ import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.j
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
+import { privacyRoutes } from './modules/privacy/routes.js';
 import { productCategoryRoutes } from './modules/product-categories/routes.js';
 import { productRoutes } from './modules/products/routes.js';
 import { quoteRoutes } from './modules/quotes/routes.js';
@@ -86,6 +87,7 @@ const areas = [
   agentConfirmationRoutes,
   segmentRoutes,
   contactRoutes,
+  privacyRoutes,
   teamRoutes,
   channelRoutes,
   templateRoutes,

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { PRIVACY_REQUEST_KINDS, PRIVACY_REQUEST_STATUSES } from './table.js';
+
+export const eraseInput = z
+  .strictObject({
+    confirm: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe("The contact's documentId again: the erasure cannot be undone"),
+  })
+  .meta({ examples: [{ confirm: 'k2v9x0c1m3n4b5v6c7x8z9a0' }] });
+export type EraseInput = z.infer<typeof eraseInput>;
+
+export const privacyRequest = z
+  .object({
+    documentId: z.string(),
+    kind: z.enum(PRIVACY_REQUEST_KINDS).describe('data_export or erasure'),
+    status: z.enum(PRIVACY_REQUEST_STATUSES).describe('queued → running → done | failed'),
+    contact: z.object({ documentId: z.string() }),
+    error: z.string().nullable(),
+    summary: z
+      .record(z.string(), z.number())
+      .describe('What the job did: rows per section (export) or per table (erasure); counts only'),
+    fileBytes: z.number().int().nullable().describe('The export zip size, once done'),
+    downloadUrl: z
+      .string()
+      .nullable()
+      .describe('Done export not yet downloaded nor expired: the signed link, usable once, until expiresAt'),
+    expiresAt: z.string().nullable(),
+    downloadedAt: z.string().nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'PrivacyRequest' });
+export type PrivacyRequest = z.infer<typeof privacyRequest>;
+
+export const exportTokenParams = z.object({
+  token: z.string().min(1).max(200).describe('The signed token of the link the export status gave'),
+});
