@@ -562,6 +562,11 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
           : `single-user mode (MCP_CRM_USER_TOKEN, organization ${config.MCP_CRM_TENANT_ID}) without MCP_CRM_HTTP_BEARER: whatever can reach this loopback port acts as the token's user`
     }; Host must name ${hostnames.join(', ')}\n`,
   );
+  process.stderr.write(
+    config.MCP_CRM_STATE_SECRET
+      ? 'crm-mcp: eras 2025-06-18, 2025-11-25 (sessions) and 2026-07-28 (stateless; round trips sealed with MCP_CRM_STATE_SECRET)\n'
+      : 'crm-mcp: eras 2025-06-18, 2025-11-25 (sessions) and 2026-07-28 (stateless; round trips sealed with a key of this process only: set MCP_CRM_STATE_SECRET, the same on every process, to run several behind a load balancer)\n',
+  );
   return {
     port,
     close: async () => {
