@@ -10,6 +10,7 @@ import { campaignRoutes } from './modules/campaigns/routes.js';
 import { cardImportJobRoutes } from './modules/cards/import-jobs.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { channelRoutes } from './modules/channels/routes.js';
+import { consentRoutes } from './modules/consents/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { conversionPixelRoutes } from './modules/conversion-pixels/routes.js';
 import { distributionRoutes } from './modules/distribution/routes.js';
@@ -87,6 +88,7 @@ const areas = [
   agentConfirmationRoutes,
   segmentRoutes,
   contactRoutes,
+  consentRoutes,
   privacyRoutes,
   teamRoutes,
   channelRoutes,
