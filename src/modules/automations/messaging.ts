@@ -74,7 +74,9 @@ async function recipient(env: ActionEnv, tx: Tx) {
 async function suppressed(tx: Tx, orgId: number, address: string) {
   const [row] = await queryRows<{ reason: string }>(
     tx,
-    sql`select reason from suppressions where organization_id = ${orgId} and address = ${address.toLowerCase()}`,
+    // As itself, or as the keyed hash an erasure left of it (docs/lgpd.md, "Erasure").
+    sql`select reason from suppressions where organization_id = ${orgId}
+          and address in (${address.toLowerCase()}, public.crm_address_hash(${address.toLowerCase()}))`,
   );
   return row?.reason;
 }

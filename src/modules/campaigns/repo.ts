@@ -41,6 +41,7 @@ export const recipientModel: QueryModel = {
   fields: {
     address: { column: 'address', type: 'string' },
     status: { column: 'status', type: 'string', values: ['pending', 'sending', 'sent', 'failed', 'skipped'] },
+    skipReason: { column: 'skip_reason', type: 'string' },
     sentAt: { column: 'sent_at', type: 'datetime' },
     id: { column: 'id', type: 'number' },
   },
@@ -176,6 +177,7 @@ const zeroStats = {
   sent: 0,
   failed: 0,
   skipped: 0,
+  skippedNoConsent: 0,
   delivered: 0,
   opened: 0,
   clicked: 0,
@@ -195,6 +197,8 @@ export async function statsOf(tx: Tx, orgId: number, campaignIds: number[]) {
           count(*) filter (where status = 'sent')::int as sent,
           count(*) filter (where status = 'failed')::int as failed,
           count(*) filter (where status = 'skipped')::int as skipped,
+          count(*) filter (where status = 'skipped' and skip_reason in ('no_consent', 'consent_withdrawn'))::int
+            as "skippedNoConsent",
           count(delivered_at)::int as delivered,
           count(opened_at)::int as opened,
           count(clicked_at)::int as clicked,
@@ -243,7 +247,12 @@ export async function insertAudience(
                  case when s.id is null then 'pending' else 'skipped' end,
                  case when s.id is null then null else 'suppressed:' || s.reason end
           from contacts
-          left join suppressions s on s.organization_id = contacts.organization_id and s.address = ${address}
+          -- An erased person's suppression holds only the keyed hash of the address (docs/lgpd.md, "Erasure"):
+          -- computed per row only when the organization has such an entry (the exists is evaluated once).
+          left join suppressions s on s.organization_id = contacts.organization_id
+            and s.address in (${address}, case when exists (select 1 from suppressions h
+                where h.organization_id = ${orgId} and h.address >= 'hmac:' and h.address < 'hmac;')
+              then public.crm_address_hash(${address}) end)
           where contacts.organization_id = ${orgId} and ${valid} and ${predicate}
           order by contacts.id
           on conflict do nothing

@@ -24,14 +24,14 @@ export async function hashSuppressions(tx: Tx, orgId: number, addresses: string[
   const hashed = await count(
     tx,
     sql`update suppressions s set address = public.crm_address_hash(s.address)
-        where s.organization_id = ${orgId} and s.address = any(${addresses}::text[])
+        where s.organization_id = ${orgId} and s.address = any(${sql.param(addresses)}::text[])
           and public.crm_address_hash(s.address) is not null
           and not exists (select 1 from suppressions h where h.organization_id = ${orgId}
                             and h.address = public.crm_address_hash(s.address))`,
   );
   await count(
     tx,
-    sql`delete from suppressions where organization_id = ${orgId} and address = any(${addresses}::text[])`,
+    sql`delete from suppressions where organization_id = ${orgId} and address = any(${sql.param(addresses)}::text[])`,
   );
   return hashed;
 }
@@ -47,7 +47,7 @@ export const anonymiseRecipients = (
   count(
     tx,
     sql`update campaign_recipients set address = 'erased:' || id, error = public.crm_scrub_text(error, ${full})
-        where organization_id = ${orgId} and (contact_id = ${contactId} or address = any(${addresses}::text[]))`,
+        where organization_id = ${orgId} and (contact_id = ${contactId} or address = any(${sql.param(addresses)}::text[]))`,
   );
 
 /** The person's conversations (theirs, or with their WhatsApp number) go, their messages with them. */
@@ -74,7 +74,7 @@ export const scrubCards = (tx: Tx, orgId: number, cardIds: number[], full: strin
     sql`update cards set title = public.crm_scrub_text(title, ${full}),
           description = public.crm_scrub_text(description, ${full}),
           fields = public.crm_scrub_jsonb(fields, ${full}), tracking = public.crm_scrub_jsonb(tracking, ${full})
-        where organization_id = ${orgId} and id = any(${cardIds}::bigint[])`,
+        where organization_id = ${orgId} and id = any(${sql.param(cardIds)}::bigint[])`,
   );
 
 /** Texts of what hangs off the person's cards: comments, tasks, meetings, quotes. */
@@ -85,7 +85,7 @@ export async function scrubCardChildren(
   contactId: number,
   full: string,
 ) {
-  const ids = sql`${cardIds}::bigint[]`;
+  const ids = sql`${sql.param(cardIds)}::bigint[]`;
   return (
     (await count(
       tx,
@@ -118,7 +118,7 @@ export async function scrubCardChildren(
 export async function deleteCardFiles(tx: Tx, orgId: number, cardIds: number[]) {
   const rows = await queryRows<{ storage_key: string }>(
     tx,
-    sql`delete from card_files where organization_id = ${orgId} and card_id = any(${cardIds}::bigint[])
+    sql`delete from card_files where organization_id = ${orgId} and card_id = any(${sql.param(cardIds)}::bigint[])
         returning storage_key`,
   );
   return rows.map((r) => r.storage_key);

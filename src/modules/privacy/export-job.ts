@@ -61,6 +61,7 @@ async function writeSection(
   for await (const row of rowsOf(db, section, orgId, contactId)) {
     await json.write(`${n++ ? ',' : ''}\n${JSON.stringify(row)}`);
   }
+  await json.write('\n]\n');
   await json.end();
   return n;
 }
