@@ -149,3 +149,19 @@ export async function redeem(
       throw tokenError((answer.reason ?? 'unknown') as TokenProblem);
   }
 }
+
+/**
+ * The longest prompt a form elicitation carries. Every text argument the tools cap fits (a WhatsApp message:
+ * 4,096 characters; a note or a description: 10,000); a longer one (an e-mail template's HTML) goes to the
+ * approval page of the web application, which shows it whole: URL elicitation when the client offers it,
+ * else the link and token.
+ */
+export const FORM_MESSAGE_LIMIT = 16_000;
+
+/** The form a person answers in the client, or undefined when the client cannot show one or it is too long. */
+export function formMessage(ctx: ToolCall, summary: string, args: Record<string, unknown>) {
+  if (!ctx.canAskPerson) return undefined;
+  // The person sees exactly what will be sent, never a cut of it: too long for a form, the approval page.
+  const message = `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`;
+  return message.length <= FORM_MESSAGE_LIMIT ? message : undefined;
+}

@@ -4,6 +4,7 @@ import {
   type Ask,
   type Confirmation,
   createRequest,
+  formMessage,
   linkOf,
   linkResult,
   type ResultOf,
@@ -15,7 +16,12 @@ import type { PushChannel } from './person-channel.js';
 import { confirmByRoundTrip } from './round-trip.js';
 import type { ToolCall } from './tool-call.js';
 
-export { type Ask, describeTokenProblem, type TokenProblem } from './approval-requests.js';
+export {
+  type Ask,
+  describeTokenProblem,
+  FORM_MESSAGE_LIMIT,
+  type TokenProblem,
+} from './approval-requests.js';
 
 /**
  * Human confirmation of a write (issue 20, docs/mcp.md). The model never holds anything that approves a call:
@@ -49,22 +55,6 @@ export function boundArguments(value: unknown, key?: string): unknown {
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, boundArguments(v, k)]));
   return value;
-}
-
-/**
- * The longest prompt a form elicitation carries. Every text argument the tools cap fits (a WhatsApp message:
- * 4,096 characters; a note or a description: 10,000); a longer one (an e-mail template's HTML) goes to the
- * approval page of the web application, which shows it whole: URL elicitation when the client offers it,
- * else the link and token.
- */
-export const FORM_MESSAGE_LIMIT = 16_000;
-
-/** The form a person answers in the client, or undefined when the client cannot show one or it is too long. */
-export function formMessage(ctx: ToolCall, summary: string, args: Record<string, unknown>) {
-  if (!ctx.canAskPerson) return undefined;
-  // The person sees exactly what will be sent, never a cut of it: too long for a form, the approval page.
-  const message = `The assistant wants to ${summary}.\n\nTool: ${ctx.servedName}\nArguments: ${JSON.stringify(args, null, 2)}\n\nAllow this change?`;
-  return message.length <= FORM_MESSAGE_LIMIT ? message : undefined;
 }
 
 export type Refusal = CallToolResult;

@@ -6,6 +6,7 @@ import { ApiError } from './api-client.js';
 import {
   type Ask,
   createRequest,
+  formMessage,
   linkOf,
   linkResult,
   type ResultOf,
@@ -13,7 +14,6 @@ import {
   refused,
   waitForDecision,
 } from './approval-requests.js';
-import { formMessage } from './confirmation.js';
 import type { RoundState, RoundTrip } from './person-channel.js';
 import type { ToolCall } from './tool-call.js';
 
