@@ -132,18 +132,30 @@ export const scrubTimeline = (tx: Tx, orgId: number, contactId: number) =>
         where organization_id = ${orgId} and contact_id = ${contactId}`,
   );
 
-/** Consent proofs (IP, form, message ids): emptied; the ledger's decisions stay (table of the consents module). */
+/**
+ * Consent proofs (IP, form, message ids) emptied; the ledger's decisions stay. The ledger is append-only (its
+ * trigger refuses an UPDATE; a DELETE is allowed): the person's entries are deleted and written again, same ids,
+ * without their proof, in the erasure's transaction.
+ */
 export async function scrubConsentProofs(tx: Tx, orgId: number, contactId: number) {
   const [t] = await queryRows<{ t: string | null }>(
     tx,
     sql`select to_regclass('public.contact_consents')::text as t`,
   );
   if (!t.t) return 0;
-  return count(
+  const columns = sql`organization_id, id, document_id, contact_id, channel, purpose, status, legal_basis, source,
+    recorded_at, recorded_by`;
+  const rows = await queryRows<Record<string, unknown>>(
     tx,
-    sql`update contact_consents set proof = '{}'::jsonb
-        where organization_id = ${orgId} and contact_id = ${contactId} and proof <> '{}'::jsonb`,
+    sql`delete from contact_consents where organization_id = ${orgId} and contact_id = ${contactId}
+        returning ${columns}`,
   );
+  if (rows.length === 0) return 0;
+  await tx.execute(
+    sql`insert into contact_consents (${columns}, proof) overriding system value
+        select ${columns}, '{}'::jsonb from jsonb_populate_recordset(null::contact_consents, ${JSON.stringify(rows)}::jsonb)`,
+  );
+  return rows.length;
 }
 
 /** The contact row: every personal column emptied, the name a placeholder (search copies follow by trigger). */

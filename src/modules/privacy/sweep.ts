@@ -7,10 +7,11 @@ import { type Executor, queryRows, type Tx } from '../../platform/db/client.js';
  * nobody keeps a link to: domain event payloads, webhook delivery bodies, automation runs, notifications, the
  * audit log, stored idempotent responses, other records' notes. Tables are found in the catalogue, so a table
  * added later is swept without a change here. Generated columns follow their sources; the suppression list keeps
- * its hashes (erase-repo.ts); the requests' own table holds ids only.
+ * its hashes (erase-repo.ts); the requests' own table holds ids only; the consent ledger refuses updates.
  */
 
-const SKIPPED_TABLES = new Set(['suppressions', 'privacy_requests']);
+// The consent ledger is append-only (its own rows are rewritten without proof by erase-repo.ts).
+const SKIPPED_TABLES = new Set(['suppressions', 'privacy_requests', 'contact_consents']);
 
 interface Column {
   table_name: string;

@@ -4,6 +4,7 @@ import { unzipSync } from 'fflate';
 import { runPrivacyRequest } from '../../../src/modules/privacy/worker.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { type Api, getApp, type Tenant } from '../../helpers/app.js';
+import { multipart } from '../cards/factory.js';
 
 /** A person of the tests: unique name, e-mail, phone and a valid CPF per call. */
 export function person() {
@@ -62,4 +63,36 @@ export function unzip(body: Buffer) {
   const entries = unzipSync(new Uint8Array(body));
   const text = (name: string) => new TextDecoder().decode(entries[name]);
   return { entries, text, json: (name: string) => JSON.parse(text(name)) };
+}
+
+/** A board with a text, an e-mail and a file field; a card of the person with values and a file. */
+export async function personCard(t: Tenant, contact: string, p: Person) {
+  const board = await t.api.post('/boards', {
+    data: {
+      name: 'Deals',
+      phases: [
+        {
+          name: 'Entry',
+          fields: [
+            { label: 'Who', slug: 'who', type: 'text' },
+            { label: 'Mail', slug: 'mail', type: 'email' },
+            { label: 'Doc', slug: 'doc', type: 'file' },
+          ],
+        },
+      ],
+    },
+  });
+  const boardId = board.body.documentId;
+  const body = multipart('file', 'rg.pdf', 'application/pdf', Buffer.from(`%PDF-1.4 ${p.name}`));
+  const up = await t.app.inject({ method: 'POST', url: `/api/boards/${boardId}/public-upload`, ...body });
+  if (up.statusCode !== 201) throw new Error(up.body);
+  const card = await t.api.post(`/boards/${boardId}/cards`, {
+    data: {
+      title: `Deal with ${p.name}`,
+      contact,
+      fields: { who: `${p.name} (${p.phone})`, mail: p.email, doc: up.json().documentId },
+    },
+  });
+  if (card.status !== 201) throw new Error(JSON.stringify(card.body));
+  return { boardId, cardId: card.body.documentId as string };
 }

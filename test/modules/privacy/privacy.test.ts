@@ -8,8 +8,7 @@ import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, apiClient, getApp, newTenant, type TestContext } from '../../helpers/app.js';
 import { startMessaging } from '../../helpers/messaging.js';
 import { emailCampaign, waitFor } from '../campaigns/helpers.js';
-import { multipart } from '../cards/factory.js';
-import { createPerson, person, runRequest, unzip } from './helpers.js';
+import { createPerson, person, personCard, runRequest, unzip } from './helpers.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -19,42 +18,6 @@ beforeAll(async () => {
 const anon = () => apiClient(ctx.app, {});
 const download = (url: string) =>
   ctx.app.inject({ method: 'GET', url: new URL(url, 'http://crm.test').pathname });
-
-/** A board with a text, an e-mail and a file field; a card of the person with values and a file. */
-async function personCard(
-  t: Awaited<ReturnType<typeof newTenant>>,
-  contact: string,
-  p: ReturnType<typeof person>,
-) {
-  const board = await t.api.post('/boards', {
-    data: {
-      name: 'Deals',
-      phases: [
-        {
-          name: 'Entry',
-          fields: [
-            { label: 'Who', slug: 'who', type: 'text' },
-            { label: 'Mail', slug: 'mail', type: 'email' },
-            { label: 'Doc', slug: 'doc', type: 'file' },
-          ],
-        },
-      ],
-    },
-  });
-  const boardId = board.body.documentId;
-  const body = multipart('file', 'rg.pdf', 'application/pdf', Buffer.from(`%PDF-1.4 ${p.name}`));
-  const up = await ctx.app.inject({ method: 'POST', url: `/api/boards/${boardId}/public-upload`, ...body });
-  expect(up.statusCode).toBe(201);
-  const card = await t.api.post(`/boards/${boardId}/cards`, {
-    data: {
-      title: `Deal with ${p.name}`,
-      contact,
-      fields: { who: `${p.name} (${p.phone})`, mail: p.email, doc: up.json().documentId },
-    },
-  });
-  expect(card.status).toBe(201);
-  return { boardId, cardId: card.body.documentId as string };
-}
 
 describe('data export', () => {
   test('a zip of JSON and CSV with the contact, timeline, cards with field values, files; downloadable once', async () => {
