@@ -107,7 +107,9 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
       .first()
       .getAttribute('data-card-id'))!;
     await dragTo(page, cardId, phase('ganho'));
-    await expect.poll(() => page.locator('[data-testid=move-error]').textContent()).toContain('not allowed');
+    await expect
+      .poll(() => page.locator('[data-testid=move-error]').textContent())
+      .toBe('Movimento recusado: Não é permitido mover de Novo lead para Ganho×');
     await inColumn('novo-lead', cardId).waitFor();
     expect(await cardPhase(cardId)).toBe('novo-lead');
     await shot(page, '03-move-refused');
@@ -120,7 +122,9 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
 
   test('leaving a phase with an empty required field is refused; filled in the drawer, the move goes through', async () => {
     await dragTo(page, cardId, phase('proposta'));
-    await expect.poll(() => page.locator('[data-testid=move-error]').textContent()).toContain('orcamento');
+    await expect
+      .poll(() => page.locator('[data-testid=move-error]').textContent())
+      .toContain('Preencha os campos obrigatórios: Orçamento');
     await inColumn('qualificacao', cardId).waitFor();
 
     await inColumn('qualificacao', cardId).click();

@@ -90,15 +90,21 @@ export function watchConsole(page: Page, expectedStatuses: number[] = []) {
 export const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
 
-/** Drags a card with the mouse onto a column (dnd-kit starts a drag after the pointer moved 6 px). */
-export async function dragTo(page: Page, cardId: string, phaseId: string) {
+/**
+ * Drags a card with the mouse onto a column (dnd-kit starts a drag after the pointer moved 6 px), released at the
+ * column's middle or at `at` (page coordinates).
+ */
+export async function dragTo(page: Page, cardId: string, phaseId: string, at?: { x: number; y: number }) {
   const card = page.locator(`[data-card-id="${cardId}"]`);
   await card.scrollIntoViewIfNeeded();
   const from = (await card.boundingBox())!;
   const to = (await page.locator(`[data-phase-id="${phaseId}"]`).boundingBox())!;
+  const end = at ?? { x: to.x + to.width / 2, y: to.y + 120 };
   await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
   await page.mouse.down();
   await page.mouse.move(from.x + from.width / 2 + 12, from.y + from.height / 2, { steps: 3 });
-  await page.mouse.move(to.x + to.width / 2, to.y + 120, { steps: 12 });
+  await page.mouse.move(end.x, end.y, { steps: 12 });
+  // A moment at the drop point, as a person's hand gives it (the board would scroll now if it were to).
+  await page.waitForTimeout(300);
   await page.mouse.up();
 }

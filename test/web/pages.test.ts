@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
     await expect
       .poll(() => page.locator('[data-testid=send-error]').textContent())
-      .toContain('24-hour window');
+      .toContain('Fora da janela de 24 horas');
     await page.locator('select[name=template]').waitFor();
   });
 

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link } from './components/Link';
 import { NotFound } from './components/NotFound';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
+import { w } from './lib/words';
 import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
 import { ConfirmPage } from './pages/Confirm';
@@ -98,6 +99,9 @@ function route(path: string) {
 function Shell({ children }: { children: any }) {
   const s = getSession()!;
   const path = usePath();
+  // The navigation folds behind a "Menu" button on a narrow screen (CSS); a followed link folds it again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
   const nav = [
     ['/boards', t('boards')],
     ['/contacts', t('contacts')],
@@ -112,10 +116,21 @@ function Shell({ children }: { children: any }) {
       <a class="skip" href="#main">
         {t('appName')}
       </a>
-      <header class="top">
+      <header class={`top${open ? ' open' : ''}`}>
         <strong class="brand">{t('appName')}</strong>
         {s.org && (
-          <nav aria-label="main">
+          <button
+            type="button"
+            class="nav-toggle"
+            aria-expanded={open}
+            aria-controls="main-nav"
+            onClick={() => setOpen(!open)}
+          >
+            {w('menu')}
+          </button>
+        )}
+        {s.org && (
+          <nav aria-label="main" id="main-nav">
             {nav.map(([href, label]) => (
               <Link key={href} href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
                 {label}
@@ -126,12 +141,14 @@ function Shell({ children }: { children: any }) {
         <div class="spacer" />
         {s.org && (
           <Link href="/orgs" class="org">
-            {s.org.name} · {s.org.role}
+            {s.org.name}
+            <span class="org-role"> · {t(`role_${s.org.role}`)}</span>
           </Link>
         )}
         <LangPicker />
         <button type="button" class="link" onClick={() => setSession(null)}>
-          {t('signOut')} ({s.user.username})
+          {t('signOut')}
+          <span class="who"> ({s.user.username})</span>
         </button>
       </header>
       <main id="main">{children}</main>

@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/api-types';
+import { localError } from './lib/errors';
 import { getSession, setSession } from './session';
 
 export type Schemas = components['schemas'];
@@ -69,19 +70,10 @@ export async function unwrap<T>(p: Promise<Result<T>>): Promise<NonNullable<T>> 
   );
 }
 
-/** The reason the service gave, in one line (details.missingFields, errors[] paths…). */
-export function reason(err: unknown): string {
+/** The reason the service gave, in one line and in the chosen language (lib/errors.ts); a board names phases and fields. */
+export function reason(err: unknown, board?: Board): string {
   if (!(err instanceof ApiError)) return String((err as Error)?.message ?? err);
-  const d = err.details ?? {};
-  const missing = Array.isArray(d.missingFields) ? ` (${(d.missingFields as string[]).join(', ')})` : '';
-  const errors =
-    Array.isArray(d.errors) && !missing
-      ? ` — ${(d.errors as { path?: string[]; message?: string }[])
-          .slice(0, 3)
-          .map((x) => `${(x.path ?? []).join('.')}: ${x.message ?? ''}`)
-          .join('; ')}`
-      : '';
-  return `${err.message}${missing}${errors}`;
+  return localError(err, board);
 }
 
 // Loose shapes the pages read (the generated types describe them fully; these keep the pages short).

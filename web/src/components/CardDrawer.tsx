@@ -3,9 +3,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Page, type Phase, reason, unwrap } from '../api';
 import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
+import { historySentence } from '../lib/events';
+import { code } from '../lib/words';
 import { canWrite } from '../session';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { CardForm, useCardDraft } from './CardForm';
+import { DateInput } from './DateInput';
 
 interface Comment {
   documentId: string;
@@ -60,7 +63,7 @@ export function CardDrawer(props: {
       qc.invalidateQueries({ queryKey: ['stats', boardId] }),
       qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] }),
     ]);
-  const edit = useCardDraft(boardId, cardId, props.onSaved, refresh);
+  const edit = useCardDraft(boardId, cardId, props.onSaved, refresh, board);
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
@@ -117,7 +120,7 @@ export function CardDrawer(props: {
             <Tasks boardId={boardId} card={c} />
             <CardMeetings boardId={boardId} card={c} />
             <CardConversation card={c} />
-            <Comments boardId={boardId} cardId={cardId} />
+            <Comments board={board} cardId={cardId} />
           </>
         )}
       </aside>
@@ -159,7 +162,9 @@ function MoveSelect({
   );
 }
 
-function Comments({ boardId, cardId }: { boardId: string; cardId: string }) {
+function Comments({ board, cardId }: { board: Board; cardId: string }) {
+  const boardId = board.documentId;
+  const tagName = (slug: string) => board.tags.find((x) => x.slug === slug)?.name ?? slug;
   const qc = useQueryClient();
   const [text, setText] = useState('');
   const [error, setError] = useState('');
@@ -233,7 +238,7 @@ function Comments({ boardId, cardId }: { boardId: string; cardId: string }) {
               <span class="muted small">
                 {dateTime(x.createdAt)} · {x.author?.user?.username ?? ''}
               </span>{' '}
-              {x.content}
+              {historySentence(x, tagName)}
             </li>
           ))}
         </ul>
@@ -322,7 +327,7 @@ function Tasks({ boardId, card }: { boardId: string; card: Card }) {
               >
                 {statuses.map((s) => (
                   <option key={s} value={s}>
-                    {s}
+                    {code('task', s)}
                   </option>
                 ))}
               </select>
@@ -341,10 +346,10 @@ function Tasks({ boardId, card }: { boardId: string; card: Card }) {
               onInput={(e) => setName((e.target as HTMLInputElement).value)}
             />
           </label>
-          <label>
-            {t('dueDate')}
-            <input type="date" value={due} onInput={(e) => setDue((e.target as HTMLInputElement).value)} />
-          </label>
+          <div class="field">
+            <label for="task-due">{t('dueDate')}</label>
+            <DateInput id="task-due" name="task-due" value={due} onChange={setDue} />
+          </div>
           <button type="submit">{t('create')}</button>
         </form>
       )}

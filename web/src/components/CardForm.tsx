@@ -4,6 +4,7 @@ import { type Board, type Card, client, type Phase, reason, unwrap } from '../ap
 import { type Condition, hiddenSlugs } from '../conditions';
 import { t } from '../i18n';
 import { people, personName } from '../lib/labels';
+import { DateInput } from './DateInput';
 import { FieldInput } from './FieldInput';
 
 /** The card's own attributes changed in the form and not saved yet. */
@@ -23,6 +24,7 @@ export function useCardDraft(
   cardId: string,
   onSaved: (c: Card) => void,
   refresh: () => Promise<unknown>,
+  board?: Board,
 ) {
   const [draft, setDraft] = useState<Record<string, unknown>>({});
   const [attrs, setAttrs] = useState<CardAttrs>({});
@@ -50,7 +52,7 @@ export function useCardDraft(
       await refresh();
       setStatus({ kind: 'ok', text: t('saved') });
     } catch (err) {
-      setStatus({ kind: 'error', text: reason(err) });
+      setStatus({ kind: 'error', text: reason(err, board) });
     }
   };
   return { draft, setDraft, attrs, setAttrs, status, save };
@@ -156,15 +158,11 @@ function CardAttributes({
         </div>
         <div class="field">
           <label for="card-due">{t('dueDate')}</label>
-          <input
+          <DateInput
             id="card-due"
             name="dueDate"
-            type="date"
             value={(attrs.dueDate ?? c.dueDate ?? '').slice(0, 10)}
-            onInput={(e) => {
-              const v = (e.target as HTMLInputElement).value;
-              onPatch({ dueDate: v ? new Date(`${v}T12:00:00Z`).toISOString() : null });
-            }}
+            onChange={(v) => onPatch({ dueDate: v ? new Date(`${v}T12:00:00Z`).toISOString() : null })}
           />
         </div>
       </div>

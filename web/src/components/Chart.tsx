@@ -12,6 +12,7 @@ import {
   Tooltip,
 } from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
+import { useLang } from '../i18n';
 
 Chart.register(
   BarController,
@@ -36,13 +37,21 @@ export function ChartView({
   summary: string;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const lang = useLang();
   useEffect(() => {
     const chart = new Chart(canvas.current!, {
       ...config,
-      options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options },
+      // Axes and tooltips format numbers in the chosen language (3.500.000 in pt-BR).
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        locale: lang,
+        ...config.options,
+      },
     });
     return () => chart.destroy();
-  }, [JSON.stringify(config.data)]);
+  }, [JSON.stringify(config.data), lang]);
   return (
     <figure class="chart">
       <figcaption>{label}</figcaption>

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Field } from '../api';
 import { t } from '../i18n';
+import { DateInput } from './DateInput';
 
 const optionList = (f: Field) => f.options.map((o) => (typeof o === 'string' ? { value: o, label: o } : o));
 
@@ -141,6 +142,8 @@ function fieldControl(props: FieldInputProps) {
       );
     case 'file':
       return <FileControl {...props} />;
+    case 'date':
+      return <DateInput {...common} value={str.slice(0, 10)} onChange={onChange} />;
     default:
       // email, url, phone, date, time; card_link and any other type: a text input.
       return (

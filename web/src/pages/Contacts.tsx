@@ -4,6 +4,8 @@ import { ApiError, client, type Page, reason, unwrap } from '../api';
 import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
+import { timelineSentence } from '../lib/events';
+import { code, w } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
 
@@ -19,7 +21,8 @@ interface Contact {
 interface Activity {
   documentId: string;
   activityType: string;
-  description: string | null;
+  description: string;
+  metadata?: Record<string, unknown> | null;
   performedAt: string;
 }
 
@@ -182,16 +185,15 @@ function ContactDetail({ id }: { id: string }) {
           <dd>{c.email ?? '—'}</dd>
           <dt>{t('phone')}</dt>
           <dd>{c.phone ?? '—'}</dd>
-          <dt>Tipo</dt>
-          <dd>{c.contact_type}</dd>
+          <dt>{w('contactType')}</dt>
+          <dd>{code('ct', c.contact_type)}</dd>
         </dl>
       )}
       <h3>{t('timeline')}</h3>
       <ol class="timeline">
         {timeline.data?.data.map((a) => (
           <li key={a.documentId}>
-            <span class="muted small">{dateTime(a.performedAt)}</span> <strong>{a.activityType}</strong>{' '}
-            {a.description}
+            <span class="muted small">{dateTime(a.performedAt)}</span> {timelineSentence(a)}
           </li>
         ))}
         {timeline.data?.data.length === 0 && <li class="muted">{t('noItems')}</li>}

@@ -31,7 +31,9 @@ import { CardDrawer } from '../components/CardDrawer';
 import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
+import { inkOn } from '../lib/contrast';
 import { people, personName } from '../lib/labels';
+import { num, plural, upperFirst, w } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
 
@@ -133,7 +135,7 @@ function useCardMoves(boardId: string, board: Board | undefined) {
         else n.delete(card.documentId);
         return n;
       });
-      setMessage({ kind: 'error', text: `${t('moveRefused')}: ${reason(err)}` });
+      setMessage({ kind: 'error', text: `${t('moveRefused')}: ${reason(err, board)}` });
     }
   };
   // A card saved in the drawer while its move is shown: the shown copy takes the saved one.
@@ -199,7 +201,7 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         {message?.kind === 'ok' ? message.text : ''}
       </div>
       {message?.kind === 'error' && (
-        <p role="alert" class="error move-error" data-testid="move-error">
+        <p role="alert" aria-live="assertive" class="error move-error" data-testid="move-error">
           {message.text}
           <button type="button" class="link" onClick={() => moves.setMessage(null)} aria-label={t('close')}>
             ×
@@ -218,7 +220,13 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         <CardDrawer
           board={b}
           cardId={cardId}
-          onClose={() => navigate(`/boards/${boardId}`)}
+          onClose={() => {
+            navigate(`/boards/${boardId}`);
+            // Focus goes back to the card the drawer was opened from (after the page has re-rendered).
+            requestAnimationFrame(() =>
+              document.querySelector<HTMLElement>(`article[data-card-id="${cardId}"]`)?.focus(),
+            );
+          }}
           onMove={moves.move}
           onSaved={moves.saved}
         />
@@ -236,19 +244,19 @@ function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>;
       <dl class="stats" aria-label="stats">
         <div>
           <dt>{t('totalCards')}</dt>
-          <dd data-stat="total">{stats?.meta.pagination.total ?? '…'}</dd>
+          <dd data-stat="total">{stats ? num(stats.meta.pagination.total) : '…'}</dd>
         </div>
         <div>
           <dt>{t('totalValue')}</dt>
           <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
         </div>
         <div class={s?.overdueCount ? 'warn' : ''}>
-          <dt>{t('overdue')}</dt>
-          <dd data-stat="overdue">{s?.overdueCount ?? '…'}</dd>
+          <dt>{s ? upperFirst(plural(s.overdueCount, 'overdueOne', 'overdueMany')) : t('overdue')}</dt>
+          <dd data-stat="overdue">{s ? num(s.overdueCount) : '…'}</dd>
         </div>
         <div class={sla ? 'warn' : ''}>
           <dt>{t('slaBreached')}</dt>
-          <dd data-stat="sla">{sla}</dd>
+          <dd data-stat="sla">{num(sla)}</dd>
         </div>
       </dl>
       <Link href={`/boards/${b.documentId}/report`} class="button-link">
@@ -380,6 +388,9 @@ function BoardColumns(props: {
       onDragStart={onDragStart}
       onDragEnd={onDragEnd}
       onDragCancel={() => setDragging(null)}
+      // The board scrolls only when the pointer is at its very edge (dnd-kit's 20% made a drop near the edge
+      // scroll the board under the pointer and land on the next column).
+      autoScroll={{ threshold: { x: 0.04, y: 0.1 }, acceleration: 4 }}
       accessibility={{ announcements: dragAnnouncements(phases) }}
     >
       <div class="columns">
@@ -392,6 +403,7 @@ function BoardColumns(props: {
             pending={props.pending}
             writable={props.writable}
             onOpen={open}
+            onMove={props.onMove}
             blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
             onSla={(n) => props.onSla(p.documentId, n)}
           />
@@ -412,6 +424,7 @@ function Column(props: {
   writable: boolean;
   blocked: boolean;
   onOpen: (c: Card) => void;
+  onMove: (card: Card, to: string) => Promise<void>;
   onSla: (n: number) => void;
 }) {
   const { board, phase, filters, pending } = props;
@@ -451,7 +464,7 @@ function Column(props: {
       <header>
         <h2 id={headingId}>{phase.name}</h2>
         <span class="count" data-count>
-          {first?.pagination.total ?? '…'}
+          {first ? num(first.pagination.total) : '…'}
         </span>
         {board.boardSettings.showValue && first?.stats && (
           <span class="muted small">{money(first.stats.valueSum, board.boardSettings.currency)}</span>
@@ -466,6 +479,7 @@ function Column(props: {
         {cards.map((c) => (
           <li key={c.documentId}>
             <DraggableCard card={c} board={board} writable={props.writable} onOpen={props.onOpen} />
+            {props.writable && <MoveMenu card={c} board={board} onMove={props.onMove} />}
           </li>
         ))}
       </ol>
@@ -548,7 +562,7 @@ function CardView(p: {
       tabIndex={0}
       data-card-id={p.overlay ? undefined : card.documentId}
       class={`kcard${p.dragging ? ' dragging' : ''}${p.overlay ? ' overlay' : ''}`}
-      aria-label={card.title}
+      aria-label={cardLabel(card, board, !!overdue)}
     >
       <h3>{card.title}</h3>
       {board.boardSettings.showValue && (
@@ -557,7 +571,7 @@ function CardView(p: {
       <div class="meta">
         {card.dueDate && (
           <span class={overdue ? 'badge warn' : 'badge'}>
-            {overdue ? `${t('overdue')} · ` : ''}
+            {overdue ? `${w('overdueOne')} · ` : ''}
             {date(card.dueDate)}
           </span>
         )}
@@ -565,16 +579,16 @@ function CardView(p: {
         {card.contact && <span class="muted small">{card.contact.name}</span>}
       </div>
       {card.tags.length > 0 && (
-        <ul class="tags" aria-label={t('tags')}>
+        <ul class="tags" aria-hidden="true">
           {card.tags.map((x) => (
-            <li key={x.documentId} style={{ background: x.color ?? '#888' }}>
+            <li key={x.documentId} style={{ background: x.color ?? '#666', color: inkOn(x.color ?? '#666') }}>
               {x.name}
             </li>
           ))}
         </ul>
       )}
       {card.assignees.length > 0 && (
-        <ul class="assignees" aria-label={t('assignees')}>
+        <ul class="assignees" aria-hidden="true">
           {card.assignees.map((a) => (
             <li key={a.documentId} class="avatar" title={a.user?.username}>
               {(a.user?.username ?? '?').slice(0, 2).toUpperCase()}
@@ -583,5 +597,53 @@ function CardView(p: {
         </ul>
       )}
     </article>
+  );
+}
+
+/** A card's accessible name: what the card shows, in one sentence (its lists are hidden from the tree). */
+function cardLabel(card: Card, board: Board, overdue: boolean) {
+  const parts = [card.title];
+  if (board.boardSettings.showValue) parts.push(money(card.value, board.boardSettings.currency));
+  if (card.dueDate) parts.push(`${overdue ? `${w('overdueOne')} ` : ''}${date(card.dueDate)}`);
+  if (card.contact) parts.push(card.contact.name);
+  if (card.tags.length) parts.push(card.tags.map((x) => x.name).join(', '));
+  if (card.assignees.length) parts.push(card.assignees.map(personName).join(', '));
+  return parts.join(' · ');
+}
+
+/** "Move to" on a card, beside it (a control inside the draggable card would be nested in its button role). */
+function MoveMenu({
+  card,
+  board,
+  onMove,
+}: {
+  card: Card;
+  board: Board;
+  onMove: (c: Card, to: string) => Promise<void>;
+}) {
+  const here = card.currentPhase?.documentId ?? '';
+  return (
+    <label class="card-move">
+      <span class="sr-only">{w('moveCard', { title: card.title })}</span>
+      <select
+        name="card-move"
+        value=""
+        onChange={(e) => {
+          const to = (e.target as HTMLSelectElement).value;
+          (e.target as HTMLSelectElement).value = '';
+          if (to) void onMove(card, to);
+        }}
+      >
+        <option value="">{t('moveTo')}…</option>
+        {[...board.phases]
+          .sort((x, y) => x.order - y.order)
+          .filter((p) => p.documentId !== here)
+          .map((p) => (
+            <option key={p.documentId} value={p.documentId}>
+              {p.name}
+            </option>
+          ))}
+      </select>
+    </label>
   );
 }

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { t } from '../i18n';
+import { code } from '../lib/words';
 import { navigate } from '../router';
 import { getSession, type Role, setSession } from '../session';
 
@@ -55,7 +56,7 @@ export function OrgsPage() {
             <button type="button" class="org-pick" data-org={o.slug} onClick={() => pick(o)}>
               <strong>{o.name}</strong>{' '}
               <span class="muted">
-                {o.slug} · {o.role} · {o.plan}
+                {o.slug} · {t(`role_${o.role}`)} · {code('plan', o.plan)}
               </span>
             </button>
           </li>

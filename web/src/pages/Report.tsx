@@ -2,9 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { ApiError, client, reason, unwrap } from '../api';
 import { ChartView } from '../components/Chart';
+import { DateInput } from '../components/DateInput';
 import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
-import { money, t } from '../i18n';
+import { date, money, t } from '../i18n';
+import { num, w } from '../lib/words';
 
 interface Report {
   boardName: string;
@@ -63,19 +65,19 @@ export function ReportPage({ boardId }: { boardId: string }) {
         </Link>
       </header>
       <form class="row" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          De / From
-          <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          Até / To
-          <input type="date" value={to} onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
-        </label>
+        <div class="field">
+          <label for="report-from">{w('from')}</label>
+          <DateInput id="report-from" name="from" value={from} onChange={setFrom} />
+        </div>
+        <div class="field">
+          <label for="report-to">{w('to')}</label>
+          <DateInput id="report-to" name="to" value={to} onChange={setTo} />
+        </div>
       </form>
       <dl class="stats">
         <div>
           <dt>{t('totalCards')}</dt>
-          <dd>{r.summary.totalCards}</dd>
+          <dd>{num(r.summary.totalCards)}</dd>
         </div>
         <div>
           <dt>{t('totalValue')}</dt>
@@ -102,7 +104,7 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
     <div class="charts">
       <ChartView
         label={t('byPhase')}
-        summary={r.phases.map((p) => `${p.name} ${p.count}`).join(', ')}
+        summary={r.phases.map((p) => `${p.name} ${num(p.count)}`).join(', ')}
         config={{
           type: 'bar',
           data: {
@@ -124,7 +126,7 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
       />
       <ChartView
         label={t('byAssignee')}
-        summary={r.assignees.map((a) => `${a.displayName} ${a.count}`).join(', ')}
+        summary={r.assignees.map((a) => `${a.displayName || t('none')} ${num(a.count)}`).join(', ')}
         config={{
           type: 'bar',
           data: {
@@ -138,11 +140,11 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
       />
       <ChartView
         label={t('createdByDay')}
-        summary={r.createdByDay.map((d) => `${d.date} ${d.count}`).join(', ')}
+        summary={r.createdByDay.map((d) => `${date(`${d.date}T12:00:00Z`)} ${num(d.count)}`).join(', ')}
         config={{
           type: 'line',
           data: {
-            labels: r.createdByDay.map((d) => d.date),
+            labels: r.createdByDay.map((d) => date(`${d.date}T12:00:00Z`)),
             datasets: [
               { label: t('cards'), data: r.createdByDay.map((d) => d.count), borderColor: '#f57c00' },
             ],
@@ -168,7 +170,7 @@ function PhaseTable({ r, cur }: { r: Report; cur: (v: number) => string }) {
         {r.phases.map((p) => (
           <tr key={p.phaseId}>
             <td>{p.name}</td>
-            <td>{p.count}</td>
+            <td>{num(p.count)}</td>
             <td>{cur(p.value)}</td>
           </tr>
         ))}

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { t } from '../i18n';
+import { code, num, w } from '../lib/words';
 import { canWrite } from '../session';
 
 interface Cond {
@@ -85,8 +86,8 @@ export function SegmentsPage() {
               <strong>{s.name}</strong>{' '}
               <span class="muted">
                 {s.filters.conditions
-                  .map((c) => `${c.field} ${c.op} ${c.value ?? ''}`)
-                  .join(` ${s.filters.logic} `)}
+                  .map((c) => `${code('cf', c.field)} ${code('op', c.op)} ${c.value ?? ''}`.trim())
+                  .join(` ${code('join', s.filters.logic)} `)}
               </span>
             </li>
           ))}
@@ -100,8 +101,8 @@ export function SegmentsPage() {
             value={logic}
             onChange={(e) => setLogic((e.target as HTMLSelectElement).value as 'AND' | 'OR')}
           >
-            <option value="AND">AND</option>
-            <option value="OR">OR</option>
+            <option value="AND">{w('logic_AND')}</option>
+            <option value="OR">{w('logic_OR')}</option>
           </select>
         </label>
         {conds.map((c, i) => (
@@ -116,7 +117,7 @@ export function SegmentsPage() {
               >
                 {FIELDS.map((f) => (
                   <option key={f} value={f}>
-                    {f}
+                    {code('cf', f)}
                   </option>
                 ))}
               </select>
@@ -130,7 +131,7 @@ export function SegmentsPage() {
               >
                 {OPS.map((o) => (
                   <option key={o} value={o}>
-                    {o}
+                    {code('op', o)}
                   </option>
                 ))}
               </select>
@@ -157,7 +158,7 @@ export function SegmentsPage() {
           {t('addCondition')}
         </button>
         <p class="live-count" aria-live="polite" data-testid="segment-count">
-          <strong>{count ?? '—'}</strong> {t('matching')}
+          <strong>{count === null ? '—' : num(count)}</strong> {t('matching')}
         </p>
         {error && (
           <p role="alert" class="error">

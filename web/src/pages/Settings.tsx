@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { date, dateTime, t } from '../i18n';
+import { code } from '../lib/words';
 import { getSession, type Role } from '../session';
 
 type Schemas = import('../api').Schemas;
@@ -214,7 +215,7 @@ function TokenTable({ tokens, onRevoke }: { tokens?: Token[]; onRevoke: (tok: To
             <td>
               <code>{tok.prefix}…</code>
             </td>
-            <td class="small">{tok.scopes?.join(', ') ?? t('allOfRole')}</td>
+            <td class="small">{tok.scopes ? <code>{tok.scopes.join(', ')}</code> : t('allOfRole')}</td>
             <td>{date(tok.expiresAt)}</td>
             <td>{tok.lastUsedAt ? dateTime(tok.lastUsedAt) : '—'}</td>
             <td>
@@ -254,7 +255,8 @@ function ScopePicker(props: {
       <div class="scopes">
         {AREAS.map((a) => (
           <label key={a}>
-            {a}
+            {/* The service's scope names, as a token's scopes are written (`contacts:read`). */}
+            <code>{a}</code>
             <select
               name={`scope-${a}`}
               value={scopes[a] ?? ''}
@@ -445,7 +447,7 @@ function InvitationTable({ invitations, run }: { invitations?: Invitation[]; run
           <tr key={inv.documentId}>
             <td>{inv.email}</td>
             <td>{roleLabel(inv.role)}</td>
-            <td>{inv.status}</td>
+            <td>{code('inv', inv.status)}</td>
             <td>{date(inv.expiresAt)}</td>
             <td>
               {inv.status === 'pending' && (

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { date, t } from '../i18n';
+import { code } from '../lib/words';
 import { canWrite } from '../session';
 
 interface Task {
@@ -68,7 +69,7 @@ export function TasksPage() {
           <option value="">—</option>
           {['pending', 'in-progress', 'completed', 'cancelled'].map((s) => (
             <option key={s} value={s}>
-              {s}
+              {code('task', s)}
             </option>
           ))}
         </select>
@@ -94,7 +95,7 @@ export function TasksPage() {
               <td>{x.name}</td>
               <td>{x.card?.title ?? '—'}</td>
               <td>{date(x.dueDate)}</td>
-              <td>{x.priority}</td>
+              <td>{code('prio', x.priority)}</td>
               <td>
                 <label>
                   <span class="sr-only">{t('status')}</span>
@@ -106,7 +107,7 @@ export function TasksPage() {
                     {[...new Set(['pending', 'in-progress', 'completed', 'cancelled', x.taskStatus])].map(
                       (s) => (
                         <option key={s} value={s}>
-                          {s}
+                          {code('task', s)}
                         </option>
                       ),
                     )}
