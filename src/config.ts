@@ -165,6 +165,19 @@ const envObject = z.object({
    * they are loopback or private (DESIGN.md §11): e.g. an intranet CalDAV server; tests set `127.0.0.1`.
    */
   CRM_OUTBOUND_ALLOWLIST: z.string().optional(),
+  /** A PEM file of extra certificate authorities outbound HTTPS calls trust (beside the system's), e.g. an internal CA. */
+  CRM_OUTBOUND_CA_FILE: z.string().optional(),
+  /**
+   * The agent servers (RFC 8707 resource indicators) OAuth access tokens may be issued for: comma list of
+   * absolute URLs such as https://mcp.example.com/mcp. Unset: only agent servers on loopback addresses.
+   */
+  CRM_OAUTH_RESOURCES: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((r) => !r.trim() || /^https?:\/\/[^#]+$/.test(r.trim())),
+      'must be a comma list of http(s) URLs without fragments (the agent servers, e.g. https://mcp.example.com/mcp)',
+    )
+    .optional(),
   /**
    * Key of the AES-256-GCM encryption of stored credentials (calendar passwords, provider tokens): 32 bytes as
    * base64 or hex. Unset: a key generated once and kept in the database (instance_secrets) — set it in

@@ -18,6 +18,17 @@ export interface Principal {
   scopes: string[] | null;
 }
 
+/**
+ * A bearer the service issued by other means (an OAuth access token, src/modules/oauth): it stands for a user
+ * in one organization with a list of scopes. Opaque: neither an API token nor a session JWT.
+ */
+export interface DelegatedBearer {
+  userId: number;
+  orgId: number;
+  scopes: string[];
+}
+export type DelegatedBearerResolver = (token: string) => Promise<DelegatedBearer | undefined>;
+
 /** `public`: no token; `user`: a bearer, no tenant; `tenant` (default): bearer + `x-tenant-id`. */
 export type AuthMode = 'public' | 'user' | 'tenant';
 
@@ -41,9 +52,14 @@ export function routeAuthMode(req: FastifyRequest): AuthMode | null {
 export const authPlugin = fp(
   async (
     app: FastifyInstance,
-    opts: { db: Database; signer: SessionSigner; authFailures?: AuthFailureGate },
+    opts: {
+      db: Database;
+      signer: SessionSigner;
+      authFailures?: AuthFailureGate;
+      delegated?: DelegatedBearerResolver;
+    },
   ) => {
-    const { db, signer, authFailures } = opts;
+    const { db, signer, authFailures, delegated } = opts;
     app.decorateRequest('principal', null);
     app.decorateRequest('tenant', null as unknown as TenantContext);
 
@@ -71,7 +87,7 @@ export const authPlugin = fp(
       if (!token) throw await unauthorized(req, reply, 'credential');
       const slug = mode === 'tenant' ? tenantSlugOf(req.headers['x-tenant-id']) : null;
       // One query resolves the bearer and, for tenant routes, the membership in the named organization.
-      const row = await resolve(db, signer, token, slug);
+      const row = await resolve(db, signer, token, slug, delegated);
       if (!row || row.blocked) throw await unauthorized(req, reply, 'credential');
       req.principal = {
         userId: row.id,
@@ -82,7 +98,8 @@ export const authPlugin = fp(
       };
       enforceScopes(req, row.scopes);
       if (mode !== 'tenant') return;
-      if (!slug) {
+      // A delegated bearer belongs to one organization: without x-tenant-id it acts in that one.
+      if (!slug && !row.delegated) {
         throw new AppError('BadRequestError', 'The x-tenant-id header is required (the organization slug)', {
           header: 'x-tenant-id',
         });
@@ -129,6 +146,7 @@ interface ResolvedRow {
   membership_id: number | null;
   membership_document_id: string | null;
   role: Role | null;
+  delegated?: boolean;
 }
 
 function bearerOf(header: string): string | undefined {
@@ -140,7 +158,15 @@ function tenantSlugOf(header: string | string[] | undefined): string | null {
   return slug ? slug : null;
 }
 
-async function resolve(db: Database, signer: SessionSigner, token: string, slug: string | null) {
+async function resolve(
+  db: Database,
+  signer: SessionSigner,
+  token: string,
+  slug: string | null,
+  delegated?: DelegatedBearerResolver,
+) {
+  if (delegated && !token.startsWith(TOKEN_PREFIX) && !token.includes('.'))
+    return resolveDelegated(db, await delegated(token), slug);
   const tenantJoin = sql`left join organizations o on o.slug = ${slug ?? ''} and ${slug !== null}
     left join memberships m on m.organization_id = o.id and m.user_id = u.id`;
   const columns = sql`u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
@@ -160,4 +186,19 @@ async function resolve(db: Database, signer: SessionSigner, token: string, slug:
     sql`select ${columns}, null::text[] as scopes from users u ${tenantJoin} where u.id = ${userId}`,
   );
   return row;
+}
+
+/** A delegated bearer's user and its one organization (x-tenant-id, when sent, must name that one). */
+async function resolveDelegated(db: Database, bearer: DelegatedBearer | undefined, slug: string | null) {
+  if (!bearer) return undefined;
+  const [row] = await preparedRows<ResolvedRow>(
+    db.system,
+    sql`select u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
+          m.id as membership_id, m.document_id as membership_document_id, m.role
+        from users u
+        left join organizations o on o.id = ${bearer.orgId} and (${slug}::text is null or o.slug = ${slug})
+        left join memberships m on m.organization_id = o.id and m.user_id = u.id
+        where u.id = ${bearer.userId}`,
+  );
+  return row && { ...row, scopes: bearer.scopes, delegated: true };
 }

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describeAddress, isPublicAddress } from './address-class.js';
 
@@ -54,6 +55,8 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** A response body larger than this fails while being read (a hostile server cannot exhaust memory). */
   maxResponseBytes?: number;
+  /** PEM certificate authorities trusted beside the system's (CRM_OUTBOUND_CA_FILE's contents). */
+  extraCa?: string;
 }
 
 export class ResponseTooLargeError extends Error {
@@ -94,6 +97,7 @@ export function createSafeFetch({
   timeoutMs = 15_000,
   maxRedirects = 5,
   maxResponseBytes = 10 * 1024 * 1024,
+  extraCa,
 }: SafeFetchOptions): SafeFetch {
   const guardedLookup = (
     hostname: string,
@@ -112,7 +116,11 @@ export function createSafeFetch({
       callback(null, list[0].address, list[0].family);
     });
   };
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup as never }, connectTimeout: timeoutMs });
+  const ca = extraCa ? [...rootCertificates, extraCa] : undefined;
+  const dispatcher = new Agent({
+    connect: { lookup: guardedLookup as never, ca },
+    connectTimeout: timeoutMs,
+  });
 
   /** IP literals skip DNS (and so the guarded lookup): judged here, before connecting. */
   const checkUrl = (url: URL) => {
