@@ -20,6 +20,7 @@ import { inboxRoutes } from './modules/inbox/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
+import { createOauthServer, mountAuthorizationServer, oauthRoutes } from './modules/oauth/index.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
 import { privacyRoutes } from './modules/privacy/routes.js';
@@ -155,11 +156,16 @@ export async function buildApp({ config, db, logger, ...opts }: BuildOptions): P
   await registerHttpConventions(app, config);
   await registerOpenApi(app);
   const authFailures = await registerRateLimit(app, config);
-  await app.register(authPlugin, { db, signer, authFailures });
+  // OAuth access tokens (sign-in for remote agents) are bearers of the REST API too.
+  const oauth = createOauthServer(config, db);
+  const delegated = async (token: string) => oauth.accessToken(token);
+  await app.register(authPlugin, { db, signer, authFailures, delegated });
   installRequestLog(app);
   installReadYourWrites(app, config, db);
   await app.register(idempotencyPlugin, { db, config, leaseSeconds: config.CRM_IDEMPOTENCY_LEASE_SECONDS });
   for (const area of areas) await app.register(area, { prefix: '/api', deps });
+  await app.register(oauthRoutes, { prefix: '/api', deps, server: oauth });
+  await mountAuthorizationServer(app, oauth);
   await registerDocsRoutes(app);
   await registerWebApp(app);
   return app;
