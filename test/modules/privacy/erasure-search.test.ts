@@ -8,7 +8,7 @@ import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { closeServer, startJsonServer } from '../../helpers/peers/http.js';
 import { emailCampaign, waitFor } from '../campaigns/helpers.js';
 import { conversationOf, inbound, inboxSetup } from '../inbox/helpers.js';
-import { createPerson, type Person, person, personCard } from './helpers.js';
+import { createPerson, type Person, person, personCard, unzip } from './helpers.js';
 
 /**
  * THE erasure acceptance (issue 33): a person seeded richly through the API (cards with dynamic fields, a
@@ -152,6 +152,28 @@ describe.skipIf(!process.env.DATABASE_URL)('erasure: nothing of the person is le
       async () => received.filter((b) => b.includes(p.email)).length,
       (n) => n >= 1,
     );
+    // The export before the erasure holds the conversation, the campaign delivery and the consent.
+    const exp = await t.api.post(`/contacts/${contact}/data-export`);
+    const ready = await waitFor(
+      async () => (await t.api.get(`/privacy-requests/${exp.body.documentId}`)).body,
+      (r) => r.status === 'done' || r.status === 'failed',
+    );
+    const zip = unzip((await env.app.inject({ method: 'GET', url: ready.downloadUrl })).rawPayload);
+    expect(
+      zip
+        .json('messages.json')
+        .map((m: any) => m.direction)
+        .sort(),
+    ).toEqual(['incoming', 'outgoing']);
+    expect(zip.json('conversations.json')).toMatchObject([{ wa_id: wa }]);
+    expect(zip.json('campaign_deliveries.json')).toMatchObject([
+      { campaign: campaign.documentId, address: p.email, status: 'sent' },
+    ]);
+    expect(zip.json('consents.json')).toMatchObject([
+      { channel: 'email', status: 'granted', proof: { ip: '203.0.113.7' } },
+    ]);
+    expect(zip.json('card_comments.json').some((c: any) => c.content.includes(p.name))).toBe(true);
+
     const before = await findEverywhere(env, needles(p));
     for (const table of [
       'public.contacts',

@@ -140,10 +140,17 @@ describe('erasure', () => {
         (r) => r.status === 'done',
       );
       expect(erased.summary.suppressionsHashed).toBe(1);
-      await t.api.post('/contacts', {
-        data: { name: 'Returning', email: p.email.toUpperCase(), city: 'Back' },
-      });
-      await t.api.post('/contacts', { data: { name: 'Other', email: `other.${p.email}`, city: 'Back' } });
+      // Both consent to e-mail marketing: only the suppression tells them apart.
+      for (const [name, email] of [
+        ['Returning', p.email.toUpperCase()],
+        ['Other', `other.${p.email}`],
+      ]) {
+        const c = await t.api.post('/contacts', { data: { name, email, city: 'Back' } });
+        const consent = await t.api.post(`/contacts/${c.body.documentId}/consents`, {
+          data: { channel: 'email', purpose: 'marketing', status: 'granted', source: 'manual' },
+        });
+        expect(consent.status).toBe(201);
+      }
       const { campaign } = await emailCampaign(t, { city: 'Back' });
       await t.api.post(`/campaigns/${campaign.documentId}/trigger`);
       await waitFor(
