@@ -1,8 +1,10 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { auditLog } from '../../platform/audit/table.js';
+import { unnestInsertSql } from '../../platform/db/bulk-insert.js';
 import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { isDeepPage, keyIn } from '../../platform/db/deep-pages.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import { sqlRowMapper } from '../../platform/db/rows.js';
 import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
@@ -118,19 +120,20 @@ export async function findContactsByDocumentIds(tx: Tx, orgId: number, documentI
     .for('update');
 }
 
+const contactRow = sqlRowMapper(contacts);
+const activityRow = sqlRowMapper(contactActivities);
+
+/** New contacts in one statement (an import's batch: one array per column, bulk-insert.ts). */
 export async function insertContacts(tx: Tx, orgId: number, values: ContactValues[]) {
   if (values.length === 0) return [];
-  return tx
-    .insert(contacts)
-    .values(
-      values.map((v) => ({
-        ...v,
-        name: v.name as string,
-        organizationId: orgId,
-        documentId: newDocumentId(),
-      })),
-    )
-    .returning();
+  const rows = values.map((v) => ({
+    ...v,
+    name: v.name as string,
+    organizationId: orgId,
+    documentId: newDocumentId(),
+  }));
+  const raw = await queryRows<Record<string, unknown>>(tx, unnestInsertSql(contacts, rows, true));
+  return raw.map(contactRow.map);
 }
 
 export async function updateContact(tx: Tx, orgId: number, id: number, values: ContactValues) {
@@ -240,21 +243,19 @@ export interface ActivityInput {
 
 export async function insertActivities(tx: Tx, orgId: number, entries: ActivityInput[]) {
   if (entries.length === 0) return [];
-  return tx
-    .insert(contactActivities)
-    .values(
-      entries.map((e) => ({
-        organizationId: orgId,
-        documentId: newDocumentId(),
-        contactId: e.contactId,
-        activityType: e.activityType,
-        description: e.description,
-        actorId: e.actorId,
-        metadata: e.metadata ?? {},
-        performedAt: e.performedAt ?? new Date(),
-      })),
-    )
-    .returning();
+  const now = new Date();
+  const rows = entries.map((e) => ({
+    organizationId: orgId,
+    documentId: newDocumentId(),
+    contactId: e.contactId,
+    activityType: e.activityType,
+    description: e.description,
+    actorId: e.actorId,
+    metadata: e.metadata ?? {},
+    performedAt: e.performedAt ?? now,
+  }));
+  const raw = await queryRows<Record<string, unknown>>(tx, unnestInsertSql(contactActivities, rows, true));
+  return raw.map(activityRow.map);
 }
 
 export async function listActivities(tx: Tx, orgId: number, contactId: number, list: CompiledList) {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
+import { unnestInsertSql } from '../db/bulk-insert.js';
 import { deferStatement, type Tx } from '../db/client.js';
 import { domainEvents } from './table.js';
 
@@ -64,20 +65,19 @@ export async function recordEvents(tx: Tx, orgId: number, events: EventInput[]):
   for (let i = 0; i < events.length; i += 1000)
     await deferStatement(
       tx,
-      tx
-        .insert(domainEvents)
-        .values(
-          events.slice(i, i + 1000).map((e) => ({
-            organizationId: orgId,
-            eventId: `evt_${randomUUID()}`,
-            type: e.type,
-            subject: e.subject,
-            data: e.data,
-            depth,
-          })),
-        )
-        .getSQL(),
-      events.length === 1,
+      unnestInsertSql(
+        domainEvents,
+        events.slice(i, i + 1000).map((e) => ({
+          organizationId: orgId,
+          eventId: `evt_${randomUUID()}`,
+          type: e.type,
+          subject: e.subject,
+          data: e.data,
+          depth,
+        })),
+      ),
+      // One text whatever the number of events: prepared once per connection.
+      true,
     );
 }
 
