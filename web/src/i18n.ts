@@ -224,16 +224,18 @@ const ptBR = {
   oauthServer: 'Servidor de ferramentas',
   oauthOrg: 'Organização em que ele vai agir',
   oauthScopes: 'O que ele poderá fazer',
-  oauthRoleNote: 'Ele nunca poderá mais do que o seu papel permite. Você pode desconectá-lo em Configurações.',
+  oauthRoleNote:
+    'Ele nunca poderá mais do que o seu papel permite. Você pode desconectá-lo em Configurações.',
   oauthAllow: 'Permitir',
   oauthDeny: 'Recusar',
-  oauthExpired: 'Este pedido de acesso expirou ou foi aberto em outro navegador. Volte ao aplicativo e conecte de novo.',
+  oauthExpired:
+    'Este pedido de acesso expirou ou foi aberto em outro navegador. Volte ao aplicativo e conecte de novo.',
   oauthLeaving: 'Voltando ao aplicativo…',
   connectedApps: 'Aplicativos conectados',
-  connectedAppsText: 'Assistentes e ferramentas que você autorizou a agir em seu nome. Desconectar corta o acesso na hora.',
+  connectedAppsText:
+    'Assistentes e ferramentas que você autorizou a agir em seu nome. Desconectar corta o acesso na hora.',
   connectedAppsNone: 'Nenhum aplicativo conectado.',
   connectedSince: 'Conectado em',
-  disconnect: 'Desconectar',
   disconnected: 'Aplicativo desconectado.',
 };
 type Dict = typeof ptBR;
@@ -463,13 +465,14 @@ const en: Dict = {
   oauthRoleNote: 'It can never do more than your role allows. You can disconnect it in Settings.',
   oauthAllow: 'Allow',
   oauthDeny: 'Deny',
-  oauthExpired: 'This access request expired or was opened in another browser. Go back to the application and connect again.',
+  oauthExpired:
+    'This access request expired or was opened in another browser. Go back to the application and connect again.',
   oauthLeaving: 'Going back to the application…',
   connectedApps: 'Connected applications',
-  connectedAppsText: 'Assistants and tools you allowed to act on your behalf. Disconnecting cuts their access at once.',
+  connectedAppsText:
+    'Assistants and tools you allowed to act on your behalf. Disconnecting cuts their access at once.',
   connectedAppsNone: 'No connected application.',
   connectedSince: 'Connected on',
-  disconnect: 'Disconnect',
   disconnected: 'Application disconnected.',
 };
 
