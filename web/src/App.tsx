@@ -10,6 +10,7 @@ import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
 import { InboxPage } from './pages/Inbox';
 import { KanbanPage } from './pages/Kanban';
+import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
 import { PublicFormPage } from './pages/PublicForm';
 import { ReportPage } from './pages/Report';
@@ -65,6 +66,8 @@ export function App() {
   // An agent's confirmation link names its organization itself: no organization needs to be picked first.
   const confirm = match('/confirm/:id', path);
   if (confirm) return <Shell>{<ConfirmPage id={confirm.id} />}</Shell>;
+  // An application's sign-in request: the person picks the organization on the page itself.
+  if (path === '/oauth/consent') return <Shell>{<OAuthConsentPage />}</Shell>;
   if (!session.org || path === '/orgs') return <Shell>{<OrgsPage />}</Shell>;
 
   return <Shell>{route(path)}</Shell>;
