@@ -4,6 +4,7 @@ import { client, reason, unwrap } from '../api';
 import { date, dateTime, t } from '../i18n';
 import { code } from '../lib/words';
 import { getSession, type Role } from '../session';
+import { ConnectedApps } from './ConnectedApps';
 
 type Schemas = import('../api').Schemas;
 type Member = Schemas['Membership'];
@@ -58,6 +59,7 @@ export function SettingsPage() {
     <section class="page settings" data-testid="settings">
       <h1>{t('settings')}</h1>
       <Tokens />
+      <ConnectedApps />
       <Members />
     </section>
   );

@@ -7,7 +7,9 @@ import { setSession } from '../session';
 
 /** Where to go once signed in: back to an agent's confirmation link, else to the organizations. */
 function afterSignIn() {
-  return currentPath().startsWith('/confirm/') ? `${currentPath()}${location.search}` : '/orgs';
+  // An agent's confirmation and an application's sign-in request come back to their page.
+  const back = currentPath().startsWith('/confirm/') || currentPath() === '/oauth/consent';
+  return back ? `${currentPath()}${location.search}` : '/orgs';
 }
 
 function useForm() {
