@@ -132,3 +132,23 @@ export const contactActivities = pgTable(
     }).onDelete('cascade'),
   ],
 );
+
+/**
+ * The number of contacts per organization (counts.ts): statement triggers on `contacts` only INSERT into
+ * `contact_count_deltas`; readers add the deltas and fold them into `contact_counts` now and then. The true count
+ * is always `contact_counts + contact_count_deltas`. No foreign keys, like the card counts.
+ */
+export const contactCounts = pgTable('contact_counts', {
+  organizationId: bigint('organization_id', { mode: 'number' }).notNull().primaryKey(),
+  contactCount: bigint('contact_count', { mode: 'number' }).notNull(),
+});
+
+export const contactCountDeltas = pgTable(
+  'contact_count_deltas',
+  {
+    organizationId: bigint('organization_id', { mode: 'number' }).notNull(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    contactCount: bigint('contact_count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.id] })],
+);
