@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inputRequired } from '@modelcontextprotocol/server';
 import { canonicalJson } from '../platform/canonical-json.js';
-import { ApiError } from './api-client.js';
+import { ApiError, unwrap } from './api-client.js';
 import {
   type Ask,
   createRequest,
@@ -153,28 +153,30 @@ async function askForm(
  */
 async function spendClientApproval(ctx: ToolCall, id: string, ask: Ask, bound: Record<string, unknown>) {
   const { env } = ctx;
-  const { response } = await env.api.POST('/api/agent-confirmations', {
-    headers: { 'idempotency-key': `crm-mcp-approval-${id}` },
-    body: {
-      data: {
-        tool: ctx.servedName,
-        summary: `${ask.summary} (approved in the assistant's client)`,
-        arguments: bound,
-        // Nothing to decide on the page: it expires at once and only records that this approval was spent.
-        expiresInSeconds: 1,
+  let replayed = false;
+  const call = env.api
+    .POST('/api/agent-confirmations', {
+      headers: { 'idempotency-key': `crm-mcp-approval-${id}` },
+      body: {
+        data: {
+          tool: ctx.servedName,
+          summary: `${ask.summary} (approved in the assistant's client)`,
+          arguments: bound,
+          // Nothing to decide on the page: it expires at once and only records that this approval was spent.
+          expiresInSeconds: 1,
+        },
       },
-    },
-  });
-  if (
-    response.headers.get('idempotent-replayed') === 'true' ||
-    response.status === 409 ||
-    response.status === 422
-  )
-    throw stateError('used');
-  if (!response.ok)
-    throw new ApiError(
-      response.status,
-      'ConfirmationError',
-      `The CRM service refused to record the approval (HTTP ${response.status})`,
-    );
+    })
+    .then((answer) => {
+      replayed = answer.response.headers.get('idempotent-replayed') === 'true';
+      return answer;
+    });
+  try {
+    // Any other refusal is the service's own (e.g. a token without account:write), passed on as it is.
+    await unwrap(call, env.apiUrl);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 409 || err.status === 422)) throw stateError('used');
+    throw err;
+  }
+  if (replayed) throw stateError('used');
 }

@@ -1,6 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpEnv, newOrg, type Org, type Service, startHttpMcp, startService } from './harness.js';
+import { newOrg, type Org, runToExit, type Service, startHttpMcp, startService } from './harness.js';
 import { callModern, connectModernHttp, isInputRequiredResult, round } from './modern-harness.js';
 
 /**
@@ -234,4 +234,43 @@ describe('an approval is spent once and bound to its call and person', () => {
       await theirs.close();
     }
   }, 60_000);
+});
+
+describe("MCP_CRM_STATE_SECRET and the state's lifetime", () => {
+  it('a secret shorter than 32 characters is a configuration error', async () => {
+    const run = await runToExit({ ...multiUser('short'), MCP_CRM_HTTP_PORT: '0' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/MCP_CRM_STATE_SECRET must be at least 32 characters/);
+  });
+
+  it("a state past the confirmation's time to live is refused", async () => {
+    const brief = await startHttpMcp({ ...multiUser(SECRET), MCP_CRM_CONFIRMATION_TTL_SECONDS: '1' });
+    const client = await connectModernHttp(brief.url, {
+      headers: headersOf(org),
+      manual: true,
+      elicit: () => 'accept',
+    });
+    try {
+      const name = `Expired ${Date.now()}`;
+      const asked = await round(client, 'crm.create_contact', { name });
+      if (!isInputRequiredResult(asked)) throw new Error('expected an input request');
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await expect(
+        round(
+          client,
+          'crm.create_contact',
+          { name },
+          {
+            inputResponses: { confirm: { action: 'accept', content: {} } },
+            requestState: asked.requestState,
+          },
+        ),
+      ).rejects.toThrow(/requestState/);
+      const found = await org.call('GET', `/contacts?filters[name][$eq]=${encodeURIComponent(name)}`);
+      expect(found.body.data).toHaveLength(0);
+    } finally {
+      await client.close();
+      await brief.stop();
+    }
+  }, 30_000);
 });
