@@ -268,6 +268,47 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     await ctx.close();
   });
 
+  test('the audit finds what it must: white on light, a nameless button, an English string, a raw code, a wide box', async () => {
+    const ctx = await context(true);
+    const p = await ctx.newPage();
+    await p.goto(`${base}/app/`);
+    await p.locator('input[type=email]').waitFor();
+    await p.evaluate(() => {
+      document.body.insertAdjacentHTML(
+        'beforeend',
+        '<div id="planted"><a href="#x" style="color:#fff">Contatos</a><button type="button"></button>' +
+          '<p>Move refused</p><p>owner · business</p><div style="width:677px">nav</div></div>',
+      );
+    });
+    const found = [
+      ...untranslated(await pageTexts(p), english),
+      ...(await a11y(p)),
+      ...(await tooWide(p)),
+    ].join('\n');
+    expect(found).toMatch(/contrast 1\.\d+ "Contatos"/);
+    expect(found).toContain('no accessible name: button');
+    expect(found).toContain('"Move refused"');
+    expect(found).toContain('code owner');
+    expect(found).toContain('code business');
+    expect(found).toContain('page scrolls sideways');
+    await ctx.close();
+  });
+
+  test("a validation error is said once, in pt-BR, with the field's name", async () => {
+    const ctx = await context(false);
+    const p = await ctx.newPage();
+    watchConsole(p, [400]);
+    await signIn(p);
+    await p.goto(`${base}/app/orgs`);
+    await p.getByLabel('Nome', { exact: true }).fill('Outra loja');
+    await p.getByLabel('Identificador (slug)').fill(t.slug);
+    await p.getByRole('button', { name: 'Criar' }).click();
+    const alert = p.locator('main [role=alert]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('Verifique os campos: Identificador: já está em uso');
+    await ctx.close();
+  });
+
   test('the same pages in English show no Portuguese catalogue string', async () => {
     const ctx = await context(false);
     const p = await ctx.newPage();

@@ -133,7 +133,7 @@ function Shell({ children }: { children: any }) {
           </button>
         )}
         {s.org && (
-          <nav aria-label="main" id="main-nav">
+          <nav aria-label={w('navMain')} id="main-nav">
             {nav.map(([href, label]) => (
               <Link key={href} href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
                 {label}

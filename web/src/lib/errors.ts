@@ -1,7 +1,7 @@
 import type { ApiError, Board } from '../api';
 import { getLang } from '../i18n';
 import type { Words } from './catalog-words';
-import { w } from './words';
+import { code, w } from './words';
 
 type FieldError = { path?: (string | number)[]; message?: string };
 
@@ -19,9 +19,14 @@ function fieldMessage(message = ''): string {
   return getLang() === 'en' && message ? message : w('fe_invalid');
 }
 
-/** Field slugs as the board names them (labels), else as they are. */
+/** Field slugs as the board names them (labels), else the words of common attributes, else as they are. */
 const fieldLabels = (board: Board | undefined, slugs: string[]) =>
-  slugs.map((s) => board?.phases.flatMap((p) => p.fields).find((f) => f.slug === s)?.label ?? s);
+  slugs.map((s) => {
+    const label = board?.phases.flatMap((p) => p.fields).find((f) => f.slug === s)?.label;
+    if (label) return label;
+    const attr = code('at', s);
+    return attr === s ? code('cf', s) : attr;
+  });
 const phaseName = (board: Board | undefined, ref: { documentId?: string; slug?: string } | undefined) =>
   board?.phases.find((p) => p.documentId === ref?.documentId)?.name ?? ref?.slug ?? '';
 

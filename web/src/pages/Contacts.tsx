@@ -93,7 +93,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
           </tbody>
         </table>
         {pag && pag.pageCount > 1 && (
-          <nav class="pager" aria-label="pagination">
+          <nav class="pager" aria-label={w('pagination')}>
             <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
               ‹
             </button>

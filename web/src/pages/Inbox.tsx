@@ -6,6 +6,7 @@ import { ConversationView, STATUSES } from '../components/inbox/ConversationView
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
+import { w } from '../lib/words';
 import { type LiveEvent, useLive } from '../live';
 import { navigate } from '../router';
 
@@ -283,7 +284,7 @@ function Pager({
   onPage: (p: number) => void;
 }) {
   return (
-    <nav class="pager" aria-label="pagination">
+    <nav class="pager" aria-label={w('pagination')}>
       <button
         type="button"
         disabled={page <= 1}

@@ -241,7 +241,7 @@ function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>;
   return (
     <header class="board-head">
       <h1>{b.name}</h1>
-      <dl class="stats" aria-label="stats">
+      <dl class="stats" aria-label={w('boardFigures')}>
         <div>
           <dt>{t('totalCards')}</dt>
           <dd data-stat="total">{stats ? num(stats.meta.pagination.total) : '…'}</dd>

@@ -6,7 +6,7 @@ import { DateInput } from '../components/DateInput';
 import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
-import { num, w } from '../lib/words';
+import { num, upperFirst, w } from '../lib/words';
 
 interface Report {
   boardName: string;
@@ -162,7 +162,7 @@ function PhaseTable({ r, cur }: { r: Report; cur: (v: number) => string }) {
       <thead>
         <tr>
           <th scope="col">{t('phase')}</th>
-          <th scope="col">{t('cards')}</th>
+          <th scope="col">{upperFirst(t('cards'))}</th>
           <th scope="col">{t('value')}</th>
         </tr>
       </thead>
