@@ -1,7 +1,13 @@
 import type { Tx } from '../../platform/db/client.js';
 import { ProviderError } from '../../platform/providers/provider-error.js';
 import { whatsappLimit } from '../../platform/providers/whatsapp/errors.js';
-import { holdChannel, holdRecipient, limitBackoffMs, type PaceConfig } from '../channels/index.js';
+import {
+  holdChannel,
+  holdRecipient,
+  limitBackoffMs,
+  type PaceConfig,
+  touchRecipients,
+} from '../channels/index.js';
 import type * as repo from './repo.js';
 
 // What a campaign send's failure leads to (docs/messaging.md, "WhatsApp limits" and the at-most-once choice).
@@ -42,11 +48,23 @@ export function failureOf(pace: PaceConfig, r: repo.ClaimedRecipient, err: unkno
   return { id: r.id, outcome: 'retry', error, retryInSeconds: Math.min(300, 5 * 2 ** (r.attempts - 1)) };
 }
 
-/** After WhatsApp limit refusals: the channel (throughput) or the recipient (pair rate) waits the backoff. */
-export async function applyHolds(tx: Tx, orgId: number, channelId: number, results: Settled[]) {
+/**
+ * The clocks after a WhatsApp batch: the channel (throughput refusal) or a recipient (pair-rate refusal) waits the
+ * backoff, and every recipient sent to waits an interval from now (the send's end, however late it left).
+ */
+export async function applyHolds(
+  tx: Tx,
+  c: { orgId: number; channelId: number; whatsapp: boolean; pace: PaceConfig },
+  batch: repo.ClaimedRecipient[],
+  results: Settled[],
+) {
+  if (!c.whatsapp) return;
   const holds = results.flatMap((r) => (r.hold ? [r.hold] : []));
   const throughput = Math.max(0, ...holds.filter((h) => h.limit === 'throughput').map((h) => h.ms));
-  if (throughput > 0) await holdChannel(tx, orgId, channelId, throughput);
+  if (throughput > 0) await holdChannel(tx, c.orgId, c.channelId, throughput);
   for (const h of holds.filter((x) => x.limit === 'pair_rate'))
-    await holdRecipient(tx, orgId, channelId, h.to, h.ms);
+    await holdRecipient(tx, c.orgId, c.channelId, h.to, h.ms);
+  const sent = new Set(results.filter((r) => r.outcome === 'sent').map((r) => r.id));
+  const to = batch.filter((r) => sent.has(r.id)).map((r) => r.address);
+  await touchRecipients(tx, c.orgId, c.channelId, to, c.pace.CRM_WHATSAPP_PAIR_INTERVAL_MS);
 }

@@ -12,6 +12,7 @@ export {
   pacedSend,
   reserveChannelSlots,
   takeRecipientSlots,
+  touchRecipients,
 } from './pacing.js';
 export type { ChannelRow } from './repo.js';
 export { findChannel, findChannelById } from './repo.js';

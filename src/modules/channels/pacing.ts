@@ -63,6 +63,27 @@ export async function holdRecipient(tx: Tx, orgId: number, channelId: number, to
 }
 
 /**
+ * After messages left: each recipient's clock at least `intervalMs` after now (the send's end), so a message that
+ * left later than its slot (a slow provider, a busy machine) still keeps the next one an interval away.
+ */
+export async function touchRecipients(
+  tx: Tx,
+  orgId: number,
+  channelId: number,
+  tos: string[],
+  intervalMs: number,
+) {
+  if (tos.length === 0) return;
+  const keys = [...new Set(tos.map(recipientKey))].join(',');
+  await tx.execute(
+    sql`insert into channel_recipient_clocks (organization_id, channel_id, recipient, next_at)
+        select ${orgId}, ${channelId}, k, now() + ${secs(intervalMs)} from unnest(string_to_array(${keys}, ',')) as k
+        on conflict (organization_id, channel_id, recipient) do update
+          set next_at = greatest(channel_recipient_clocks.next_at, excluded.next_at)`,
+  );
+}
+
+/**
  * Books the recipient's next free slot at or after `afterMs` from now (a later message waits its turn, never
  * dropped); answers how long (ms) to wait for it.
  */
@@ -172,7 +193,11 @@ export async function pacedSend<T>(p: PacedTarget, send: () => Promise<T>): Prom
     });
     if (wait > 0) await sleep(wait);
     try {
-      return await send();
+      const sent = await send();
+      await p.transaction((tx) =>
+        touchRecipients(tx, orgId, channel.id, [to], config.CRM_WHATSAPP_PAIR_INTERVAL_MS),
+      );
+      return sent;
     } catch (err) {
       const limit = whatsappLimit(err);
       if ((limit !== 'throughput' && limit !== 'pair_rate') || attempt >= PACED_ATTEMPTS) throw err;

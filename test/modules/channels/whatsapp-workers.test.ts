@@ -71,7 +71,12 @@ async function audience(city: string, n: number) {
   const phones: string[] = [];
   for (let i = 0; i < n; i++) {
     phones.push(waNumber());
-    await t.api.post('/contacts', { data: { name: `W${i}`, phone: `+${phones[i]}`, city } });
+    const c = await t.api.post('/contacts', { data: { name: `W${i}`, phone: `+${phones[i]}`, city } });
+    // Campaigns are marketing (issue 33 item 2): the contact's opt-in for WhatsApp marketing.
+    const consent = await t.api.post(`/contacts/${c.body.documentId}/consents`, {
+      data: { channel: 'whatsapp', purpose: 'marketing', status: 'granted', source: 'manual' },
+    });
+    expect(consent.status).toBe(201);
   }
   return { phones, segment: await segmentFor(t.api, city) };
 }
