@@ -12,6 +12,12 @@ import { z } from 'zod';
 import { ApiError, createApiClient, unwrap } from './api-client.js';
 import { type BuildServerOptions, buildServer, TOOL_GROUP_NAMES } from './build-server.js';
 import { BodyTooLarge, MAX_BODY_BYTES, readBody, sendWebResponse, toWebRequest } from './node-web.js';
+import {
+  checkOauthToken,
+  isOauthAccessToken,
+  PRM_PATH,
+  protectedResourceMetadata,
+} from './oauth-resource.js';
 import { authInfoOf, type Credentials, statelessFactory, statelessHttpHandler } from './stateless.js';
 import { serveBothEras } from './stdio.js';
 import type { ToolEnv } from './tool-kit.js';
@@ -259,8 +265,6 @@ function jsonRpcError(
 /** Sessions unused for this long are closed (clients that vanish without DELETE /mcp). */
 const SESSION_IDLE_MS = 30 * 60_000;
 
-const PRM_PATH = '/.well-known/oauth-protected-resource';
-
 /** How long a request's token, once accepted by the service, is not checked again (2026-07-28 era). */
 const TOKEN_CHECK_MS = 60_000;
 
@@ -365,6 +369,8 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
         return;
       }
       const tenant = tenantSlug.safeParse(tenantText);
+      // An OAuth access token names its organization itself (handleMcp asks the service).
+      if (isOauthAccessToken(match[1])) return { tenant: '', token: match[1] };
       if (!tenant.success) {
         jsonRpcError(
           res,
@@ -452,8 +458,13 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
    * GET and DELETE) to the sessions.
    */
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const creds = credentialsOf(req, res);
+    let creds = credentialsOf(req, res);
     if (!creds) return;
+    if (!bearer && isOauthAccessToken(creds.token)) {
+      const check = await checkOauthToken(serviceOrigin(config), creds.token, `${publicUrl(req)}/mcp`);
+      if (!check.ok) return jsonRpcError(res, check.status, check.message, challenge(req, 'invalid_token'));
+      creds = { ...creds, tenant: check.tenant };
+    }
     let raw: Buffer | undefined;
     let body: unknown;
     if (req.method === 'POST') {
@@ -521,15 +532,8 @@ export async function startHttp(config: McpConfig, options: BuildServerOptions) 
         ? health(req).then((h) => sendJson(res, h.ok ? 200 : 503, h.body))
         : (path === PRM_PATH || path === `${PRM_PATH}/mcp`) && req.method === 'GET'
           ? Promise.resolve(
-              sendJson(res, 200, {
-                resource: `${publicUrl(req)}/mcp`,
-                // The CRM service issues the API tokens this server accepts (crm token create, or
-                // POST /api/users/generate-token); it is not an OAuth authorization server.
-                authorization_servers: [serviceOrigin(config)],
-                bearer_methods_supported: ['header'],
-                resource_name: 'CRM agent tools',
-                resource_documentation: `${serviceOrigin(config)}/api/docs`,
-              }),
+              // The CRM service is the authorization server (OAuth 2.1) and issues the API tokens too.
+              sendJson(res, 200, protectedResourceMetadata(`${publicUrl(req)}/mcp`, serviceOrigin(config))),
             )
           : path === '/mcp'
             ? handleMcp(req, res)
