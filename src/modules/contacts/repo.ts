@@ -9,6 +9,7 @@ import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
+import { countContacts } from './counts.js';
 import { countNameMatches } from './name-search.js';
 import type { ActivityType } from './schema.js';
 import { searchCondition } from './search.js';
@@ -159,7 +160,8 @@ export function selectionWhere(orgId: number, where: SQL | undefined, q: string 
 
 /**
  * A page of contacts and the total. `nameSearch` (nameSearchOf: the filter is only `name $containsi` that text)
- * takes the total from the narrow name search table; the page is the same walk either way.
+ * takes the total from the narrow name search table, and `whole` (no filter, no `q`) from the organization's
+ * contact count (counts.ts); the page is the same walk either way.
  */
 export async function listContacts(
   tx: Tx,
@@ -167,6 +169,7 @@ export async function listContacts(
   list: CompiledList,
   q: string | undefined,
   nameSearch?: string,
+  whole = false,
 ) {
   const where = selectionWhere(orgId, list.where, q);
   // The page and its total leave together (one socket write on PostgreSQL: first-query-begin.ts).
@@ -175,7 +178,9 @@ export async function listContacts(
     countIf(list, () =>
       nameSearch !== undefined
         ? countNameMatches(tx, orgId, nameSearch)
-        : tx.select({ total: count() }).from(contacts).where(where),
+        : whole
+          ? countContacts(tx, orgId)
+          : tx.select({ total: count() }).from(contacts).where(where),
     ),
   ]);
   return { rows, total };

@@ -208,7 +208,8 @@ export async function listContacts(ctx: TenantContext, query: ContactListQuery) 
     const listQuery = await withSavedFilter(tx, ctx, 'contacts', savedFilter, requested);
     const list = compileListQuery(contactModel, listQuery);
     const nameSearch = nameSearchOf(listQuery.filters, q);
-    const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q, nameSearch);
+    const whole = !q && Object.keys(listQuery.filters ?? {}).length === 0;
+    const { rows, total } = await repo.listContacts(tx, ctx.orgId, list, q, nameSearch, whole);
     // The owners and teams are the read's last statement: its commit goes with them.
     commitWithNext(tx);
     return listPage(await toContacts(tx, ctx.orgId, rows), total, list);
