@@ -241,3 +241,37 @@ describe('erasure', () => {
     expect((await t.api.get(`/privacy-requests/${dry.body.documentId}`)).status).toBe(404);
   });
 });
+
+describe('identifier pattern and scrubbing in the database', () => {
+  test('phone and CPF in any punctuation, the name in any case or accent, inside JSON strings, numbers and keys', async () => {
+    const { identifierPattern } = await import('../../../src/modules/privacy/identifiers.js');
+    const pattern = identifierPattern(
+      {
+        name: 'Joana Prudência',
+        email: 'jo@x.example',
+        phone: '+5511987654321',
+        cpf: '52998224725',
+        cnpj: null,
+      },
+      { withName: true },
+    );
+    const input = {
+      n: 5511987654321,
+      'jo@x.example': ['+55 (11) 98765-4321', 'call 11 98765 4321 today', 'ok'],
+      who: 'JOANA PRUDENCIA and joana prudência',
+      doc: 'cpf 529.982.247-25',
+    };
+    const [row] = await queryRows<{ j: unknown; t: string }>(
+      ctx.db.system,
+      sql`select public.crm_scrub_jsonb(${JSON.stringify(input)}::jsonb, ${pattern}) as j,
+                 public.crm_scrub_text('Dear Joana  Prudência, 52998224725', ${pattern}) as t`,
+    );
+    expect(row.j).toEqual({
+      n: '[erased]',
+      '[erased]': ['[erased]', 'call [erased] today', 'ok'],
+      who: '[erased] and [erased]',
+      doc: 'cpf [erased]',
+    });
+    expect(row.t).toBe('Dear [erased], [erased]');
+  });
+});
