@@ -16,12 +16,20 @@ function show(iso: string): string {
 /** A typed date in the chosen language's order, as `YYYY-MM-DD`; '' when empty, null when not a date. */
 function parse(text: string): string | null {
   if (!text.trim()) return '';
+  // The ISO form is taken as well (pasted, or typed by a script that fills a date input).
+  const iso = /^\s*(\d{4})-(\d{2})-(\d{2})\s*$/.exec(text);
+  if (iso) return check(Number(iso[1]), Number(iso[2]), Number(iso[3]));
   const m = /^\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\s*$/.exec(text);
   if (!m) return null;
   const [a, b, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const [d, mo] = getLang() === 'en' ? [b, a] : [a, b];
+  return check(y, mo, d);
+}
+
+/** `YYYY-MM-DD` of a real calendar day, else null (31/02 is not one). */
+function check(y: number, mo: number, d: number): string | null {
   const at = new Date(Date.UTC(y, mo - 1, d));
-  if (at.getUTCMonth() !== mo - 1 || at.getUTCDate() !== d) return null;
+  if (y < 1000 || at.getUTCMonth() !== mo - 1 || at.getUTCDate() !== d) return null;
   return at.toISOString().slice(0, 10);
 }
 

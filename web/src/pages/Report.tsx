@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, client, reason, unwrap } from '../api';
 import { ChartView } from '../components/Chart';
 import { DateInput } from '../components/DateInput';
@@ -43,15 +43,19 @@ export function ReportPage({ boardId }: { boardId: string }) {
         }),
       )) as unknown as Report,
   });
+  // The last report stays on the page while another range loads or is refused (the date fields stay mounted).
+  const last = useRef<Report>();
+  if (report.data) last.current = report.data;
   if (report.error instanceof ApiError && report.error.status === 404) return <NotFound />;
-  if (report.error)
-    return (
+  const r = report.data ?? last.current;
+  if (!r)
+    return report.error ? (
       <p role="alert" class="error">
         {reason(report.error)}
       </p>
+    ) : (
+      <p class="page">{t('loading')}</p>
     );
-  const r = report.data;
-  if (!r) return <p class="page">{t('loading')}</p>;
   const cur = (v: number) => money(v, r.currency);
   const closed = r.summary.wonCount + r.summary.lostCount;
   return (
@@ -74,6 +78,11 @@ export function ReportPage({ boardId }: { boardId: string }) {
           <DateInput id="report-to" name="to" value={to} onChange={setTo} />
         </div>
       </form>
+      {report.error && (
+        <p role="alert" class="error">
+          {reason(report.error)}
+        </p>
+      )}
       <dl class="stats">
         <div>
           <dt>{t('totalCards')}</dt>
