@@ -108,6 +108,15 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           order by id limit ${limit}`,
   },
   {
+    name: 'suppressions',
+    page: ({ orgId, contactId, after, limit }) =>
+      sql`select s.id as _key, s.document_id, s.address, s.reason, s.created_at
+          from suppressions s join contacts c on c.organization_id = s.organization_id and c.id = ${contactId}
+          where s.organization_id = ${orgId} and s.id > ${after}
+            and s.address in (lower(trim(c.email)), '+' || regexp_replace(c.phone, '[^0-9]', '', 'g'))
+          order by s.id limit ${limit}`,
+  },
+  {
     name: 'files',
     page: ({ orgId, contactId, after, limit }) =>
       sql`select f.id as _key, f.document_id, c.document_id as card, f.name, f.mime_type, f.size, f.sha256,

@@ -172,6 +172,7 @@ describe.skipIf(!process.env.DATABASE_URL)('erasure: nothing of the person is le
     expect(zip.json('consents.json')).toMatchObject([
       { channel: 'email', status: 'granted', proof: { ip: '203.0.113.7' } },
     ]);
+    expect(zip.json('suppressions.json')).toMatchObject([{ address: p.email, reason: 'manual' }]);
     expect(zip.json('card_comments.json').some((c: any) => c.content.includes(p.name))).toBe(true);
 
     const before = await findEverywhere(env, needles(p));

@@ -70,7 +70,14 @@ describe('data export', () => {
     const fileEntry = Object.keys(zip.entries).find((n) => n.startsWith('files/'));
     expect(fileEntry).toMatch(/rg\.pdf$/);
     expect(new TextDecoder().decode(zip.entries[fileEntry!])).toBe(`%PDF-1.4 ${p.name}`);
-    for (const name of ['messages', 'conversations', 'campaign_deliveries', 'tasks', 'quotes'])
+    for (const name of [
+      'messages',
+      'conversations',
+      'campaign_deliveries',
+      'tasks',
+      'quotes',
+      'suppressions',
+    ])
       expect(zip.json(`${name}.json`)).toEqual([]);
     expect(zip.json('manifest.json').counts.cards).toBe(1);
 
