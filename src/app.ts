@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { agendaRoutes } from './modules/agenda/routes.js';
 import { agentConfirmationRoutes } from './modules/agent-confirmations/routes.js';
+import { auditLogRoutes } from './modules/audit-logs/routes.js';
 import { automationRoutes } from './modules/automations/routes.js';
 import { boardRoutes } from './modules/boards/routes.js';
 import { campaignPublicRoutes } from './modules/campaigns/public-routes.js';
@@ -21,6 +22,7 @@ import { invitationRoutes } from './modules/invitations/routes.js';
 import { leadAdsRoutes, leadAdsWebhookRoutes } from './modules/lead-ads/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { createOauthServer, mountAuthorizationServer, oauthRoutes } from './modules/oauth/index.js';
+import { orgLifecycleRoutes } from './modules/org-lifecycle/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { pdfTemplateRoutes } from './modules/pdf-templates/routes.js';
 import { privacyRoutes } from './modules/privacy/routes.js';
@@ -76,6 +78,8 @@ const areas = [
   healthRoutes,
   userRoutes,
   organizationRoutes,
+  orgLifecycleRoutes,
+  auditLogRoutes,
   invitationRoutes,
   boardRoutes,
   cardRoutes,

@@ -1,0 +1,4 @@
+// The org-lifecycle module's public face (docs/lgpd.md, "Retention" and "Organizations that leave").
+export { tenantTables } from './catalogue.js';
+export { ImportRefusedError } from './archive-format.js';
+export { importOrganizationArchive } from './import-reader.js';
