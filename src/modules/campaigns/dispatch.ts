@@ -30,6 +30,7 @@ import { findOrganizationById } from '../organizations/index.js';
 import { segmentAudiencePredicate } from '../segments/index.js';
 import * as waRepo from '../templates/index.js';
 import * as repo from './repo.js';
+import { applyHolds, failureOf, type Settled } from './send-failures.js';
 import { type TrackingSigner, trackingSigner } from './tracking.js';
 
 /**
@@ -56,9 +57,6 @@ export const campaignDispatchQueue: QueueDef = {
 };
 export const campaignWatchdogQueue: QueueDef = { name: 'campaign-watchdog' };
 
-const MAX_ATTEMPTS = 5;
-/** Tries of a recipient refused for WhatsApp's throughput or pair rate (nothing was sent; the waits double). */
-const THROTTLED_ATTEMPTS = 10;
 const CONCURRENCY = 10;
 const MAX_BATCH = 50;
 /** A dispatcher works this long, then hands over to a fresh job (so pause, deploys and crashes cost little). */
@@ -125,36 +123,6 @@ interface SendContext {
   baseUrl: string;
   host: string;
   pace: PaceConfig;
-}
-
-/** A send's outcome; a WhatsApp limit refusal also holds the channel or the recipient back (settle). */
-type Settled = repo.SendResult & { hold?: { limit: 'throughput' | 'pair_rate'; ms: number; to: string } };
-
-/**
- * A failed send: retried only when the provider's answer proves nothing was sent (WhatsApp's throughput 130429 and
- * pair rate 131056 after their backoff; 429, 5xx, connection refused), failed otherwise with the provider's reason
- * (131047 names the template alternative, 131026 is undeliverable); an unanswered request is never resent.
- */
-function failureOf(s: SendContext, r: repo.ClaimedRecipient, err: unknown): Settled {
-  if (!(err instanceof ProviderError)) return { id: r.id, outcome: 'failed', error: (err as Error).message };
-  const error = `${err.provider} provider: ${err.message}`;
-  if (err.outcomeUnknown)
-    return { id: r.id, outcome: 'failed', error: `${error} (outcome unknown, not resent)` };
-  const limit = whatsappLimit(err);
-  if (limit === 'throughput' || limit === 'pair_rate') {
-    if (r.attempts >= THROTTLED_ATTEMPTS)
-      return { id: r.id, outcome: 'failed', error: `${error} (gave up after ${r.attempts} attempts)` };
-    const ms = limitBackoffMs(limit, r.attempts, s.pace);
-    return {
-      id: r.id,
-      outcome: 'retry',
-      error,
-      retryInSeconds: ms / 1000,
-      hold: { limit, ms, to: r.address },
-    };
-  }
-  if (err.permanent || r.attempts >= MAX_ATTEMPTS) return { id: r.id, outcome: 'failed', error };
-  return { id: r.id, outcome: 'retry', error, retryInSeconds: Math.min(300, 5 * 2 ** (r.attempts - 1)) };
 }
 
 function contextFor(s: SendContext, r: repo.ClaimedRecipient, unsubscribeUrl: string): RenderContext {
@@ -236,7 +204,7 @@ async function sendOne(s: SendContext, r: repo.ClaimedRecipient): Promise<Settle
     const res = await p.client.send(r.address, text);
     return { id: r.id, outcome: 'sent', messageId: res.messageId };
   } catch (err) {
-    return failureOf(s, r, err);
+    return failureOf(s.pace, r, err);
   }
 }
 
@@ -334,16 +302,6 @@ async function claimStep(
   return { stop: false as const, ctx, batch, delay, rate };
 }
 
-/** After WhatsApp limit refusals: the channel (throughput) or the recipient (pair rate) waits the backoff. */
-async function applyHolds(tx: Tx, ctx: SendContext, results: Settled[]) {
-  const channelId = ctx.campaign.channelId;
-  const holds = results.flatMap((r) => (r.hold ? [r.hold] : []));
-  const throughput = Math.max(0, ...holds.filter((h) => h.limit === 'throughput').map((h) => h.ms));
-  if (throughput > 0) await holdChannel(tx, ctx.orgId, channelId, throughput);
-  for (const h of holds.filter((x) => x.limit === 'pair_rate'))
-    await holdRecipient(tx, ctx.orgId, channelId, h.to, h.ms);
-}
-
 /** One dispatcher slice: claim, wait for the channel's slot, send, settle; until done, paused or the slice ends. */
 export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: CampaignJob) {
   const { orgId, campaignId } = job;
@@ -352,6 +310,8 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
   // Before any transaction: on PGlite the one connection is busy inside it (the secret is read outside).
   const signer = await trackingSigner(deps.db);
   while (Date.now() < until) {
+    // The batch's slot is `delay` after the claim transaction's now(): counted from when it began.
+    const claimedAt = Date.now();
     const step = await deps.db.tenantTransaction(orgId, (tx) => claimStep(deps, tx, job, lease, signer, kit));
     if (step.stop) return;
     const { ctx, batch, delay, rate } = step;
@@ -363,7 +323,7 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
       continue;
     }
     // Each message at its own place in the batch's slot (1/rate apart): the pace holds over any second.
-    const start = Date.now() + delay;
+    const start = claimedAt + delay;
     const results = await mapInPool(
       batch.map((r, i) => ({ r, at: start + (i * 1000) / rate })),
       CONCURRENCY,
@@ -374,7 +334,8 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
     );
     await deps.db.tenantTransaction(orgId, async (tx) => {
       await repo.settleResults(tx, orgId, results);
-      await applyHolds(tx, ctx, results);
+      const channel = { orgId, channelId: ctx.campaign.channelId, pace: ctx.pace };
+      await applyHolds(tx, { ...channel, whatsapp: ctx.provider.type === 'whatsapp' }, batch, results);
       const activity =
         ctx.provider.type === 'email'
           ? 'email_sent'

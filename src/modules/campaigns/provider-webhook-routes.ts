@@ -96,6 +96,7 @@ export function registerProviderWebhookRoutes(app: RouteApp, deps: AppDeps, kit:
         req.params.channelId,
         req.rawBody ?? Buffer.alloc(0),
         req.headers['x-hub-signature-256'],
+        deps.jobs,
       ),
   );
 }

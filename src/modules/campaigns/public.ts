@@ -1,12 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../config.js';
-import type { Database } from '../../platform/db/client.js';
+import type { Database, Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import type { Jobs } from '../../platform/jobs/jobs.js';
 import { webhookErrorText } from '../../platform/providers/whatsapp/errors.js';
 import { planFeatures } from '../../platform/tenancy/context.js';
 import { type ChannelKit, openCredentials } from '../channels/index.js';
 import { chatChannels } from '../channels/table.js';
+import { withdrawByStopKeywords, withdrawMarketingOnce } from '../consents/index.js';
 import { contacts } from '../contacts/table.js';
 import { ingestWhatsApp, type WaValue } from '../inbox/index.js';
 import { chatInboxes } from '../inbox/table.js';
@@ -59,7 +61,10 @@ export async function unsubscribe(db: Database, token: string) {
   if (t) {
     await db.tenantTransaction(t.orgId, async (tx) => {
       const r = await repo.recipientById(tx, t.orgId, t.recipientId);
-      if (r) await repo.addSuppression(tx, t.orgId, r.address, 'unsubscribed', r.campaignId);
+      if (!r) return;
+      await repo.addSuppression(tx, t.orgId, r.address, 'unsubscribed', r.campaignId);
+      const campaign = await repo.campaignById(tx, t.orgId, r.campaignId);
+      await withdrawEmailMarketing(tx, t.orgId, r.address, { campaign: campaign?.documentId ?? null });
     });
     return true;
   }
@@ -70,10 +75,35 @@ export async function unsubscribe(db: Database, token: string) {
       .select({ email: contacts.email })
       .from(contacts)
       .where(and(eq(contacts.organizationId, c.orgId), eq(contacts.id, c.recipientId)));
-    if (contact?.email)
-      await repo.addSuppression(tx, c.orgId, contact.email.toLowerCase(), 'unsubscribed', null);
+    if (!contact?.email) return;
+    await repo.addSuppression(tx, c.orgId, contact.email.toLowerCase(), 'unsubscribed', null);
+    await withdrawEmailMarketing(tx, c.orgId, contact.email.toLowerCase(), { automation: true });
   });
   return true;
+}
+
+/**
+ * The one-click unsubscribe also withdraws e-mail marketing consent (docs/lgpd.md, "Consent") of every contact with
+ * the address; a repeated click records nothing new.
+ */
+async function withdrawEmailMarketing(
+  tx: Tx,
+  orgId: number,
+  address: string,
+  proof: Record<string, unknown>,
+) {
+  const ids = await tx
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(and(eq(contacts.organizationId, orgId), sql`lower(${contacts.email}) = ${address}`));
+  await withdrawMarketingOnce(
+    tx,
+    orgId,
+    ids.map((x) => x.id),
+    'email',
+    'unsubscribe',
+    { ...proof, via: 'List-Unsubscribe one-click' },
+  );
 }
 
 /**
@@ -196,6 +226,7 @@ export async function whatsappEvents(
   channelId: string,
   raw: Buffer,
   signature: string | undefined,
+  jobs: Jobs,
 ) {
   const channel = await channelForWebhook(db, channelId, 'whatsapp');
   const creds = openCredentials<{ appSecret?: string }>(kit, channel);
@@ -228,6 +259,13 @@ export async function whatsappEvents(
         await repo.failRecipient(tx, orgId, r.id, webhookErrorText(s.errors?.[0]));
       }
     }
+    // A stop keyword withdraws WhatsApp marketing consent and is answered once, with or without the inbox.
+    await withdrawByStopKeywords(
+      tx,
+      jobs,
+      channel,
+      values.flatMap((v) => v.messages ?? []),
+    );
     if (!inbox) return { received: statuses.length + messages, matched };
     const ingested = await ingestWhatsApp(tx, channel, values);
     return { received: statuses.length + messages, matched: matched + ingested.matched + ingested.stored };

@@ -43,6 +43,12 @@ export const campaignStats = z
     sent: z.number().int(),
     failed: z.number().int(),
     skipped: z.number().int(),
+    skippedNoConsent: z
+      .number()
+      .int()
+      .describe(
+        'skipped for consent: no granted marketing consent for the channel, or withdrawn (docs/lgpd.md)',
+      ),
     delivered: z.number().int(),
     opened: z.number().int(),
     clicked: z.number().int(),
@@ -83,6 +89,11 @@ export const statsResponse = z.object({
     sent: z.number().int(),
     failed: z.number().int(),
     pending: z.number().int(),
+    skipped: z.number().int(),
+    skippedNoConsent: z
+      .number()
+      .int()
+      .describe('recipients skipped for lack of marketing consent (included in skipped)'),
     readRate: z.number().min(0).max(1).describe('opened ÷ sent; 0 when nothing was sent'),
   }),
 });
@@ -91,7 +102,12 @@ export const recipient = z.object({
   contact: z.object({ documentId: z.string(), name: z.string() }).nullable(),
   address: z.string(),
   status: z.enum(RECIPIENT_STATUSES),
-  skipReason: z.string().nullable(),
+  skipReason: z
+    .string()
+    .nullable()
+    .describe(
+      'why a skipped recipient was not written to: suppressed:<reason>, no_consent, consent_withdrawn, cancelled, contact deleted',
+    ),
   attempts: z.number().int(),
   error: z.string().nullable(),
   messageId: z.string().nullable(),

@@ -8,6 +8,15 @@ export {
 } from './gate.js';
 export { keywordForm, withdrawByStopKeywords } from './keywords.js';
 export { consentRoutes } from './routes.js';
-export { parseConsentAnswer, recordStatements, withdrawMarketingOnce } from './sources.js';
+export {
+  consentColumnTarget,
+  type ImportedConsent,
+  importedConsent,
+  isConsentTarget,
+  parseConsentAnswer,
+  recordImported,
+  recordStatements,
+  withdrawMarketingOnce,
+} from './sources.js';
 export type { ConsentChannel, ConsentPurpose } from './table.js';
 export { CONSENT_CHANNELS, CONSENT_PURPOSES } from './table.js';

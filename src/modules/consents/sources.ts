@@ -104,3 +104,56 @@ export async function withdrawMarketingOnce(
   });
   return open.length;
 }
+
+/** An import column's consent target, `consent.<channel>.<purpose>`, from a header or an explicit mapping. */
+export function consentColumnTarget(normalizedHeader: string): string | null {
+  const m =
+    /^(?:consent|consentimento|opt_?in)_(whatsapp|email|e_mail|sms)(?:_(marketing|transactional|transacional))?$/.exec(
+      normalizedHeader,
+    );
+  if (!m) return null;
+  const channel = m[1] === 'e_mail' ? 'email' : m[1];
+  const purpose = m[2] === 'transacional' ? 'transactional' : (m[2] ?? 'marketing');
+  return `consent.${channel}.${purpose}`;
+}
+
+export const isConsentTarget = (t: string) =>
+  /^consent\.(whatsapp|email|sms)\.(marketing|transactional)$/.test(t);
+
+export interface ImportedConsent {
+  channel: ConsentChannel;
+  purpose: ConsentPurpose;
+  status: 'granted' | 'withdrawn';
+}
+
+/** A consent cell: the statement, null when empty, or an error message. */
+export function importedConsent(target: string, cell: string): ImportedConsent | null | string {
+  const [, channel, purpose] = target.split('.') as [string, ConsentChannel, ConsentPurpose];
+  const status = parseConsentAnswer(cell);
+  if (status === undefined)
+    return 'must be yes/sim/true/1/x (granted) or no/não/false/0 (withdrawn); empty records nothing';
+  return status ? { channel, purpose, status } : null;
+}
+
+/** The consent cells of imported rows, in the ledger (source import, proof: the rows and who imported). */
+export function recordImported(
+  tx: Tx,
+  orgId: number,
+  recordedBy: number | null,
+  entries: { contactId: number; consents: ImportedConsent[]; rows: number[] }[],
+) {
+  return repo.insertConsents(
+    tx,
+    orgId,
+    entries.flatMap((e) =>
+      e.consents.map((c) => ({
+        contactId: e.contactId,
+        ...c,
+        legalBasis: 'consent' as const,
+        source: 'import' as const,
+        proof: { import: 'csv', rows: e.rows },
+        recordedBy,
+      })),
+    ),
+  );
+}

@@ -7,6 +7,13 @@ import { AppError, onUnique, validationError } from '../../platform/http/errors.
 import { ownEntry } from '../../platform/http/own.js';
 import { normalizePhone } from '../../platform/phones.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import {
+  consentColumnTarget,
+  type ImportedConsent,
+  importedConsent,
+  isConsentTarget,
+  recordImported,
+} from '../consents/index.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
@@ -73,7 +80,7 @@ export function mapColumns(header: string[], mapping: Record<string, string> | u
     if (to !== 'ignore' && !isTarget(to))
       errors.push({
         path: ['mapping', from],
-        message: `not a contact field: ${IMPORT_FIELDS.join(', ')}, customFields.<key> or ignore`,
+        message: `not a contact field: ${IMPORT_FIELDS.join(', ')}, customFields.<key>, consent.<whatsapp|email|sms>.<marketing|transactional> or ignore`,
       });
   }
   if (errors.length) throw validationError('Invalid column mapping', errors);
@@ -89,7 +96,7 @@ export function mapColumns(header: string[], mapping: Record<string, string> | u
       ? `customFields.${custom[1]}`
       : (IMPORT_FIELDS as readonly string[]).includes(n)
         ? n
-        : (ownEntry(ALIASES, n) ?? null);
+        : (ownEntry(ALIASES, n) ?? consentColumnTarget(n));
     targets.push(auto && isTarget(auto) ? auto : null);
   }
   const used = targets.filter(Boolean);
@@ -102,7 +109,11 @@ export function mapColumns(header: string[], mapping: Record<string, string> | u
 }
 
 function isTarget(t: string) {
-  return (IMPORT_FIELDS as readonly string[]).includes(t) || /^customFields\.[A-Za-z0-9_.-]{1,64}$/.test(t);
+  return (
+    (IMPORT_FIELDS as readonly string[]).includes(t) ||
+    /^customFields\.[A-Za-z0-9_.-]{1,64}$/.test(t) ||
+    isConsentTarget(t)
+  );
 }
 
 /** dd/mm/yyyy (Brazilian spreadsheets) → yyyy-mm-dd; anything else is left to the schema. */
@@ -142,6 +153,8 @@ export interface ParsedRow {
   line: number;
   values: repo.ContactValues;
   custom: Record<string, unknown>;
+  /** The row's consent cells (docs/lgpd.md, "Consent sources"): recorded in the ledger with the contact. */
+  consents: ImportedConsent[];
 }
 
 export type RowError = ImportResult['errors'][number];
@@ -155,16 +168,23 @@ export function parseRow(
 ): ParsedRow | RowError {
   const input: Record<string, string> = {};
   const custom: Record<string, unknown> = {};
+  const consents: ImportedConsent[] = [];
+  let consentError: RowError | undefined;
   targets.forEach((t, i) => {
     const v = record[i]?.trim();
     if (!t || !v) return;
-    if (t.startsWith('customFields.')) custom[t.slice('customFields.'.length)] = v;
+    if (t.startsWith('consent.')) {
+      const c = importedConsent(t, v);
+      if (typeof c === 'string') consentError ??= { ...at, field: t, message: c };
+      else if (c) consents.push(c);
+    } else if (t.startsWith('customFields.')) custom[t.slice('customFields.'.length)] = v;
     else input[t] = t === 'birthdate' || t === 'first_buy_date' ? isoDate(v) : v;
   });
   const fail = (field: string | null, message: string): RowError => ({ ...at, field, message });
   // PostgreSQL text cannot hold a NUL byte: the row is reported, not the whole import failed.
   const nul = record.findIndex((v) => v?.includes('\u0000'));
   if (nul !== -1) return fail(targets[nul] ?? null, 'contains a NUL character');
+  if (consentError) return consentError;
   const { owner, team, ...rest } = input;
   const parsed = contactUpdate.safeParse(rest);
   if (!parsed.success) {
@@ -203,7 +223,7 @@ export function parseRow(
     if (!id) return fail('team', 'no team of this organization has this documentId or name');
     values.teamId = id;
   }
-  return { ...at, values, custom };
+  return { ...at, values, custom, consents };
 }
 
 /** What an import may match existing contacts by (the background import chooses: docs/contacts.md). */
@@ -225,6 +245,7 @@ interface Target {
   custom: Record<string, unknown>;
   rows: number[];
   keys: string[];
+  consents: ImportedConsent[];
 }
 
 export async function importContacts(
@@ -351,6 +372,7 @@ export async function writeBatch(
         custom: {},
         rows: [],
         keys: [],
+        consents: [],
       };
       batchTargets.set(tag, t);
     }
@@ -381,6 +403,7 @@ export async function writeBatch(
     Object.assign(target.values, row.values);
     Object.assign(target.custom, row.custom);
     target.rows.push(row.row);
+    target.consents.push(...row.consents);
     target.keys.push(...keys);
     for (const k of keys) claimed.set(k, ref);
     if (isNew) result.created++;
@@ -494,6 +517,14 @@ async function applyTargets(
   }
   await repo.insertActivities(tx, ctx.orgId, activities);
   await recordEvents(tx, ctx.orgId, events);
+  await recordImported(
+    tx,
+    ctx.orgId,
+    ctx.membershipId,
+    targets.flatMap((t) =>
+      t.id !== null && t.consents.length ? [{ contactId: t.id, consents: t.consents, rows: t.rows }] : [],
+    ),
+  );
 }
 
 function ownerTeamActivities(

@@ -27,6 +27,8 @@ export async function listUserOrganizations(ex: Executor, userId: number, offset
       plan: organizations.plan,
       timeZone: organizations.timeZone,
       retention: organizations.retention,
+      marketingRequiresConsent: organizations.marketingRequiresConsent,
+      consentStopKeywords: organizations.consentStopKeywords,
       deletionScheduledAt: organizations.deletionScheduledAt,
       createdAt: organizations.createdAt,
       updatedAt: organizations.updatedAt,
@@ -64,11 +66,16 @@ export async function findUserOrganization(ex: Executor, userId: number, documen
   return row;
 }
 
-export async function updateOrganization(
-  ex: Executor,
-  id: number,
-  values: { name?: string; timeZone?: string; retention?: Record<string, number | null> },
-) {
+/** What PUT /organizations/{id} may change. */
+export interface OrganizationChanges {
+  name?: string;
+  timeZone?: string;
+  retention?: Record<string, number | null>;
+  marketingRequiresConsent?: boolean;
+  consentStopKeywords?: string[];
+}
+
+export async function updateOrganization(ex: Executor, id: number, values: OrganizationChanges) {
   const [row] = await ex
     .update(organizations)
     .set({ ...values, updatedAt: new Date() })

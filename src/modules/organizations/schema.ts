@@ -46,6 +46,19 @@ export const organizationUpdate = z.strictObject({
   name: organizationName.optional(),
   timeZone: timeZone.optional(),
   retention: retentionInput.optional(),
+  marketingRequiresConsent: z
+    .boolean()
+    .optional()
+    .describe('whether marketing sends need a granted consent of the channel (default true; docs/lgpd.md)'),
+  consentStopKeywords: z
+    .array(z.string().trim().min(1).max(40))
+    .max(20)
+    .transform((words) => [...new Set(words.map((w) => w.toUpperCase()))])
+    .optional()
+    .describe(
+      'inbound WhatsApp messages that, alone, withdraw WhatsApp marketing consent (case- and accent-blind; ' +
+        'default PARAR, STOP, SAIR, DESCADASTRAR; [] turns the keywords off)',
+    ),
 });
 
 export const organization = z
@@ -59,6 +72,12 @@ export const organization = z
       .describe('IANA time zone of the organization: recurring tasks keep their local time in it'),
     role: z.enum(ROLES).describe('the role of the authenticated user in it'),
     retention: retentionOutput,
+    marketingRequiresConsent: z
+      .boolean()
+      .describe('whether marketing sends need a granted consent of the channel (docs/lgpd.md, "Consent")'),
+    consentStopKeywords: z
+      .array(z.string())
+      .describe('inbound WhatsApp messages that withdraw WhatsApp marketing consent'),
     deletionScheduledAt: z
       .string()
       .nullable()

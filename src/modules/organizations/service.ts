@@ -108,8 +108,11 @@ export async function updateOrganization(
       });
     const { retention, ...rest } = input;
     const changes = Object.fromEntries(
-      Object.entries(rest).filter(([k, v]) => v !== undefined && v !== found.org[k as keyof typeof rest]),
-    ) as { name?: string; timeZone?: string; retention?: Record<string, number | null> };
+      Object.entries(rest).filter(
+        ([k, v]) =>
+          v !== undefined && JSON.stringify(v) !== JSON.stringify(found.org[k as keyof typeof rest]),
+      ),
+    ) as repo.OrganizationChanges;
     if (retention && Object.entries(retention).some(([k, v]) => found.org.retention[k] !== v))
       changes.retention = { ...found.org.retention, ...retention };
     if (!Object.keys(changes).length) return toOrganization(found.org, role);
@@ -139,6 +142,8 @@ export function toOrganization(
     plan: string;
     timeZone: string;
     retention: Record<string, number | null>;
+    marketingRequiresConsent: boolean;
+    consentStopKeywords: string[];
     deletionScheduledAt: Date | null;
     createdAt: Date;
     updatedAt: Date;
@@ -153,6 +158,8 @@ export function toOrganization(
     timeZone: row.timeZone,
     role,
     retention: effectiveRetention(row.retention),
+    marketingRequiresConsent: row.marketingRequiresConsent,
+    consentStopKeywords: row.consentStopKeywords,
     deletionScheduledAt: row.deletionScheduledAt?.toISOString() ?? null,
     createdAt: isoRequired(row.createdAt),
     updatedAt: isoRequired(row.updatedAt),

@@ -2,7 +2,21 @@ import type { Api, Tenant } from '../../helpers/app.js';
 import { createEmailChannel, createWhatsAppChannel, type MessagingEnv } from '../../helpers/messaging.js';
 
 /** Contacts tagged by city so a segment picks exactly them. */
-export async function seedContacts(api: Api, city: string, n: number, kind: 'email' | 'phone' = 'email') {
+/** Records a granted marketing consent of the channel for a contact (through the API, as a member would). */
+export async function grantMarketing(api: Api, contact: string, channel: 'email' | 'whatsapp' | 'sms') {
+  const res = await api.post(`/contacts/${contact}/consents`, {
+    data: { channel, purpose: 'marketing', status: 'granted', source: 'manual' },
+  });
+  if (res.status !== 201) throw new Error(`consent failed: ${JSON.stringify(res.body)}`);
+}
+
+export async function seedContacts(
+  api: Api,
+  city: string,
+  n: number,
+  kind: 'email' | 'phone' = 'email',
+  consent = true,
+) {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const data =
@@ -12,6 +26,8 @@ export async function seedContacts(api: Api, city: string, n: number, kind: 'ema
     const res = await api.post('/contacts', { data });
     if (res.status !== 201) throw new Error(`contact create failed: ${JSON.stringify(res.body)}`);
     ids.push(res.body.documentId);
+    // Campaigns are marketing: the organization requires a granted consent by default (docs/lgpd.md).
+    if (consent) await grantMarketing(api, res.body.documentId, kind === 'email' ? 'email' : 'whatsapp');
   }
   return ids;
 }
