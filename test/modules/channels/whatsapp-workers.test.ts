@@ -127,11 +127,12 @@ test.skipIf(!onPostgres)(
     expect(all).toHaveLength(20);
     for (const p of peers) expect(p.messages.length, 'both processes sent').toBeGreaterThan(0);
     const times = all.map((m) => m.receivedAt).sort((a, b) => a - b);
-    // 20 at 5/s: about 4 s, and no second holds more than 5 (one more for the jitter of a shared machine).
-    expect(times[19] - times[0]).toBeGreaterThanOrEqual(3300);
+    // 20 at 5/s: about 4 s, and no second holds more than 5 (two more for the jitter of a busy machine, where a
+    // batch can leave late; unpaced, the 20 would arrive within a few milliseconds).
+    expect(times[19] - times[0]).toBeGreaterThanOrEqual(3000);
     for (let i = 0; i < times.length; i++)
       expect(times.filter((x2) => x2 >= times[i] && x2 < times[i] + 1000).length).toBeLessThanOrEqual(
-        RATE + 1,
+        RATE + 2,
       );
     for (const phone of [...x.phones, ...y.phones]) {
       const got = all.filter((m) => m.to === phone).map((m) => m.receivedAt);
