@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type Provider from 'oidc-provider';
 import { OAUTH_ROUTES } from './provider.js';
 import type { OauthServer } from './server.js';
 
@@ -13,6 +14,7 @@ const PATHS = [
  * hands over the raw request. Not under /api: they are OAuth's, not the REST API's (no envelope, no tenant).
  */
 export async function mountAuthorizationServer(app: FastifyInstance, server: OauthServer) {
+  const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
@@ -21,10 +23,17 @@ export async function mountAuthorizationServer(app: FastifyInstance, server: Oau
         method: ['GET', 'POST', 'DELETE', 'PUT'],
         url,
         config: { auth: 'public' },
+        // OAuth's own protocol (RFC 8414 metadata, RFC 6749/7591/7009 endpoints), not the REST API's document.
+        schema: { hide: true },
         handler: async (req, reply) => {
           const provider = await server.providerFor(req);
+          let handle = handlers.get(provider);
+          if (!handle) {
+            handle = provider.callback();
+            handlers.set(provider, handle);
+          }
           reply.hijack();
-          provider.callback()(req.raw, reply.raw);
+          handle(req.raw, reply.raw);
         },
       });
     }

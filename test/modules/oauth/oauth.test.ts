@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -220,5 +221,67 @@ describe('OAuth authorization server', () => {
       base,
     );
     expect(new URL(back.url).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('stores no bearer value in clear', async () => {
+    const { tokens, request } = await signInAndConsent(base, client, {
+      jwt: a.user.jwt,
+      organization: a.slug,
+      resource: RESOURCE,
+      scope: 'tasks:read',
+    });
+    expect(request.scopes).toEqual(['tasks:read']);
+    const token = tokens.body.access_token as string;
+    const refresh = tokens.body.refresh_token as string;
+    const dump = JSON.stringify(await db.system.execute(sql`select id, payload from oauth_records`));
+    expect(dump).not.toContain(token);
+    expect(dump).not.toContain(refresh);
+    // A garbage bearer that looks like an OAuth token: 401, never a 500.
+    expect((await api('x'.repeat(43), '/contacts')).status).toBe(401);
+  });
+
+  it('refuses a code exchanged with the wrong PKCE verifier, and revokes the grant when a code is replayed', async () => {
+    const jar = new CookieJar();
+    const { verifier, challenge } = pkcePair();
+    const at = await follow(
+      jar,
+      authorizeUrl(base, client, challenge, { resource: RESOURCE, scope: 'contacts:read' }),
+      base,
+    );
+    const uid = new URL(at.url).searchParams.get('uid')!;
+    const url = `${base}/api/oauth/interactions/${uid}/consent`;
+    const decided = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${a.user.jwt}`,
+        cookie: jar.header(url),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ approve: true, organization: a.slug }),
+    });
+    const back = await follow(
+      jar,
+      new URL(((await decided.json()) as { redirectTo: string }).redirectTo, base).href,
+      base,
+    );
+    const code = new URL(back.url).searchParams.get('code')!;
+    const exchange = (code_verifier: string) =>
+      tokenRequest(base, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier,
+        redirect_uri: client.redirectUri,
+        client_id: client.clientId,
+      });
+    const wrong = await exchange(pkcePair().verifier);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('invalid_grant');
+    const right = await exchange(verifier);
+    expect(right.status).toBe(200);
+    expect((await api(right.body.access_token, '/contacts')).status).toBe(200);
+    // A code used twice was stolen: refused, and the tokens it gave are revoked.
+    const replayed = await exchange(verifier);
+    expect(replayed.status).toBe(400);
+    expect((await api(right.body.access_token, '/contacts')).status).toBe(401);
   });
 });
