@@ -50,7 +50,12 @@ async function automation(name: string, times = 1) {
 async function runFor(name: string, times = 1) {
   const id = await automation(name, times);
   const phone = waNumber();
-  await t.api.post('/contacts', { data: { name, phone: `+${phone}` } });
+  const contact = await t.api.post('/contacts', { data: { name, phone: `+${phone}` } });
+  // Automation sends are marketing unless said otherwise (issue 33 item 2): the contact's opt-in.
+  const consent = await t.api.post(`/contacts/${contact.body.documentId}/consents`, {
+    data: { channel: 'whatsapp', purpose: 'marketing', status: 'granted', source: 'manual' },
+  });
+  expect(consent.status).toBe(201);
   await world.cycle(env.config);
   const runs = (await t.api.get(`/automations/${id}/runs`)).body.data;
   expect(runs).toHaveLength(1);
