@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { idParams } from '../../platform/http/schemas.js';
 import { admins, beta, tags } from './route-docs.js';
-import { eraseInput, exportTokenParams, privacyRequest } from './schema.js';
+import { eraseBody, exportTokenParams, privacyRequest } from './schema.js';
 import * as service from './service.js';
 
 /** A person's data exported or erased (LGPD art. 18; docs/lgpd.md), and the export's one-time download. */
@@ -40,7 +40,7 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         operationId: 'eraseContact',
         summary: "Erase a contact's personal data everywhere (confirmed; a job; cannot be undone)",
         description: beta(
-          `${admins} Body \`{ "confirm": "<the contact's documentId>" }\`. Queues a job that anonymises the ` +
+          `${admins} Body \`{ "confirm": "<the contact's documentId>" }\` (or inside \`data\`). Queues a job that anonymises the ` +
             'contact and every copy of its personal data: timeline texts, its cards’ texts and dynamic-field ' +
             'values, its conversations and messages (deleted), campaign recipient rows, uploads, consent proofs, ' +
             'search copies, and any text or JSON of the organization holding its name, e-mail, phone or CPF ' +
@@ -48,7 +48,7 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
             'addresses, so an opt-out still holds. Audited with ids only. Status: `GET /privacy-requests/{id}`.',
         ),
         params: idParams,
-        body: eraseInput,
+        body: eraseBody,
         response: { 202: privacyRequest },
       },
     },

@@ -1,16 +1,24 @@
 import { z } from 'zod';
 import { PRIVACY_REQUEST_KINDS, PRIVACY_REQUEST_STATUSES } from './table.js';
 
-export const eraseInput = z
-  .strictObject({
-    confirm: z
-      .string()
-      .min(1)
-      .max(64)
-      .describe("The contact's documentId again: the erasure cannot be undone"),
-  })
-  .meta({ examples: [{ confirm: 'k2v9x0c1m3n4b5v6c7x8z9a0' }] });
+export const eraseInput = z.strictObject({
+  confirm: z.string().min(1).max(64).describe("The contact's documentId again: the erasure cannot be undone"),
+});
 export type EraseInput = z.infer<typeof eraseInput>;
+
+/** `{ confirm }`, or the same inside the usual write envelope `{ data: { confirm } }`. */
+export const eraseBody = z
+  .strictObject({ confirm: eraseInput.shape.confirm.optional(), data: eraseInput.optional() })
+  .superRefine((b, c) => {
+    if (b.confirm === undefined && b.data === undefined)
+      c.addIssue({
+        code: 'custom',
+        path: ['confirm'],
+        message: "is required: the contact's documentId, to confirm the erasure",
+      });
+  })
+  .transform((b): EraseInput => ({ confirm: b.confirm ?? b.data?.confirm ?? '' }))
+  .meta({ examples: [{ confirm: 'k2v9x0c1m3n4b5v6c7x8z9a0' }] });
 
 export const privacyRequest = z
   .object({

@@ -180,6 +180,7 @@ describe('erasure', () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.details.errors[0].path).toEqual(['confirm']);
     expect((await t.api.post(`/contacts/${contact}/erase`, {})).status).toBe(400);
+    expect((await t.api.post(`/contacts/${contact}/erase`, { data: { confirm: 'x' } })).status).toBe(400);
     const count = await queryRows<{ n: number }>(
       ctx.db.system,
       sql`select count(*)::int as n from privacy_requests r join contacts c
@@ -242,7 +243,7 @@ describe('erasure', () => {
   test('a dry run queues nothing', async () => {
     const t = await newTenant();
     const contact = await createPerson(t.api, person());
-    const dry = await t.api.post(`/contacts/${contact}/erase?dryRun=true`, { confirm: contact });
+    const dry = await t.api.post(`/contacts/${contact}/erase?dryRun=true`, { data: { confirm: contact } });
     expect(dry.status).toBe(200);
     expect(dry.headers['dry-run']).toBe('true');
     expect((await t.api.get(`/privacy-requests/${dry.body.documentId}`)).status).toBe(404);
