@@ -268,6 +268,41 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     await ctx.close();
   });
 
+  test('a finger moves a card by holding it, then dragging', async () => {
+    const ctx = await browser.newContext({
+      viewport: { width: 1000, height: 800 },
+      hasTouch: true,
+      locale: 'pt-BR',
+      timezoneId: 'America/Sao_Paulo',
+    });
+    const p = await ctx.newPage();
+    await signIn(p);
+    await p.goto(`${base}/app/boards/${boardId}`);
+    const card = p.locator(`[data-phase-id="${phase('novo-lead')}"] [data-card-id]`).nth(2);
+    await card.waitFor();
+    const id = (await card.getAttribute('data-card-id'))!;
+    const from = (await card.boundingBox())!;
+    const to = (await p.locator(`[data-phase-id="${phase('qualificacao')}"]`).boundingBox())!;
+    const cdp = await ctx.newCDPSession(p);
+    const touch = (type: string, x: number, y: number) =>
+      cdp.send('Input.dispatchTouchEvent', {
+        type,
+        touchPoints: type === 'touchEnd' ? [] : [{ x, y }],
+      });
+    const [x0, y0] = [from.x + from.width / 2, from.y + from.height / 2];
+    await touch('touchStart', x0, y0);
+    await p.waitForTimeout(400);
+    for (let i = 1; i <= 10; i++)
+      await touch('touchMove', x0 + ((to.x + to.width / 2 - x0) * i) / 10, y0 + ((to.y + 150 - y0) * i) / 10);
+    await p.waitForTimeout(100);
+    await touch('touchEnd', 0, 0);
+    await expect
+      .poll(async () => (await t.api.get(`/boards/${boardId}/cards/${id}`)).body.currentPhase.slug)
+      .toBe('qualificacao');
+    await cdp.detach();
+    await ctx.close();
+  });
+
   test('the audit finds what it must: white on light, a nameless button, an English string, a raw code, a wide box', async () => {
     const ctx = await context(true);
     const p = await ctx.newPage();
@@ -324,8 +359,16 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     expect(body).toMatch(/Medium|High|Low|Urgent/);
     expect(body).not.toMatch(/Média|Alta|Baixa|Pendente/);
     await p.goto(`${base}/app/boards/${boardId}/report`);
-    await p.getByLabel('From').fill('11/28/2026');
     expect(await p.getByLabel('From').getAttribute('placeholder')).toBe('mm/dd/yyyy');
+    // Month first in English: from a day next year, no card was created in the range.
+    const next = new Date().getFullYear() + 1;
+    await p.getByLabel('To').fill(`12/31/${next}`);
+    await p.getByLabel('From').fill(`12/30/${next}`);
+    await expect.poll(() => p.locator('.stats dd').first().textContent()).toBe('0');
+    // 31/12 is not a month-first date: the field is invalid and the range stays.
+    await p.getByLabel('From').fill(`31/12/${next}`);
+    expect(await p.getByLabel('From').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false);
+    expect(await p.locator('.stats dd').first().textContent()).toBe('0');
     await ctx.close();
   });
 });

@@ -6,9 +6,10 @@ import {
   type DragStartEvent,
   type KeyboardCoordinateGetter,
   KeyboardSensor,
-  PointerSensor,
+  MouseSensor,
   pointerWithin,
   rectIntersection,
+  TouchSensor,
   useDraggable,
   useDroppable,
   useSensor,
@@ -352,7 +353,9 @@ function BoardColumns(props: {
   const [dragging, setDragging] = useState<Card | null>(null);
   const lastDrop = useRef(0);
   const sensors = useSensors(
-    useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
+    useSensor(MouseSensor, { activationConstraint: { distance: 6 } }),
+    // A finger picks a card up after holding it a quarter second: a swipe over the cards scrolls the page.
+    useSensor(TouchSensor, { activationConstraint: { delay: 250, tolerance: 8 } }),
     useSensor(KeyboardSensor, {
       coordinateGetter: columnJump,
       // A jump to a column past the board's visible part scrolls the board at once (smooth scrolling left the
