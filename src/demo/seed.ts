@@ -35,6 +35,7 @@ import {
   demoContacts,
   demoDeals,
 } from './data.js';
+import { spreadDemoHistory } from './history.js';
 
 /** The board the demo is about; its existence marks a seeded demo (the seed commits all or nothing). */
 export const DEMO_BOARD_SLUG = 'funil-de-vendas';
@@ -189,6 +190,7 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
       const cards = created.map((c, i) => ({ ...c, contact: contactIds[deals[i].contactIndex] }));
       cardsByPhase.push(cards);
     }
+    await spreadDemoHistory(tx, org.id, board.documentId);
     const products = await createCatalog(ctx);
     await createTasks(deps, ctx, members, cardsByPhase);
     // Quotes are a plan feature: a demo on a plan without it (an operator's choice) gets the rest.

@@ -174,6 +174,22 @@ describe('the seeded demo', () => {
     expect(quote.contact?.documentId).toBeTruthy();
   });
 
+  test('a history over the last 90 days: the report has a series of days, cards entered their phases over time', async () => {
+    const res = await t.api.get(`/boards/${boardId}/report`);
+    expect(res.status).toBe(200);
+    const days: { date: string; count: number }[] = res.body.createdByDay;
+    expect(days.length).toBeGreaterThanOrEqual(40);
+    expect(days.reduce((n, d) => n + d.count, 0)).toBe(6 * CARDS_PER_PHASE);
+    const oldest = Date.now() - 91 * 86_400_000;
+    expect(
+      days.every((d) => Date.parse(d.date) >= oldest - 86_400_000 && Date.parse(d.date) <= Date.now()),
+    ).toBe(true);
+    const page = await t.api.get(`/boards/${boardId}/cards`, { 'pagination[pageSize]': '100' });
+    const cards: { createdAt: string; currentPhaseEnteredAt: string }[] = page.body.data;
+    expect(cards.every((c) => Date.parse(c.currentPhaseEnteredAt) >= Date.parse(c.createdAt))).toBe(true);
+    expect(new Set(cards.map((c) => c.currentPhaseEnteredAt.slice(0, 10))).size).toBeGreaterThan(10);
+  });
+
   test('seeding again adds nothing and names the same board', async () => {
     const before = await counts();
     expect(before).toMatchObject({
