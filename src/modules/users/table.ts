@@ -9,6 +9,8 @@ export const users = pgTable(
     documentId: text('document_id').notNull(),
     username: text('username').notNull(),
     email: text('email').notNull(),
+    /** The display name (issue 31): null until the person sets one; the app falls back to the username. */
+    name: text('name'),
     passwordHash: text('password_hash').notNull(),
     blocked: boolean('blocked').notNull().default(false),
     confirmed: boolean('confirmed').notNull().default(true),
