@@ -6,6 +6,7 @@ import { secretBox } from '../../platform/secrets/encryption.js';
 import { trackingSigner } from '../campaigns/index.js';
 import { channelProvider, findChannel, pacedSend } from '../channels/index.js';
 import { chatChannels } from '../channels/table.js';
+import { marketingBlocks, skipSentence } from '../consents/index.js';
 import { findContact } from '../contacts/index.js';
 import {
   findTemplate as findEmailTemplate,
@@ -89,7 +90,10 @@ async function suppressed(tx: Tx, orgId: number, address: string) {
  * the action is skipped, its result says so, and the run goes on. The runner records "sending" before the call
  * (at most once).
  */
-export async function sendEmail(env: ActionEnv, params: { template: string }): Promise<Output> {
+export async function sendEmail(
+  env: ActionEnv,
+  params: { template: string; purpose?: 'marketing' | 'transactional' },
+): Promise<Output> {
   // Before the transaction: the signer's key may be read (made once) outside it.
   const signer = await trackingSigner(env.db);
   const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
@@ -97,6 +101,8 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
     if (!contact.email) throw new Error('the contact has no e-mail address');
     const reason = await suppressed(tx, env.ctx.orgId, contact.email);
     if (reason) return { skipped: reason, to: contact.email } as const;
+    const noConsent = await consentBlock(tx, env.ctx.orgId, contact.id, 'email', params.purpose);
+    if (noConsent) return { skipped: noConsent, to: contact.email, sentence: noConsent } as const;
     const tpl = await findEmailTemplate(tx, env.ctx.orgId, params.template);
     if (!tpl) throw new Error(`the e-mail template ${params.template} no longer exists`);
     const [channel] = await tx
@@ -115,7 +121,7 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
       channel,
     };
   });
-  if (prepared.skipped !== undefined) return skippedOutput({ skipped: prepared.skipped, to: prepared.to });
+  if (prepared.skipped !== undefined) return skippedOutput(prepared);
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'email') throw new Error('not an e-mail channel');
@@ -137,9 +143,29 @@ export async function sendEmail(env: ActionEnv, params: { template: string }): P
   return { to: prepared.to, messageId };
 }
 
-/** A suppressed recipient: the action is skipped and says why; the run goes on. */
-function skippedOutput(p: { skipped: string; to: string }): Output {
-  return { skipped: true, to: p.to, reason: `${p.to} is on the suppression list (${p.skipped}): not sent` };
+/** A suppressed recipient, or one without marketing consent: the action is skipped and says why; the run goes on. */
+function skippedOutput(p: { skipped: string; to: string; sentence?: string }): Output {
+  return {
+    skipped: true,
+    to: p.to,
+    reason: p.sentence ?? `${p.to} is on the suppression list (${p.skipped}): not sent`,
+  };
+}
+
+/**
+ * Automation sends are marketing unless the action says `purpose: transactional` (docs/lgpd.md, "Consent"): the
+ * sentence saying why the contact may not be written to, or undefined.
+ */
+async function consentBlock(
+  tx: Tx,
+  orgId: number,
+  contactId: number,
+  channel: 'email' | 'whatsapp',
+  purpose: 'marketing' | 'transactional' | undefined,
+) {
+  if (purpose === 'transactional') return undefined;
+  const reason = (await marketingBlocks(tx, orgId, [contactId], channel)).get(contactId);
+  return reason ? skipSentence(reason, channel) : undefined;
 }
 
 /**
@@ -148,13 +174,20 @@ function skippedOutput(p: { skipped: string; to: string }): Output {
  */
 export async function sendTemplateMessage(
   env: ActionEnv,
-  params: { channel: string; template: string; params?: string[] },
+  params: {
+    channel: string;
+    template: string;
+    params?: string[];
+    purpose?: 'marketing' | 'transactional';
+  },
 ): Promise<Output> {
   const prepared = await env.db.tenantTransaction(env.ctx.orgId, async (tx) => {
     const { contact, render } = await recipient(env, tx);
     if (!contact.phone) throw new Error('the contact has no phone number');
     const reason = await suppressed(tx, env.ctx.orgId, contact.phone);
     if (reason) return { skipped: reason, to: contact.phone } as const;
+    const noConsent = await consentBlock(tx, env.ctx.orgId, contact.id, 'whatsapp', params.purpose);
+    if (noConsent) return { skipped: noConsent, to: contact.phone, sentence: noConsent } as const;
     const channel = await findChannel(tx, env.ctx.orgId, params.channel);
     if (channel?.type !== 'whatsapp') throw new Error(`no WhatsApp channel ${params.channel}`);
     const tpl = await findWhatsAppTemplate(tx, env.ctx.orgId, channel.id, params.template);
@@ -163,7 +196,7 @@ export async function sendTemplateMessage(
     const texts = (params.params ?? []).map((p) => renderString(p, render, false));
     return { to: contact.phone.replace(/^\+/, ''), channel, tpl, texts };
   });
-  if (prepared.skipped !== undefined) return skippedOutput({ skipped: prepared.skipped, to: prepared.to });
+  if (prepared.skipped !== undefined) return skippedOutput(prepared);
   const box = await secretBox(env.config, env.db);
   const p = channelProvider({ config: env.config, box }, prepared.channel);
   if (p.type !== 'whatsapp') throw new Error('not a WhatsApp channel');

@@ -65,11 +65,27 @@ export const action = z.discriminatedUnion('type', [
       channel: ref.describe('whatsapp chat channel documentId'),
       template: ref.describe('template documentId or name'),
       params: z.array(z.string().max(1000)).max(20).optional().describe('body parameters {{1}}, {{2}} …'),
+      purpose: z
+        .enum(['marketing', 'transactional'])
+        .optional()
+        .describe(
+          'default marketing: skipped (and said so) unless the contact consents, per the organization setting ' +
+            'marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)',
+        ),
     }),
   }),
   z.strictObject({
     type: z.literal('send_email'),
-    params: z.strictObject({ template: ref.describe('e-mail template documentId') }),
+    params: z.strictObject({
+      template: ref.describe('e-mail template documentId'),
+      purpose: z
+        .enum(['marketing', 'transactional'])
+        .optional()
+        .describe(
+          'default marketing: skipped (and said so) unless the contact consents, per the organization setting ' +
+            'marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)',
+        ),
+    }),
   }),
   z.strictObject({
     type: z.literal('http_request'),

@@ -6,6 +6,7 @@ import {
   type MessagingEnv,
   startMessaging,
 } from '../../helpers/messaging.js';
+import { grantMarketing } from '../campaigns/helpers.js';
 import { automationWorld } from './helpers.js';
 
 /** send_email and send_template_message through the local SMTP server and WhatsApp Cloud API peer. */
@@ -46,7 +47,10 @@ describe('automations: messages', () => {
     });
     expect(a.status).toBe(201);
     await t.api.post('/suppressions', { data: { address: 'blocked.auto@example.com' } });
-    await t.api.post('/contacts', { data: { name: 'Auto Mail', email: 'auto.mail@example.com' } });
+    const auto = await t.api.post('/contacts', {
+      data: { name: 'Auto Mail', email: 'auto.mail@example.com' },
+    });
+    await grantMarketing(t.api, auto.body.documentId, 'email');
     await t.api.post('/contacts', { data: { name: 'Blocked', email: 'blocked.auto@example.com' } });
     await world.cycle(env.config);
     const runs = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
@@ -92,6 +96,7 @@ describe('automations: messages', () => {
     const contact = (
       await u.api.post('/contacts', { data: { name: 'Optout', email: 'Opt.Out@Example.com' } })
     ).body;
+    await grantMarketing(u.api, contact.documentId, 'email');
     await u.api.put(`/contacts/${contact.documentId}`, { data: { city: 'Recife' } });
     await world.cycle(env.config);
     const mails = env.smtp.received.filter((m) => m.to[0].toLowerCase() === 'opt.out@example.com');
@@ -174,7 +179,8 @@ describe('automations: messages', () => {
     });
     expect(a.status).toBe(201);
     await t.api.post('/suppressions', { data: { address: '+5511987654321' } });
-    await t.api.post('/contacts', { data: { name: 'Zap Person', phone: '+5511912345678' } });
+    const zap = await t.api.post('/contacts', { data: { name: 'Zap Person', phone: '+5511912345678' } });
+    await grantMarketing(t.api, zap.body.documentId, 'whatsapp');
     await t.api.post('/contacts', { data: { name: 'Opted Out', phone: '+5511987654321' } });
     await world.cycle(env.config);
     const runs = (await t.api.get(`/automations/${a.body.documentId}/runs`)).body.data;
