@@ -5,6 +5,7 @@ import { addMember, apiClient, newTenant, type Tenant, type TestUser } from '../
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
 import { type Radicale, radicaleMissing, startRadicale } from '../helpers/peers/radicale.js';
 import { conversationOf, inbound, inboxSetup, waNumber } from '../modules/inbox/helpers.js';
+import { a11y, englishCatalogue, pageTexts, untranslated } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, newPage, shot, watchConsole } from './helpers.js';
 
 /**
@@ -392,6 +393,31 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await v.click('button[type=submit]');
     await v.locator('[data-testid=not-found]').waitFor();
     await v.context().close();
+  });
+
+  test('the inbox thread, the window-closed composer, the agenda and settings: pt-BR only and accessible', async () => {
+    const english = englishCatalogue();
+    const problems: Record<string, string[]> = {};
+    const audit = async (name: string) => {
+      const found = [
+        ...untranslated(await pageTexts(page), english, [t.user.username, t.slug]),
+        ...(await a11y(page)),
+      ];
+      if (found.length) problems[name] = found;
+    };
+    await page.goto(`${base}/app/inbox/${conv.id}`);
+    await page.locator('[data-testid=messages] .msg').first().waitFor();
+    await audit('thread');
+    await page.goto(`${base}/app/inbox/${stale.id}`);
+    await page.locator('[data-testid=window-closed]').waitFor();
+    await audit('window-closed');
+    await page.goto(`${base}/app/agenda`);
+    await page.locator('[data-testid=agenda-week]').waitFor();
+    await audit('agenda');
+    await page.goto(`${base}/app/settings`);
+    await page.locator('[data-testid=members] tr').first().waitFor();
+    await audit('settings');
+    expect(problems).toEqual({});
   });
 
   test('no console errors on the way', () => {
