@@ -17,7 +17,9 @@ const usage = `Usage: crm <command>
   seed-demo                            create the demo organization, user and token, and fill it
   org create SLUG --name NAME          create an organization (with --owner EMAIL [--time-zone America/Sao_Paulo])
   org plan SLUG PLAN                   set the plan (${PLANS.join(', ')})
+  org import FILE                      load an organization export (POST /organizations/{id}/export), ids kept
   user create --email E --password P [--username U]
+  user password --email E --password P set a user's password (e.g. one \`org import\` created)
   member add ORG EMAIL --role ROLE     add a registered user to an organization (owner, admin, member, viewer)
   token create --email E --expiration 1d|30d|365d|36500d
   backup FILE                          write a backup (database and uploaded files) while the service runs or not

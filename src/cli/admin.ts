@@ -85,9 +85,17 @@ export async function runAdmin(
         });
         return 0;
       }
+      if (sub === 'import') {
+        const { runOrgImport } = await import('./org-import.js');
+        return runOrgImport(config, need(rest[0], 'FILE'));
+      }
       throw new UsageError(`unknown org command ${sub ?? ''}`);
     }
     case 'user': {
+      if (sub === 'password') {
+        const { setUserPassword } = await import('./org-import.js');
+        return setUserPassword(config, need(values.email, '--email'), need(values.password, '--password'));
+      }
       if (sub !== 'create') throw new UsageError(`unknown user command ${sub ?? ''}`);
       const email = need(values.email, '--email');
       const password = need(values.password, '--password');

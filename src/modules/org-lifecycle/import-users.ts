@@ -14,7 +14,13 @@ export async function checkUsers(ex: Executor, users: ExportedUser[]): Promise<E
     ex,
     sql`select id, document_id as "documentId", username, email from users
         where id = any(${sql.raw(`array[${ids.map(Number).join(',')}]::bigint[]`)})
-           or email = any(${users.map((u) => u.email)}::text[]) or username = any(${users.map((u) => u.username)}::text[])`,
+           or email in (${sql.join(
+             users.map((u) => sql`${u.email}`),
+             sql`, `,
+           )}) or username in (${sql.join(
+             users.map((u) => sql`${u.username}`),
+             sql`, `,
+           )})`,
   );
   const missing: ExportedUser[] = [];
   for (const u of users) {
