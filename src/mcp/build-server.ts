@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { SOFTWARE_VERSION } from '../platform/version.js';
 import { ApiError } from './api-client.js';
 import type { PersonChannel } from './person-channel.js';
+import { refusalResult, toolAccess } from './tool-access.js';
 import { errorResult, type Tool, type ToolEnv } from './tool-kit.js';
 import { agendaTools } from './tools/agenda.js';
 import { analyticsTools, boardTools, cardTools } from './tools/boards.js';
@@ -52,6 +53,8 @@ export interface BuildServerOptions {
   groups?: readonly ToolGroup[];
   /** How long an elicitation waits for the person (ms). */
   elicitationTimeoutMs?: number;
+  /** Only the tools whose annotations say read-only (MCP_CRM_READ_ONLY=1). */
+  readOnly?: boolean;
 }
 
 const waived = `Writes run at once: the operator waived the person's confirmation for this deployment (MCP_CRM_CONFIRMATION=none); each write is still checked by the service first.`;
@@ -87,6 +90,8 @@ function jsonSchema(schema: z.ZodObject, io: 'input' | 'output') {
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   delete json.$schema;
+  // Unknown arguments are refused by name when called (inputError); saying so in every listing costs 28 bytes a tool.
+  if (io === 'input' && json.additionalProperties === false) delete json.additionalProperties;
   return io === 'output'
     ? (compact(json) as Record<string, unknown>)
     : (dropFormatPatterns(json) as Record<string, unknown>);
@@ -124,25 +129,53 @@ function compact(node: unknown): unknown {
       isSafeIntegerBound(key, value)
     )
       continue;
-    out[key] = key === 'properties' ? mapValues(value as Record<string, unknown>) : compact(value);
+    out[key] =
+      key === 'properties'
+        ? mapValues(value as Record<string, unknown>)
+        : key === 'items'
+          ? shortest(compact(value))
+          : compact(value);
   }
   return out;
 }
 
 function mapValues(props: Record<string, unknown>) {
-  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, compact(v)]));
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, shortest(compact(v))]));
+}
+
+/**
+ * An output field in fewer bytes, same meaning for what the tools return: `anyOf [X, null]` → X with `null` in
+ * its type; a nested object → its properties (no `"type":"object"`); a plain string → `{}` (every output is JSON
+ * text, and the field's name says what it holds; numbers, booleans, enums, arrays and objects keep their types).
+ * Issue 32: the read-only listing must fit 60,000 bytes.
+ */
+function shortest(node: unknown): unknown {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const n = node as Record<string, any>;
+  const branches = Array.isArray(n.anyOf) ? n.anyOf : undefined;
+  if (branches?.length === 2 && branches[1]?.type === 'null' && Object.keys(branches[1]).length === 1) {
+    const { anyOf: _, ...rest } = n;
+    const x = branches[0] as Record<string, any>;
+    if (typeof x.type === 'string' && !x.enum) return { ...rest, ...x, type: [x.type, 'null'] };
+  }
+  if (n.type === 'object' && n.properties) {
+    const { type: _, ...rest } = n;
+    return rest;
+  }
+  if (n.type === 'string' && Object.keys(n).length === 1) return {};
+  return node;
 }
 
 /** The `tools/list` answer is the same for every session with the same options: built once per process. */
 const listings = new Map<string, { tools: Tool[]; byName: Map<string, Tool>; result: ListToolsResult }>();
 
-/** The tools of these options by served name, and the `tools/list` answer. */
-export function listing(options: BuildServerOptions) {
+/** The tools of these options (or these of them) by served name, and the `tools/list` answer. */
+export function listing(options: BuildServerOptions, of?: readonly Tool[]) {
   const groups = options.groups ?? TOOL_GROUP_NAMES;
-  const key = `${options.separator}|${groups.join(',')}`;
+  const key = `${options.separator}|${of ? of.map((t) => t.name).join(',') : groups.join(',')}`;
   let entry = listings.get(key);
   if (!entry) {
-    const tools = allTools(groups);
+    const tools = of ? [...of] : allTools(groups);
     const served = (t: Tool) => servedNames(`crm.${t.name}`, options.separator);
     entry = {
       tools,
@@ -197,6 +230,12 @@ export interface CallContext {
   capabilities: { elicitation?: unknown } | undefined;
 }
 
+/** What this client is offered: the options' tools, narrowed by read-only and its token's scopes (tool-access.ts). */
+export async function clientListing(env: ToolEnv, options: BuildServerOptions) {
+  const access = await toolAccess(env, listing(options).tools, options.readOnly);
+  return { access, ...listing(options, access.tools) };
+}
+
 /** `tools/call` in either era: validates the arguments, then runs the tool. */
 export async function callTool(
   env: ToolEnv,
@@ -204,10 +243,16 @@ export async function callTool(
   params: { name: string; arguments?: Record<string, unknown> },
   call: CallContext,
 ): Promise<CallToolResult> {
-  const { byName } = listing(options);
+  const { access, byName } = await clientListing(env, options);
   const name = params.name;
   const tool = byName.get(name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the names`);
+  if (!tool) {
+    // A tool of the served groups this client is not offered: why, in a tool error the model can read.
+    const served = listing(options).byName.get(name);
+    const refusal = served && refusalResult(access, served, name);
+    if (refusal) return refusal;
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the names`);
+  }
   const parsed = tool.input.safeParse(params.arguments ?? {});
   if (!parsed.success) return inputError(tool, name, parsed.error);
   const elicitation = call.capabilities?.elicitation as { form?: object; url?: object } | undefined;
@@ -228,12 +273,11 @@ export const serverInstructions = (env: ToolEnv, options: BuildServerOptions) =>
 
 /** A fresh 2025-era MCP server with the chosen tools (one per stdio process or HTTP session). */
 export function buildServer(env: ToolEnv, options: BuildServerOptions): Server {
-  const { result } = listing(options);
   const server = new Server(SERVER_INFO, {
     instructions: serverInstructions(env, options),
     capabilities: { tools: {} },
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => result);
+  server.setRequestHandler(ListToolsRequestSchema, async () => (await clientListing(env, options)).result);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     callTool(env, options, request.params, {
       capabilities: server.getClientCapabilities(),

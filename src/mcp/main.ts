@@ -80,6 +80,12 @@ const envSchema = z.object({
         .min(1, `must list at least one of ${TOOL_GROUP_NAMES.join(', ')}`),
     )
     .optional(),
+  MCP_CRM_READ_ONLY: z
+    .enum(['0', '1', 'true', 'false'], {
+      error: "must be '1' (serve only the tools that read) or '0' (default: every tool)",
+    })
+    .transform((v) => v === '1' || v === 'true')
+    .default(false),
   MCP_CRM_ALLOWED_ORIGINS: z
     .string()
     .transform((v) =>
@@ -183,6 +189,7 @@ function toolEnv(config: McpConfig, creds: Credentials): ToolEnv {
     ),
     confirmation: config.MCP_CRM_CONFIRMATION,
     confirmationTtlSeconds: config.MCP_CRM_CONFIRMATION_TTL_SECONDS,
+    credentialKey: credentialKey(creds),
   };
 }
 
@@ -593,6 +600,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const options: BuildServerOptions = {
     separator: config.MCP_CRM_TOOL_SEPARATOR,
     groups: config.MCP_CRM_TOOL_GROUPS,
+    readOnly: config.MCP_CRM_READ_ONLY,
   };
   const own = envCredentials(config);
   if (config.MCP_CRM_HTTP_PORT === undefined && own) {

@@ -12,7 +12,7 @@ import {
 import {
   type BuildServerOptions,
   callTool,
-  listing,
+  clientListing,
   SERVER_INFO,
   serverInstructions,
 } from './build-server.js';
@@ -96,7 +96,10 @@ export function statelessFactory(deps: StatelessDeps, fixed?: Credentials) {
       cacheHints: CACHE_HINTS,
       requestState: { verify: codec.verify },
     });
-    server.setRequestHandler('tools/list', () => listing(deps.options).result as never);
+    server.setRequestHandler(
+      'tools/list',
+      async () => (await clientListing(env, deps.options)).result as never,
+    );
     server.setRequestHandler(
       'tools/call',
       (req, ctx) =>

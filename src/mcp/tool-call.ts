@@ -13,6 +13,8 @@ export interface ToolEnv {
   confirmation: 'person' | 'none';
   /** How long a person has to decide (seconds). */
   confirmationTtlSeconds: number;
+  /** A hash of the credentials, for what is cached per token (its scopes: tool-access.ts); unset: per environment. */
+  credentialKey?: string;
 }
 
 /** What a call gets besides its arguments. */

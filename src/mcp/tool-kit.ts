@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError, unwrap } from './api-client.js';
 import { confirmCall } from './confirmation.js';
 import type { ToolCall, ToolEnv } from './tool-call.js';
+import { forModel } from './tool-errors.js';
 
 export type { ToolCall, ToolEnv } from './tool-call.js';
 
@@ -77,12 +78,9 @@ export function listOutput(item: z.ZodObject) {
 
 /** Common list arguments (the service's pagination and sort). */
 export const paging = {
-  page: z.number().int().min(1).optional().describe('Page number, from 1 (default 1)'),
-  pageSize: z.number().int().min(1).max(100).optional().describe('Items per page, 1..100 (default 25)'),
-  sort: z
-    .string()
-    .optional()
-    .describe('Sort as `field:asc` or `field:desc`, e.g. `updatedAt:desc`; omit for the default order'),
+  page: z.number().int().min(1).optional().describe('From 1'),
+  pageSize: z.number().int().min(1).max(100).optional().describe('Default 25'),
+  sort: z.string().optional().describe('`field:asc|desc`'),
 };
 
 export function pagingQuery(args: { page?: number; pageSize?: number; sort?: string }) {
@@ -141,7 +139,9 @@ function textResult(structured: Record<string, unknown>): CallToolResult {
  * API errors become tool results the model can read and act on, never thrown protocol errors. The error is
  * JSON in the text content and not structuredContent, which clients check against the tool's output schema.
  */
-export function errorResult(err: ApiError): CallToolResult {
+export function errorResult(apiError: ApiError): CallToolResult {
+  // Told in tools and arguments: a model cannot call a REST route the service's message names.
+  const err = forModel(apiError);
   const error = { status: err.status, name: err.errorName, message: err.message, details: err.details };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }

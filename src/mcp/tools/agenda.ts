@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { dateTime, docId, membershipRef } from './common.js';
+import { beta, dateTime, docId, membershipRef } from './common.js';
 
 const SOURCES = ['calendar', 'campaigns', 'tasks', 'cards'] as const;
 
@@ -62,7 +62,7 @@ const meetingFields = {
   location: z.string().max(1000).nullable().optional().describe('Place or video link; null clears it'),
 };
 
-export const agendaTools: Tool[] = [
+export const agendaTools: Tool[] = beta([
   readTool({
     name: 'list_agenda_events',
     openWorld: true,
@@ -218,4 +218,4 @@ export const agendaTools: Tool[] = [
     run: (args, { api, apiUrl }) =>
       unwrap(api.DELETE('/api/calendar-meetings/{id}', { params: { path: { id: args.meetingId } } }), apiUrl),
   }),
-];
+]);

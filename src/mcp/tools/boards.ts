@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ApiClient, ApiError, unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { dateTime, docId, membershipRef } from './common.js';
+import { dateTime, docId, docIdItem, membershipRef } from './common.js';
 
 const ref = z.looseObject({ documentId: z.string(), name: z.string() });
 
@@ -296,7 +296,7 @@ export const cardTools: Tool[] = [
       'Returns up to 100 cards of one board by documentId in one call, with phase, tags, assignees, contact and fields. Ids that do not exist on the board or that the user cannot see are listed in missing.',
     input: {
       boardId: boardIdArg,
-      cardIds: z.array(docId('card')).min(1).max(100).describe('Card documentIds, 1..100'),
+      cardIds: z.array(docIdItem('card')).min(1).max(100).describe('Card documentIds, 1..100'),
     },
     output: z.object({ data: z.array(card), missing: z.array(z.string()) }),
     run: async (args, { api, apiUrl }) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { dateOnly, docId, membershipRef } from './common.js';
+import { dateOnly, docId, docIdItem, membershipRef } from './common.js';
 
 const TYPES = ['pessoa', 'empresa'] as const;
 
@@ -148,7 +148,7 @@ export const contactTools: Tool[] = [
     description:
       'Returns up to 100 contacts by documentId in one call (all fields, no timeline), for example the contacts of a list of cards. Ids that do not exist or that the user cannot see are listed in missing.',
     input: {
-      contactIds: z.array(docId('contact')).min(1).max(100).describe('Contact documentIds, 1..100'),
+      contactIds: z.array(docIdItem('contact')).min(1).max(100).describe('Contact documentIds, 1..100'),
     },
     output: z.object({ data: z.array(contact), missing: z.array(z.string()) }),
     run: async (args, { api, apiUrl }) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { docId, membershipRef } from './common.js';
+import { docId, membershipRef, numericId } from './common.js';
 
 /**
  * The inbox (spec tool group "Inbox", tool rules 3–6). Inbox, conversation and message ids are numeric and are
@@ -9,11 +9,8 @@ import { docId, membershipRef } from './common.js';
  * person (rule 5); sending messages and attachments reaches a real person on WhatsApp.
  */
 
-const numeric = (what: string, where: string) =>
-  z.number().int().positive().describe(`Numeric id of the ${what} (${where}); a number, never a documentId`);
-
-const inboxId = numeric('inbox', 'see crm.list_chat_inboxes');
-const conversationId = numeric('conversation', 'see crm.list_conversations');
+const inboxId = numericId('inbox', 'see crm.list_chat_inboxes');
+const conversationId = numericId('conversation', 'see crm.list_conversations');
 
 const contactRef = z
   .object({
@@ -212,8 +209,8 @@ const readTools: Tool[] = [
       'Messages of a conversation, newest first. Page with before (older than a numeric message id) or after (newer); meta.hasMore says whether more exist in that direction.',
     input: {
       conversationId,
-      before: numeric('message', 'older than this one').optional(),
-      after: numeric('message', 'newer than this one').optional(),
+      before: numericId('message', 'older than this one').optional(),
+      after: numericId('message', 'newer than this one').optional(),
       limit: z.number().int().min(1).max(100).optional().describe('1..100, default 20'),
     },
     output: z.object({ data: z.array(message), meta: z.object({ hasMore: z.boolean() }) }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unwrap } from '../api-client.js';
 import { defined, listOutput, paging, pagingQuery, readTool, type Tool, writeTool } from '../tool-kit.js';
-import { deletedOutput, docId } from './common.js';
+import { beta, deletedOutput, docId } from './common.js';
 
 /**
  * Message templates (WhatsApp), e-mail templates and channels (spec tool groups "Message templates", "Email
@@ -398,4 +398,5 @@ const channelTools: Tool[] = [
   }),
 ];
 
-export const messagingTools: Tool[] = [...templateTools, ...emailTools, ...channelTools];
+/** Channels, their templates and e-mail templates are BETA areas (spec, Versioning 2). */
+export const messagingTools: Tool[] = beta([...templateTools, ...emailTools, ...channelTools]);

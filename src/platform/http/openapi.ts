@@ -72,7 +72,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       const schema: Record<string, any> = { ...out.schema };
       // zod leaves `examples` out of the input JSON schema of a schema with transforms (trim, lowercase…),
       // taking them for output values; a body's examples are inputs (dataBody), so they are put back.
-      const body = (input.schema as { body?: unknown }).body;
+      const body = (input.schema as { body?: unknown } | undefined)?.body;
       const examples = body instanceof z.ZodType ? z.globalRegistry.get(body)?.examples : undefined;
       if (examples && schema.body && !schema.body.examples) schema.body = { ...schema.body, examples };
       const method = [input.route.method].flat()[0];
