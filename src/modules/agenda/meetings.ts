@@ -102,7 +102,7 @@ async function organizerOf(tx: Tx, ctx: TenantContext) {
   if (!conn) throw noCalendar();
   const me = (await membershipRefsByIds(tx, ctx.orgId, [ctx.membershipId])).get(ctx.membershipId);
   if (!me) throw new AppError('ForbiddenError', 'Your membership is gone');
-  return { conn, organizer: { email: me.user.email, name: me.user.username } };
+  return { conn, organizer: { email: me.user.email, name: me.user.name ?? me.user.username } };
 }
 
 function eventOf(

@@ -5,6 +5,7 @@ import { isDeepPage, keyIn } from '../../platform/db/deep-pages.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
+import { userRefOf } from '../../platform/tenancy/memberships.js';
 import type { ContactRef } from '../contacts/index.js';
 import type { CommentValues } from './comments-repo.js';
 import { cardAssignees, cardFiles, cards, cardTags } from './table.js';
@@ -265,20 +266,22 @@ export async function relationsByCard(
     email: string | null;
     blocked: boolean | null;
     phone: string | null;
+    /** The user's display name (null for contacts, tags and users without one). */
+    userName: string | null;
   }>(
     tx,
     sql`select 'assignee' as kind, ca.card_id as "cardId", ca.membership_id as id, m.document_id as "documentId",
-        u.username as name, u.email, u.blocked, null::text as phone
+        u.username as name, u.email, u.blocked, null::text as phone, u.name as "userName"
       from card_assignees ca
       join memberships m on m.organization_id = ${orgId} and m.id = ca.membership_id
       join users u on u.id = m.user_id
       where ca.organization_id = ${orgId} and ca.card_id = any(${sql.param(cardIds)}::bigint[])
       union all
-      select 'contact', null, c.id, c.document_id, c.name, c.email, null, c.phone
+      select 'contact', null, c.id, c.document_id, c.name, c.email, null, c.phone, null
       from contacts c
       where c.organization_id = ${orgId} and c.id = any(${sql.param(contactIds)}::bigint[])
       union all
-      select 'tag', ct.card_id, ct.tag_id, null, null, null, null, null
+      select 'tag', ct.card_id, ct.tag_id, null, null, null, null, null, null
       from card_tags ct
       where ct.organization_id = ${orgId} and ct.card_id = any(${sql.param(cardIds)}::bigint[])
       order by kind, id`,
@@ -296,7 +299,7 @@ export async function relationsByCard(
     }
     const ref = {
       documentId: r.documentId!,
-      user: { username: r.name!, email: r.email!, blocked: r.blocked! },
+      user: userRefOf({ username: r.name!, email: r.email!, blocked: r.blocked!, name: r.userName }),
     };
     const refs = out.assignees.get(r.cardId!);
     if (refs) refs.push(ref);

@@ -7,11 +7,15 @@ import { cards } from './table.js';
 
 /** The board report and the card aggregate: SQL aggregates only (report.ts presents them). */
 
-/** Display names (usernames) of memberships, for the aggregate's assignee groups. */
+/** Display names of memberships (the name the person chose, else the username), for the aggregate's assignee groups. */
 export async function membershipNames(tx: Tx, orgId: number, ids: number[]) {
   if (ids.length === 0) return new Map<number, { documentId: string; username: string }>();
   const rows = await tx
-    .select({ id: memberships.id, documentId: memberships.documentId, username: users.username })
+    .select({
+      id: memberships.id,
+      documentId: memberships.documentId,
+      username: sql<string>`coalesce(${users.name}, ${users.username})`,
+    })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.organizationId, orgId), inArray(memberships.id, ids)));
@@ -41,7 +45,7 @@ export interface ReportRow {
   day: string | null;
   count: number;
   value: number;
-  /** Assignee rows: the membership's documentId and username. */
+  /** Assignee rows: the membership's documentId and display name (the user's name, else the username). */
   documentId: string | null;
   username: string | null;
 }
@@ -100,7 +104,7 @@ export async function boardReportFromCards(
         coalesce(sum(v), 0)::float8 as value, null as "documentId", null as username from p
       union all ${phaseRows(wonPhaseId, lostPhaseId)}
       union all select 'day', null, to_char(day, 'YYYY-MM-DD'), n::int, 0, null, null from pd where g = 1
-      union all select 'assignee', a.key, null, a.n::int, a.v::float8, m.document_id, u.username from a
+      union all select 'assignee', a.key, null, a.n::int, a.v::float8, m.document_id, coalesce(u.name, u.username) from a
         left join memberships m on m.organization_id = ${s.orgId} and m.id = a.key
         left join users u on u.id = m.user_id
       union all select 'tag', key, null, n::int, 0, null, null from t`,
@@ -182,7 +186,7 @@ export async function boardReport(
       union all ${phaseRows(wonPhaseId, lostPhaseId)}
       union all select 'day', null, to_char(day, 'YYYY-MM-DD'), sum(n)::int, 0, null, null from r
         where kind = 'p' group by day having sum(n) <> 0
-      union all select 'assignee', k.key, null, k.n::int, k.v::float8, m.document_id, u.username from k
+      union all select 'assignee', k.key, null, k.n::int, k.v::float8, m.document_id, coalesce(u.name, u.username) from k
         left join memberships m on m.organization_id = ${s.orgId} and m.id = k.key
         left join users u on u.id = m.user_id
         where k.kind = 'a'

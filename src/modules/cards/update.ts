@@ -280,7 +280,9 @@ async function syncAssignees(tx: Tx, orgId: number, cardId: number, wanted: numb
   ] as const) {
     for (const id of list) {
       const ref = refs.get(id);
-      note(type, `${ref?.user.username ?? 'A member'} ${verb}`, { membership: ref?.documentId ?? null });
+      note(type, `${ref ? (ref.user.name ?? ref.user.username) : 'A member'} ${verb}`, {
+        membership: ref?.documentId ?? null,
+      });
     }
   }
 }

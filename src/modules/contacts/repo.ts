@@ -9,6 +9,7 @@ import { insertEventsSql } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
+import { userRefOf } from '../../platform/tenancy/memberships.js';
 import { countContacts } from './counts.js';
 import { countNameMatches } from './name-search.js';
 import type { ActivityType } from './schema.js';
@@ -66,14 +67,17 @@ export async function ownerAndTeamRefs(tx: Tx, orgId: number, ownerIds: number[]
     name: string;
     email: string | null;
     blocked: boolean | null;
+    /** The user's display name (null for teams). */
+    userName: string | null;
   }>(
     tx,
-    sql`select 'owner' as kind, m.id, m.document_id as "documentId", u.username as name, u.email, u.blocked
+    sql`select 'owner' as kind, m.id, m.document_id as "documentId", u.username as name, u.email, u.blocked,
+        u.name as "userName"
       from memberships m
       join users u on u.id = m.user_id
       where m.organization_id = ${orgId} and m.id = any(${sql.param(ownerIds)}::bigint[])
       union all
-      select 'team', t.id, t.document_id, t.name, null, null
+      select 'team', t.id, t.document_id, t.name, null, null, null
       from teams t
       where t.organization_id = ${orgId} and t.id = any(${sql.param(teamIds)}::bigint[])`,
   );
@@ -82,7 +86,7 @@ export async function ownerAndTeamRefs(tx: Tx, orgId: number, ownerIds: number[]
     else
       owners.set(r.id, {
         documentId: r.documentId,
-        user: { username: r.name, email: r.email!, blocked: r.blocked! },
+        user: userRefOf({ username: r.name, email: r.email!, blocked: r.blocked!, name: r.userName }),
       });
   }
   return { owners, teams };

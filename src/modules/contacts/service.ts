@@ -165,7 +165,7 @@ async function ownerTeamEntries(
     entries.push({
       ...base,
       activityType: before.ownerId === null ? 'owner_assigned' : 'owner_changed',
-      description: to ? `Owner set to ${to.user.username}` : 'Owner removed',
+      description: to ? `Owner set to ${to.user.name ?? to.user.username}` : 'Owner removed',
       metadata: { from: from?.documentId ?? null, to: to?.documentId ?? null },
     });
   }

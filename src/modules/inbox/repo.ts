@@ -131,7 +131,7 @@ const refSql = (org: string, contact: string, member: string, card: string) => (
   contact: sql.raw(`(select json_build_object('documentId', c.document_id, 'name', c.name, 'email', c.email,
       'phone', c.phone) from contacts c where c.organization_id = ${org} and c.id = ${contact})`),
   assignee: sql.raw(`(select json_build_object('documentId', m.document_id, 'user', json_build_object(
-      'username', u.username, 'email', u.email, 'blocked', u.blocked))
+      'username', u.username, 'email', u.email, 'blocked', u.blocked, 'name', u.name))
     from memberships m join users u on u.id = m.user_id where m.organization_id = ${org} and m.id = ${member})`),
   card: sql.raw(`(select json_build_object('documentId', k.document_id, 'title', k.title, 'board',
       json_build_object('documentId', b.document_id, 'name', b.name))

@@ -35,6 +35,7 @@ const columns = {
   inviterUsername: users.username,
   inviterEmail: users.email,
   inviterBlocked: users.blocked,
+  inviterName: users.name,
 };
 export type InvitationRow = {
   id: number;
@@ -50,6 +51,7 @@ export type InvitationRow = {
   inviterUsername: string | null;
   inviterEmail: string | null;
   inviterBlocked: boolean | null;
+  inviterName: string | null;
 };
 
 /** Invitations with their inviter's MembershipRef (null once the inviter left). */

@@ -9,6 +9,7 @@ import { compileListQuery, type ListQueryInput, listPage } from '../../platform/
 import { isoRequired } from '../../platform/http/schemas.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
+import { userRefOf } from '../../platform/tenancy/memberships.js';
 import {
   ensureMembership,
   findMembershipByUser,
@@ -37,7 +38,12 @@ export function toInvitation(row: repo.InvitationRow): Invitation {
     invitedBy: row.inviterDocumentId
       ? {
           documentId: row.inviterDocumentId,
-          user: { username: row.inviterUsername!, email: row.inviterEmail!, blocked: row.inviterBlocked! },
+          user: userRefOf({
+            username: row.inviterUsername!,
+            email: row.inviterEmail!,
+            blocked: row.inviterBlocked!,
+            name: row.inviterName,
+          }),
         }
       : null,
     createdAt: isoRequired(row.createdAt),

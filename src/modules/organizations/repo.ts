@@ -117,6 +117,7 @@ const membershipColumns = {
   username: users.username,
   email: users.email,
   blocked: users.blocked,
+  name: users.name,
 };
 export type MembershipRow = { [K in keyof typeof membershipColumns]: any } & { role: Role };
 

@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type CompiledList, countIf, type QueryModel } from '../../platform/http/list-query.js';
+import { userRefOf } from '../../platform/tenancy/memberships.js';
 import { memberships } from '../organizations/table.js';
 import { teams } from '../teams/table.js';
 import { users } from '../users/table.js';
@@ -248,6 +249,7 @@ export async function ownerOptions(tx: Tx, orgId: number, limit: number) {
       username: users.username,
       email: users.email,
       blocked: users.blocked,
+      name: users.name,
     })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
@@ -256,7 +258,7 @@ export async function ownerOptions(tx: Tx, orgId: number, limit: number) {
     .limit(limit);
   return rows.map((r) => ({
     documentId: r.documentId,
-    user: { username: r.username, email: r.email, blocked: r.blocked },
+    user: userRefOf(r),
   }));
 }
 

@@ -56,8 +56,8 @@ export async function registerTaskWorkers({ db, jobs }: WorkerDeps) {
           {
             to: ref.user.email,
             subject: `Reminder: ${task.name}`,
-            text: `Hello ${ref.user.username},\n\nthe task "${task.name}" is due ${due}.\n`,
-            html: `<p>Hello ${escapeHtml(ref.user.username)},</p><p>the task <strong>${escapeHtml(task.name)}</strong> is due ${due}.</p>`,
+            text: `Hello ${ref.user.name ?? ref.user.username},\n\nthe task "${task.name}" is due ${due}.\n`,
+            html: `<p>Hello ${escapeHtml(ref.user.name ?? ref.user.username)},</p><p>the task <strong>${escapeHtml(task.name)}</strong> is due ${due}.</p>`,
             messageId: `<task-reminder-${created.documentId}@crm.localhost>`,
           },
           { tx },

@@ -94,6 +94,7 @@ const memberColumns = {
   username: users.username,
   email: users.email,
   blocked: users.blocked,
+  name: users.name,
   addedAt: teamMembers.createdAt,
 };
 

@@ -10,7 +10,7 @@ import {
 } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
-import { membershipIdsByDocumentIds } from '../../platform/tenancy/memberships.js';
+import { membershipIdsByDocumentIds, userRefOf } from '../../platform/tenancy/memberships.js';
 import { clearTeamFromContacts } from '../contacts/index.js';
 import { teamModel } from './query-model.js';
 import * as repo from './repo.js';
@@ -34,7 +34,7 @@ const toTeam = (r: TeamRow) => ({
 
 const toMember = (r: MemberRow) => ({
   documentId: r.documentId,
-  user: { username: r.username, email: r.email, blocked: r.blocked },
+  user: userRefOf(r),
   role: r.role as Role,
   addedAt: isoRequired(r.addedAt),
 });

@@ -27,11 +27,20 @@ export async function findUserByEmail(ex: Executor, email: string) {
 
 export async function insertUser(
   ex: Executor,
-  input: { username: string; email: string; passwordHash: string },
+  input: { username: string; email: string; passwordHash: string; name?: string | null },
 ) {
   const [row] = await ex
     .insert(users)
     .values({ ...input, email: input.email.toLowerCase(), documentId: newDocumentId() })
+    .returning();
+  return row;
+}
+
+export async function updateUserName(ex: Executor, id: number, name: string | null) {
+  const [row] = await ex
+    .update(users)
+    .set({ name, updatedAt: new Date() })
+    .where(eq(users.id, id))
     .returning();
   return row;
 }

@@ -12,6 +12,7 @@ import {
   me,
   registerInput,
   tokenInfo,
+  updateMeInput,
 } from './schema.js';
 import * as service from './service.js';
 
@@ -48,6 +49,23 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       schema: { tags, summary: 'The authenticated user and its organizations', response: { 200: me } },
     },
     async (req) => service.getMe(deps, req.principal!),
+  );
+
+  app.put(
+    '/users/me',
+    {
+      config: { scope: 'account:write', auth: 'user' },
+      schema: {
+        tags,
+        operationId: 'updateCurrentUser',
+        summary: "Edit the authenticated user's profile (display name)",
+        description:
+          'Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.',
+        body: updateMeInput,
+        response: { 200: me },
+      },
+    },
+    async (req) => service.updateMe(deps, req.principal!, req.body),
   );
 
   app.post(

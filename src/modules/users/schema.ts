@@ -7,6 +7,14 @@ export const loginInput = z.strictObject({
   password: z.string().min(1),
 });
 
+/** A display name: trimmed, 1 to 120 characters. */
+export const displayName = z
+  .string()
+  .trim()
+  .min(1, 'name must not be empty: send null to clear it')
+  .max(120, 'name must be at most 120 characters')
+  .describe('display name shown instead of the username (trimmed, 1 to 120 characters)');
+
 export const registerInput = z.strictObject({
   username: z
     .string()
@@ -16,9 +24,20 @@ export const registerInput = z.strictObject({
     .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
   email: z.string().trim().toLowerCase().pipe(z.email()),
   password: z.string().min(8).max(200),
+  name: displayName.optional(),
 });
 
-export const authUser = z.object({ id: z.number().int(), username: z.string(), email: z.string() });
+/** PUT /users/me: what a person may change about themselves. */
+export const updateMeInput = z.strictObject({
+  name: displayName.nullable().describe('display name (trimmed, 1 to 120 characters); null clears it'),
+});
+
+export const authUser = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+});
 export const authResult = z.object({ jwt: z.string(), user: authUser });
 
 export const expirations = Object.keys(TOKEN_EXPIRATIONS) as [
@@ -67,6 +86,7 @@ export const me = z.object({
   documentId: z.string(),
   username: z.string(),
   email: z.string(),
+  name: z.string().nullable().describe('display name; null: not set (show the username)'),
   blocked: z.boolean(),
   confirmed: z.boolean(),
   createdAt: z.string(),

@@ -7,7 +7,7 @@ import { AppError, isUniqueViolation, notFound } from '../../platform/http/error
 import { iso, isoRequired } from '../../platform/http/schemas.js';
 import { listUserOrganizations } from '../organizations/index.js';
 import * as repo from './repo.js';
-import type { generateTokenInput, loginInput, registerInput } from './schema.js';
+import type { generateTokenInput, loginInput, registerInput, updateMeInput } from './schema.js';
 
 // Verifying against a real hash when the user does not exist keeps both paths equally slow.
 let dummyHash: Promise<string> | undefined;
@@ -21,7 +21,7 @@ export async function login({ db, signer }: AppDeps, input: z.infer<typeof login
     throw new AppError('ValidationError', 'Your account has been blocked by an administrator');
   return {
     jwt: await signer.sign(user.id),
-    user: { id: user.id, username: user.username, email: user.email },
+    user: { id: user.id, username: user.username, email: user.email, name: user.name },
   };
 }
 
@@ -39,7 +39,7 @@ export async function register({ db, signer }: AppDeps, input: z.infer<typeof re
   });
   return {
     jwt: await signer.sign(user.id),
-    user: { id: user.id, username: user.username, email: user.email },
+    user: { id: user.id, username: user.username, email: user.email, name: user.name },
   };
 }
 
@@ -89,6 +89,7 @@ export async function getMe({ db }: AppDeps, principal: Principal) {
     documentId: user.documentId,
     username: user.username,
     email: user.email,
+    name: user.name,
     blocked: user.blocked,
     confirmed: user.confirmed,
     createdAt: isoRequired(user.createdAt),
@@ -101,6 +102,13 @@ export async function getMe({ db }: AppDeps, principal: Principal) {
       membershipId: o.membershipDocumentId,
     })),
   };
+}
+
+/** Changes the person's own profile (today: the display name) and answers like GET /users/me. */
+export async function updateMe(deps: AppDeps, principal: Principal, input: z.infer<typeof updateMeInput>) {
+  const user = await repo.updateUserName(deps.db.system, principal.userId, input.name);
+  if (!user) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
+  return getMe(deps, principal);
 }
 
 function toTokenInfo(row: repo.TokenRow) {

@@ -19,7 +19,15 @@ export const iso = (d: Date | string | null | undefined): string | null =>
 export const isoRequired = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 
 export const userRef = z
-  .object({ username: z.string(), email: z.string(), blocked: z.boolean() })
+  .object({
+    username: z.string(),
+    email: z.string(),
+    blocked: z.boolean(),
+    name: z
+      .string()
+      .nullable()
+      .describe('the display name the person chose; null: not set (show the username)'),
+  })
   .meta({ id: 'UserRef' });
 export const membershipRef = z
   .object({ documentId: z.string(), user: userRef })

@@ -5,10 +5,26 @@ import type { QueryModel } from '../http/list-query.js';
 // Memberships are how every area names people (assignees, owners, attendees, team members). The tables belong
 // to the organizations and users modules; the platform reads them by name, as the auth plugin does.
 
+/** The spec's UserRef plus the display name (issue 31): null until the person sets one. */
+export interface UserRef {
+  username: string;
+  email: string;
+  blocked: boolean;
+  name: string | null;
+}
+
+/** A UserRef from a row's columns (one way to build it everywhere). */
+export const userRefOf = (r: { username: string; email: string; blocked: boolean; name: string | null }) => ({
+  username: r.username,
+  email: r.email,
+  blocked: r.blocked,
+  name: r.name ?? null,
+});
+
 /** The spec's MembershipRef: the membership's documentId and its user's public fields. */
 export interface MembershipRef {
   documentId: string;
-  user: { username: string; email: string; blocked: boolean };
+  user: UserRef;
 }
 
 /** The list-query model of memberships (filters and populate of `assignees`, `owner`, `members`…). */
@@ -36,6 +52,7 @@ const userModel: QueryModel = {
     username: { column: 'username', type: 'string' },
     email: { column: 'email', type: 'string' },
     blocked: { column: 'blocked', type: 'boolean' },
+    name: { column: 'name', type: 'string' },
   },
   privateFields: ['password', 'passwordHash', 'resetPasswordToken', 'confirmationToken'],
 };
@@ -49,17 +66,15 @@ export async function membershipRefsByIds(tx: Tx, orgId: number, ids: number[]) 
     username: string;
     email: string;
     blocked: boolean;
+    name: string | null;
   }>(
     tx,
-    sql`select m.id, m.document_id as "documentId", u.username, u.email, u.blocked
+    sql`select m.id, m.document_id as "documentId", u.username, u.email, u.blocked, u.name
       from memberships m join users u on u.id = m.user_id
       where m.organization_id = ${orgId} and m.id in ${ids}`,
   );
   return new Map<number, MembershipRef>(
-    rows.map((r) => [
-      r.id,
-      { documentId: r.documentId, user: { username: r.username, email: r.email, blocked: r.blocked } },
-    ]),
+    rows.map((r) => [r.id, { documentId: r.documentId, user: userRefOf(r) }]),
   );
 }
 
