@@ -9,6 +9,7 @@ import { contactsModule } from './modules/contacts/registration.js';
 import { conversionPixelsModule } from './modules/conversion-pixels/registration.js';
 import { inboxModule } from './modules/inbox/registration.js';
 import { leadAdsModule } from './modules/lead-ads/registration.js';
+import { oauthModule } from './modules/oauth/registration.js';
 import { orgLifecycleModule } from './modules/org-lifecycle/registration.js';
 import { privacyModule } from './modules/privacy/registration.js';
 import { tasksModule } from './modules/tasks/registration.js';
@@ -41,4 +42,5 @@ export const modules: readonly ModuleRegistration[] = [
   privacyModule,
   channelsModule,
   consentsModule,
+  oauthModule,
 ];

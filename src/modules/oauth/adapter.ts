@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { type Database, queryRows } from '../../platform/db/client.js';
+import { type Database, type Executor, queryRows } from '../../platform/db/client.js';
 
 /** Records looked up by a value the client or browser holds (a bearer): stored under its SHA-256 only. */
 const PLAIN_ID_KINDS = new Set(['Client', 'Grant']);
@@ -89,12 +89,12 @@ export class DatabaseAdapter implements Adapter {
   }
 }
 
-/** Expired records out (the maintenance sweep). */
-export async function sweepOauthRecords(db: Database): Promise<number> {
-  const rows = await queryRows<{ n: number }>(
-    db.system,
+/** Expired records out (the periodic maintenance): codes, tokens, interactions, sessions, grants. */
+export async function sweepOauthRecords(ex: Executor): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    ex,
     sql`with gone as (delete from oauth_records where expires_at < now() returning 1)
         select count(*)::int as n from gone`,
   );
-  return rows[0]?.n ?? 0;
+  return row.n;
 }

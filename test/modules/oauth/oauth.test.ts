@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
+import { sweepOauthRecords } from '../../../src/modules/oauth/adapter.js';
 import type { Database } from '../../../src/platform/db/client.js';
 import { newTenant, type Tenant, testConfig, testDatabase } from '../../helpers/app.js';
 import {
@@ -236,6 +237,14 @@ describe('OAuth authorization server', () => {
     const dump = JSON.stringify(await db.system.execute(sql`select id, payload from oauth_records`));
     expect(dump).not.toContain(token);
     expect(dump).not.toContain(refresh);
+    // Expired records go with the maintenance.
+    await db.system.execute(
+      sql`insert into oauth_records (kind, id, payload, expires_at) values ('AccessToken', 'gone', '{}', now() - interval '1 second')`,
+    );
+    expect(await sweepOauthRecords(db.system)).toBeGreaterThanOrEqual(1);
+    expect(
+      JSON.stringify(await db.system.execute(sql`select id from oauth_records where id = 'gone'`)),
+    ).not.toContain('"gone"');
     // A garbage bearer that looks like an OAuth token: 401, never a 500.
     expect((await api('x'.repeat(43), '/contacts')).status).toBe(401);
   });
