@@ -24,6 +24,7 @@ import { type RenderContext, renderEmail, renderString } from '../email-template
 import { findOrganizationById } from '../organizations/index.js';
 import { segmentAudiencePredicate } from '../segments/index.js';
 import * as waRepo from '../templates/index.js';
+import { consentSkips, skipWithoutConsent } from './consent.js';
 import * as repo from './repo.js';
 import { applyHolds, failureOf, type Settled } from './send-failures.js';
 import { type TrackingSigner, trackingSigner } from './tracking.js';
@@ -95,6 +96,7 @@ export async function startInTx(
     }
     const predicate = await segmentAudiencePredicate(tx, orgId, segment.document_id);
     await repo.insertAudience(tx, orgId, campaign.id, channel.type, predicate);
+    await skipWithoutConsent(tx, orgId, campaign.id, channel.type);
   }
   await repo.updateCampaign(tx, orgId, campaign.id, {
     status: 'processing',
@@ -317,12 +319,18 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
       await sleep(Math.max(100, Math.min(1000, left.nextDueMs ?? 500)));
       continue;
     }
+    // Marketing: recipients whose consent was withdrawn (or never given) since the start are skipped.
+    const skips = await deps.db.tenantTransaction(orgId, (tx) =>
+      consentSkips(tx, orgId, ctx.provider.type, batch),
+    );
     // Each message at its own place in the batch's slot (1/rate apart): the pace holds over any second.
     const start = claimedAt + delay;
     const results = await mapInPool(
       batch.map((r, i) => ({ r, at: start + (i * 1000) / rate })),
       CONCURRENCY,
       async ({ r, at }) => {
+        const skip = skips.get(r.id);
+        if (skip) return skip;
         if (at > Date.now()) await sleep(at - Date.now());
         return sendOne(ctx, r);
       },
