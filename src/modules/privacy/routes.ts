@@ -85,7 +85,7 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         summary: 'Download a data export (the signed link; works once)',
         description: beta(
           'The link is its own credential (no bearer): signed, valid 15 minutes after the export is done, and ' +
-            'usable once: the file is removed once sent. A second use, an expired or an altered link is a 404 ' +
+            'usable once: the file is removed once sent (a `HEAD` checks the link without using it up). A second use, an expired or an altered link is a 404 ' +
             'saying so.',
         ),
         security: [],
@@ -95,13 +95,14 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       },
     },
     async (req, reply) => {
-      const file = await service.openExportDownload(deps.db, deps.config, req.params.token);
-      return reply
+      const head = req.method === 'HEAD';
+      const file = await service.openExportDownload(deps.db, deps.config, req.params.token, head);
+      reply
         .type('application/zip')
         .header('content-length', file.size)
         .header('content-disposition', `attachment; filename="${file.name}"`)
-        .header('cache-control', 'no-store')
-        .send(file.stream as unknown as string);
+        .header('cache-control', 'no-store');
+      return reply.send((file.stream ?? '') as unknown as string);
     },
   );
 };

@@ -113,13 +113,15 @@ export async function getRequest(ctx: TenantContext, db: Database, documentId: s
  * The export's one download: the link's signature and expiry checked, the request marked downloaded (a second
  * use finds it so), the file streamed and removed once sent. Every refusal is a 404 saying what to do.
  */
-export async function openExportDownload(db: Database, config: Config, token: string) {
+export async function openExportDownload(db: Database, config: Config, token: string, peek = false) {
   const link = await verifyExportToken(db, token);
   if (!link.ok) throw linkError(link.reason);
   const { orgId, documentId } = link;
   const path = exportFilePath(config, orgId, documentId);
+  // A HEAD (a link preview, a mail scanner) looks without using the link up.
   const claimed = await db.tenantTransaction(orgId, async (tx) => {
     const row = await repo.findRequest(tx, orgId, documentId);
+    if (peek) return row?.status === 'done' && !row.downloadedAt;
     return !!row && (await repo.claimDownload(tx, orgId, row.id));
   });
   const info = claimed ? await stat(path).catch(() => null) : null;
@@ -128,6 +130,7 @@ export async function openExportDownload(db: Database, config: Config, token: st
       'NotFoundError',
       'This export was already downloaded (a link works once) or its file is gone: request a new export',
     );
+  if (peek) return { stream: null, size: info.size, name: `data-export-${documentId}.zip` };
   const stream = createReadStream(path);
   stream.on('close', () => void unlink(path).catch(() => {}));
   return { stream, size: info.size, name: `data-export-${documentId}.zip` };

@@ -49,6 +49,8 @@ describe('data export', () => {
     expect(scheduled).toHaveLength(1);
     expect(status.downloadUrl).toMatch(/^\/api\/data-exports\/\d+\.[a-z0-9]{24}\.\d+\.[\w-]{43}$/);
 
+    const peek = await ctx.app.inject({ method: 'HEAD', url: status.downloadUrl });
+    expect(peek.statusCode).toBe(200);
     const first = await download(status.downloadUrl);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('application/zip');
