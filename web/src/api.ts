@@ -100,7 +100,7 @@ export interface Phase {
 }
 export interface Ref {
   documentId: string;
-  user?: { username: string; email: string };
+  user?: { username: string; email: string; name?: string | null };
 }
 export interface Tag {
   documentId: string;

@@ -1,7 +1,7 @@
 /** The signed-in session (session JWT from POST /api/auth/local) and the chosen organization, kept in localStorage. */
 export interface Session {
   jwt: string;
-  user: { id: number; username: string; email: string };
+  user: { id: number; username: string; email: string; name?: string | null };
   org?: { slug: string; name: string; role: Role; documentId: string };
 }
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';

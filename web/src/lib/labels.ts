@@ -7,7 +7,7 @@ export const people = (b: Board): Ref[] => {
     if (p && !seen.has(p.documentId)) seen.set(p.documentId, p);
   return [...seen.values()];
 };
-export const personName = (r: Ref) => r.user?.username ?? r.documentId;
+export { personName } from './people';
 
 /** A conversation's contact: the contact's name, else the WhatsApp number. */
 export const contactLabel = (c: Conversation) => c.contact?.name || `+${c.waId}`;

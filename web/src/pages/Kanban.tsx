@@ -34,6 +34,7 @@ import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
 import { inkOn } from '../lib/contrast';
 import { people, personName } from '../lib/labels';
+import { initials } from '../lib/people';
 import { num, plural, upperFirst, w } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
@@ -593,8 +594,8 @@ function CardView(p: {
       {card.assignees.length > 0 && (
         <ul class="assignees" aria-hidden="true">
           {card.assignees.map((a) => (
-            <li key={a.documentId} class="avatar" title={a.user?.username}>
-              {(a.user?.username ?? '?').slice(0, 2).toUpperCase()}
+            <li key={a.documentId} class="avatar" title={personName(a)}>
+              {initials(a.user)}
             </li>
           ))}
         </ul>
