@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link } from './components/Link';
 import { NotFound } from './components/NotFound';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
+import { userName } from './lib/people';
 import { w } from './lib/words';
 import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
@@ -151,7 +152,7 @@ function Shell({ children }: { children: any }) {
         <LangPicker />
         <button type="button" class="link" onClick={() => setSession(null)}>
           {t('signOut')}
-          <span class="who"> ({s.user.username})</span>
+          <span class="who"> ({userName(s.user)})</span>
         </button>
       </header>
       <main id="main">{children}</main>

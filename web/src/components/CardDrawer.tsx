@@ -4,6 +4,7 @@ import { type Board, type Card, client, type Page, type Phase, reason, unwrap } 
 import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
 import { historySentence } from '../lib/events';
+import { type PersonUser, personName } from '../lib/people';
 import { code } from '../lib/words';
 import { canWrite } from '../session';
 import { CardConversation, CardMeetings } from './CardExtras';
@@ -15,7 +16,7 @@ interface Comment {
   content: string;
   type: 'user' | 'system';
   activityType: string | null;
-  author: { documentId: string; user?: { username: string } } | null;
+  author: { documentId: string; user?: PersonUser } | null;
   metadata: Record<string, unknown>;
   createdAt: string;
 }
@@ -204,7 +205,7 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
           {user.map((x) => (
             <li key={x.documentId}>
               <span class="muted small">
-                {x.author?.user?.username} · {dateTime(x.createdAt)}
+                {personName(x.author)} · {dateTime(x.createdAt)}
               </span>
               <p>{x.content}</p>
             </li>
@@ -236,7 +237,7 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
           {history.map((x) => (
             <li key={x.documentId}>
               <span class="muted small">
-                {dateTime(x.createdAt)} · {x.author?.user?.username ?? ''}
+                {dateTime(x.createdAt)} · {personName(x.author)}
               </span>{' '}
               {historySentence(x, tagName)}
             </li>
