@@ -14,6 +14,7 @@ import {
 } from '../cards/index.js';
 import { insertActivities } from '../contacts/index.js';
 import { type LeadAdsKit, pageAad } from './kit.js';
+import { recordLeadConsents } from './lead-consent.js';
 import { contactsForLeads } from './lead-contacts.js';
 import * as repo from './repo.js';
 import { markTokenProblem } from './service.js';
@@ -343,6 +344,7 @@ async function makeCards(tx: Tx, orgId: number, fetched: Fetched[]) {
       },
     })),
   );
+  await recordLeadConsents(tx, orgId, done);
   await repo.markDeliveriesSucceeded(
     tx,
     orgId,

@@ -88,12 +88,35 @@ const mapping = z.strictObject({
     .describe('`title`, `contact.<field>` or a field slug of the board entry phase'),
 });
 
+/** A consent checkbox of the lead form (docs/lgpd.md, "Consent"): its answer is recorded in the contact's ledger. */
+const consentCapture = z
+  .strictObject({
+    field: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe('the lead form question (field name) holding the checkbox'),
+    channels: z
+      .array(z.enum(['whatsapp', 'email', 'sms']))
+      .min(1)
+      .max(3)
+      .transform((c) => [...new Set(c)]),
+    purpose: z.enum(['marketing', 'transactional']).default('marketing'),
+    text: z.string().trim().min(1).max(2000).describe('the consent text the form shows, kept as proof'),
+  })
+  .describe(
+    'BETA: when the lead answers the field yes/sim/true/1 (granted) or no/não/false/0 (withdrawn), the entry is ' +
+      'recorded for each channel with source lead_ad and proof { leadgenId, formId, route, text }',
+  );
+
 const routeFields = {
   name: z.string().trim().min(1).max(120),
   leadIntegrationDocumentId: z.string().min(1).max(64),
   targetBoardDocumentId: z.string().min(1).max(64),
   leadFormId: z.string().trim().min(1).max(64),
   fieldMapping: z.strictObject({ mappings: z.array(mapping).max(100) }),
+  consentCapture: consentCapture.nullable().optional(),
 };
 
 export const routeInput = z.strictObject(routeFields);
@@ -110,6 +133,14 @@ export const formRoute = z.object({
   leadFormName: z.string().nullable(),
   pageId: z.string(),
   fieldMapping: z.object({ mappings: z.array(z.object({ source: z.string(), target: z.string() })) }),
+  consentCapture: z
+    .object({
+      field: z.string(),
+      channels: z.array(z.enum(['whatsapp', 'email', 'sms'])),
+      purpose: z.enum(['marketing', 'transactional']),
+      text: z.string(),
+    })
+    .nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -87,6 +87,7 @@ async function presentRoutes(tx: Tx, orgId: number, rows: repo.RouteRow[]): Prom
     leadFormName: r.formName,
     pageId: r.pageId,
     fieldMapping: r.fieldMapping,
+    consentCapture: r.consentCapture ?? null,
     createdAt: isoRequired(r.createdAt),
     updatedAt: isoRequired(r.updatedAt),
   }));
@@ -492,6 +493,7 @@ export async function createRoute(ctx: TenantContext, kit: LeadAdsKit, input: Ro
         formId: form.id,
         formName: form.name,
         fieldMapping: { mappings: input.fieldMapping.mappings },
+        consentCapture: input.consentCapture ?? null,
       })
       .catch(onUnique('leadFormId', `Form ${form.id} already has a route in this organization`));
     await audit(tx, ctx, 'lead_form_route.created', row.documentId);
@@ -552,6 +554,7 @@ export async function updateRoute(
         boardId: prep.structure.board.id,
         ...located,
         ...(input.fieldMapping ? { fieldMapping: { mappings: input.fieldMapping.mappings } } : {}),
+        ...(input.consentCapture !== undefined ? { consentCapture: input.consentCapture } : {}),
       })
       .catch(onUnique('leadFormId', `Form ${located.formId} already has a route in this organization`));
     await audit(tx, ctx, 'lead_form_route.updated', row.documentId);
