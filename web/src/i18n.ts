@@ -237,6 +237,10 @@ const ptBR = {
   connectedAppsNone: 'Nenhum aplicativo conectado.',
   connectedSince: 'Conectado em',
   disconnected: 'Aplicativo desconectado.',
+  profile: 'Seu perfil',
+  displayName: 'Nome de exibição',
+  displayNameHint:
+    'Mostrado no lugar do nome de usuário (até 120 caracteres); deixe vazio para usar o nome de usuário.',
 };
 type Dict = typeof ptBR;
 const en: Dict = {
@@ -474,6 +478,10 @@ const en: Dict = {
   connectedAppsNone: 'No connected application.',
   connectedSince: 'Connected on',
   disconnected: 'Application disconnected.',
+  profile: 'Your profile',
+  displayName: 'Display name',
+  displayNameHint:
+    'Shown instead of your username (up to 120 characters); leave it empty to use the username.',
 };
 
 export type Lang = 'pt-BR' | 'en';

@@ -1,7 +1,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
+import { Profile } from '../components/Profile';
 import { date, dateTime, t } from '../i18n';
+import { initials, personName } from '../lib/people';
 import { code } from '../lib/words';
 import { getSession, type Role } from '../session';
 import { ConnectedApps } from './ConnectedApps';
@@ -58,6 +60,7 @@ export function SettingsPage() {
   return (
     <section class="page settings" data-testid="settings">
       <h1>{t('settings')}</h1>
+      <Profile />
       <Tokens />
       <ConnectedApps />
       <Members />
@@ -335,7 +338,7 @@ function Members() {
       <table class="table" data-testid="members">
         <thead>
           <tr>
-            <th scope="col">{t('username')}</th>
+            <th scope="col">{t('name')}</th>
             <th scope="col">{t('email')}</th>
             <th scope="col">{t('role')}</th>
             <th scope="col">
@@ -378,13 +381,19 @@ function MemberRow(props: { m: Member; manageable: boolean; self: boolean; assig
   const { m, run } = props;
   return (
     <tr data-membership-id={m.documentId}>
-      <td>{m.user.username}</td>
+      <td>
+        <span class="avatar" aria-hidden="true">
+          {initials(m.user)}
+        </span>{' '}
+        {personName(m)}
+        {m.user.name && <span class="muted small"> @{m.user.username}</span>}
+      </td>
       <td>{m.user.email}</td>
       <td>
         {props.manageable ? (
           <label>
             <span class="sr-only">
-              {t('role')} {m.user.username}
+              {t('role')} {personName(m)}
             </span>
             <select
               name="member-role"
@@ -416,9 +425,9 @@ function MemberRow(props: { m: Member; manageable: boolean; self: boolean; assig
           <button
             type="button"
             class="link"
-            aria-label={`${t('removeMember')} ${m.user.username}`}
+            aria-label={`${t('removeMember')} ${personName(m)}`}
             onClick={() =>
-              confirm(`${t('removeMember')} ${m.user.username}?`) &&
+              confirm(`${t('removeMember')} ${personName(m)}?`) &&
               run(() => client.DELETE('/api/memberships/{id}', { params: { path: { id: m.documentId } } }))
             }
           >

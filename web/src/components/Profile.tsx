@@ -1,0 +1,67 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'preact/hooks';
+import { client, reason, unwrap } from '../api';
+import { t } from '../i18n';
+import { initials, userName } from '../lib/people';
+import { getSession, setSession } from '../session';
+
+/** The signed-in person's profile: the display name shown instead of the username (PUT /api/users/me). */
+export function Profile() {
+  const qc = useQueryClient();
+  const me = useQuery({ queryKey: ['me'], queryFn: () => unwrap(client.GET('/api/users/me')) });
+  const [name, setName] = useState('');
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  useEffect(() => setName(me.data?.name ?? ''), [me.data?.name]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setStatus(null);
+    try {
+      const trimmed = name.trim();
+      const user = await unwrap(client.PUT('/api/users/me', { body: { name: trimmed || null } }));
+      const s = getSession();
+      if (s) setSession({ ...s, user: { ...s.user, name: user.name } });
+      qc.setQueryData(['me'], user);
+      // Every list showing people (members, assignees) shows the new name.
+      await qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+      setStatus({ kind: 'ok', text: t('saved') });
+    } catch (err) {
+      setStatus({ kind: 'error', text: reason(err) });
+    }
+  };
+
+  const user = me.data ?? getSession()?.user;
+  return (
+    <section aria-labelledby="profile-title" class="settings-block" data-testid="profile">
+      <h2 id="profile-title">{t('profile')}</h2>
+      {me.error && <p class="error">{reason(me.error)}</p>}
+      <p class="profile-who">
+        <span class="avatar" aria-hidden="true">
+          {initials(user)}
+        </span>{' '}
+        {userName(user)} <span class="muted small">@{user?.username}</span>
+      </p>
+      <form class="card-form" onSubmit={save} aria-labelledby="profile-title">
+        <div class="row">
+          <label>
+            {t('displayName')}
+            <input
+              name="display-name"
+              maxLength={120}
+              autoComplete="name"
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit">{t('save')}</button>
+        </div>
+        <p class="muted small">{t('displayNameHint')}</p>
+      </form>
+      {status && (
+        <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
+          {status.text}
+        </p>
+      )}
+    </section>
+  );
+}
