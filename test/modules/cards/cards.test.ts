@@ -40,7 +40,7 @@ describe('card create, read, update, delete', () => {
     expect(card.assignees).toEqual([
       {
         documentId: t.membershipId,
-        user: { username: t.user.username, email: t.user.email, blocked: false },
+        user: { username: t.user.username, email: t.user.email, blocked: false, name: null },
       },
     ]);
     const got = await t.api.get(`/boards/${boardId}/cards/${card.documentId}`, { populate: 'fieldData' });

@@ -57,7 +57,7 @@ describe('invitations', () => {
       status_: 'pending',
       invitedBy: {
         documentId: t.membershipId,
-        user: { username: t.user.username, email: t.user.email, blocked: false },
+        user: { username: t.user.username, email: t.user.email, blocked: false, name: null },
       },
       documentId: 'string',
       expiresIn: 7 * 24,
