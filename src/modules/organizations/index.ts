@@ -1,6 +1,6 @@
 // The organizations module's public face: what other modules may use (docs/decisions.md, "Modules talk through index.ts").
 
-export { toMembership } from './present.js';
+export { toMembership, toOrganization } from './present.js';
 export {
   ensureMembership,
   findMembershipByUser,
@@ -16,4 +16,3 @@ export {
   type RetentionKind,
 } from './retention.js';
 export { canonicalTimeZone, membership, organization } from './schema.js';
-export { toOrganization } from './service.js';

@@ -19,9 +19,8 @@ import { slugify } from '../../platform/slugs.js';
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { membershipModel } from '../../platform/tenancy/memberships.js';
 import { findUserByEmail } from '../users/index.js';
-import { toMembership } from './present.js';
+import { toMembership, toOrganization } from './present.js';
 import * as repo from './repo.js';
-import { effectiveRetention } from './retention.js';
 import type { membershipInput, membershipUpdate, organizationInput, organizationUpdate } from './schema.js';
 
 /**
@@ -132,38 +131,6 @@ export async function updateOrganization(
     );
     return toOrganization(row, role);
   });
-}
-
-export function toOrganization(
-  row: {
-    documentId: string;
-    name: string;
-    slug: string;
-    plan: string;
-    timeZone: string;
-    retention: Record<string, number | null>;
-    marketingRequiresConsent: boolean;
-    consentStopKeywords: string[];
-    deletionScheduledAt: Date | null;
-    createdAt: Date;
-    updatedAt: Date;
-  },
-  role: Role,
-) {
-  return {
-    documentId: row.documentId,
-    name: row.name,
-    slug: row.slug,
-    plan: row.plan as Plan,
-    timeZone: row.timeZone,
-    role,
-    retention: effectiveRetention(row.retention),
-    marketingRequiresConsent: row.marketingRequiresConsent,
-    consentStopKeywords: row.consentStopKeywords,
-    deletionScheduledAt: row.deletionScheduledAt?.toISOString() ?? null,
-    createdAt: isoRequired(row.createdAt),
-    updatedAt: isoRequired(row.updatedAt),
-  };
 }
 
 export async function listMemberships(ctx: TenantContext, query: ListQueryInput) {
