@@ -6,6 +6,7 @@ import { ConversationView, STATUSES } from '../components/inbox/ConversationView
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
+import { personName } from '../lib/people';
 import { w } from '../lib/words';
 import { type LiveEvent, useLive } from '../live';
 import { navigate } from '../router';
@@ -264,7 +265,7 @@ function ConversationList({
             <span class="conv-preview">{c.lastMessagePreview ?? ''}</span>
             <span class="muted small">
               {t(`conv_${c.status}`)} · {dateTime(c.lastMessageAt)}
-              {c.assignee ? ` · ${c.assignee.user.username}` : ''}
+              {c.assignee ? ` · ${personName(c.assignee)}` : ''}
             </span>
           </a>
         </li>

@@ -3,6 +3,7 @@ import { type MutableRef, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type ChatMessage, type Conversation, client, reason, unwrap } from '../../api';
 import { dateTime, t } from '../../i18n';
 import { contactLabel } from '../../lib/labels';
+import { personName } from '../../lib/people';
 import { canWrite } from '../../session';
 import { Link } from '../Link';
 import { NotFound } from '../NotFound';
@@ -227,13 +228,13 @@ function AssigneeSelect(props: { c: Conversation; members?: Member[]; writable: 
       >
         <option value="">{t('unassigned')}</option>
         {c.assignee && !members?.some((m) => m.documentId === c.assignee?.documentId) && (
-          <option value={c.assignee.documentId}>{c.assignee.user.username}</option>
+          <option value={c.assignee.documentId}>{personName(c.assignee)}</option>
         )}
         {members
           ?.filter((m) => m.role !== 'viewer')
           .map((m) => (
             <option key={m.documentId} value={m.documentId}>
-              {m.user.username}
+              {personName(m)}
             </option>
           ))}
       </select>
@@ -257,7 +258,9 @@ function MessageThread(props: {
           <p>{m.content || (m.attachments[0]?.filename ?? `[${m.contentType}]`)}</p>
           <span class="muted small">
             {m.direction === 'outgoing'
-              ? (m.sender.membership?.user.username ?? t('system'))
+              ? m.sender.membership
+                ? personName(m.sender.membership)
+                : t('system')
               : contactLabel(c)}{' '}
             · {dateTime(m.createdAt)} · {t(`msg_${m.status}`)}
             {m.error ? ` · ${m.error}` : ''}
