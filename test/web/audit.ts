@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { wordsEn, wordsPtBR } from '../../web/src/lib/catalog-words.js';
@@ -7,10 +8,10 @@ import { wordsEn, wordsPtBR } from '../../web/src/lib/catalog-words.js';
  * Checks the end-to-end tests run on every page: the visible text of a pt-BR page (no string of the English
  * catalogue, no raw code), the phone layout (nothing wider than the viewport) and accessibility.
  *
- * axe-core is not installed (no new packages in this stage), so `a11y` checks in the page, with Chromium's own
- * accessibility tree (CDP), the rules axe reported as serious or critical on this app: colour contrast (WCAG
- * 4.5:1, 3:1 for large text), controls and links without an accessible name, controls nested in a control,
- * references to missing ids, duplicate ids, focusable content under aria-hidden, images without a text.
+ * `a11y` runs axe-core (its serious and critical violations) and, beside it, checks of its own with Chromium's
+ * accessibility tree (CDP): colour contrast (WCAG 4.5:1, 3:1 for large text), controls and links without an
+ * accessible name, controls nested in a control, references to missing ids, duplicate ids, focusable content
+ * under aria-hidden, images without a text.
  */
 
 /** The English strings of both catalogues (web/src/i18n.ts is read as text: it touches the DOM when loaded). */
@@ -175,7 +176,22 @@ export async function a11y(page: Page): Promise<string[]> {
   }
   await prepare(page);
   out.push(...(await page.evaluate(inPageChecks)));
+  out.push(...(await axe(page)));
   return out;
+}
+
+// Evaluated through the DevTools protocol: the app's CSP (script-src 'self') refuses an injected <script>.
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations (WCAG 2 A and AA rules, best practices), one line per rule. */
+async function axe(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(`${AXE};0`);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
+  )) as { id: string; impact: string; nodes: string[] }[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `axe ${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
 }
 
 /** Runs in the page: contrast, nested controls, references, ids, aria-hidden, images. */

@@ -566,7 +566,6 @@ function CardView(p: {
       tabIndex={0}
       data-card-id={p.overlay ? undefined : card.documentId}
       class={`kcard${p.dragging ? ' dragging' : ''}${p.overlay ? ' overlay' : ''}`}
-      aria-label={cardLabel(card, board, !!overdue)}
     >
       <h3>{card.title}</h3>
       {board.boardSettings.showValue && (
@@ -583,7 +582,7 @@ function CardView(p: {
         {card.contact && <span class="muted small">{card.contact.name}</span>}
       </div>
       {card.tags.length > 0 && (
-        <ul class="tags" aria-hidden="true">
+        <ul class="tags">
           {card.tags.map((x) => (
             <li key={x.documentId} style={{ background: x.color ?? '#666', color: inkOn(x.color ?? '#666') }}>
               {x.name}
@@ -600,19 +599,9 @@ function CardView(p: {
           ))}
         </ul>
       )}
+      {card.assignees.length > 0 && <span class="sr-only">{card.assignees.map(personName).join(', ')}</span>}
     </article>
   );
-}
-
-/** A card's accessible name: what the card shows, in one sentence (its lists are hidden from the tree). */
-function cardLabel(card: Card, board: Board, overdue: boolean) {
-  const parts = [card.title];
-  if (board.boardSettings.showValue) parts.push(money(card.value, board.boardSettings.currency));
-  if (card.dueDate) parts.push(`${overdue ? `${w('overdueOne')} ` : ''}${date(card.dueDate)}`);
-  if (card.contact) parts.push(card.contact.name);
-  if (card.tags.length) parts.push(card.tags.map((x) => x.name).join(', '));
-  if (card.assignees.length) parts.push(card.assignees.map(personName).join(', '));
-  return parts.join(' · ');
 }
 
 /** "Move to" on a card, beside it (a control inside the draggable card would be nested in its button role). */
