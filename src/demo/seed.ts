@@ -20,7 +20,7 @@ import { segmentInput } from '../modules/segments/schema.js';
 import { createSegment } from '../modules/segments/service.js';
 import { taskInput } from '../modules/tasks/schema.js';
 import { createTask } from '../modules/tasks/service.js';
-import { findUserByEmail } from '../modules/users/repo.js';
+import { findUserByEmail, updateUserName } from '../modules/users/repo.js';
 import { register } from '../modules/users/service.js';
 import type { Tx } from '../platform/db/client.js';
 import type { AppDeps } from '../platform/deps.js';
@@ -72,13 +72,18 @@ async function ensureMemberUsers(deps: AppDeps, org: DemoOrg) {
   for (const m of DEMO_MEMBERS) {
     const local = `${m.first}.${m.last}`.toLowerCase();
     const email = `${local}.${tag}@example.com`;
+    const name = `${m.first} ${m.last}`;
+    const found = await findUserByEmail(deps.db.system, email);
+    // A demo seeded before display names existed gets them; a name the person changed is kept.
+    if (found && found.name === null) await updateUserName(deps.db.system, found.id, name);
     const user =
-      (await findUserByEmail(deps.db.system, email)) ??
+      found ??
       (
         await register(deps, {
           username: `${local}-${tag}`,
           email,
           password: randomBytes(18).toString('base64url'),
+          name,
         })
       ).user;
     out.push({ email, role: m.role, userId: user.id });

@@ -190,6 +190,12 @@ describe('the seeded demo', () => {
     expect(new Set(cards.map((c) => c.currentPhaseEnteredAt.slice(0, 10))).size).toBeGreaterThan(10);
   });
 
+  test("the demo's members have display names (issue 31 item 4)", async () => {
+    const members = (await t.api.get('/memberships')).body.data;
+    const names = members.map((m: { user: { name: string | null } }) => m.user.name);
+    expect(names).toEqual(expect.arrayContaining(['Ana Souza', 'Bruno Lima', 'Carla Mendes']));
+  });
+
   test('seeding again adds nothing and names the same board', async () => {
     const before = await counts();
     expect(before).toMatchObject({
