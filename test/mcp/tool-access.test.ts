@@ -20,6 +20,7 @@ import {
   startService,
   toolError,
 } from './harness.js';
+import { connectModernHttp } from './modern-harness.js';
 
 /**
  * Issue 32 item 3: which tools a client is listed. MCP_CRM_READ_ONLY; lists narrowed to what the token's scopes
@@ -209,6 +210,35 @@ describe("lists narrowed to the token's scopes", () => {
       expect((await read(tasks, 'crm.list_tasks', {})).data).toBeDefined();
     } finally {
       for (const c of clients) await c.close();
+      await http.stop();
+    }
+  });
+
+  it('the stateless 2026-07-28 era (2.x SDK client over HTTP): the same narrowed list, the same refusal', async () => {
+    const http = await startHttpMcp({ PATH: process.env.PATH ?? '', MCP_CRM_API_URL: service.url });
+    try {
+      const token = await scopedToken(['contacts:read']);
+      const client = await connectModernHttp(http.url, {
+        headers: { authorization: `Bearer ${token}`, 'x-tenant-id': org.slug },
+      });
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name).sort();
+        expect(names).toEqual(['crm.get_contact', 'crm.get_contacts', 'crm.search_contacts']);
+        const refused = (await client.callTool({
+          name: 'crm.create_contact',
+          arguments: { name: 'Nope' },
+        })) as {
+          isError?: boolean;
+          content: { type: string; text?: string }[];
+        };
+        expect(refused.isError).toBe(true);
+        expect(JSON.parse(refused.content[0].text ?? '{}').error.details.missingScopes).toEqual([
+          'contacts:write',
+        ]);
+      } finally {
+        await client.close();
+      }
+    } finally {
       await http.stop();
     }
   });
