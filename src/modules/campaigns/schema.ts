@@ -89,11 +89,6 @@ export const statsResponse = z.object({
     sent: z.number().int(),
     failed: z.number().int(),
     pending: z.number().int(),
-    skipped: z.number().int(),
-    skippedNoConsent: z
-      .number()
-      .int()
-      .describe('recipients skipped for lack of marketing consent (included in skipped)'),
     readRate: z.number().min(0).max(1).describe('opened ÷ sent; 0 when nothing was sent'),
   }),
 });

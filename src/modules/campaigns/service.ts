@@ -326,8 +326,6 @@ export async function campaignStats(ctx: TenantContext, documentId: string) {
         sent: s.sent,
         failed: s.failed,
         pending: s.pending,
-        skipped: s.skipped,
-        skippedNoConsent: s.skippedNoConsent,
         readRate: s.sent === 0 ? 0 : Math.min(1, s.opened / s.sent),
       },
     };

@@ -59,7 +59,7 @@ describe('campaigns and consent', () => {
     });
     expect(sentTo('thousand')).toHaveLength(700);
     const stats = await t.api.get(`/campaigns/${id}/stats`);
-    expect(stats.body.stats).toMatchObject({ sent: 700, skipped: 300, skippedNoConsent: 300 });
+    expect(stats.body.stats).toMatchObject({ totalAudience: 1000, sent: 700, pending: 0 });
     const skipped = await t.api.get(`/campaigns/${id}/recipients`, {
       'filters[skipReason][$eq]': 'no_consent',
       'pagination[pageSize]': 1,
