@@ -48,6 +48,7 @@ async function waWorld(t: Tenant, city: string, n: number, settings: Record<stri
     components: [{ type: 'BODY', text: 'Oi' }],
   });
   const synced = await t.api.post(`/chat-channels/${channel.documentId}/templates/sync`);
+  if (synced.status !== 200) throw new Error(`template sync: ${JSON.stringify(synced.body)}`);
   const template = synced.body.data.find((x: any) => x.name === name).documentId as string;
   const phones: string[] = [];
   for (let i = 0; i < n; i++) {
