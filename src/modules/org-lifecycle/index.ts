@@ -1,4 +1,5 @@
 // The org-lifecycle module's public face (docs/lgpd.md, "Retention" and "Organizations that leave").
-export { tenantTables } from './catalogue.js';
+
 export { ImportRefusedError } from './archive-format.js';
+export { tenantTables } from './catalogue.js';
 export { importOrganizationArchive } from './import-reader.js';
