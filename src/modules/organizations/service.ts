@@ -13,7 +13,6 @@ import {
   pageWindow,
   windowPage,
 } from '../../platform/http/list-query.js';
-import { isoRequired } from '../../platform/http/schemas.js';
 import { type PendingIdempotencyKey, recordCommit } from '../../platform/idempotency/commit.js';
 import { slugify } from '../../platform/slugs.js';
 import { hasRole, type Role, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
