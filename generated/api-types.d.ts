@@ -143,6 +143,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/audit-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization’s audit log, newest first (owners and admins)
+     * @description Owners and admins only (403 otherwise). Filter with `filters[action][$eq]`, `filters[target][$eq]`, `filters[createdAt][$gte]`/`[$lt]`, `filters[actor][email][$eq]` (or `[documentId]`, `[username]`), or the shortcuts `action`, `actor` (documentId, e-mail or username), `target`, `from`, `to`; sort by id, action or createdAt; Strapi pagination.
+     *
+     *     Token scope: `audit:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listAuditLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/local': {
     parameters: {
       query?: never;
@@ -1807,6 +1829,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/contacts/{id}/consents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A contact’s consents: the current state per channel and purpose, and the ledger (LGPD)
+     * @description The current state of each channel (whatsapp, email, sms) and purpose (marketing, transactional) is the latest ledger entry (`none` when nothing was recorded); marketing sends honour it (docs/lgpd.md).
+     *
+     *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['listConsents'];
+    put?: never;
+    /**
+     * Record a consent or its withdrawal for a contact (append-only ledger; member or above)
+     * @description Appends one entry; entries are never changed or deleted (a later entry supersedes). `recordedAt` is the time of the request and `recordedBy` the calling member.
+     *
+     *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['createConsent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}/data-export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Export everything the organization holds about a contact (a zip, as a job)
+     * @description BETA: Organization admins and owners only. Queues a job that writes a zip of JSON and CSV files (the contact, its timeline, the cards that reference it with their dynamic-field values, conversations and messages, campaign deliveries and engagement, consents, tasks, quotes, and the uploaded files). Answers the request (202); `GET /privacy-requests/{id}` gives its status and, when done, a signed `downloadUrl` that works once for 15 minutes.
+     *
+     *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['exportContactData'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}/erase': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase a contact's personal data everywhere (confirmed; a job; cannot be undone)
+     * @description BETA: Organization admins and owners only. Body `{ "confirm": "<the contact's documentId>" }` (or inside `data`). Queues a job that anonymises the contact and every copy of its personal data: timeline texts, its cards’ texts and dynamic-field values, its conversations and messages (deleted), campaign recipient rows, uploads, consent proofs, search copies, and any text or JSON of the organization holding its name, e-mail, phone or CPF (event payloads, webhook delivery bodies…). The suppression list keeps only a keyed hash of its addresses, so an opt-out still holds. Audited with ids only. Status: `GET /privacy-requests/{id}`.
+     *
+     *     Token scope: `contacts:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['eraseContact'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/contacts/{id}/notes': {
     parameters: {
       query?: never;
@@ -2190,7 +2290,7 @@ export interface paths {
     put?: never;
     /**
      * Send a message
-     * @description BETA: Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). A provider failure is a 502 and the message stays failed.
+     * @description BETA: Free text only inside the 24-hour window (since the contact's last message); outside it 422: send message.template_params { name, category, language, processed_params }. Reaches a real person; sent at most once (Idempotency-Key replays). Paced by WhatsApp's limits (the number's messages per second; one message per CRM_WHATSAPP_PAIR_INTERVAL_MS to the same person: the call waits for its slot); WhatsApp's throughput (130429) and pair-rate (131056) refusals are waited out and retried. WhatsApp's own window refusal (131047) is the same 422 with details.providerCode; any other provider failure is a 502 (details.providerCode) and the message stays failed.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -2445,6 +2545,28 @@ export interface paths {
      *     Token scope: `conversions:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     post: operations['createVerify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/data-exports/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a data export (the signed link; works once)
+     * @description BETA: The link is its own credential (no bearer): signed, valid 15 minutes after the export is done, and usable once: the file is removed once sent (a `HEAD` checks the link without using it up). A second use, an expired or an altered link is a 404 saying so.
+     *
+     *     Public: no token needed.
+     */
+    get: operations['downloadDataExport'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3231,6 +3353,120 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/oauth/applications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The applications you connected (OAuth grants)
+     * @description Token scope: `account:read`.
+     */
+    get: operations['listConnectedApplications'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth/applications/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Disconnect an application
+     * @description Its grant, refresh and access tokens are deleted: its next call gets 401.
+     *
+     *     Token scope: `account:write`.
+     */
+    delete: operations['revokeConnectedApplication'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth/interactions/{uid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Open a sign-in request in the web application
+     * @description Where the authorization server sends the browser: 303 to the consent page, /app/oauth/consent?uid=…
+     *
+     *     Public: no token needed.
+     */
+    get: operations['openOauthInteraction'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth/interactions/{uid}/consent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What an application asks (the consent page)
+     * @description The client, the agent server (resource) and the scopes asked, and the organizations the signed-in person may pick. A session of the web application only, from the browser that started the sign-in (its interaction cookie).
+     *
+     *     Token scope: `account:read`.
+     */
+    get: operations['getOauthConsentRequest'];
+    put?: never;
+    /**
+     * Approve or decline an application
+     * @description Approving binds the application to one organization of the person and to the scopes shown; the answer says where the browser goes next (back to the application, with a code or access_denied).
+     *
+     *     Token scope: `account:write`.
+     */
+    post: operations['decideOauthConsent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth/token-info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The agent server, organization and scopes of the OAuth access token sent
+     * @description For agent servers (crm-mcp): a token issued for another resource must be refused. 404 for a bearer that is not an OAuth access token.
+     *
+     *     Token scope: none (any token).
+     */
+    get: operations['getOauthTokenInfo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/organizations': {
     parameters: {
       query?: never;
@@ -3272,6 +3508,100 @@ export interface paths {
      * @description Token scope: `account:write`.
      */
     put: operations['updateOrganization'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/organizations/{id}/deletion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Schedule the deletion of the organization and all its data (owner)
+     * @description Owners only. The deletion happens after the grace period (CRM_ORG_DELETION_GRACE_DAYS, default 30): every row of the organization in every table, and its files. The owners are e-mailed; the organization shows deletionScheduledAt; DELETE cancels until then. 409 when already scheduled.
+     *
+     *     Token scope: `account:write`.
+     */
+    post: operations['scheduleOrganizationDeletion'];
+    /**
+     * Cancel the scheduled deletion of the organization (owner)
+     * @description Owners only. The owners are e-mailed. 409 when no deletion is scheduled.
+     *
+     *     Token scope: `account:write`.
+     */
+    delete: operations['cancelOrganizationDeletion'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/organizations/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Export the whole organization (owner): a job writes one file, downloadable once
+     * @description Owners only. Answers 202 with the export and its one-time download link (shown only here; it expires after CRM_ORG_EXPORT_TTL_HOURS). The file is a gzip’d tar: organization.json (the organization and its members’ users, no passwords), tables/<table>/<part>.ndjson (every row of every tenant table, ids kept), files/<area>/<name> (uploads), manifest.json; `crm org import FILE` loads it into another instance (docs/lgpd.md).
+     *
+     *     Token scope: `account:write`.
+     */
+    post: operations['exportOrganization'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/organizations/{id}/exports/{exportId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The state of an organization export (owner)
+     * @description Owners only. The link itself is not shown again.
+     *
+     *     Token scope: `account:read`.
+     */
+    get: operations['getOrganizationExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/organizations/{id}/exports/{exportId}/file': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download an organization export (the link of the export request; once, until it expires)
+     * @description Public: the token is the credential. 404 once used or expired, 409 while the export is not done. The file is a gzip’d tar: organization.json (the organization and its members’ users, no passwords), tables/<table>/<part>.ndjson (every row of every tenant table, ids kept), files/<area>/<name> (uploads), manifest.json; `crm org import FILE` loads it into another instance (docs/lgpd.md).
+     *
+     *     Public: no token needed.
+     */
+    get: operations['downloadOrganizationExport'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -3355,6 +3685,28 @@ export interface paths {
      *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
     post: operations['previewPdfTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/privacy-requests/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A data export or erasure: status, summary, the export’s download link
+     * @description BETA: Organization admins and owners only. status queued|running|done|failed; summary: counts per section or table. A done export not yet downloaded and not expired has `downloadUrl` (works once, until `expiresAt`).
+     *
+     *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     */
+    get: operations['getPrivacyRequest'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4137,7 +4489,13 @@ export interface paths {
      * @description Token scope: `account:read`.
      */
     get: operations['getCurrentUser'];
-    put?: never;
+    /**
+     * Edit the authenticated user's profile (display name)
+     * @description Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.
+     *
+     *     Token scope: `account:write`.
+     */
+    put: operations['updateCurrentUser'];
     post?: never;
     delete?: never;
     options?: never;
@@ -4180,6 +4538,28 @@ export interface paths {
      * @description Token scope: `account:write`.
      */
     delete: operations['revokeApiToken'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/tokens/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The scopes of the credential that makes this request
+     * @description Answers for the bearer itself, an API token or a session: its scopes (null: all of the role). Agent servers (crm-mcp) list only the tools a token may use.
+     *
+     *     Token scope: none (any token).
+     */
+    get: operations['getCurrentCredential'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -4416,6 +4796,23 @@ export interface components {
       phase: {
         documentId: string;
       };
+    };
+    AuditLogEntry: {
+      /** @description what was done, e.g. `card.deleted`, `organization.updated` */
+      action: string;
+      /** @description the user who did it; null for the system or a user who no longer exists */
+      actor: {
+        documentId: string;
+        email: string;
+        username: string;
+      } | null;
+      createdAt: string;
+      /** @description what changed, as the action records it */
+      data: unknown;
+      /** @description the entry’s number in the organization’s log (increasing) */
+      id: number;
+      /** @description documentId of the record acted on */
+      target: string | null;
     };
     Automation: {
       actions: {
@@ -4732,6 +5129,8 @@ export interface components {
       pending: number;
       sent: number;
       skipped: number;
+      /** @description skipped for consent: no granted marketing consent for the channel, or withdrawn (docs/lgpd.md) */
+      skippedNoConsent: number;
       total: number;
     };
     Card: {
@@ -4903,6 +5302,56 @@ export interface components {
       type: 'user' | 'system';
       updatedAt: string;
     };
+    ConsentEntry: {
+      /** @enum {string} */
+      channel: 'whatsapp' | 'email' | 'sms';
+      documentId: string;
+      /** @enum {string} */
+      legalBasis:
+        | 'consent'
+        | 'contract'
+        | 'legal_obligation'
+        | 'legitimate_interest'
+        | 'credit_protection'
+        | 'regular_exercise_of_rights';
+      proof: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      purpose: 'marketing' | 'transactional';
+      recordedAt: string;
+      /** @description membership documentId; null when the person or the service acted */
+      recordedBy: string | null;
+      /** @enum {string} */
+      source: 'form' | 'import' | 'lead_ad' | 'inbox_keyword' | 'api' | 'manual' | 'unsubscribe';
+      /** @enum {string} */
+      status: 'granted' | 'withdrawn';
+    };
+    ConsentState: {
+      /** @enum {string} */
+      channel: 'whatsapp' | 'email' | 'sms';
+      /** @description documentId of the ledger entry that set it */
+      entry: string | null;
+      legalBasis:
+        | (
+            | 'consent'
+            | 'contract'
+            | 'legal_obligation'
+            | 'legitimate_interest'
+            | 'credit_protection'
+            | 'regular_exercise_of_rights'
+          )
+        | null;
+      /** @enum {string} */
+      purpose: 'marketing' | 'transactional';
+      recordedAt: string | null;
+      source: ('form' | 'import' | 'lead_ad' | 'inbox_keyword' | 'api' | 'manual' | 'unsubscribe') | null;
+      /**
+       * @description none: nothing recorded yet
+       * @enum {string}
+       */
+      status: 'granted' | 'withdrawn' | 'none';
+    };
     Contact: {
       address: string | null;
       birthdate: string | null;
@@ -4960,6 +5409,14 @@ export interface components {
       /** @description documentIds sent that are not contacts of this organization */
       notFound: string[];
       updated?: number;
+    };
+    ContactConsents: {
+      /** @description contact documentId */
+      contact: string;
+      /** @description one per channel and purpose: the latest entry */
+      current: components['schemas']['ConsentState'][];
+      /** @description every entry, newest first (at most 1000) */
+      history: components['schemas']['ConsentEntry'][];
     };
     ContactImportResult: {
       /** @description CSV header to the field it was read into */
@@ -5332,11 +5789,32 @@ export interface components {
       type: string;
     };
     Organization: {
+      /** @description inbound WhatsApp messages that withdraw WhatsApp marketing consent */
+      consentStopKeywords: string[];
       createdAt: string;
+      /** @description When the organization and all its data will be deleted (an owner scheduled it: DELETE /organizations/{id}/deletion cancels); null: not scheduled */
+      deletionScheduledAt: string | null;
       documentId: string;
+      /** @description whether marketing sends need a granted consent of the channel (docs/lgpd.md, "Consent") */
+      marketingRequiresConsent: boolean;
       name: string;
       /** @enum {string} */
       plan: 'free' | 'pro' | 'business';
+      /** @description How long records are kept, in days (null: forever): the defaults unless changed */
+      retention: {
+        /** @description days a record is kept; null keeps it forever */
+        automationRuns: number | null;
+        /** @description days a record is kept; null keeps it forever */
+        campaignRecipients: number | null;
+        /** @description days a record is kept; null keeps it forever */
+        domainEvents: number | null;
+        /** @description days a record is kept; null keeps it forever */
+        messages: number | null;
+        /** @description days a record is kept; null keeps it forever */
+        timelines: number | null;
+        /** @description days a record is kept; null keeps it forever */
+        webhookDeliveries: number | null;
+      };
       /**
        * @description the role of the authenticated user in it
        * @enum {string}
@@ -5346,6 +5824,28 @@ export interface components {
       /** @description IANA time zone of the organization: recurring tasks keep their local time in it */
       timeZone: string;
       updatedAt: string;
+    };
+    OrganizationExport: {
+      /** @description size of the file once done */
+      bytes: number | null;
+      createdAt: string;
+      documentId: string;
+      /** @description when the file was downloaded (once only) */
+      downloadedAt: string | null;
+      /** @description The download link, shown once in the answer that created the export: works once, until expiresAt, once status is done */
+      downloadUrl?: string;
+      error: string | null;
+      /** @description the download link works until then */
+      expiresAt: string;
+      /** @description files exported */
+      files: number | null;
+      /** @description rows exported, all tables together */
+      rows: number | null;
+      /**
+       * @description queued → running → done (or failed)
+       * @enum {string}
+       */
+      status: 'queued' | 'running' | 'done' | 'failed';
     };
     PdfLayout: {
       /** @default #1f2937 */
@@ -5646,6 +6146,35 @@ export interface components {
     PhaseRef: {
       documentId: string;
       name: string;
+    };
+    PrivacyRequest: {
+      contact: {
+        documentId: string;
+      };
+      createdAt: string;
+      documentId: string;
+      downloadedAt: string | null;
+      /** @description Done export not yet downloaded nor expired: the signed link, usable once, until expiresAt */
+      downloadUrl: string | null;
+      error: string | null;
+      expiresAt: string | null;
+      /** @description The export zip size, once done */
+      fileBytes: number | null;
+      finishedAt: string | null;
+      /**
+       * @description data_export or erasure
+       * @enum {string}
+       */
+      kind: 'data_export' | 'erasure';
+      /**
+       * @description queued → running → done | failed
+       * @enum {string}
+       */
+      status: 'queued' | 'running' | 'done' | 'failed';
+      /** @description What the job did: rows per section (export) or per table (erasure); counts only */
+      summary: {
+        [key: string]: number;
+      };
     };
     Product: {
       active: boolean;
@@ -6034,6 +6563,8 @@ export interface components {
     UserRef: {
       blocked: boolean;
       email: string;
+      /** @description the display name the person chose; null: not set (show the username) */
+      name: string | null;
       username: string;
     };
     WebhookDelivery: {
@@ -6728,6 +7259,165 @@ export interface operations {
       };
     };
   };
+  listAuditLogs: {
+    parameters: {
+      query?: {
+        /** @description only this action (same as filters[action][$eq]) */
+        action?: string;
+        /** @description only entries by this user: documentId, e-mail or username */
+        actor?: string;
+        /** @description attributes to return: `fields[0]=name&fields[1]=email` or `fields=name,email` (documentId always; populated relations still appear) */
+        fields?:
+          | string
+          | string[]
+          | {
+              [key: string]: string;
+            };
+        /** @description Strapi-style filters: `filters[field][$op]=value`, nested relation paths, `$or`/`$and`/`$not`. Sent in bracket form (deepObject); OpenAPI defines one level (`filters[name]=x`), so a client sends deeper ones with a qs-style serializer (`qs.stringify(query)`) */
+        filters?: {
+          [key: string]: unknown;
+        };
+        /** @description entries at or after this instant (a date: its start, UTC) */
+        from?: string;
+        /** @description `pagination[page]` (from 1) and `pagination[pageSize]` (1..100, default 25), or the offset form `pagination[start]` (from 0) and `pagination[limit]` (1..100, default 25) — not both; `pagination[withCount]=false` skips the total (meta without total/pageCount) */
+        pagination?: {
+          limit?: number;
+          page?: number;
+          pageSize?: number;
+          start?: number;
+          /** @enum {string} */
+          withCount?: 'true' | 'false';
+        };
+        /** @description relations to include: `populate=*`, `populate=a,b`, `populate[0]=tags` or `populate[tags]=true`; without it, the relations the spec shows (see docs/strapi-compatibility.md) */
+        populate?:
+          | string
+          | string[]
+          | {
+              [key: string]: unknown;
+            };
+        /** @description `attribute:asc|desc` (direction defaults to asc); several as `sort=a:asc,b:desc` or `sort[0]=…&sort[1]=…`; the Strapi object form `sort[attribute]=asc|desc` (several keys in order, or `sort[0][attribute]=desc`) */
+        sort?:
+          | string
+          | (
+              | string
+              | {
+                  [key: string]: string;
+                }
+            )[]
+          | {
+              [key: string]:
+                | string
+                | {
+                    [key: string]: string;
+                  };
+            };
+        /** @description only entries about this record (its documentId) */
+        target?: string;
+        /** @description entries before this instant (a date: the end of that day, UTC) */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AuditLogEntry'][];
+            meta: {
+              /** @description page form: page, pageSize, pageCount, total; offset form: start, limit, total; total and pageCount are absent with pagination[withCount]=false */
+              pagination: {
+                limit?: number;
+                page?: number;
+                pageCount?: number;
+                pageSize?: number;
+                start?: number;
+                total?: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   login: {
     parameters: {
       query?: never;
@@ -6756,6 +7446,7 @@ export interface operations {
             user: {
               email: string;
               id: number;
+              name: string | null;
               username: string;
             };
           };
@@ -6846,6 +7537,8 @@ export interface operations {
       content: {
         'application/json': {
           email: string;
+          /** @description display name shown instead of the username (trimmed, 1 to 120 characters) */
+          name?: string;
           password: string;
           username: string;
         };
@@ -6863,6 +7556,7 @@ export interface operations {
             user: {
               email: string;
               id: number;
+              name: string | null;
               username: string;
             };
           };
@@ -7206,6 +7900,11 @@ export interface operations {
                     channel: string;
                     /** @description body parameters {{1}}, {{2}} … */
                     params?: string[];
+                    /**
+                     * @description default marketing: skipped (and said so) unless the contact consents, per the organization setting marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)
+                     * @enum {string}
+                     */
+                    purpose?: 'marketing' | 'transactional';
                     /** @description template documentId or name */
                     template: string;
                   };
@@ -7214,6 +7913,11 @@ export interface operations {
                 }
               | {
                   params: {
+                    /**
+                     * @description default marketing: skipped (and said so) unless the contact consents, per the organization setting marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)
+                     * @enum {string}
+                     */
+                    purpose?: 'marketing' | 'transactional';
                     /** @description e-mail template documentId */
                     template: string;
                   };
@@ -7541,6 +8245,11 @@ export interface operations {
                     channel: string;
                     /** @description body parameters {{1}}, {{2}} … */
                     params?: string[];
+                    /**
+                     * @description default marketing: skipped (and said so) unless the contact consents, per the organization setting marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)
+                     * @enum {string}
+                     */
+                    purpose?: 'marketing' | 'transactional';
                     /** @description template documentId or name */
                     template: string;
                   };
@@ -7549,6 +8258,11 @@ export interface operations {
                 }
               | {
                   params: {
+                    /**
+                     * @description default marketing: skipped (and said so) unless the contact consents, per the organization setting marketingRequiresConsent; transactional sends do not ask (docs/lgpd.md)
+                     * @enum {string}
+                     */
+                    purpose?: 'marketing' | 'transactional';
                     /** @description e-mail template documentId */
                     template: string;
                   };
@@ -16466,6 +17180,7 @@ export interface operations {
               messageId: string | null;
               openedAt: string | null;
               sentAt: string | null;
+              /** @description why a skipped recipient was not written to: suppressed:<reason>, no_consent, consent_withdrawn, cancelled, contact deleted */
               skipReason: string | null;
               /** @enum {string} */
               status: 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
@@ -19418,6 +20133,463 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ContactActivity'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listConsents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ContactConsents'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createConsent: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "data": {
+         *         "channel": "whatsapp",
+         *         "purpose": "marketing",
+         *         "status": "granted",
+         *         "legalBasis": "consent",
+         *         "source": "manual",
+         *         "proof": {
+         *           "note": "Opt-in por telefone, gravação 2026-11-27 14:03"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          data: {
+            /** @enum {string} */
+            channel: 'whatsapp' | 'email' | 'sms';
+            /**
+             * @description LGPD art. 7 basis (docs/lgpd.md): consent (I), legal_obligation (II), contract (V), …
+             * @default consent
+             * @enum {string}
+             */
+            legalBasis?:
+              | 'consent'
+              | 'contract'
+              | 'legal_obligation'
+              | 'legitimate_interest'
+              | 'credit_protection'
+              | 'regular_exercise_of_rights';
+            /**
+             * @description What shows the statement was made: e.g. { formId, ip, text } of a signed form, { document } of a contract, { messageId } of a message. The recording member is kept apart (recordedBy).
+             * @default {}
+             */
+            proof?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            purpose: 'marketing' | 'transactional';
+            /**
+             * @description where the statement came from; inbox_keyword and unsubscribe are recorded by the service only
+             * @default api
+             * @enum {string}
+             */
+            source?: 'api' | 'manual' | 'form' | 'import' | 'lead_ad';
+            /** @enum {string} */
+            status: 'granted' | 'withdrawn';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsentEntry'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  exportContactData: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PrivacyRequest'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  eraseContact: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "confirm": "k2v9x0c1m3n4b5v6c7x8z9a0"
+         *     }
+         */
+        'application/json': {
+          /** @description The contact's documentId again: the erasure cannot be undone */
+          confirm?: string;
+          data?: {
+            /** @description The contact's documentId again: the erasure cannot be undone */
+            confirm: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PrivacyRequest'];
         };
       };
       /** @description Bad request or validation error */
@@ -23253,6 +24425,101 @@ export interface operations {
       };
     };
   };
+  downloadDataExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The signed token of the link the export status gave */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The zip file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listDistributionQueues: {
     parameters: {
       query?: {
@@ -26407,6 +27674,13 @@ export interface operations {
         content: {
           'application/json': {
             data: {
+              consentCapture: {
+                channels: ('whatsapp' | 'email' | 'sms')[];
+                field: string;
+                /** @enum {string} */
+                purpose: 'marketing' | 'transactional';
+                text: string;
+              } | null;
               createdAt: string;
               documentId: string;
               fieldMapping: {
@@ -26552,6 +27826,18 @@ export interface operations {
          */
         'application/json': {
           data: {
+            consentCapture?: {
+              channels: ('whatsapp' | 'email' | 'sms')[];
+              /** @description the lead form question (field name) holding the checkbox */
+              field: string;
+              /**
+               * @default marketing
+               * @enum {string}
+               */
+              purpose?: 'marketing' | 'transactional';
+              /** @description the consent text the form shows, kept as proof */
+              text: string;
+            } | null;
             fieldMapping: {
               mappings: {
                 /** @description a field of the lead (field_data name), e.g. email */
@@ -26576,6 +27862,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            consentCapture: {
+              channels: ('whatsapp' | 'email' | 'sms')[];
+              field: string;
+              /** @enum {string} */
+              purpose: 'marketing' | 'transactional';
+              text: string;
+            } | null;
             createdAt: string;
             documentId: string;
             fieldMapping: {
@@ -26687,6 +27980,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            consentCapture: {
+              channels: ('whatsapp' | 'email' | 'sms')[];
+              field: string;
+              /** @enum {string} */
+              purpose: 'marketing' | 'transactional';
+              text: string;
+            } | null;
             createdAt: string;
             documentId: string;
             fieldMapping: {
@@ -26800,6 +28100,18 @@ export interface operations {
          */
         'application/json': {
           data: {
+            consentCapture?: {
+              channels: ('whatsapp' | 'email' | 'sms')[];
+              /** @description the lead form question (field name) holding the checkbox */
+              field: string;
+              /**
+               * @default marketing
+               * @enum {string}
+               */
+              purpose?: 'marketing' | 'transactional';
+              /** @description the consent text the form shows, kept as proof */
+              text: string;
+            } | null;
             fieldMapping?: {
               mappings: {
                 /** @description a field of the lead (field_data name), e.g. email */
@@ -26824,6 +28136,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            consentCapture: {
+              channels: ('whatsapp' | 'email' | 'sms')[];
+              field: string;
+              /** @enum {string} */
+              purpose: 'marketing' | 'transactional';
+              text: string;
+            } | null;
             createdAt: string;
             documentId: string;
             fieldMapping: {
@@ -28810,6 +30129,625 @@ export interface operations {
       };
     };
   };
+  listConnectedApplications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              clientId: string;
+              createdAt: string;
+              /** @description the grant id */
+              id: string;
+              name: string | null;
+              organization: {
+                name: string;
+                slug: string;
+              } | null;
+              resource: string | null;
+              scopes: string[];
+              uri: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeConnectedApplication: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+            documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openOauthInteraction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the sign-in request (interaction) id */
+        uid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description to /app/oauth/consent */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOauthConsentRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the sign-in request (interaction) id */
+        uid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What an application asks: shown on the consent page (/app/oauth/consent) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            client: {
+              /** @description an https URL (Client ID Metadata Document) or a registered id */
+              clientId: string;
+              logoUri: string | null;
+              name: string | null;
+              uri: string | null;
+            };
+            organizations: {
+              name: string;
+              role: string;
+              slug: string;
+            }[];
+            /** @description the agent server the token will be for (RFC 8707) */
+            resource: string | null;
+            /** @description the scopes asked for, from the closed catalogue */
+            scopes: string[];
+            uid: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  decideOauthConsent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the sign-in request (interaction) id */
+        uid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description true: grant; false: decline (the application gets access_denied) */
+          approve: boolean;
+          /** @description the slug of the organization the application will act in (required to approve) */
+          organization?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description where the browser goes next (the authorization server, then the application) */
+            redirectTo: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOauthTokenInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            clientId: string;
+            expiresAt: string;
+            /** @description the slug of the organization the token acts in */
+            organization: string;
+            /** @description the agent server the token was issued for (RFC 8707 audience) */
+            resource: string;
+            scopes: string[];
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listOrganizations: {
     parameters: {
       query?: {
@@ -29187,7 +31125,26 @@ export interface operations {
          */
         'application/json': {
           data: {
+            /** @description inbound WhatsApp messages that, alone, withdraw WhatsApp marketing consent (case- and accent-blind; default PARAR, STOP, SAIR, DESCADASTRAR; [] turns the keywords off) */
+            consentStopKeywords?: string[];
+            /** @description whether marketing sends need a granted consent of the channel (default true; docs/lgpd.md) */
+            marketingRequiresConsent?: boolean;
             name?: string;
+            /** @description How long records are kept, in days (null: forever). Defaults: messages 1825, timelines 1825, domainEvents 90, webhookDeliveries 30, automationRuns 90, campaignRecipients 730 */
+            retention?: {
+              /** @description days a record is kept; null keeps it forever */
+              automationRuns?: number | null;
+              /** @description days a record is kept; null keeps it forever */
+              campaignRecipients?: number | null;
+              /** @description days a record is kept; null keeps it forever */
+              domainEvents?: number | null;
+              /** @description days a record is kept; null keeps it forever */
+              messages?: number | null;
+              /** @description days a record is kept; null keeps it forever */
+              timelines?: number | null;
+              /** @description days a record is kept; null keeps it forever */
+              webhookDeliveries?: number | null;
+            };
             /** @description IANA time zone of the organization (default America/Sao_Paulo): recurring tasks keep their local time in it */
             timeZone?: string;
           };
@@ -29274,6 +31231,488 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  scheduleOrganizationDeletion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelOrganizationDeletion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  exportOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationExport'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOrganizationExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the export documentId */
+        exportId: string;
+        /** @description the organization documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationExport'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadOrganizationExport: {
+    parameters: {
+      query: {
+        /** @description the token of the link the export request answered with */
+        token: string;
+      };
+      header?: never;
+      path: {
+        /** @description the export documentId */
+        exportId: string;
+        /** @description the organization documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization export (application/gzip: a gzip’d tar) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': unknown;
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': components['schemas']['Error'];
         };
       };
     };
@@ -29961,6 +32400,101 @@ export interface operations {
         };
         content: {
           'application/pdf': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getPrivacyRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description documentId */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PrivacyRequest'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
     };
@@ -36279,6 +38813,8 @@ export interface operations {
             | 'saved_filters:write'
             | 'conversions:read'
             | 'conversions:write'
+            | 'audit:read'
+            | 'audit:write'
           )[];
         };
       };
@@ -36399,6 +38935,125 @@ export interface operations {
             documentId: string;
             email: string;
             id: number;
+            /** @description display name; null: not set (show the username) */
+            name: string | null;
+            organizations: {
+              documentId: string;
+              membershipId: string;
+              name: string;
+              role: string;
+              slug: string;
+            }[];
+            updatedAt: string;
+            username: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateCurrentUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description display name (trimmed, 1 to 120 characters); null clears it */
+          name: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            blocked: boolean;
+            confirmed: boolean;
+            createdAt: string;
+            documentId: string;
+            email: string;
+            id: number;
+            /** @description display name; null: not set (show the username) */
+            name: string | null;
             organizations: {
               documentId: string;
               membershipId: string;
@@ -36609,6 +39264,103 @@ export interface operations {
             /** @enum {boolean} */
             deleted: true;
             documentId: string;
+          };
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCurrentCredential: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the token's scopes (area:read / area:write); null: all of the user's role (a session or an unscoped token) */
+            scopes: string[] | null;
+            /** @description how the request authenticated: `session` (a session JWT) or `token` (an API token) */
+            via: string;
           };
         };
       };

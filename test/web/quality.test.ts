@@ -284,7 +284,7 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     const from = (await card.boundingBox())!;
     const to = (await p.locator(`[data-phase-id="${phase('qualificacao')}"]`).boundingBox())!;
     const cdp = await ctx.newCDPSession(p);
-    const touch = (type: string, x: number, y: number) =>
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', x: number, y: number) =>
       cdp.send('Input.dispatchTouchEvent', {
         type,
         touchPoints: type === 'touchEnd' ? [] : [{ x, y }],

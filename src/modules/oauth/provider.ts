@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import Provider, { errors } from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import { SCOPES } from '../../platform/auth/scopes.js';
 import { type Database, queryRows } from '../../platform/db/client.js';
 import type { SafeFetch } from '../../platform/outbound/safe-fetch.js';
@@ -57,7 +57,14 @@ async function accountStands(db: Database, accountId: string): Promise<boolean> 
   return rows.length > 0;
 }
 
-export function createProvider(issuer: string, opts: ProviderOptions): Provider {
+/**
+ * The library is loaded with the first OAuth request, not at start: oidc-provider 9 prints a warning when it is
+ * imported on Node.js 20 (its own support policy names 22 LTS and later). This service supports Node.js 20
+ * (package.json engines) and its OAuth tests run there; loaded lazily, the warning never precedes the output of
+ * `crm` commands or of a start that does not serve OAuth (docs/decisions.md).
+ */
+export async function createProvider(issuer: string, opts: ProviderOptions): Promise<Provider> {
+  const { default: Provider, errors } = await import('oidc-provider');
   const { db, keys } = opts;
   const resourceScope = SCOPES.join(' ');
   const provider = new Provider(issuer, {

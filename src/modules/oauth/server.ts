@@ -33,7 +33,9 @@ export interface OauthServer {
 const MAX_ISSUERS = 8;
 
 export function createOauthServer(config: Config, db: Database): OauthServer {
-  const keys = providerKeys(config, db);
+  // Read (or generated) with the first OAuth request: building the app must not touch the database, which may
+  // not be migrated yet (scripts/generate-api-types.ts, a start before its migrations).
+  let keys: ReturnType<typeof providerKeys> | undefined;
   const providers = new Map<string, Promise<Provider>>();
   const resourceAllowed = resourceMatcher(config.CRM_OAUTH_RESOURCES);
   const fetch = sharedSafeFetch(config.CRM_OUTBOUND_ALLOWLIST, {
@@ -50,6 +52,7 @@ export function createOauthServer(config: Config, db: Database): OauthServer {
       let p = providers.get(issuer);
       if (!p) {
         if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value as string);
+        keys ??= providerKeys(config, db);
         p = keys.then((k) => createProvider(issuer, { db, keys: k, fetch, resourceAllowed }));
         providers.set(issuer, p);
       }

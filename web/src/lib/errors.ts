@@ -1,7 +1,17 @@
-import type { ApiError, Board } from '../api';
 import { getLang } from '../i18n';
 import type { Words } from './catalog-words';
 import { code, w } from './words';
+
+/** What a refusal carries (api.ts's ApiError, structurally: this file is imported by api.ts). */
+interface Refusal {
+  name: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+/** The parts of a board (api.ts's Board) that name its phases and fields. */
+interface BoardNames {
+  phases: { documentId: string; name: string; fields: { slug: string; label: string }[] }[];
+}
 
 type FieldError = { path?: (string | number)[]; message?: string };
 
@@ -20,14 +30,14 @@ function fieldMessage(message = ''): string {
 }
 
 /** Field slugs as the board names them (labels), else the words of common attributes, else as they are. */
-const fieldLabels = (board: Board | undefined, slugs: string[]) =>
+const fieldLabels = (board: BoardNames | undefined, slugs: string[]) =>
   slugs.map((s) => {
     const label = board?.phases.flatMap((p) => p.fields).find((f) => f.slug === s)?.label;
     if (label) return label;
     const attr = code('at', s);
     return attr === s ? code('cf', s) : attr;
   });
-const phaseName = (board: Board | undefined, ref: { documentId?: string; slug?: string } | undefined) =>
+const phaseName = (board: BoardNames | undefined, ref: { documentId?: string; slug?: string } | undefined) =>
   board?.phases.find((p) => p.documentId === ref?.documentId)?.name ?? ref?.slug ?? '';
 
 /**
@@ -35,7 +45,7 @@ const phaseName = (board: Board | undefined, ref: { documentId?: string; slug?: 
  * details: a blocked transition's phases, missing required fields, field errors, the chat window, a plan
  * feature). The service's English sentence is shown only in English, when no code says more.
  */
-export function localError(err: ApiError, board?: Board): string {
+export function localError(err: Refusal, board?: BoardNames): string {
   const d = (err.details ?? {}) as Record<string, any>;
   if (d.from?.documentId && d.to?.documentId)
     return w('err_transition', { from: phaseName(board, d.from), to: phaseName(board, d.to) });
