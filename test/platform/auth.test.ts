@@ -15,7 +15,7 @@ describe('POST /auth/local', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         jwt: expect.any(String),
-        user: { id: u.id, username: u.username, email: u.email },
+        user: { id: u.id, username: u.username, email: u.email, name: null },
       });
       expect(Number.isInteger(res.body.user.id)).toBe(true);
     }

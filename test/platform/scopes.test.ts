@@ -21,8 +21,12 @@ async function scopedToken(t: Tenant, scopes: string[]) {
   return apiClient(t.app, { authorization: `Bearer ${res.body.token}`, 'x-tenant-id': t.slug });
 }
 
-/** Operations any token may call, whatever its scopes: a credential reading its own scopes. */
-const ANY_TOKEN = ['get /api/users/tokens/current'];
+/**
+ * Operations any token may call, whatever its scopes: a credential reading its own scopes, and an OAuth access
+ * token reading what it was issued for (404 for any other bearer: OAUTH_ONLY).
+ */
+const ANY_TOKEN = ['get /api/users/tokens/current', 'get /api/oauth/token-info'];
+const OAUTH_ONLY = ['get /api/oauth/token-info'];
 
 describe('token scopes', () => {
   test('every non-public operation declares its scopes, from the closed catalogue, in security and x-required-scopes', async () => {
@@ -35,7 +39,9 @@ describe('token scopes', () => {
       for (const s of op.scopes)
         if (!SCOPES.includes(s as never)) wrong.push(`${op.method} ${op.path}: ${s}`);
       // Tenant operations also require the tenantId scheme (x-tenant-id); user routes (no tenant) do not.
-      const tenant = !/^\/api\/(users|organizations)(\/|$)|^\/api\/invitations\/\{token\}/.test(op.path);
+      const tenant = !/^\/api\/(users|organizations|oauth)(\/|$)|^\/api\/invitations\/\{token\}/.test(
+        op.path,
+      );
       const expected = tenant ? { bearerAuth: op.scopes, tenantId: [] } : { bearerAuth: op.scopes };
       if (JSON.stringify(raw.security) !== JSON.stringify([expected]))
         wrong.push(`${op.method} ${op.path}: security ${JSON.stringify(raw.security)}`);
@@ -118,7 +124,9 @@ describe('token scopes', () => {
         if (own && scopeRefusal) wrong.push(`${area}:write refused on its own ${op.method} ${op.path}`);
         if (!own && !scopeRefusal) wrong.push(`${area}:write → ${res.status} on ${op.method} ${op.path}`);
         // Its own collections answer 2xx (no path parameter, nothing to create).
-        if (own && op.method === 'get' && !op.path.includes('{') && (res.status < 200 || res.status > 299))
+        const collection =
+          op.method === 'get' && !op.path.includes('{') && !OAUTH_ONLY.includes(`get ${op.path}`);
+        if (own && collection && (res.status < 200 || res.status > 299))
           wrong.push(`${area}:write → ${res.status} on its own ${op.method} ${op.path}`);
       }
     }
