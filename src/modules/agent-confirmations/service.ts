@@ -1,3 +1,4 @@
+import type { Principal } from '../../platform/auth/plugin.js';
 import { sha256 } from '../../platform/auth/tokens.js';
 import { canonicalJson } from '../../platform/canonical-json.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
@@ -62,14 +63,14 @@ export async function getConfirmation(ctx: TenantContext, documentId: string) {
  */
 export async function decideConfirmation(
   ctx: TenantContext,
-  via: 'session' | 'token',
+  via: Principal['via'],
   documentId: string,
   decision: 'approved' | 'declined',
 ) {
   if (via !== 'session')
     throw new AppError(
       'ForbiddenError',
-      'Only the person signed in to the web application can approve or decline an agent’s change; API tokens cannot',
+      'Only the person signed in to the web application can approve or decline an agent’s change; API tokens and OAuth access tokens cannot',
       { requires: 'session' },
     );
   return ctx.transaction(async (tx) => {

@@ -84,7 +84,7 @@ export async function runErasure(deps: EraseDeps, request: PrivacyRequestRow, us
     });
     return { storageKeys: keys, exports: pending.map((p) => p.documentId) };
   });
-  if (patterns.sweep) await sweepJobQueue(deps.db.system, patterns.sweep);
+  if (patterns.sweep) await sweepJobQueue(deps.db.system, orgId, patterns.sweep);
   await removeStoredFiles(deps.config, storageKeys);
   for (const documentId of exports) await expireDataExport(deps.config, orgId, documentId);
 }

@@ -84,9 +84,12 @@ export async function sweepOrganization(tx: Tx, orgId: number, pattern: string) 
 
 /**
  * The job queue's own copies (pg-boss jobs and their archive: a mail's recipient, a webhook's body): not tenant
- * tables, so swept on the system connection, by the person's identifiers only.
+ * tables, so swept on the system connection, by the person's identifiers. A job that names its organization
+ * (`orgId`, the convention of tenant jobs) is touched only when it is this organization's: another organization's
+ * pending sends to the same address are never rewritten. Jobs that name none (the mail queue) are swept on the
+ * identifiers alone (docs/lgpd.md, "Erasure").
  */
-export async function sweepJobQueue(ex: Executor, pattern: string) {
+export async function sweepJobQueue(ex: Executor, orgId: number, pattern: string) {
   let n = 0;
   for (const table of ['job', 'archive']) {
     const [exists] = await queryRows<{ t: string | null }>(
@@ -100,7 +103,8 @@ export async function sweepJobQueue(ex: Executor, pattern: string) {
       sql`with done as (
             update ${t} set data = public.crm_scrub_jsonb(data, ${pattern}),
               output = public.crm_scrub_jsonb(output, ${pattern})
-            where data::text ~* ${pattern} or output::text ~* ${pattern}
+            where coalesce(data->>'orgId', ${String(orgId)}) = ${String(orgId)}
+              and (data::text ~* ${pattern} or output::text ~* ${pattern})
             returning 1)
           select count(*)::int as n from done`,
     );

@@ -70,7 +70,9 @@ export const tokenInfo = z.object({
 export const currentCredential = z.object({
   via: z
     .string()
-    .describe('how the request authenticated: `session` (a session JWT) or `token` (an API token)'),
+    .describe(
+      'how the request authenticated: `session` (a session JWT), `token` (an API token) or `oauth` (an OAuth access token)',
+    ),
   scopes: z
     .array(z.string())
     .nullable()

@@ -9,12 +9,15 @@ import { makeTenantContext, type Role, type TenantContext } from '../tenancy/con
 import { missingScopes, type Scope } from './scopes.js';
 import { type SessionSigner, sha256, TOKEN_PREFIX } from './tokens.js';
 
-/** Who the bearer is: a user, through a session JWT or an API token. */
+/**
+ * Who the bearer is: a user, through a session JWT, an API token or an OAuth access token (`oauth`: delegated to
+ * an agent for one organization; never a session, so it cannot approve agent changes or mint API tokens).
+ */
 export interface Principal {
   userId: number;
   username: string;
   email: string;
-  via: 'session' | 'token';
+  via: 'session' | 'token' | 'oauth';
   scopes: string[] | null;
 }
 
@@ -93,10 +96,11 @@ export const authPlugin = fp(
         userId: row.id,
         username: row.username,
         email: row.email,
-        via: token.startsWith(TOKEN_PREFIX) ? 'token' : 'session',
+        via: row.delegated ? 'oauth' : token.startsWith(TOKEN_PREFIX) ? 'token' : 'session',
         scopes: row.scopes,
       };
       enforceScopes(req, row.scopes);
+      if (row.delegated && mode !== 'tenant') refuseDelegatedUserRoute(req);
       if (mode !== 'tenant') return;
       // A delegated bearer belongs to one organization: without x-tenant-id it acts in that one.
       if (!slug && !row.delegated) {
@@ -147,6 +151,26 @@ interface ResolvedRow {
   membership_document_id: string | null;
   role: Role | null;
   delegated?: boolean;
+}
+
+/**
+ * The user routes (no organization) an OAuth access token may call: reading what it is and who it acts for. The
+ * others act on the person's account or on any organization they belong to (tokens, organizations' export or
+ * deletion), beyond the one organization the token was granted for.
+ */
+const DELEGATED_USER_ROUTES = new Set([
+  'GET /api/oauth/token-info',
+  'GET /api/users/tokens/current',
+  'GET /api/users/me',
+]);
+
+function refuseDelegatedUserRoute(req: FastifyRequest) {
+  if (DELEGATED_USER_ROUTES.has(`${req.method} ${req.routeOptions.url}`)) return;
+  throw new AppError(
+    'ForbiddenError',
+    'An OAuth access token acts in the organization it was granted for only: call the tenant routes (x-tenant-id), or use a session or an API token for this route',
+    { requires: 'session or API token' },
+  );
 }
 
 function bearerOf(header: string): string | undefined {

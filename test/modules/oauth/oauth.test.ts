@@ -112,6 +112,50 @@ describe('OAuth authorization server', () => {
     });
   });
 
+  it('an OAuth token is not a session: it cannot approve agent changes, mint API tokens or act beyond its organization', async () => {
+    const { tokens } = await signInAndConsent(base, client, {
+      jwt: a.user.jwt,
+      organization: a.slug,
+      resource: RESOURCE,
+      scope: 'account:read account:write contacts:write',
+    });
+    expect(tokens.status).toBe(200);
+    const token = tokens.body.access_token as string;
+    const json = { 'content-type': 'application/json' };
+    expect((await api(token, '/users/tokens/current')).status).toBe(200);
+    expect((await api(token, '/users/me')).status).toBe(200);
+    // What the agent holding the token asks the person, it cannot answer itself.
+    const asked = await api(token, '/agent-confirmations', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        data: { tool: 'crm.create_contact', arguments: { name: 'X' }, summary: 'Create X' },
+      }),
+    });
+    expect(asked.status).toBe(201);
+    const confirmation = (await asked.json()) as { documentId: string };
+    const approve = await api(token, `/agent-confirmations/${confirmation.documentId}/approve`, {
+      method: 'POST',
+    });
+    expect(approve.status).toBe(403);
+    // No long-lived API token from a delegated one; no account or organization-wide route.
+    const minted = await api(token, '/users/generate-token', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'escape', expiresIn: '365d' }),
+    });
+    expect(minted.status).toBe(403);
+    expect((await api(token, '/users/tokens')).status).toBe(403);
+    const orgs = await a.userApi.get('/organizations');
+    const own = orgs.body.data.find((o: { slug: string }) => o.slug === a.slug);
+    expect((await api(token, `/organizations/${own.documentId}/export`, { method: 'POST' })).status).toBe(
+      403,
+    );
+    expect((await api(token, `/organizations/${own.documentId}/deletion`, { method: 'POST' })).status).toBe(
+      403,
+    );
+  });
+
   it('rotates refresh tokens: the old one is refused', async () => {
     const { tokens } = await signInAndConsent(base, client, {
       jwt: a.user.jwt,
