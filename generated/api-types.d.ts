@@ -39359,7 +39359,7 @@ export interface operations {
           'application/json': {
             /** @description the token's scopes (area:read / area:write); null: all of the user's role (a session or an unscoped token) */
             scopes: string[] | null;
-            /** @description how the request authenticated: `session` (a session JWT) or `token` (an API token) */
+            /** @description how the request authenticated: `session` (a session JWT), `token` (an API token) or `oauth` (an OAuth access token) */
             via: string;
           };
         };
