@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Principal } from '../../platform/auth/plugin.js';
@@ -127,10 +127,19 @@ export async function openDownload(
       throw new AppError('ConflictError', `The export is ${found.status}, not ready yet: try again later`, {
         status: found.status,
       });
-    await tx
+    // Once: of two downloads at the same moment, the second finds the row already claimed.
+    const claimed = await tx
       .update(organizationExports)
       .set({ downloadedAt: new Date(), updatedAt: new Date() })
-      .where(and(eq(organizationExports.organizationId, org.id), eq(organizationExports.id, found.id)));
+      .where(
+        and(
+          eq(organizationExports.organizationId, org.id),
+          eq(organizationExports.id, found.id),
+          isNull(organizationExports.downloadedAt),
+        ),
+      )
+      .returning({ id: organizationExports.id });
+    if (claimed.length !== 1) throw linkGone();
     return found;
   });
   const path = exportFile(config, org.id, row.documentId);

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type PRIVACY_REQUEST_KINDS, privacyRequests } from './table.js';
@@ -53,7 +53,16 @@ export async function claimDownload(tx: Tx, orgId: number, id: number) {
   const rows = await tx
     .update(privacyRequests)
     .set({ downloadedAt: new Date(), updatedAt: new Date() })
-    .where(and(byId(orgId, id), eq(privacyRequests.status, 'done'), isNull(privacyRequests.downloadedAt)))
+    .where(
+      and(
+        byId(orgId, id),
+        eq(privacyRequests.status, 'done'),
+        isNull(privacyRequests.downloadedAt),
+        // An erasure of the contact expires its exports at once (expirePending): the signed link's own expiry
+        // is not the only one.
+        gt(privacyRequests.expiresAt, sql`now()`),
+      ),
+    )
     .returning({ id: privacyRequests.id });
   return rows.length === 1;
 }
