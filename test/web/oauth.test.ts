@@ -68,6 +68,9 @@ describe.skipIf(!hasChromium)('OAuth sign-in for agents (Chromium)', () => {
     await page.selectOption('select[name=organization]', opts.org);
     await page.getByRole('button', { name: 'Permitir' }).click();
     const back = await callback;
+    // The peer answers before the browser has finished arriving there: let the navigation end, so the next
+    // page.goto is not interrupted by it.
+    await page.waitForURL((u) => u.pathname === '/callback', { waitUntil: 'load' });
     expect(back.searchParams.get('error')).toBeNull();
     return back.searchParams.get('code')!;
   }
@@ -133,6 +136,9 @@ describe.skipIf(!hasChromium)('OAuth sign-in for agents (Chromium)', () => {
     ]);
     await page.getByRole('button', { name: 'Permitir' }).click();
     const back = await callback;
+    // The peer answers before the browser has finished arriving there: let the navigation end, so the next
+    // page.goto is not interrupted by it.
+    await page.waitForURL((u) => u.pathname === '/callback', { waitUntil: 'load' });
     const code = back.searchParams.get('code')!;
     expect(code).toBeTruthy();
     const tokens = await tokenRequest(base, {
@@ -143,7 +149,7 @@ describe.skipIf(!hasChromium)('OAuth sign-in for agents (Chromium)', () => {
       client_id: peer.clientId,
       resource: resource(),
     });
-    expect(tokens.status).toBe(200);
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     cimdToken = tokens.body.access_token;
     cimdRefresh = tokens.body.refresh_token;
 
@@ -175,7 +181,7 @@ describe.skipIf(!hasChromium)('OAuth sign-in for agents (Chromium)', () => {
       redirect_uri: peer.redirectUri,
       client_id: peer.clientId,
     });
-    expect(tokens.status).toBe(200);
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const res = await mcpCall(tokens.body.access_token, initialize);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -199,13 +205,13 @@ describe.skipIf(!hasChromium)('OAuth sign-in for agents (Chromium)', () => {
       client_id: c.clientId,
       resource: resource(),
     });
-    expect(tokens.status).toBe(200);
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const rotated = await tokenRequest(base, {
       grant_type: 'refresh_token',
       refresh_token: tokens.body.refresh_token,
       client_id: c.clientId,
     });
-    expect(rotated.status).toBe(200);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(tokens.body.refresh_token);
     expect((await mcpCall(rotated.body.access_token, initialize)).status).toBe(200);
     const old = await tokenRequest(base, {

@@ -41,6 +41,9 @@ export async function startOauthClientPeer(clientName: string) {
   const waiters: ((u: URL) => void)[] = [];
   const redirect = createHttpServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Only the redirect URI counts: the browser also asks this origin for /favicon.ico after the page, and
+    // that late request must not stand in for the next flow's callback.
+    if (url.pathname !== '/callback') return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
     callbacks.push(url);
     waiters.shift()?.(url);
