@@ -14,7 +14,13 @@ import { wordsEn, wordsPtBR } from '../../web/src/lib/catalog-words.js';
  * under aria-hidden, images without a text.
  */
 
-/** The English strings of both catalogues (web/src/i18n.ts is read as text: it touches the DOM when loaded). */
+/** The areas' catalogues: every file of web/src/words (pure data). */
+const areaCatalogues = import.meta.glob<{ ptBR: Record<string, string>; en: Record<string, string> }>(
+  '../../web/src/words/*.ts',
+  { eager: true },
+);
+
+/** The English strings of every catalogue (web/src/i18n.ts is read as text: it touches the DOM when loaded). */
 export function englishCatalogue(): string[] {
   const source = readFileSync(join(import.meta.dirname, '../../web/src/i18n.ts'), 'utf8');
   const pick = (start: string) => {
@@ -26,8 +32,18 @@ export function englishCatalogue(): string[] {
   const en = pick('const en: Dict');
   const strings = (d: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(d).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const ptAll = { ...strings(pt), ...(wordsPtBR as Record<string, string>) };
-  const enAll = { ...strings(en), ...(wordsEn as Record<string, string>) };
+  // Each area's own catalogue (web/src/words/<area>.ts, read through lib/area-words.ts).
+  const areas = Object.values(areaCatalogues);
+  const ptAll = {
+    ...strings(pt),
+    ...(wordsPtBR as Record<string, string>),
+    ...Object.fromEntries(areas.flatMap((c, i) => Object.entries(c.ptBR).map(([k, v]) => [`${i}.${k}`, v]))),
+  };
+  const enAll = {
+    ...strings(en),
+    ...(wordsEn as Record<string, string>),
+    ...Object.fromEntries(areas.flatMap((c, i) => Object.entries(c.en).map(([k, v]) => [`${i}.${k}`, v]))),
+  };
   const same = new Set(Object.values(ptAll).map((v) => v.toLowerCase()));
   return [
     ...new Set(

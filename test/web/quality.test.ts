@@ -95,6 +95,7 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     { name: 'inbox', path: '/inbox', ready: 'main h1, main h2' },
     { name: 'agenda', path: '/agenda', ready: '[data-testid=agenda-week]' },
     { name: 'settings', path: '/settings', ready: '[data-testid=members] tr' },
+    { name: 'more', path: '/more', ready: 'main h1' },
     { name: 'not-found', path: '/nowhere', ready: '[data-testid=not-found]' },
   ];
 

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link } from './components/Link';
 import { NotFound } from './components/NotFound';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
+import { wordsOf } from './lib/area-words';
 import { userName } from './lib/people';
 import { w } from './lib/words';
 import { AgendaPage } from './pages/Agenda';
@@ -11,6 +12,7 @@ import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
 import { InboxPage } from './pages/Inbox';
 import { KanbanPage } from './pages/Kanban';
+import { MorePage } from './pages/More';
 import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
 import { PublicFormPage } from './pages/PublicForm';
@@ -21,6 +23,10 @@ import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TasksPage } from './pages/Tasks';
 import { match, usePath } from './router';
 import { getSession, onSession, setSession } from './session';
+import { Toasts } from './ui';
+import * as moreWords from './words/more';
+
+const mw = wordsOf(moreWords);
 
 function LangPicker() {
   return (
@@ -90,6 +96,7 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/inbox/:conversationId', (p) => <InboxPage conversationId={p.conversationId} />],
   ['/agenda', () => <AgendaPage />],
   ['/settings', () => <SettingsPage />],
+  ['/more', () => <MorePage />],
 ];
 
 function route(path: string) {
@@ -113,6 +120,7 @@ function Shell({ children }: { children: any }) {
     ['/tasks', t('tasks')],
     ['/inbox', t('inbox')],
     ['/agenda', t('agenda')],
+    ['/more', mw('title')],
     ['/settings', t('settings')],
   ] as const;
   return (
@@ -156,6 +164,7 @@ function Shell({ children }: { children: any }) {
         </button>
       </header>
       <main id="main">{children}</main>
+      <Toasts />
     </div>
   );
 }
