@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Field } from '../api';
 import { t } from '../i18n';
 import { DateInput } from './DateInput';
+import { DateTimeInput } from './DateTimeInput';
 
 const optionList = (f: Field) => f.options.map((o) => (typeof o === 'string' ? { value: o, label: o } : o));
 
@@ -115,14 +116,10 @@ function fieldControl(props: FieldInputProps) {
       );
     case 'datetime':
       return (
-        <input
+        <DateTimeInput
           {...common}
-          type="datetime-local"
           value={str ? toLocalInput(str) : ''}
-          onInput={(e) => {
-            const v = (e.target as HTMLInputElement).value;
-            onChange(v ? new Date(v).toISOString() : null);
-          }}
+          onChange={(v) => onChange(v ? new Date(v).toISOString() : null)}
         />
       );
     case 'select':

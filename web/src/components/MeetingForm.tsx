@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
 import { t } from '../i18n';
 import { addDays, localInput } from '../lib/dates';
+import { w } from '../lib/words';
+import { DateTimeInput } from './DateTimeInput';
 
 /** A meeting on a card: board, card (title search), title, start, end, attendee (the card's contact by default). */
 export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () => void }) {
@@ -205,33 +207,35 @@ function MeetingTimes(props: {
   end: string;
   onChange: (times: { start: string; end: string }) => void;
 }) {
+  const id = useId();
   return (
     <div class="row">
-      <label>
-        {t('start')}
-        <input
+      <div class="field">
+        <label for={`${id}-start`}>{t('start')}</label>
+        <DateTimeInput
+          id={`${id}-start`}
+          timeLabel={`${t('start')}: ${w('timeOfDay')}`}
           name="meeting-start"
-          type="datetime-local"
           required
           value={props.start}
-          onInput={(e) => {
-            const start = (e.target as HTMLInputElement).value;
+          onChange={(start) => {
             const length = new Date(props.end).getTime() - new Date(props.start).getTime();
             const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
             props.onChange({ start, end: Number.isNaN(end.getTime()) ? props.end : localInput(end) });
           }}
         />
-      </label>
-      <label>
-        {t('end')}
-        <input
+      </div>
+      <div class="field">
+        <label for={`${id}-end`}>{t('end')}</label>
+        <DateTimeInput
+          id={`${id}-end`}
+          timeLabel={`${t('end')}: ${w('timeOfDay')}`}
           name="meeting-end"
-          type="datetime-local"
           required
           value={props.end}
-          onInput={(e) => props.onChange({ start: props.start, end: (e.target as HTMLInputElement).value })}
+          onChange={(end) => props.onChange({ start: props.start, end })}
         />
-      </label>
+      </div>
     </div>
   );
 }
