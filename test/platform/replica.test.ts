@@ -5,15 +5,21 @@
  * answers.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort } from '../../scripts/cluster/pg-pair.js';
 import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { runExport } from '../../src/modules/org-lifecycle/exports.js';
+import { exportFilePath } from '../../src/modules/privacy/links.js';
+import { runPrivacyRequest } from '../../src/modules/privacy/worker.js';
 import { type Database, queryRows } from '../../src/platform/db/client.js';
+import { jobReads } from '../../src/platform/db/job-reads.js';
 import { type LaggingReason, type LaggingTarget, MEASURE_EVERY_MS } from '../../src/platform/db/replica.js';
 import { queueNameIn } from '../../src/platform/jobs/jobs.js';
 import { createMetrics } from '../../src/platform/metrics/metrics.js';
@@ -34,6 +40,7 @@ const REDIS = '/usr/bin/redis-server';
 describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', () => {
   let pair: PgPair;
   let db: Database;
+  let config: Config;
   let app: FastifyInstance;
   let a: Tenant; // the writer
   let b: { api: Api; headers: Record<string, string> }; // an admin of the same organization who writes nothing in these tests
@@ -89,7 +96,8 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
     ({ pair, db } = await startMigratedPair(1000));
     took('pair started and migrated');
     db.replicaReads!.observers.add(observer);
-    app = await buildApp({ config: testConfig(redisUrl ? { REDIS_URL: redisUrl } : {}), db });
+    config = testConfig(redisUrl ? { REDIS_URL: redisUrl } : {});
+    app = await buildApp({ config, db });
     await app.ready();
     a = await newTenant(app);
     b = await addMember(a);
@@ -214,6 +222,93 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
       metrics.close();
     }
   });
+
+  test('exports (jobs) read the replica once it has replayed what was committed before they began', async () => {
+    // An organization of its own (the counts of the tests above stay as they are).
+    const d = await newTenant(app);
+    const orgD = (
+      await queryRows<{ id: number }>(db.system, sql`select id from organizations where slug = ${d.slug}`)
+    )[0].id;
+    const created = await d.api.post('/contacts', { data: { name: 'Before Export', email: 'be@x.io' } });
+    expect(created.status).toBe(201);
+    const contact = created.body.documentId as string;
+    const exportJobs = { schedule: async () => 'x' } as never;
+    /** The person's export requested and run as the worker would; its contact.json and the routes it took. */
+    async function personExport() {
+      const req = await d.api.post(`/contacts/${contact}/data-export`);
+      expect(req.status).toBe(202);
+      const [row] = await queryRows<{ id: number }>(
+        db.system,
+        sql`select id from privacy_requests where document_id = ${req.body.documentId}`,
+      );
+      const from = seen.length;
+      await runPrivacyRequest(
+        { db, config, jobs: exportJobs },
+        { orgId: orgD, requestId: Number(row.id), userId: d.user.id },
+      );
+      const done = await d.api.get(`/privacy-requests/${req.body.documentId}`);
+      expect(done.body.status).toBe('done');
+      const zip = unzipSync(
+        new Uint8Array(readFileSync(exportFilePath(config, orgD, req.body.documentId as string))),
+      );
+      const json = JSON.parse(new TextDecoder().decode(zip['contact.json'])) as { name: string }[];
+      return { names: json.map((c) => c.name), routes: routesSince(from) };
+    }
+    db.replicaReads!.maxLagMs = 600_000; // only the job's start position decides
+    try {
+      await pair.waitForReplay();
+      await nextMeasurement();
+      const caughtUp = await personExport();
+      expect(caughtUp.names).toEqual(['Before Export']);
+      expect(caughtUp.routes.length).toBeGreaterThan(10); // every page of every section
+      expect(new Set(caughtUp.routes.map((r) => r.join()))).toEqual(new Set(['replica,caught_up']));
+
+      // A change committed before the job began, not replayed yet: the job reads the primary, and sees it.
+      await pair.pauseReplay();
+      expect((await d.api.put(`/contacts/${contact}`, { data: { name: 'Renamed Before' } })).status).toBe(
+        200,
+      );
+      await nextMeasurement();
+      const behind = await personExport();
+      expect(behind.names).toEqual(['Renamed Before']);
+      expect(new Set(behind.routes.map((r) => r.join()))).toEqual(new Set(['primary,own_write']));
+
+      // The organization export likewise: its tables' pages from the primary while the replica misses the change.
+      const orgDoc = (await d.userApi.get('/organizations')).body.data.find(
+        (o: { slug: string }) => o.slug === d.slug,
+      ).documentId as string;
+      const requested = await d.userApi.post(`/organizations/${orgDoc}/export`);
+      expect(requested.status).toBe(202);
+      const [exp] = await queryRows<{ id: number }>(
+        db.system,
+        sql`select id from organization_exports where document_id = ${requested.body.documentId}`,
+      );
+      let from = seen.length;
+      await runExport({ db, config }, orgD, Number(exp.id));
+      const orgRoutes = routesSince(from);
+      expect(orgRoutes.length).toBeGreaterThan(10);
+      expect(new Set(orgRoutes.map((r) => r.join()))).toEqual(new Set(['primary,own_write']));
+
+      // A job's view begun before a change: the replica (it has replayed the start), without the later change.
+      await pair.resumeReplay();
+      await pair.waitForReplay();
+      await nextMeasurement();
+      const view = await jobReads(db);
+      await pair.pauseReplay();
+      expect((await d.api.put(`/contacts/${contact}`, { data: { name: 'Renamed After' } })).status).toBe(200);
+      from = seen.length;
+      const [seenByJob] = await view.tenantTransaction(orgD, (tx) =>
+        queryRows<{ name: string }>(tx, sql`select name from contacts where document_id = ${contact}`),
+      );
+      expect(seenByJob.name).toBe('Renamed Before');
+      expect(routesSince(from)).toEqual([['replica', 'caught_up']]);
+    } finally {
+      db.replicaReads!.maxLagMs = 1000;
+      await pair.resumeReplay();
+    }
+    await pair.waitForReplay();
+    await nextMeasurement();
+  }, 60_000);
 
   test.skipIf(!existsSync(REDIS))(
     'two processes sharing Redis: a write through one, the same user reads the primary through the other',

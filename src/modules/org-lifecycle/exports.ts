@@ -9,6 +9,7 @@ import type { Principal } from '../../platform/auth/plugin.js';
 import { writeFileAtomically } from '../../platform/backup/backup.js';
 import { type Database, queryRows } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
+import { jobReads } from '../../platform/db/job-reads.js';
 import type { AppDeps, WorkerDeps } from '../../platform/deps.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
@@ -173,8 +174,10 @@ export async function runExport(
   if (!row) return;
   const path = exportFile(config, orgId, row.documentId);
   try {
+    // The tables' pages from the replica once it has replayed what was committed before this job began.
+    const reads = await jobReads(db);
     const manifest = await writeFileAtomically(path, (out) =>
-      writeOrganizationArchive(db, config, orgId, out),
+      writeOrganizationArchive(reads, config, orgId, out),
     );
     await set({
       status: 'done',

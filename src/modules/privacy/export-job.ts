@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { type Database, queryRows } from '../../platform/db/client.js';
+import { jobReads } from '../../platform/db/job-reads.js';
 import type { Jobs } from '../../platform/jobs/jobs.js';
 import { storagePath } from '../cards/index.js';
 import { EXPORT_SECTIONS, type ExportSection } from './export-sections.js';
@@ -109,18 +110,23 @@ async function tableExists(db: Database, orgId: number, table: string) {
   return !!r.t;
 }
 
-/** Writes the zip; answers the manifest's counts. */
+/**
+ * Writes the zip; answers the manifest's counts. The sections are read from the replica when it has replayed
+ * everything committed before this job began (jobReads), else from the primary.
+ */
 async function writeExport(deps: ExportDeps, request: PrivacyRequestRow, path: string) {
   const { orgId, contactId } = { orgId: request.organizationId, contactId: request.contactId };
+  const db = await jobReads(deps.db);
   const zip = new ZipFileWriter(path);
   try {
     const counts: Record<string, number> = {};
     let missing: string[] = [];
     for (const section of EXPORT_SECTIONS) {
-      if (section.requires && !(await tableExists(deps.db, orgId, section.requires))) continue;
-      counts[section.name] = await writeSection(zip, deps.db, section, orgId, contactId);
-      await writeCsv(zip, deps.db, section, orgId, contactId);
-      if (section.name === 'files') missing = await writeFiles(zip, deps, section, orgId, contactId);
+      if (section.requires && !(await tableExists(db, orgId, section.requires))) continue;
+      counts[section.name] = await writeSection(zip, db, section, orgId, contactId);
+      await writeCsv(zip, db, section, orgId, contactId);
+      if (section.name === 'files')
+        missing = await writeFiles(zip, { ...deps, db }, section, orgId, contactId);
     }
     const manifest = {
       request: request.documentId,

@@ -121,6 +121,32 @@ export class ReplicaReads {
   }
 
   /**
+   * Where a lagging read of a job goes (an export): the replica only once it has replayed `position`, the
+   * primary's WAL position when the job began (position()), so the job sees at least what was committed before it
+   * ran, the request that queued it included ('own_write' until then).
+   */
+  async routeAt(position: bigint): Promise<{ target: LaggingTarget; reason: LaggingReason }> {
+    const s = await this.current();
+    if (!s.up) return { target: 'primary', reason: 'down' };
+    if (s.lagMs > this.maxLagMs) return { target: 'primary', reason: 'behind' };
+    if (position > s.replayLsn) return { target: 'primary', reason: 'own_write' };
+    return { target: 'replica', reason: 'caught_up' };
+  }
+
+  /** The primary's WAL insert position now; failing to read it, the highest there is (the primary answers). */
+  async position(): Promise<bigint> {
+    try {
+      const { rows } = await this.primary.query<{ lsn: string }>(
+        'select pg_current_wal_insert_lsn()::text as lsn',
+      );
+      return lsnValue(rows[0].lsn);
+    } catch (err) {
+      this.log(`the primary's WAL position could not be read (${(err as Error).message})`);
+      return 0xffff_ffff_ffff_ffffn;
+    }
+  }
+
+  /**
    * The writer's mark: the later of this process's and the shared one; null when it has none.
    * Redis unreachable: as if the user had just written (the primary answers), not as if they never had.
    */
@@ -143,15 +169,7 @@ export class ReplicaReads {
    * it is forgotten).
    */
   async recordWrite(writer: string): Promise<void> {
-    let lsn = 0xffff_ffff_ffff_ffffn;
-    try {
-      const { rows } = await this.primary.query<{ lsn: string }>(
-        'select pg_current_wal_insert_lsn()::text as lsn',
-      );
-      lsn = lsnValue(rows[0].lsn);
-    } catch (err) {
-      this.log(`the primary's WAL position could not be read (${(err as Error).message})`);
-    }
+    const lsn = await this.position();
     await this.marks.set(writer, lsn);
     await this.shared?.set(writer, lsn).catch((err: Error) => {
       this.log(
