@@ -46,6 +46,11 @@ export const organizations = pgTable(
     deletionScheduledAt: timestamp('deletion_scheduled_at', { withTimezone: true, mode: 'date' }),
     /** users.id of the owner who scheduled the deletion. */
     deletionRequestedBy: bigint('deletion_requested_by', { mode: 'number' }),
+    /**
+     * When the deletion job claimed the organization (docs/lgpd.md, "Deletion"): from then on the deletion cannot
+     * be cancelled and the organization's API refuses writes (409); null: not started.
+     */
+    deletionStartedAt: timestamp('deletion_started_at', { withTimezone: true, mode: 'date' }),
     ...timestamps(),
   },
   (t) => [

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { tenantColumns, timestamps } from '../../platform/db/columns.js';
 
@@ -25,6 +26,11 @@ export const privacyRequests = pgTable(
     downloadedAt: timestamp('downloaded_at', { withTimezone: true, mode: 'date' }),
     /** What the job did: rows per table (counts only). */
     summary: jsonb('summary').$type<Record<string, number>>().notNull().default({}),
+    /**
+     * What went wrong after an erasure committed (the person's data is gone from the database, but e.g. a file
+     * could not be removed): the request stays `done` and says so here (docs/lgpd.md, "Request states").
+     */
+    warnings: text('warnings').array().notNull().default(sql`'{}'::text[]`),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
     ...timestamps(),
   },

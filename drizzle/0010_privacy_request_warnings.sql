@@ -1,0 +1,1 @@
+ALTER TABLE "privacy_requests" ADD COLUMN "warnings" text[] DEFAULT '{}'::text[] NOT NULL;
