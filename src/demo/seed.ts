@@ -5,6 +5,7 @@ import { boardCreateInput } from '../modules/boards/schema.js';
 import { createBoard, listBoards } from '../modules/boards/service.js';
 import { cardCreateInput } from '../modules/cards/schema.js';
 import { createCards } from '../modules/cards/service.js';
+import { lazyChannelKit } from '../modules/channels/index.js';
 import { contactCreate } from '../modules/contacts/schema.js';
 import { createContact } from '../modules/contacts/service.js';
 import { findMembershipByUser } from '../modules/organizations/repo.js';
@@ -36,6 +37,7 @@ import {
   demoDeals,
 } from './data.js';
 import { spreadDemoHistory } from './history.js';
+import { seedDemoMessaging } from './messaging.js';
 
 /** The board the demo is about; its existence marks a seeded demo (the seed commits all or nothing). */
 export const DEMO_BOARD_SLUG = 'funil-de-vendas';
@@ -144,6 +146,8 @@ interface DemoCard {
  */
 export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedResult> {
   const users = await ensureMemberUsers(deps, org);
+  // The secret box seals the demo channels' credentials; read before the transaction (PGlite: one connection).
+  const kit = await lazyChannelKit(deps.config, deps.db)();
   return deps.db.tenantTransaction(org.id, async (tx) => {
     // Serialises two seeds of the same demo (`crm seed-demo` beside a starting `crm serve` on PostgreSQL).
     await lockBoardSlug(tx, org.id, DEMO_BOARD_SLUG);
@@ -162,7 +166,7 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
       const input = contactCreate.parse({ ...c, owner: members[i % members.length] });
       contactIds.push((await createContact(ctx, input)).documentId);
     }
-    await createSegments(ctx);
+    const saoPaulo = await createSegments(ctx);
     const board = await createBoard(
       ctx,
       boardCreateInput.parse({
@@ -200,6 +204,13 @@ export async function seedDemoData(deps: AppDeps, org: DemoOrg): Promise<SeedRes
     await createTasks(deps, ctx, members, cardsByPhase);
     // Quotes are a plan feature: a demo on a plan without it (an operator's choice) gets the rest.
     if (planFeatures[ctx.plan].includes('quotes')) await createQuoteFor(ctx, cardsByPhase[2][0], products);
+    await seedDemoMessaging(
+      ctx,
+      tx,
+      kit,
+      contactIds.map((documentId, i) => ({ documentId, phone: people[i].phone })),
+      saoPaulo,
+    );
     return { seeded: true, board: { documentId: board.documentId, name: board.name } };
   });
 }
@@ -251,8 +262,9 @@ async function ensureMemberships(
   return members;
 }
 
-async function createSegments(ctx: TenantContext) {
-  await createSegment(
+/** The two demo segments; answers the São Paulo one's documentId (the demo campaign's audience). */
+async function createSegments(ctx: TenantContext): Promise<string> {
+  const saoPaulo = await createSegment(
     ctx,
     segmentInput.parse({
       name: 'Clientes em São Paulo',
@@ -274,6 +286,7 @@ async function createSegments(ctx: TenantContext) {
       },
     }),
   );
+  return saoPaulo.documentId;
 }
 
 /** The product categories and products; answers the products' documentIds by SKU. */

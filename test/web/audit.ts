@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -190,6 +190,31 @@ describe('the seeded demo', () => {
     expect(new Set(cards.map((c) => c.currentPhaseEnteredAt.slice(0, 10))).size).toBeGreaterThan(10);
   });
 
+  test('a campaign sent with engagement and a conversation with messages (issue 31 item 5)', async () => {
+    const campaigns = (await t.api.get('/campaigns')).body.data as { documentId: string; campaignStatus: string }[];
+    expect(campaigns).toHaveLength(1);
+    expect(campaigns[0].campaignStatus).toBe('completed');
+    const stats = await t.api.get(`/campaigns/${campaigns[0].documentId}/stats`);
+    expect(stats.status).toBe(200);
+    const s = stats.body.stats;
+    expect(s.sent).toBeGreaterThan(0);
+    expect(s.readRate).toBeGreaterThan(0.2);
+    expect(s.readRate).toBeLessThan(0.9);
+    const recipients = (
+      await t.api.get(`/campaigns/${campaigns[0].documentId}/recipients`, { 'pagination[pageSize]': '100' })
+    ).body.data as { status: string; skipReason: string | null }[];
+    expect(recipients.some((r) => r.status === 'skipped' && r.skipReason === 'no_consent')).toBe(true);
+    expect(recipients.filter((r) => r.status === 'sent')).toHaveLength(s.sent);
+
+    const conversations = (await t.api.get('/conversations')).body.data as { id: number; contact: unknown }[];
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0].contact).toBeTruthy();
+    const messages = (await t.api.get(`/conversations/${conversations[0].id}/messages`)).body.data as {
+      direction: string;
+    }[];
+    expect(messages.map((m) => m.direction).sort()).toEqual(['incoming', 'incoming', 'outgoing']);
+  });
+
   test("the demo's members have display names (issue 31 item 4)", async () => {
     const members = (await t.api.get('/memberships')).body.data;
     const names = members.map((m: { user: { name: string | null } }) => m.user.name);
