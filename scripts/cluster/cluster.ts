@@ -1,12 +1,13 @@
 /**
  * A cluster of the service on one machine, from Debian's packages (issue 34, docs/scaling.md): HAProxy in front of
- * N API processes (`crm serve`, CRM_WORKERS=external), M `crm worker` processes, PgBouncer 1.18 in transaction
+ * N API processes (`crm serve`, CRM_WORKERS=external) and, on a frontend of its own, K agent servers (`crm-mcp` in
+ * HTTP mode, multi-user, sharing MCP_CRM_STATE_SECRET), M `crm worker` processes, PgBouncer 1.18 in transaction
  * mode between them and PostgreSQL (LISTEN, session locks and pg-boss's sessions on DATABASE_DIRECT_URL), the
  * streaming replica when scripts/cluster/pg-pair.ts exists (DATABASE_REPLICA_URL), and a Redis of its own for the
  * rate limits. Everything listens on 127.0.0.1 on free ports, keeps its files in one temporary directory, and is
  * stopped by pid by `stop()` (or SIGINT/SIGTERM/exit of `npm run cluster`).
  *
- *   npm run cluster [-- --apis 3 --workers 2 --port 8080 --worktree]
+ *   npm run cluster [-- --apis 3 --workers 2 --mcps 2 --port 8080 --worktree]
  *
  * Without the pair it uses the PostgreSQL server at CLUSTER_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/
  * postgres) with a database of its own, created here and dropped at the end.
@@ -40,6 +41,8 @@ const REDIS = '/usr/bin/redis-server';
 export interface ClusterOptions {
   apis?: number;
   workers?: number;
+  /** Agent servers (crm-mcp, HTTP) behind HAProxy's `mcp` frontend (default 2; 0: none). */
+  mcps?: number;
   /** HAProxy's port (0: a free one). */
   port?: number;
   /** Environment of every API and worker process (on top of the cluster's own). */
@@ -76,6 +79,9 @@ export interface Cluster {
   redisUrl: string;
   apis: Proc[];
   workers: Proc[];
+  /** The agent servers' frontend on HAProxy (its /mcp), when there are agent servers. */
+  mcpUrl?: string;
+  mcps: Proc[];
   haproxy: Proc;
   pgbouncer: Proc;
   redis: Proc;
@@ -85,13 +91,14 @@ export interface Cluster {
   env: Record<string, string>;
   startApi(index: number): Promise<Proc>;
   startWorker(index: number): Promise<Proc>;
+  startMcp(index: number): Promise<Proc>;
   /** Stops it, waits `downMs`, runs `whileDown`, starts it again on the same port. */
   restartPgBouncer(downMs?: number, whileDown?: () => Promise<void>): Promise<void>;
   restartRedis(downMs?: number, whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the standby (pg-pair), if there is one; a function to bring it back, if the pair offers one. */
   stopReplica?: () => Promise<void>;
   startReplica?: () => Promise<void>;
-  /** HAProxy's view of each server: `api1 UP`, … (its stats CSV). */
+  /** HAProxy's view of each server: `api1 UP`, `mcp1 UP`, … (its stats CSV). */
   serverStates(): Promise<Record<string, string>>;
   /** PgBouncer's SHOW POOLS row of the service's pool. */
   pools(): Promise<Record<string, string | number>[]>;
@@ -229,8 +236,14 @@ async function startPgBouncer(dir: string, args: string[], port: number, logOffs
 }
 
 /** HAProxy on `port` in front of the API processes (its configuration: config-files.ts); ready once it answers. */
-async function startHaproxy(dir: string, port: number, statsPort: number, apiPorts: number[]): Promise<Proc> {
-  const cfg = writeHaproxyConfig(dir, port, statsPort, apiPorts);
+async function startHaproxy(
+  dir: string,
+  port: number,
+  statsPort: number,
+  apiPorts: number[],
+  mcp: { port: number; ports: number[] },
+): Promise<Proc> {
+  const cfg = writeHaproxyConfig(dir, port, statsPort, apiPorts, mcp);
   const p = await spawnLogged(dir, 'haproxy', HAPROXY, ['-f', cfg, '-db'], process.env, () =>
     httpOk(`http://127.0.0.1:${port}/api/ready`),
   );
@@ -297,13 +310,14 @@ function serviceEnv(
   return env;
 }
 
-/** HAProxy's view of each server: `api1 UP`, … (its stats CSV). */
+/** HAProxy's view of each server: `api1 UP`, `mcp1 UP`, … (its stats CSV). */
 async function haproxyServerStates(statsUrl: string): Promise<Record<string, string>> {
   const csv = await (await fetch(`${statsUrl};csv`)).text();
   const out: Record<string, string> = {};
   for (const line of csv.split('\n')) {
     const f = line.split(',');
-    if (f[0] === 'crm' && f[1]?.startsWith('api')) out[f[1]] = f[17] ?? '?';
+    if ((f[0] === 'crm' && f[1]?.startsWith('api')) || (f[0] === 'crm-mcp' && f[1]?.startsWith('mcp')))
+      out[f[1]!] = f[17] ?? '?';
   }
   return out;
 }
@@ -326,6 +340,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const log = opts.log ?? ((m: string) => console.error(`[cluster] ${m}`));
   const nApis = opts.apis ?? 3;
   const nWorkers = opts.workers ?? 2;
+  const nMcps = opts.mcps ?? 2;
   const dir = mkdtempSync(join(tmpdir(), 'crm-cluster-'));
   const procs: Proc[] = [];
   let db: Database | undefined;
@@ -335,7 +350,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   };
   const stopAll = async () => {
     // The service first (it drains through the pooler), then the parts under it.
-    const order = ['haproxy', 'api', 'worker', 'pgbouncer', 'redis'];
+    const order = ['haproxy', 'mcp', 'api', 'worker', 'pgbouncer', 'redis'];
     for (const kind of order)
       await Promise.all(procs.filter((p) => p.name.startsWith(kind)).map((p) => stopProc(p)));
     await Promise.all(procs.map((p) => stopProc(p)));
@@ -400,12 +415,46 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       ...Array.from({ length: nWorkers }, (_, i) => startWorker(i)),
     ]);
 
-    // ---- HAProxy: round robin, health check on /api/ready every 500 ms
+    // ---- HAProxy: round robin, health check on /api/ready every second; the agent servers on a frontend of their own
     const port = opts.port || (await freePort());
     const statsPort = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const haproxy = track(await startHaproxy(dir, port, statsPort, apiPorts));
+    const mcpPorts: number[] = [];
+    for (let i = 0; i < nMcps; i++) mcpPorts.push(await freePort());
+    const mcpFrontend = nMcps > 0 ? await freePort() : 0;
+    const haproxy = track(
+      await startHaproxy(dir, port, statsPort, apiPorts, { port: mcpFrontend, ports: mcpPorts }),
+    );
     const statsUrl = `http://127.0.0.1:${statsPort}/stats`;
+
+    // ---- the agent servers: crm-mcp over HTTP, multi-user (each client brings its token), the service through
+    // HAProxy; one MCP_CRM_STATE_SECRET, so a confirmation started on one is finished on another.
+    const mcpUrl = nMcps > 0 ? `http://127.0.0.1:${mcpFrontend}` : undefined;
+    const mcpEnv: Record<string, string> = {
+      ...env,
+      MCP_CRM_API_URL: url,
+      MCP_CRM_HTTP_HOST: '127.0.0.1',
+      MCP_CRM_STATE_SECRET: randomBytes(32).toString('hex'),
+      ...(mcpUrl ? { MCP_CRM_PUBLIC_URL: mcpUrl } : {}),
+    };
+    const mcps: Proc[] = [];
+    const startMcp = async (i: number) => {
+      const mcpPort = mcpPorts[i]!;
+      const p = track(
+        await spawnLogged(
+          dir,
+          `mcp${i + 1}`,
+          process.execPath,
+          ['bin/crm-mcp.js'],
+          { ...mcpEnv, MCP_CRM_HTTP_PORT: String(mcpPort) },
+          () => httpOk(`http://127.0.0.1:${mcpPort}/health`),
+        ),
+      );
+      p.port = mcpPort;
+      mcps[i] = p;
+      return p;
+    };
+    await Promise.all(Array.from({ length: nMcps }, (_, i) => startMcp(i)));
 
     const admin = async <T>(sqlText: string) => {
       const c = new pg.Client({ connectionString: poolerAdminUrl });
@@ -427,6 +476,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       redisUrl,
       apis,
       workers,
+      mcpUrl,
+      mcps,
       haproxy,
       get pgbouncer() {
         return pgbouncer;
@@ -438,6 +489,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       pids: () => [...procs.map((p) => p.pid), ...(db?.pids?.() ?? [])],
       startApi,
       startWorker,
+      startMcp,
       async restartPgBouncer(downMs = 1000, whileDown) {
         await stopProc(pgbouncer);
         await sleep(downMs);
@@ -489,6 +541,7 @@ async function main() {
   const cluster = await startCluster({
     apis: Number(flag('apis') ?? 3),
     workers: Number(flag('workers') ?? 2),
+    mcps: Number(flag('mcps') ?? 2),
     port: Number(flag('port') ?? 0),
     code: argv.includes('--worktree') ? 'worktree' : 'head',
   });
@@ -518,6 +571,8 @@ async function main() {
   line('HAProxy stats', cluster.statsUrl);
   for (const a of cluster.apis) line(`${a.name} (pid ${a.pid})`, `http://127.0.0.1:${a.port}`);
   for (const w of cluster.workers) line(`${w.name} (pid ${w.pid})`, 'crm worker');
+  if (cluster.mcpUrl) line('agent servers (HAProxy)', `${cluster.mcpUrl}/mcp`);
+  for (const m of cluster.mcps) line(`${m.name} (pid ${m.pid})`, `http://127.0.0.1:${m.port}/mcp`);
   line('PgBouncer (transaction)', cluster.poolerUrl);
   line('PgBouncer admin', cluster.poolerAdminUrl);
   line('PostgreSQL (direct)', cluster.directUrl);

@@ -61,8 +61,18 @@ export function writePgBouncerConfig(dir: string, direct: URL, port: number, poo
   };
 }
 
-/** HAProxy: round robin over the API processes on `apiPorts`, health check on /api/ready. Answers the file. */
-export function writeHaproxyConfig(dir: string, port: number, statsPort: number, apiPorts: number[]): string {
+/**
+ * HAProxy: round robin over the API processes on `apiPorts`, health check on /api/ready; with `mcp`, a frontend of
+ * its own on `mcp.port` in front of the agent servers (crm-mcp, HTTP) on `mcp.ports`, health check on /health, each
+ * answer naming its server in `X-Served-By`. Answers the file.
+ */
+export function writeHaproxyConfig(
+  dir: string,
+  port: number,
+  statsPort: number,
+  apiPorts: number[],
+  mcp?: { port: number; ports: number[] },
+): string {
   const cfg = join(dir, 'haproxy.cfg');
   writeFileSync(
     cfg,
@@ -98,6 +108,24 @@ export function writeHaproxyConfig(dir: string, port: number, statsPort: number,
       '  timeout check 5s',
       '  default-server inter 1s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
       ...apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
+      ...(mcp && mcp.ports.length > 0
+        ? [
+            // The agent servers: stateless in the 2026-07-28 era (no affinity), as the API processes.
+            'frontend mcp',
+            `  bind 127.0.0.1:${mcp.port}`,
+            '  default_backend crm-mcp',
+            'backend crm-mcp',
+            '  balance roundrobin',
+            // crm-mcp checks Host on every route, /health included: the check names its loopback address.
+            '  option httpchk',
+            '  http-check send meth GET uri /health ver HTTP/1.1 hdr Host 127.0.0.1',
+            '  http-check expect status 200',
+            '  http-response set-header X-Served-By %s',
+            '  timeout check 5s',
+            '  default-server inter 1s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down',
+            ...mcp.ports.map((p, i) => `  server mcp${i + 1} 127.0.0.1:${p} check`),
+          ]
+        : []),
       '',
     ].join('\n'),
   );

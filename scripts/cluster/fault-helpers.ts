@@ -2,7 +2,7 @@
  * The tools of the fault scenarios of scripts/cluster/faults.ts: HTTP calls and closed-loop load, an SSE reader that
  * notices its end, a webhook receiver, and which process is busiest.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Proc } from './cluster.js';
@@ -165,11 +165,16 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
 interface Receiver {
   url: string;
   deliveries: { id: string; subject: string; type: string; timestamp: string; at: number }[];
+  /** The client ports of the deliveries being answered now (whose sender is waiting). */
+  inFlight: Set<number>;
   close(): Promise<void>;
 }
 export async function startReceiver(delayMs: number): Promise<Receiver> {
   const deliveries: Receiver['deliveries'] = [];
+  const inFlight = new Set<number>();
   const server: Server = createServer((req, res) => {
+    const peer = req.socket.remotePort!;
+    inFlight.add(peer);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -186,6 +191,7 @@ export async function startReceiver(delayMs: number): Promise<Receiver> {
         });
       } catch {}
       res.writeHead(204).end();
+      inFlight.delete(peer);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -193,6 +199,7 @@ export async function startReceiver(delayMs: number): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     deliveries,
+    inFlight,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -216,4 +223,40 @@ export async function busiest(procs: Proc[], ms = 1000): Promise<Proc> {
   await sleep(ms);
   const used = procs.map((p, i) => cpu(p) - before[i]!);
   return procs[used.indexOf(Math.max(...used))]!;
+}
+
+/**
+ * The process among `procs` that holds the loopback TCP connection whose local port is `port` (/proc/net/tcp's
+ * inode of that socket, found among each process's open files): the sender of a request a receiver is holding.
+ */
+export function ownerOfPort(procs: Proc[], port: number): Proc | undefined {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  let inode: string | undefined;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[1]?.endsWith(`:${hex}`) && f[9] && f[9] !== '0') inode = f[9];
+    }
+  }
+  if (!inode) return undefined;
+  const target = `socket:[${inode}]`;
+  return procs.find((p) => {
+    try {
+      return readdirSync(`/proc/${p.pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${p.pid}/fd/${fd}`) === target;
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false;
+    }
+  });
 }
