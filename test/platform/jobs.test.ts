@@ -183,6 +183,34 @@ describe('jobs on the test database', () => {
       await other.stop();
     }
   });
+
+  test('every: a run that never ends (its process killed mid-run) does not end the chain: another process goes on', async () => {
+    // The fault run of docs/scaling.md: a worker killed during the webhook delivery run took that run's queueNext
+    // with it (retry limit 0), and no delivery run happened again until a process started. Each worker re-queues
+    // the periodic jobs every PERIODIC_KEEPER_MS (10 s): a waiting occurrence makes that a no-op.
+    const q = queue();
+    let runs = 0;
+    let release: () => void = () => {};
+    const killed = new Promise<void>((r) => {
+      release = r;
+    });
+    const handler = async () => {
+      runs++;
+      if (runs === 2) await killed; // never ends while the test runs: no next occurrence is queued by it
+    };
+    await jobs.every(q, 1, handler);
+    await until(() => runs >= 1);
+    const other = createJobs(db, config);
+    await other.every(q, 1, handler);
+    await other.start({ workers: true });
+    try {
+      await until(() => runs >= 2);
+      await until(() => runs >= 4, 40_000);
+    } finally {
+      release();
+      await other.stop();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(process.env.DATABASE_URL)('jobs survive a restart of the embedded database', () => {
