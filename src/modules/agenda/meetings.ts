@@ -211,7 +211,7 @@ export async function createMeeting(
           row,
         ),
       ]);
-      await sendItip(deps, tx, event, 'REQUEST', row.attendees);
+      await sendItip(deps, tx, ctx.orgId, event, 'REQUEST', row.attendees);
       await audit(tx, ctx, 'calendar_meeting.created', row.documentId, { card: card.documentId });
       return (await present(tx, ctx.orgId, [row]))[0];
     });
@@ -292,9 +292,16 @@ export async function updateMeeting(
     });
     const kept = new Set(next.attendees.map((a) => a.email.toLowerCase()));
     const removed = row.attendees.filter((a) => !kept.has(a.email.toLowerCase()));
-    await sendItip(deps, tx, event, 'REQUEST', next.attendees, true);
+    await sendItip(deps, tx, ctx.orgId, event, 'REQUEST', next.attendees, true);
     if (removed.length)
-      await sendItip(deps, tx, { ...event, attendees: removed, cancelled: true }, 'CANCEL', removed);
+      await sendItip(
+        deps,
+        tx,
+        ctx.orgId,
+        { ...event, attendees: removed, cancelled: true },
+        'CANCEL',
+        removed,
+      );
     await insertComments(tx, ctx.orgId, [
       historyComment(
         row.cardId,
@@ -331,7 +338,7 @@ export async function cancelMeeting(deps: Deps, ctx: TenantContext, documentId: 
       sequence: current.sequence + 1,
     });
     const event = eventOf(saved, organizer);
-    await sendItip(deps, tx, event, 'CANCEL', saved.attendees);
+    await sendItip(deps, tx, ctx.orgId, event, 'CANCEL', saved.attendees);
     await insertComments(tx, ctx.orgId, [
       historyComment(
         row.cardId,

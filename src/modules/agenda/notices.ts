@@ -15,6 +15,7 @@ export const when = (e: MeetingEvent) => `${e.start.toISOString().replace('T', '
 export async function sendItip(
   deps: Deps,
   tx: Tx,
+  orgId: number,
   event: MeetingEvent,
   method: 'REQUEST' | 'CANCEL',
   to: Attendee[],
@@ -43,7 +44,7 @@ export async function sendItip(
         replyTo: event.organizer.email,
         icalEvent: { method, filename: method === 'CANCEL' ? 'cancel.ics' : 'invite.ics', content },
       },
-      { tx },
+      { tx, orgId },
     );
   }
 }

@@ -70,7 +70,7 @@ export async function inviteMember(deps: AppDeps, ctx: TenantContext, input: Inv
       invitedByMembershipId: ctx.membershipId || null,
     });
     const org = (await findOrganizationById(tx, ctx.orgId))!;
-    await enqueueMail(deps.jobs, invitationMail(deps, org.name, row, token), { tx });
+    await enqueueMail(deps.jobs, invitationMail(deps, org.name, row, token), { tx, orgId: ctx.orgId });
     await audit(tx, ctx, 'invitation.sent', row.documentId, { email: row.email, role: row.role });
     return toInvitation(row);
   });

@@ -17,7 +17,8 @@ import { ZipFileWriter } from './zip-writer.js';
  * The data export job (docs/lgpd.md, "Access and portability"): every section of export-sections.ts written to
  * `<CRM_DATA_DIR>/exports/<org>/<request>.zip` as `<section>.json` and `<section>.csv`, the person's uploads
  * under `files/`, and `manifest.json` (what each section holds). Then the request is done and downloadable for
- * EXPORT_TTL_SECONDS; a job at the expiry removes the file if nobody took it.
+ * EXPORT_TTL_SECONDS; a job at the expiry removes the file if nobody took it. An erasure of the contact while the
+ * zip is written fails the request (repo.stopExports): the job then removes its file and publishes nothing.
  */
 
 const PAGE = 500;
@@ -151,15 +152,14 @@ export async function runDataExport(deps: ExportDeps, request: PrivacyRequestRow
   try {
     const { counts, bytes } = await writeExport(deps, request, path);
     const expiresAt = new Date(Date.now() + EXPORT_TTL_SECONDS * 1000);
-    await deps.db.tenantTransaction(orgId, (tx) =>
-      repo.updateRequest(tx, orgId, id, {
-        status: 'done',
-        fileBytes: bytes,
-        expiresAt,
-        summary: counts,
-        finishedAt: new Date(),
-      }),
+    const published = await deps.db.tenantTransaction(orgId, (tx) =>
+      repo.publishExport(tx, orgId, id, { fileBytes: bytes, expiresAt, summary: counts }),
     );
+    // An erasure of the contact failed it while it was written: what it read may predate the erasure.
+    if (!published) {
+      await unlink(path).catch(() => {});
+      return;
+    }
     await deps.jobs.schedule(exportExpiryQueue, { orgId, requestId: id }, expiresAt);
   } catch (err) {
     await unlink(path).catch(() => {});
@@ -167,7 +167,9 @@ export async function runDataExport(deps: ExportDeps, request: PrivacyRequestRow
   }
 }
 
-/** The expiry: the file goes (downloaded or not). */
+/** The expiry: the file goes (downloaded or not). A file already gone is fine; another failure throws. */
 export async function expireDataExport(config: Config, orgId: number, documentId: string) {
-  await unlink(exportFilePath(config, orgId, documentId)).catch(() => {});
+  await unlink(exportFilePath(config, orgId, documentId)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
 }

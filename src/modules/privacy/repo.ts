@@ -67,11 +67,25 @@ export async function claimDownload(tx: Tx, orgId: number, id: number) {
   return rows.length === 1;
 }
 
-/** Exports of the contact whose file may still be on disk (an erasure removes them). */
-export async function pendingExports(tx: Tx, orgId: number, contactId: number) {
+export const ERASED_DURING_EXPORT =
+  'The contact was erased while this export was being made: there is nothing to download (a new export holds what is left)';
+
+/**
+ * An erasure stops the contact's exports not yet downloaded, in its transaction: a queued or running one fails
+ * (its job then publishes nothing, see publishExport), a done one expires at once (its link is refused). Answers
+ * their documentIds: their files are removed after commit.
+ */
+export async function stopExports(tx: Tx, orgId: number, contactId: number) {
+  const unfinished = sql`${privacyRequests.status} in ('queued', 'running')`;
   return tx
     .update(privacyRequests)
-    .set({ expiresAt: sql`least(coalesce(expires_at, now()), now())`, updatedAt: new Date() })
+    .set({
+      status: sql`case when ${unfinished} then 'failed' else ${privacyRequests.status} end`,
+      error: sql`case when ${unfinished} then ${ERASED_DURING_EXPORT} else ${privacyRequests.error} end`,
+      finishedAt: sql`case when ${unfinished} then now() else ${privacyRequests.finishedAt} end`,
+      expiresAt: sql`least(coalesce(${privacyRequests.expiresAt}, now()), now())`,
+      updatedAt: new Date(),
+    })
     .where(
       and(
         eq(privacyRequests.organizationId, orgId),
@@ -81,6 +95,44 @@ export async function pendingExports(tx: Tx, orgId: number, contactId: number) {
       ),
     )
     .returning({ documentId: privacyRequests.documentId });
+}
+
+/**
+ * The export's end: done, only while it is still running. False when an erasure of the contact failed it
+ * meanwhile (stopExports): the row lock orders the two, so an export is either published before the erasure
+ * (which then expires it) or not at all.
+ */
+export async function publishExport(
+  tx: Tx,
+  orgId: number,
+  id: number,
+  set: Pick<PrivacyRequestRow, 'fileBytes' | 'expiresAt' | 'summary'>,
+) {
+  const rows = await tx
+    .update(privacyRequests)
+    .set({ ...set, status: 'done', finishedAt: new Date(), updatedAt: new Date() })
+    .where(and(byId(orgId, id), eq(privacyRequests.status, 'running')))
+    .returning({ id: privacyRequests.id });
+  return rows.length === 1;
+}
+
+/** A running request failed with its reason; a request already finished (an erasure that committed) stays. */
+export async function failRequest(tx: Tx, orgId: number, id: number, error: string) {
+  await tx
+    .update(privacyRequests)
+    .set({ status: 'failed', error, finishedAt: new Date(), updatedAt: new Date() })
+    .where(and(byId(orgId, id), eq(privacyRequests.status, 'running')));
+}
+
+/**
+ * The person's requests take turns (docs/lgpd.md, "Request states"): an erasure holds this lock for its whole
+ * transaction and an export's job takes it to start, so an export starts before the erasure (and is then failed by
+ * it) or after it (and reads what the erasure left).
+ */
+export async function lockPerson(tx: Tx, orgId: number, contactId: number) {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`privacy:${orgId}:${contactId}`}, 0))`,
+  );
 }
 
 export interface PersonRow {

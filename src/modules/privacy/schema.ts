@@ -24,9 +24,20 @@ export const privacyRequest = z
   .object({
     documentId: z.string(),
     kind: z.enum(PRIVACY_REQUEST_KINDS).describe('data_export or erasure'),
-    status: z.enum(PRIVACY_REQUEST_STATUSES).describe('queued → running → done | failed'),
+    status: z
+      .enum(PRIVACY_REQUEST_STATUSES)
+      .describe(
+        'queued → running → done | failed. An erasure is done once the database part committed (the data is gone), ' +
+          'even when a later step failed (see warnings); failed means nothing was erased. An export is failed when ' +
+          'the contact was erased while it was being made (error says so): it has nothing to download',
+      ),
     contact: z.object({ documentId: z.string() }),
-    error: z.string().nullable(),
+    error: z.string().nullable().describe('Why the request failed'),
+    warnings: z
+      .array(z.string())
+      .describe(
+        'A done erasure: what failed after its data was erased (a file left on disk, the job queue not swept); empty when all went well',
+      ),
     summary: z
       .record(z.string(), z.number())
       .describe('What the job did: rows per section (export) or per table (erasure); counts only'),

@@ -33,6 +33,7 @@ async function toRequest(
     status: row.status,
     contact: { documentId: contactDocumentId },
     error: row.error,
+    warnings: row.warnings,
     summary: row.summary,
     fileBytes: row.fileBytes,
     downloadUrl: downloadable

@@ -60,7 +60,7 @@ export async function registerTaskWorkers({ db, jobs }: WorkerDeps) {
             html: `<p>Hello ${escapeHtml(ref.user.name ?? ref.user.username)},</p><p>the task <strong>${escapeHtml(task.name)}</strong> is due ${due}.</p>`,
             messageId: `<task-reminder-${created.documentId}@crm.localhost>`,
           },
-          { tx },
+          { tx, orgId },
         );
       }
     });

@@ -51,16 +51,30 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'CR
 /** Outgoing mail goes through a queue: delivery failures retry with back-off instead of failing a request. */
 export const mailQueue: QueueDef = { name: 'mail-send', retryLimit: 8, retryDelay: 30, retryBackoff: true };
 
-export function enqueueMail(jobs: Jobs, msg: MailMessage, opts: SendOptions = {}) {
-  return jobs.send(
-    mailQueue,
-    { ...msg, messageId: msg.messageId ?? `<${randomUUID()}@crm.localhost>` },
-    opts,
-  );
+/**
+ * A queued mail: the message and the organization it is sent for. `orgId` follows the tenant jobs' convention, so
+ * what acts on an organization's jobs finds its mail too: a person's erasure sweeps only that organization's
+ * queued copies, an organization's deletion removes them (docs/lgpd.md).
+ */
+export type MailJob = MailMessage & { orgId?: number };
+
+export interface MailSendOptions extends SendOptions {
+  /** The organization the mail is for; omit only for mail that belongs to none. */
+  orgId?: number;
+}
+
+export function enqueueMail(jobs: Jobs, msg: MailMessage, opts: MailSendOptions = {}) {
+  const { orgId, ...send } = opts;
+  const job: MailJob = {
+    ...msg,
+    messageId: msg.messageId ?? `<${randomUUID()}@crm.localhost>`,
+    ...(orgId !== undefined && { orgId }),
+  };
+  return jobs.send(mailQueue, job, send);
 }
 
 export function registerMailWorker(jobs: Jobs, mailer: Mailer) {
-  return jobs.work<MailMessage>(mailQueue, async (msg) => {
+  return jobs.work<MailJob>(mailQueue, async ({ orgId: _org, ...msg }) => {
     await mailer.send(msg);
   });
 }
