@@ -2,7 +2,9 @@
  * Throughput of the cluster (issue 34 item 5, docs/scaling.md): a mixed read/write load through HAProxy against 1, 2
  * and 3 API processes (the others disabled in HAProxy, still running), with req/s, p50/p99 and where the CPU went:
  * the API processes, the workers, PostgreSQL's backends of the database, PgBouncer, HAProxy, Redis (from
- * /proc/<pid>/stat), and PgBouncer's waits (SHOW POOLS cl_waiting / maxwait, sampled every 500 ms).
+ * /proc/<pid>/stat), and PgBouncer's waits (SHOW POOLS cl_waiting / maxwait, sampled every 500 ms). A second table
+ * breaks every row down by request kind (list, card, search, create, move): statuses, p50/p99, and a sample of each
+ * error answer, so a failure is attributable.
  *
  *   npx tsx scripts/cluster/throughput.ts [--duration 15] [--connections 32] [--cards 1500]
  */
@@ -80,21 +82,38 @@ async function seed(c: Cluster) {
   return { h, board: board.documentId as string, phases, cards };
 }
 
+type Kind = 'list' | 'card' | 'search' | 'create' | 'move';
+const KINDS: Kind[] = ['list', 'card', 'search', 'create', 'move'];
+
 /** The mix: 45 % card list page 1, 15 % one card, 15 % contact search, 15 % card create, 10 % card move. */
 function mix(s: Awaited<ReturnType<typeof seed>>) {
   let i = 0;
   const b = s.board;
-  return () => {
+  return (): { kind: Kind; method: string; path: string; body?: string } => {
     const n = i++;
     const r = n % 20;
     const card = s.cards[(n * 7919) % s.cards.length]!;
-    if (r < 9) return { method: 'GET', path: `/api/boards/${b}/cards?pagination[pageSize]=25` };
-    if (r < 12) return { method: 'GET', path: `/api/boards/${b}/cards/${card}` };
-    if (r < 15) return { method: 'GET', path: `/api/contacts?q=${['acme', 'stark', 'wayne'][n % 3]}` };
-    if (r < 18) return { method: 'POST', path: `/api/boards/${b}/cards`, body: JSON.stringify({ data: { title: `load ${n}`, value: 5 } }) };
-    return { method: 'POST', path: `/api/boards/${b}/cards/${card}/move`, body: JSON.stringify({ phase: s.phases[n % s.phases.length] }) };
+    if (r < 9) return { kind: 'list', method: 'GET', path: `/api/boards/${b}/cards?pagination[pageSize]=25` };
+    if (r < 12) return { kind: 'card', method: 'GET', path: `/api/boards/${b}/cards/${card}` };
+    if (r < 15) return { kind: 'search', method: 'GET', path: `/api/contacts?q=${['acme', 'stark', 'wayne'][n % 3]}` };
+    if (r < 18)
+      return { kind: 'create', method: 'POST', path: `/api/boards/${b}/cards`, body: JSON.stringify({ data: { title: `load ${n}`, value: 5 } }) };
+    return { kind: 'move', method: 'POST', path: `/api/boards/${b}/cards/${card}/move`, body: JSON.stringify({ phase: s.phases[n % s.phases.length] }) };
   };
 }
+
+/** Answers per request kind: statuses, latencies, the first body of each error status. */
+class Tally {
+  readonly byKind = new Map<Kind, { statuses: Record<string, number>; ms: number[]; samples: Record<string, string> }>();
+  add(kind: Kind, status: number, ms: number, body: unknown) {
+    let k = this.byKind.get(kind);
+    if (!k) this.byKind.set(kind, (k = { statuses: {}, ms: [], samples: {} }));
+    k.statuses[status] = (k.statuses[status] ?? 0) + 1;
+    k.ms.push(ms);
+    if (status >= 400 && !(status in k.samples)) k.samples[status] = String(body ?? '').replace(/\s+/g, ' ').slice(0, 160);
+  }
+}
+const pct = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : 0);
 
 async function measure(c: Cluster, s: Awaited<ReturnType<typeof seed>>, seconds: number) {
   const next = mix(s);
@@ -126,12 +145,30 @@ async function measure(c: Cluster, s: Awaited<ReturnType<typeof seed>>, seconds:
       await sleep(500);
     }
   })();
+  const tally = new Tally();
   const result = await autocannon({
     url: c.url,
     connections,
     duration: seconds,
-    // biome-ignore lint/suspicious/noExplicitAny: autocannon's Request type has no body-less variant
-    requests: [{ setupRequest: ((req: any) => ({ ...req, ...next(), headers })) as any }],
+    requests: [
+      {
+        // The context is the connection's, for its one request in flight: the kind and start of that request.
+        // biome-ignore lint/suspicious/noExplicitAny: autocannon's Request type has no body-less variant
+        setupRequest: ((req: any, context: any) => {
+          const { kind, ...r } = next();
+          context.kind = kind;
+          context.t0 = performance.now();
+          // A copy each time: autocannon writes Content-Length into the headers object it is given, and a shared
+          // one carried a POST's length into the next GETs (HAProxy then read the following request as their
+          // body and answered 400 to ~40 % of the requests, with seconds of latency: the first run's table).
+          return { ...req, ...r, headers: { ...headers } };
+        }) as any,
+        // biome-ignore lint/suspicious/noExplicitAny: autocannon's context is untyped
+        onResponse: ((status: number, body: unknown, context: any) => {
+          if (context?.kind) tally.add(context.kind, status, performance.now() - context.t0, body);
+        }) as any,
+      },
+    ],
   });
   sampling = false;
   await sampler;
@@ -146,6 +183,8 @@ async function measure(c: Cluster, s: Awaited<ReturnType<typeof seed>>, seconds:
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
+    noAnswer: { errors: result.errors, timeouts: result.timeouts },
+    tally,
     requests: result.requests.total,
     cpu: {
       ...Object.fromEntries(Object.keys(groups).map((k) => [k, cores(after[k]! - before[k]!)])),
@@ -163,6 +202,8 @@ async function main() {
   const load0 = loadavg().map((x) => x.toFixed(1)).join(' ');
   const c = await startCluster({ log, apis: 3, workers: 2, env: { RATE_LIMIT_MAX: '10000000', CRM_LOG_LEVEL: 'error' } });
   const lines: string[] = [];
+  const kindLines: string[] = [];
+  const samples: string[] = [];
   try {
     log(`seeding ${nCards} cards`);
     const s = await seed(c);
@@ -180,6 +221,15 @@ async function main() {
         `${f(cpu.pgbouncer!)} | ${f(cpu.haproxy!)} | ${f(cpu.redis!)} | ${f(cpu.workers!)} | ${f(cpu.loadgen!)} | ${m.maxWaiting} / ${Math.round(m.maxWaitMs)} ms |`;
       log(line);
       lines.push(line);
+      for (const kind of KINDS) {
+        const k = m.tally.byKind.get(kind);
+        if (!k) continue;
+        const st = Object.entries(k.statuses).map(([code, count]) => `${code}: ${count}`).join(', ');
+        kindLines.push(`| ${n} | ${kind} | ${k.ms.length} | ${st} | ${Math.round(pct(k.ms, 0.5))} | ${Math.round(pct(k.ms, 0.99))} |`);
+        for (const [code, body] of Object.entries(k.samples)) samples.push(`- ${n} process(es), ${kind} ${code}: \`${body.replace(/`/g, "'")}\``);
+      }
+      kindLines.push(`| ${n} | (no answer) | ${m.noAnswer.errors + m.noAnswer.timeouts} | errors ${m.noAnswer.errors}, timeouts ${m.noAnswer.timeouts} | | |`);
+      log(kindLines.slice(-KINDS.length - 1).join('\n'));
     }
   } finally {
     await c.stop();
@@ -193,6 +243,11 @@ async function main() {
   );
   console.log('|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|');
   for (const l of lines) console.log(l);
+  console.log('\nBy request kind (statuses as answered; "no answer": connection errors and timeouts of autocannon):\n');
+  console.log('| API processes | kind | requests | statuses | p50 ms | p99 ms |');
+  console.log('|---:|---|---:|---|---:|---:|');
+  for (const l of kindLines) console.log(l);
+  if (samples.length) console.log(`\nThe first answer of each error status:\n\n${samples.join('\n')}`);
 }
 
 main().then(
