@@ -6,7 +6,13 @@ import { AppError } from '../../platform/http/errors.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { toOrganization } from '../organizations/index.js';
 import { organizations } from '../organizations/table.js';
-import { asTenant, type OrganizationRow, ownedOrganization, ownerEmails } from './owner.js';
+import {
+  asTenant,
+  type OrganizationRow,
+  ownedOrganization,
+  ownerEmails,
+  refuseWhileDeleting,
+} from './owner.js';
 
 /**
  * `POST /organizations/{id}/deletion`: schedules the deletion of the organization and all its data after
@@ -32,12 +38,17 @@ export async function scheduleDeletion(deps: AppDeps, principal: Principal, docu
   });
 }
 
-/** `DELETE /organizations/{id}/deletion`: cancels a scheduled deletion; the owners are told. Audited. */
+/**
+ * `DELETE /organizations/{id}/deletion`: cancels a scheduled deletion; the owners are told. Audited. Refused (409)
+ * once the deletion job claimed the organization.
+ */
 export async function cancelDeletion(deps: AppDeps, principal: Principal, documentId: string) {
   return deps.db.system.transaction(async (tx) => {
     const org = await ownedOrganization(tx, principal, documentId);
     if (!org.deletionScheduledAt)
       throw new AppError('ConflictError', 'No deletion of this organization is scheduled', {});
+    // The row is locked (ownedOrganization): the deletion's claim waits for this transaction, or came first.
+    refuseWhileDeleting(org, 'its deletion started and can no longer be cancelled');
     const [row] = await tx
       .update(organizations)
       .set({ deletionScheduledAt: null, deletionRequestedBy: null, updatedAt: new Date() })
@@ -83,6 +94,6 @@ async function tell(
             : `${org.name}: deletion cancelled`,
         text,
       },
-      { tx: t },
+      { tx: t, orgId: org.id },
     );
 }

@@ -16,7 +16,7 @@ import type { QueueDef } from '../../platform/jobs/jobs.js';
 import { organizations } from '../organizations/table.js';
 import { writeOrganizationArchive } from './export-writer.js';
 import { orgFilesDir } from './files.js';
-import { asTenant, ownedOrganization } from './owner.js';
+import { asTenant, ownedOrganization, refuseWhileDeleting } from './owner.js';
 import { organizationExports } from './table.js';
 
 export const orgExportQueue: QueueDef = {
@@ -54,6 +54,7 @@ export async function requestExport(deps: AppDeps, principal: Principal, documen
   const token = randomBytes(32).toString('base64url');
   return deps.db.system.transaction(async (tx) => {
     const org = await ownedOrganization(tx, principal, documentId);
+    refuseWhileDeleting(org, 'its data is going, there is nothing whole left to export');
     const t = await asTenant(tx, org.id);
     const [row] = await t
       .insert(organizationExports)

@@ -49,3 +49,11 @@ export async function ownerEmails(tx: Executor, orgId: number) {
   );
   return rows.map((r) => r.email);
 }
+
+/** The deletion job has claimed the organization (deletion.ts): nothing is changed, cancelled or exported. */
+export function refuseWhileDeleting(org: OrganizationRow, what: string) {
+  if (org.deletionStartedAt)
+    throw new AppError('ConflictError', `This organization is being deleted: ${what}`, {
+      deletionStartedAt: org.deletionStartedAt.toISOString(),
+    });
+}

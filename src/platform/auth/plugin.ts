@@ -111,6 +111,7 @@ export const authPlugin = fp(
       // An unknown slug and a foreign one answer alike: which organizations exist is not revealed.
       if (row.membership_id === null)
         throw new AppError('ForbiddenError', 'You are not a member of this organization');
+      if (row.org_deleting && !READ_METHODS.has(req.method)) refuseWriteWhileDeleting();
       req.tenant = makeTenantContext(db, {
         orgId: row.org_id!,
         orgSlug: row.slug!,
@@ -150,7 +151,23 @@ interface ResolvedRow {
   membership_id: number | null;
   membership_document_id: string | null;
   role: Role | null;
+  /** The organization's deletion has started (organizations.deletion_started_at): reads only. */
+  org_deleting: boolean | null;
   delegated?: boolean;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * An organization the deletion job has claimed (docs/lgpd.md, "Deletion") takes no more writes: what it is being
+ * emptied of must not grow back. Its members can still read until it is gone.
+ */
+function refuseWriteWhileDeleting(): never {
+  throw new AppError(
+    'ConflictError',
+    'This organization is being deleted: it accepts no changes (reads still work until it is gone)',
+    { organizationDeletion: 'in_progress' },
+  );
 }
 
 /**
@@ -194,7 +211,8 @@ async function resolve(
   const tenantJoin = sql`left join organizations o on o.slug = ${slug ?? ''} and ${slug !== null}
     left join memberships m on m.organization_id = o.id and m.user_id = u.id`;
   const columns = sql`u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
-    m.id as membership_id, m.document_id as membership_document_id, m.role`;
+    m.id as membership_id, m.document_id as membership_document_id, m.role,
+    o.deletion_started_at is not null as org_deleting`;
   if (token.startsWith(TOKEN_PREFIX)) {
     const [row] = await preparedRows<ResolvedRow>(
       db.system,
@@ -218,7 +236,8 @@ async function resolveDelegated(db: Database, bearer: DelegatedBearer | undefine
   const [row] = await preparedRows<ResolvedRow>(
     db.system,
     sql`select u.id, u.username, u.email, u.blocked, o.id as org_id, o.slug, o.plan,
-          m.id as membership_id, m.document_id as membership_document_id, m.role
+          m.id as membership_id, m.document_id as membership_document_id, m.role,
+          o.deletion_started_at is not null as org_deleting
         from users u
         left join organizations o on o.id = ${bearer.orgId} and (${slug}::text is null or o.slug = ${slug})
         left join memberships m on m.organization_id = o.id and m.user_id = u.id

@@ -12,7 +12,7 @@ const errorResponses = {
   401: 'Missing, expired or invalid token',
   403: 'No permission, not a member, or feature outside the plan',
   404: 'Not found',
-  409: 'Conflict: already exists, or a concurrent write won (retry after Retry-After)',
+  409: 'Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused)',
   422: 'Business rule failed',
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'Unexpected error',
