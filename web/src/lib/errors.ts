@@ -16,7 +16,7 @@ interface BoardNames {
 type FieldError = { path?: (string | number)[]; message?: string };
 
 /** A field error's message as a word where it is a known kind; in English the service's own text. */
-function fieldMessage(message = ''): string {
+export function fieldMessage(message = ''): string {
   const known: [RegExp, keyof Words][] = [
     [/required|missing/i, 'fe_required'],
     [/e-?mail/i, 'fe_email'],

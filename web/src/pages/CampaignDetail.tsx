@@ -1,0 +1,292 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { client, reason, unwrap } from '../api';
+import { Link } from '../components/Link';
+import { dateTime, getLang } from '../i18n';
+import { num } from '../lib/words';
+import { navigate } from '../router';
+import { canWrite } from '../session';
+import { Button, type Column, DataTable, Dialog, PageHeader, Pagination, Skeleton, toast } from '../ui';
+import { type Campaign, type CampaignStats, campaignRefusal, ccode, cw, statusBadge } from './Campaigns';
+
+interface Recipient {
+  contact: { documentId: string; name: string } | null;
+  address: string;
+  status: 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
+  skipReason: string | null;
+  attempts: number;
+  error: string | null;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  openedAt: string | null;
+  clickedAt: string | null;
+}
+type Action = 'trigger' | 'pause' | 'resume' | 'cancel';
+const ACTIONS: Record<Campaign['campaignStatus'], Action[]> = {
+  draft: ['trigger', 'cancel'],
+  scheduled: ['pause', 'cancel'],
+  processing: ['pause', 'cancel'],
+  paused: ['resume', 'cancel'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+const live = (s: Campaign['campaignStatus'] | undefined) => s === 'processing' || s === 'scheduled';
+const skipWord = (r: string | null) => {
+  const word = ccode('sk', r ?? '');
+  return word === (r ?? '') ? cw('sk_other') : word;
+};
+const pct = (part: number, whole: number) =>
+  new Intl.NumberFormat(getLang(), { style: 'percent', maximumFractionDigits: 1 }).format(
+    whole ? part / whole : 0,
+  );
+
+/** One campaign: what it sends to whom, its actions by status, its engagement and its recipients (paged). */
+export function CampaignDetailPage({ id }: { id: string }) {
+  const qc = useQueryClient();
+  const [confirm, setConfirm] = useState<'cancel' | 'delete' | null>(null);
+  const [busy, setBusy] = useState('');
+  const [error, setError] = useState('');
+  const c = useQuery({
+    queryKey: ['campaign', id],
+    queryFn: async () =>
+      (await unwrap(client.GET('/api/campaigns/{id}', { params: { path: { id } } }))) as unknown as Campaign,
+    refetchInterval: (q) => (live(q.state.data?.campaignStatus) ? 2000 : false),
+  });
+  if (c.error)
+    return (
+      <section class="page mkt">
+        <p role="alert" class="error">
+          {reason(c.error)}
+        </p>
+        <Link href="/campaigns">{cw('back')}</Link>
+      </section>
+    );
+  if (!c.data)
+    return (
+      <section class="page mkt">
+        <Skeleton lines={6} />
+      </section>
+    );
+  const camp = c.data;
+  const act = async (action: Action | 'delete') => {
+    setBusy(action);
+    setError('');
+    try {
+      if (action === 'delete') {
+        await unwrap(client.DELETE('/api/campaigns/{id}', { params: { path: { id } } }));
+        toast(cw('done_delete'));
+        await qc.invalidateQueries({ queryKey: ['campaigns'] });
+        navigate('/campaigns');
+        return;
+      }
+      const next = await unwrap(client.POST(`/api/campaigns/{id}/${action}`, { params: { path: { id } } }));
+      qc.setQueryData(['campaign', id], next);
+      toast(cw(`done_${action}`));
+      await qc.invalidateQueries({ queryKey: ['campaigns'] });
+      await qc.invalidateQueries({ queryKey: ['campaign-recipients', id] });
+    } catch (err) {
+      setError(campaignRefusal(err, action));
+    } finally {
+      setBusy('');
+      setConfirm(null);
+    }
+  };
+  const allowed = canWrite() ? ACTIONS[camp.campaignStatus] : [];
+  const deletable = canWrite() && camp.campaignStatus !== 'processing' && camp.campaignStatus !== 'paused';
+  return (
+    <section class="page mkt" data-testid="campaign">
+      <p>
+        <Link href="/campaigns">← {cw('back')}</Link>
+      </p>
+      <PageHeader
+        title={camp.name}
+        actions={
+          <>
+            {allowed.map((a) =>
+              a === 'cancel' ? (
+                <Button key={a} variant="secondary" onClick={() => setConfirm('cancel')} busy={busy === a}>
+                  {cw('act_cancel')}
+                </Button>
+              ) : (
+                <Button key={a} onClick={() => act(a)} busy={busy === a} data-action={a}>
+                  {cw(`act_${a}`)}
+                </Button>
+              ),
+            )}
+            {deletable && (
+              <Button variant="danger" onClick={() => setConfirm('delete')} busy={busy === 'delete'}>
+                {cw('act_delete')}
+              </Button>
+            )}
+          </>
+        }
+      >
+        <p data-testid="campaign-status">{statusBadge(camp.campaignStatus)}</p>
+      </PageHeader>
+      {error && (
+        <p role="alert" class="error" data-testid="campaign-error">
+          {error}
+        </p>
+      )}
+      <dl class="mkt-facts">
+        <dt>{cw('channel')}</dt>
+        <dd>{`${camp.chatChannel.name} · ${ccode('kind', camp.chatChannel.type)}`}</dd>
+        <dt>{cw('segment')}</dt>
+        <dd>{camp.segment?.name ?? '—'}</dd>
+        <dt>{cw('template')}</dt>
+        <dd>{camp.template ? <code>{camp.template.name}</code> : '—'}</dd>
+        <dt>{cw('scheduledAt')}</dt>
+        <dd>{dateTime(camp.scheduledAt) || '—'}</dd>
+        <dt>{cw('startedAt')}</dt>
+        <dd>{dateTime(camp.startedAt) || '—'}</dd>
+        <dt>{cw('completedAt')}</dt>
+        <dd>{dateTime(camp.completedAt) || '—'}</dd>
+        {camp.error && (
+          <>
+            <dt>{cw('error')}</dt>
+            <dd>
+              <code>{camp.error}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+      <Engagement stats={camp.stats} kind={camp.chatChannel.type} />
+      {camp.stats.skipped > 0 && <SkipReasons id={id} />}
+      <Recipients id={id} refresh={live(camp.campaignStatus)} />
+      <Dialog
+        open={!!confirm}
+        title={confirm === 'delete' ? cw('act_delete') : cw('act_cancel')}
+        onClose={() => setConfirm(null)}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirm(null)}>
+              {cw('keep')}
+            </Button>
+            <Button variant="danger" busy={!!busy} onClick={() => confirm && act(confirm)}>
+              {confirm === 'delete' ? cw('act_delete') : cw('act_cancel')}
+            </Button>
+          </>
+        }
+      >
+        <p>{confirm === 'delete' ? cw('confirmDelete') : cw('confirmCancel')}</p>
+      </Dialog>
+    </section>
+  );
+}
+
+function Engagement({ stats, kind }: { stats: CampaignStats; kind: Campaign['channel'] }) {
+  const tiles: [string, number, string?][] = [
+    [cw('total'), stats.total],
+    [cw('pending'), stats.pending],
+    [cw('sent'), stats.sent],
+    [cw('delivered'), stats.delivered, cw('ofSent', { pct: pct(stats.delivered, stats.sent) })],
+    [cw('opened'), stats.opened, cw('ofSent', { pct: pct(stats.opened, stats.sent) })],
+    ...(kind === 'email'
+      ? ([
+          [cw('clicked'), stats.clicked, cw('ofSent', { pct: pct(stats.clicked, stats.sent) })],
+          [cw('bounced'), stats.bounced],
+        ] as [string, number, string?][])
+      : []),
+    [cw('failed'), stats.failed],
+    [cw('skipped'), stats.skipped],
+    [cw('skippedNoConsent'), stats.skippedNoConsent],
+  ];
+  return (
+    <section aria-labelledby="engagement-title">
+      <h2 id="engagement-title">{cw('engagement')}</h2>
+      <ul class="mkt-stats" data-testid="campaign-stats">
+        {tiles.map(([label, n, note]) => (
+          <li key={label}>
+            <span class="mkt-stat-n">{num(n)}</span>
+            <span class="mkt-stat-label">{label}</span>
+            {note && <span class="muted small">{note}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Why the skipped recipients were skipped, counted by reason (no consent, unsubscribed, cancelled…). */
+function SkipReasons({ id }: { id: string }) {
+  const r = useQuery({
+    queryKey: ['campaign-skips', id],
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/campaigns/{id}/recipients', {
+            params: {
+              path: { id },
+              query: { filters: { status: { $eq: 'skipped' } }, pagination: { pageSize: 100 } } as never,
+            },
+          }),
+        )
+      ).data as unknown as Recipient[],
+  });
+  const counts = new Map<string, number>();
+  for (const x of r.data ?? [])
+    counts.set(skipWord(x.skipReason), (counts.get(skipWord(x.skipReason)) ?? 0) + 1);
+  return (
+    <section aria-labelledby="skips-title">
+      <h3 id="skips-title">{cw('reasons')}</h3>
+      <ul class="plain" data-testid="campaign-skips">
+        {[...counts].map(([word, n]) => (
+          <li key={word}>
+            {word}: <strong>{num(n)}</strong>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Recipients({ id, refresh }: { id: string; refresh: boolean }) {
+  const [page, setPage] = useState(1);
+  const r = useQuery({
+    queryKey: ['campaign-recipients', id, page],
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/campaigns/{id}/recipients', {
+          params: { path: { id }, query: { pagination: { page, pageSize: 20 } } as never },
+        }),
+      )) as unknown as { data: Recipient[]; meta: { pagination: { pageCount: number } } },
+    refetchInterval: refresh ? 3000 : false,
+  });
+  const columns: Column<Recipient>[] = [
+    { key: 'contact', label: cw('contact'), render: (x) => x.contact?.name ?? '—' },
+    { key: 'address', label: cw('address') },
+    { key: 'status', label: cw('status'), render: (x) => ccode('rs', x.status) },
+    { key: 'sentAt', label: cw('sentAt'), render: (x) => dateTime(x.sentAt) || '—' },
+    {
+      key: 'detail',
+      label: cw('detail'),
+      render: (x) =>
+        x.status === 'skipped' ? (
+          skipWord(x.skipReason)
+        ) : x.error ? (
+          <code>{x.error}</code>
+        ) : (
+          [x.deliveredAt && cw('delivery'), x.openedAt && cw('read'), x.clickedAt && cw('click')]
+            .filter(Boolean)
+            .join(' · ') || '—'
+        ),
+    },
+  ];
+  return (
+    <section aria-labelledby="recipients-title">
+      <h2 id="recipients-title">{cw('recipients')}</h2>
+      <DataTable
+        caption={cw('recipients')}
+        columns={columns}
+        rows={r.data?.data}
+        loading={r.isLoading}
+        rowKey={(x) => `${x.contact?.documentId ?? ''}${x.address}`}
+        empty={cw('recipientsEmpty')}
+        footer={
+          <Pagination page={page} pageCount={r.data?.meta.pagination.pageCount ?? 1} onPage={setPage} />
+        }
+      />
+    </section>
+  );
+}

@@ -1,0 +1,322 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { type Board, client, reason, unwrap } from '../api';
+import { dateTime } from '../i18n';
+import { wordsOf } from '../lib/area-words';
+import { isAdmin, refusalOf } from '../lib/marketing';
+import { Badge, Button, type Column, DataTable, Dialog, Field, PageHeader, toast } from '../ui';
+import * as catalogue from '../words/pixels';
+
+const pw = wordsOf(catalogue);
+
+interface Pixel {
+  documentId: string;
+  name: string;
+  pixelId: string;
+  hasAccessToken: boolean;
+  board: { documentId: string; name: string };
+  trigger: 'won' | { phase: { documentId: string; slug: string } };
+  enabled: boolean;
+  updatedAt: string;
+}
+
+/** Conversion pixels (BETA, admins): list, connect, change, pause and delete. */
+export function PixelsPage() {
+  const admin = isAdmin();
+  const list = useQuery({
+    queryKey: ['conversion-pixels'],
+    enabled: admin,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/conversion-pixels', {
+            params: { query: { pagination: { pageSize: 100 }, sort: 'name:asc' } as never },
+          }),
+        )
+      ).data as unknown as Pixel[],
+  });
+  const boards = useQuery({
+    queryKey: ['pixel-boards'],
+    enabled: admin,
+    queryFn: async () =>
+      (
+        await unwrap(
+          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
+        )
+      ).data as unknown as Board[],
+  });
+  const [editing, setEditing] = useState<Pixel | 'new' | null>(null);
+  const [removing, setRemoving] = useState<Pixel | null>(null);
+  const phaseName = (p: Pixel) => {
+    if (p.trigger === 'won') return pw('trigger_won');
+    const id = p.trigger.phase.documentId;
+    const phase = boards.data?.flatMap((b) => b.phases).find((x) => x.documentId === id);
+    return pw('triggerPhase', { phase: phase?.name ?? p.trigger.phase.slug });
+  };
+  const columns: Column<Pixel>[] = [
+    { key: 'name', label: pw('name'), render: (p) => <strong>{p.name}</strong> },
+    { key: 'pixelId', label: pw('pixelId'), render: (p) => <code>{p.pixelId}</code> },
+    { key: 'board', label: pw('board'), render: (p) => p.board.name },
+    { key: 'trigger', label: pw('trigger'), render: phaseName },
+    {
+      key: 'enabled',
+      label: pw('state'),
+      render: (p) => (
+        <Badge tone={p.enabled ? 'success' : 'neutral'}>{p.enabled ? pw('on') : pw('off')}</Badge>
+      ),
+    },
+    { key: 'updatedAt', label: pw('updated'), render: (p) => dateTime(p.updatedAt) },
+    {
+      key: 'actions',
+      label: pw('actions'),
+      render: (p) => (
+        <span class="ds-actions">
+          <Button
+            variant="secondary"
+            onClick={() => setEditing(p)}
+            aria-label={pw('editOf', { name: p.name })}
+          >
+            {pw('edit')}
+          </Button>
+          <Button
+            variant="ghost"
+            onClick={() => setRemoving(p)}
+            aria-label={pw('removeOf', { name: p.name })}
+          >
+            {pw('remove')}
+          </Button>
+        </span>
+      ),
+    },
+  ];
+  return (
+    <section class="page mkt" data-testid="pixels">
+      <PageHeader
+        title={pw('title')}
+        beta
+        actions={admin && <Button onClick={() => setEditing('new')}>{pw('newPixel')}</Button>}
+      >
+        <p class="muted">{pw('intro')}</p>
+      </PageHeader>
+      {!admin ? (
+        <p class="muted">{pw('adminsOnly')}</p>
+      ) : (
+        <DataTable
+          caption={pw('title')}
+          columns={columns}
+          rows={list.data}
+          loading={list.isLoading}
+          rowKey={(p) => p.documentId}
+          empty={pw('empty')}
+        />
+      )}
+      {list.error && (
+        <p role="alert" class="error">
+          {reason(list.error)}
+        </p>
+      )}
+      {editing && (
+        <PixelEditor
+          key={editing === 'new' ? 'new' : editing.documentId}
+          pixel={editing === 'new' ? null : editing}
+          boards={boards.data ?? []}
+          onClose={() => setEditing(null)}
+        />
+      )}
+      <RemovePixel pixel={removing} onClose={() => setRemoving(null)} />
+    </section>
+  );
+}
+
+function PixelEditor({
+  pixel,
+  boards,
+  onClose,
+}: {
+  pixel: Pixel | null;
+  boards: Board[];
+  onClose: () => void;
+}) {
+  const qc = useQueryClient();
+  const [v, setV] = useState({
+    name: pixel?.name ?? '',
+    pixelId: pixel?.pixelId ?? '',
+    accessToken: '',
+    board: pixel?.board.documentId ?? '',
+    phase: pixel && pixel.trigger !== 'won' ? pixel.trigger.phase.documentId : '',
+    enabled: pixel?.enabled ?? true,
+  });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState('');
+  const [busy, setBusy] = useState(false);
+  const phases = boards.find((b) => b.documentId === v.board)?.phases ?? [];
+  const set = (k: 'name' | 'pixelId' | 'accessToken') => (e: Event) =>
+    setV({ ...v, [k]: (e.target as HTMLInputElement).value });
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setGeneral('');
+    const data = {
+      name: v.name,
+      pixelId: v.pixelId,
+      board: v.board,
+      trigger: v.phase ? { phase: v.phase } : ('won' as const),
+      enabled: v.enabled,
+      ...(v.accessToken ? { accessToken: v.accessToken } : {}),
+    };
+    try {
+      await unwrap(
+        pixel
+          ? client.PUT('/api/conversion-pixels/{id}', {
+              params: { path: { id: pixel.documentId } },
+              body: { data },
+            })
+          : client.POST('/api/conversion-pixels', {
+              body: { data: { ...data, accessToken: v.accessToken } },
+            }),
+      );
+      toast(pw('saved'));
+      await qc.invalidateQueries({ queryKey: ['conversion-pixels'] });
+      onClose();
+    } catch (err) {
+      const r = refusalOf(err, ['name', 'pixelId', 'accessToken', 'board', 'trigger', 'phase']);
+      setErrors(r.fields);
+      setGeneral(r.general);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open
+      title={pixel ? pw('editPixel') : pw('newPixel')}
+      onClose={onClose}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            {pw('cancel')}
+          </Button>
+          <Button submit busy={busy} form="pixel-form">
+            {pw('save')}
+          </Button>
+        </>
+      }
+    >
+      <form id="pixel-form" class="mkt-form" onSubmit={save}>
+        <Field label={pw('name')} required error={errors.name}>
+          <input name="pixel-name" maxLength={200} value={v.name} onInput={set('name')} />
+        </Field>
+        <Field label={pw('pixelId')} required hint={pw('pixelIdHint')} error={errors.pixelId}>
+          <input name="pixel-id" maxLength={64} value={v.pixelId} onInput={set('pixelId')} />
+        </Field>
+        <Field
+          label={pw('accessToken')}
+          required={!pixel}
+          hint={pixel ? pw('accessTokenKeep') : pw('accessTokenNew')}
+          error={errors.accessToken}
+        >
+          <input
+            name="pixel-token"
+            type="password"
+            autoComplete="new-password"
+            value={v.accessToken}
+            onInput={set('accessToken')}
+          />
+        </Field>
+        <Field label={pw('board')} required error={errors.board}>
+          <select
+            name="pixel-board"
+            value={v.board}
+            onChange={(e) => setV({ ...v, board: (e.target as HTMLSelectElement).value, phase: '' })}
+          >
+            <option value="">{pw('pickBoard')}</option>
+            {boards.map((b) => (
+              <option key={b.documentId} value={b.documentId}>
+                {b.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label={pw('trigger')} error={errors.trigger ?? errors.phase}>
+          <select
+            name="pixel-trigger"
+            value={v.phase}
+            onChange={(e) => setV({ ...v, phase: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">{pw('trigger_won')}</option>
+            {phases.map((p) => (
+              <option key={p.documentId} value={p.documentId}>
+                {pw('triggerPhase', { phase: p.name })}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <label class="mkt-check">
+          <input
+            type="checkbox"
+            name="pixel-enabled"
+            checked={v.enabled}
+            onChange={(e) => setV({ ...v, enabled: (e.target as HTMLInputElement).checked })}
+          />{' '}
+          {pw('enabled')}
+        </label>
+        {general && (
+          <p role="alert" class="error">
+            {general}
+          </p>
+        )}
+      </form>
+    </Dialog>
+  );
+}
+
+function RemovePixel({ pixel, onClose }: { pixel: Pixel | null; onClose: () => void }) {
+  const qc = useQueryClient();
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const close = () => {
+    setError('');
+    onClose();
+  };
+  const remove = async () => {
+    if (!pixel) return;
+    setBusy(true);
+    try {
+      await unwrap(
+        client.DELETE('/api/conversion-pixels/{id}', { params: { path: { id: pixel.documentId } } }),
+      );
+      toast(pw('removed'));
+      await qc.invalidateQueries({ queryKey: ['conversion-pixels'] });
+      close();
+    } catch (err) {
+      setError(reason(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={!!pixel}
+      title={pw('removeTitle', { name: pixel?.name ?? '' })}
+      onClose={close}
+      footer={
+        <>
+          <Button variant="secondary" onClick={close}>
+            {pw('cancel')}
+          </Button>
+          <Button variant="danger" busy={busy} onClick={remove}>
+            {pw('remove')}
+          </Button>
+        </>
+      }
+    >
+      <p>{pw('removeText')}</p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}
