@@ -55,11 +55,11 @@ describe('an export and an erasure of the same person', () => {
     // whole before the export reads on — the zip holds the contact as it was before the erasure.
     await runRequest(t, exp, { db: hookedDb(3, async () => void (await runRequest(t, era))) });
 
-    expect(await status(t, era)).toMatchObject({ status: 'done', warnings: [] });
     const after = await status(t, exp);
     expect(after).toMatchObject({ status: 'failed', downloadUrl: null, fileBytes: null });
     expect(after.error).toMatch(/erased while this export was being made/);
     expect(existsSync(exportFilePath(ctx.config, await orgIdOf(t.slug), exp))).toBe(false);
+    expect(await status(t, era)).toMatchObject({ status: 'done', warnings: [] });
   });
 
   test('an export done before the erasure is expired by it: its link is refused', async () => {
