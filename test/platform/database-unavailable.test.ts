@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, test } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/platform/http/errors.js';
 
@@ -21,6 +22,9 @@ describe('database unavailable', () => {
       socketError('ECONNRESET'),
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
+      // A query through drizzle while the pooler is down (the fault run of 28 November: 95 answers of 500).
+      new DrizzleQueryError('select 1', [], socketError('ECONNREFUSED')),
+      new DrizzleQueryError('select 1', [], new Error('Connection terminated unexpectedly')),
     ])
       expect(isDatabaseUnavailable(err), err.message).toBe(true);
   });
@@ -30,6 +34,7 @@ describe('database unavailable', () => {
       pgError('23505', 'duplicate key'),
       pgError('40P01', 'deadlock detected'),
       new TypeError('fetch failed', { cause: socketError('ECONNREFUSED') }),
+      new DrizzleQueryError('select 1', [], pgError('23505', 'duplicate key')),
       new Error('something else'),
     ])
       expect(isDatabaseUnavailable(err), err.message).toBe(false);

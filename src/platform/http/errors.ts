@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { DrizzleQueryError } from 'drizzle-orm';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -237,9 +238,11 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 export function isDatabaseUnavailable(err: unknown): boolean {
   const state = sqlStateOf(err);
   if (state) return state.startsWith('08') || /^57P0[123]$/.test(state) || state === '53300';
-  // The socket's own error, as node-pg passes it on (fetch wraps its socket errors in `cause`: those are not the
-  // database's, and stay what they are).
-  const e = err as { code?: unknown; message?: unknown } | undefined;
+  // The socket's own error, as node-pg passes it on, or in the `cause` of drizzle's query error (fetch wraps its
+  // socket errors in `cause` too: those are not the database's, and stay what they are).
+  const e = (err instanceof DrizzleQueryError ? err.cause : err) as
+    | { code?: unknown; message?: unknown }
+    | undefined;
   const code = String(e?.code ?? '');
   const message = String(e?.message ?? '');
   return (
