@@ -283,6 +283,8 @@ async function createCampaign(c: Cluster, h: Record<string, string>, wa: WhatsAp
      from generate_series(1, $2::int) g`,
     [org.id, n],
   );
+  // Campaigns reach only contacts with a marketing consent by default (issue 33): these were inserted without one.
+  await db.query('update organizations set marketing_requires_consent = false where id = $1', [org.id]);
   await db.end();
   const segment = must(
     await call(c.url, 'POST', '/segments', {
