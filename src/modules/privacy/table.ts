@@ -7,7 +7,7 @@ export const PRIVACY_REQUEST_STATUSES = ['queued', 'running', 'done', 'failed'] 
 
 /**
  * A data subject's request (LGPD art. 18; docs/lgpd.md): a person's data exported (a zip downloadable once by a
- * signed link) or erased. Ids only: no personal data is kept here, so the row outlives the erasure as its record.
+ * one-time link) or erased. Ids only: no personal data is kept here, so the row outlives the erasure as its record.
  */
 export const privacyRequests = pgTable(
   'privacy_requests',
@@ -24,6 +24,11 @@ export const privacyRequests = pgTable(
     /** An export's link stops working then (the file is removed). */
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
     downloadedAt: timestamp('downloaded_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * An export's one-time link: the SHA-256 of its token (the token itself was shown once, in the answer to the
+     * request; docs/decisions.md, "One kind of one-time link").
+     */
+    tokenHash: text('token_hash'),
     /** What the job did: rows per table (counts only). */
     summary: jsonb('summary').$type<Record<string, number>>().notNull().default({}),
     /**
@@ -38,5 +43,7 @@ export const privacyRequests = pgTable(
     primaryKey({ columns: [t.organizationId, t.id] }),
     uniqueIndex('privacy_requests_org_document_id_key').on(t.organizationId, t.documentId),
     index('privacy_requests_org_contact_idx').on(t.organizationId, t.contactId),
+    // The download finds its request by the link's token alone (as API tokens are found).
+    uniqueIndex('privacy_requests_token_hash_key').on(t.tokenHash),
   ],
 );
