@@ -254,6 +254,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
       await page.getByLabel('Próximos 30 dias').check();
       await item.waitFor();
       await item.getByRole('button', { name: /Cancelar reunião/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
       await item.waitFor({ state: 'detached' });
       expect((await t.api.get(`/calendar-meetings/${meeting.documentId}`)).body.status).toBe('cancelled');
     },
@@ -294,6 +295,7 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     expect(await page.locator(`text=${token}`).count()).toBe(0);
 
     await row.getByRole('button', { name: 'Revogar Integração ERP' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
     await row.waitFor({ state: 'detached' });
     expect((await withToken.get('/contacts')).status).toBe(401);
     const tokens = await t.userApi.get('/users/tokens');

@@ -8,6 +8,9 @@ import { userName } from './lib/people';
 import { w } from './lib/words';
 import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
+import { CampaignDetailPage } from './pages/CampaignDetail';
+import { CampaignsPage } from './pages/Campaigns';
+import { ChannelsPage } from './pages/Channels';
 import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
 import { InboxPage } from './pages/Inbox';
@@ -15,15 +18,17 @@ import { KanbanPage } from './pages/Kanban';
 import { MorePage } from './pages/More';
 import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
+import { PixelsPage } from './pages/Pixels';
 import { PublicFormPage } from './pages/PublicForm';
 import { ReportPage } from './pages/Report';
 import { SegmentsPage } from './pages/Segments';
 import { SettingsPage } from './pages/Settings';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TasksPage } from './pages/Tasks';
+import { TemplatesPage } from './pages/Templates';
 import { match, usePath } from './router';
 import { getSession, onSession, setSession } from './session';
-import { Toasts } from './ui';
+import { ConfirmHost, Toasts } from './ui';
 import * as moreWords from './words/more';
 
 const mw = wordsOf(moreWords);
@@ -97,6 +102,12 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/agenda', () => <AgendaPage />],
   ['/settings', () => <SettingsPage />],
   ['/more', () => <MorePage />],
+  ['/campaigns', () => <CampaignsPage />],
+  ['/campaigns/:id', (p) => <CampaignDetailPage id={p.id} />],
+  ['/templates', () => <TemplatesPage kind="whatsapp" />],
+  ['/templates/email', () => <TemplatesPage kind="email" />],
+  ['/channels', () => <ChannelsPage />],
+  ['/conversion-pixels', () => <PixelsPage />],
 ];
 
 function route(path: string) {
@@ -165,6 +176,7 @@ function Shell({ children }: { children: any }) {
       </header>
       <main id="main">{children}</main>
       <Toasts />
+      <ConfirmHost />
     </div>
   );
 }

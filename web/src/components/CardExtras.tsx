@@ -4,6 +4,7 @@ import { type Card, type ChatMessage, type Conversation, client, featureOff, rea
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
 import { canWrite } from '../session';
+import { confirmAction } from '../ui';
 import { Link } from './Link';
 import { MeetingForm } from './MeetingForm';
 
@@ -33,7 +34,7 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
   });
   if (featureOff(list.error)) return null;
   const cancel = async (id: string) => {
-    if (!confirm(t('cancelMeetingConfirm'))) return;
+    if (!(await confirmAction({ title: t('cancelMeetingConfirm'), danger: true }))) return;
     setError('');
     try {
       await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));

@@ -7,6 +7,7 @@ import { MeetingForm } from '../components/MeetingForm';
 import { getLang, t } from '../i18n';
 import { addDays } from '../lib/dates';
 import { canWrite } from '../session';
+import { confirmAction } from '../ui';
 
 type Schemas = import('../api').Schemas;
 type Item = Schemas['AgendaItem'];
@@ -49,7 +50,7 @@ export function AgendaPage() {
   if (off) return <FeatureOff feature={off} />;
 
   const cancel = async (id: string) => {
-    if (!confirm(t('cancelMeetingConfirm'))) return;
+    if (!(await confirmAction({ title: t('cancelMeetingConfirm'), danger: true }))) return;
     setError('');
     try {
       await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));
@@ -210,7 +211,7 @@ function CalendarConnection({ connection, loaded }: { connection?: Connection; l
     }
   };
   const disconnect = async () => {
-    if (!connection || !confirm(t('disconnectConfirm'))) return;
+    if (!connection || !(await confirmAction({ title: t('disconnectConfirm'), danger: true }))) return;
     try {
       await unwrap(
         client.DELETE('/api/calendar-connections/{id}', { params: { path: { id: connection.documentId } } }),

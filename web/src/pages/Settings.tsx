@@ -6,6 +6,7 @@ import { date, dateTime, t } from '../i18n';
 import { initials, personName } from '../lib/people';
 import { code } from '../lib/words';
 import { getSession, type Role } from '../session';
+import { confirmAction } from '../ui';
 import { ConnectedApps } from './ConnectedApps';
 
 type Schemas = import('../api').Schemas;
@@ -104,7 +105,7 @@ function Tokens() {
     }
   };
   const revoke = async (tok: Token) => {
-    if (!confirm(`${t('revokeConfirm')} ${tok.name}?`)) return;
+    if (!(await confirmAction({ title: `${t('revokeConfirm')} ${tok.name}?`, danger: true }))) return;
     setError('');
     try {
       await unwrap(client.DELETE('/api/users/tokens/{id}', { params: { path: { id: tok.documentId } } }));
@@ -426,8 +427,8 @@ function MemberRow(props: { m: Member; manageable: boolean; self: boolean; assig
             type="button"
             class="link"
             aria-label={`${t('removeMember')} ${personName(m)}`}
-            onClick={() =>
-              confirm(`${t('removeMember')} ${personName(m)}?`) &&
+            onClick={async () =>
+              (await confirmAction({ title: `${t('removeMember')} ${personName(m)}?`, danger: true })) &&
               run(() => client.DELETE('/api/memberships/{id}', { params: { path: { id: m.documentId } } }))
             }
           >

@@ -2,7 +2,7 @@ import type { ComponentChildren, JSX } from 'preact';
 
 export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
-type Props = Omit<JSX.HTMLAttributes<HTMLButtonElement>, 'type'> & {
+type Props = Omit<JSX.ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & {
   variant?: ButtonVariant;
   /** A submit button of its form (default: a plain button). */
   submit?: boolean;

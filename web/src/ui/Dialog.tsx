@@ -45,7 +45,7 @@ export function Dialog({ open, title, onClose, children, footer, wide }: Props) 
     <dialog
       ref={ref}
       class={`ds-dialog${wide ? ' wide' : ''}`}
-      aria-labelledby={titleId}
+      aria-labelledby={open ? titleId : undefined}
       onCancel={(e) => {
         e.preventDefault();
         onClose();

@@ -5,6 +5,7 @@
 export { Avatar } from './Avatar';
 export { Badge, type Tone } from './Badge';
 export { Button, type ButtonVariant } from './Button';
+export { ConfirmHost, confirmAction } from './Confirm';
 export { type Column, DataTable, type Sort } from './DataTable';
 export { Dialog } from './Dialog';
 export { EmptyState } from './EmptyState';
