@@ -30,6 +30,10 @@ interface Props<Row> {
   empty?: ComponentChildren;
   /** Under the table: pagination, totals. */
   footer?: ComponentChildren;
+  /** The table's data-testid (end-to-end tests find it by that). */
+  testId?: string;
+  /** Attributes of a row (`data-*` ids the tests and links use). */
+  rowAttrs?: (row: Row) => Record<string, string>;
 }
 
 /**
@@ -38,6 +42,8 @@ interface Props<Row> {
  */
 export function DataTable<Row>({
   caption,
+  testId,
+  rowAttrs,
   columns,
   rows,
   rowKey,
@@ -66,7 +72,7 @@ export function DataTable<Row>({
   };
   return (
     <div class="ds-table-box">
-      <table class="ds-table">
+      <table class="ds-table" data-testid={testId}>
         <caption class="sr-only">{caption}</caption>
         <thead>
           <tr>
@@ -86,7 +92,7 @@ export function DataTable<Row>({
         </thead>
         <tbody>
           {(rows ?? []).map((r) => (
-            <tr key={rowKey(r)}>
+            <tr key={rowKey(r)} {...(rowAttrs?.(r) ?? {})}>
               {columns.map((c) => (
                 <td key={c.key} class={c.numeric ? 'num' : undefined} data-label={c.label}>
                   {c.render ? c.render(r) : String((r as Record<string, unknown>)[c.key] ?? '')}
