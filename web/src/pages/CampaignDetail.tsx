@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { Link } from '../components/Link';
@@ -84,9 +84,10 @@ export function CampaignDetailPage({ id }: { id: string }) {
       qc.setQueryData(['campaign', id], next);
       toast(cw(`done_${action}`));
       await qc.invalidateQueries({ queryKey: ['campaigns'] });
-      await qc.invalidateQueries({ queryKey: ['campaign-recipients', id] });
     } catch (err) {
       setError(campaignRefusal(err, action));
+      // Refused for its status: someone else changed it meanwhile; show the campaign as it is now.
+      await qc.invalidateQueries({ queryKey: ['campaign', id] });
     } finally {
       setBusy('');
       setConfirm(null);
@@ -152,8 +153,11 @@ export function CampaignDetailPage({ id }: { id: string }) {
         )}
       </dl>
       <Engagement stats={camp.stats} kind={camp.chatChannel.type} />
-      {camp.stats.skipped > 0 && <SkipReasons id={id} />}
-      <Recipients id={id} refresh={live(camp.campaignStatus)} />
+      {camp.stats.skipped > 0 && <SkipReasons id={id} skipped={camp.stats.skipped} />}
+      <Recipients
+        id={id}
+        version={`${camp.campaignStatus}:${camp.stats.sent}:${camp.stats.failed}:${camp.stats.skipped}`}
+      />
       <Dialog
         open={!!confirm}
         title={confirm === 'delete' ? cw('act_delete') : cw('act_cancel')}
@@ -197,7 +201,7 @@ function Engagement({ stats, kind }: { stats: CampaignStats; kind: Campaign['cha
       <h2 id="engagement-title">{cw('engagement')}</h2>
       <ul class="mkt-stats" data-testid="campaign-stats">
         {tiles.map(([label, n, note]) => (
-          <li key={label}>
+          <li key={label} data-stat={label}>
             <span class="mkt-stat-n">{num(n)}</span>
             <span class="mkt-stat-label">{label}</span>
             {note && <span class="muted small">{note}</span>}
@@ -209,9 +213,9 @@ function Engagement({ stats, kind }: { stats: CampaignStats; kind: Campaign['cha
 }
 
 /** Why the skipped recipients were skipped, counted by reason (no consent, unsubscribed, cancelled…). */
-function SkipReasons({ id }: { id: string }) {
+function SkipReasons({ id, skipped }: { id: string; skipped: number }) {
   const r = useQuery({
-    queryKey: ['campaign-skips', id],
+    queryKey: ['campaign-skips', id, skipped],
     queryFn: async () =>
       (
         await unwrap(
@@ -241,17 +245,18 @@ function SkipReasons({ id }: { id: string }) {
   );
 }
 
-function Recipients({ id, refresh }: { id: string; refresh: boolean }) {
+/** The recipients, a page at a time, read again whenever the campaign's counts move (`version`). */
+function Recipients({ id, version }: { id: string; version: string }) {
   const [page, setPage] = useState(1);
   const r = useQuery({
-    queryKey: ['campaign-recipients', id, page],
+    queryKey: ['campaign-recipients', id, page, version],
+    placeholderData: keepPreviousData,
     queryFn: async () =>
       (await unwrap(
         client.GET('/api/campaigns/{id}/recipients', {
           params: { path: { id }, query: { pagination: { page, pageSize: 20 } } as never },
         }),
       )) as unknown as { data: Recipient[]; meta: { pagination: { pageCount: number } } },
-    refetchInterval: refresh ? 3000 : false,
   });
   const columns: Column<Recipient>[] = [
     { key: 'contact', label: cw('contact'), render: (x) => x.contact?.name ?? '—' },

@@ -1,0 +1,364 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { newTenant, type Tenant } from '../helpers/app.js';
+import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
+import { seedContacts, segmentFor } from '../modules/campaigns/helpers.js';
+import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+
+/**
+ * The marketing pages (issue 31 item 1) in pt-BR, end to end against the local WhatsApp Cloud API and SMTP peers
+ * with the workers running: connect a WhatsApp channel, sync its templates, compose a campaign from a template
+ * and a segment with its live count, start it and see it sent; schedule one in the language's date format, pause
+ * and resume it; an e-mail template's preview and test send; a conversion pixel created and edited; refusals
+ * shown; every page audited on a desktop and a 390 px phone.
+ */
+describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (Chromium)', () => {
+  let env: MessagingEnv;
+  let base: string;
+  let t: Tenant;
+  let browser: Browser;
+  let segmentId: string;
+  let campaignId = '';
+  let boardId: string;
+  const english = englishCatalogue();
+
+  beforeAll(async () => {
+    await ensureWebBuild();
+    env = await startMessaging({ workers: true });
+    base = await env.app.listen({ port: 0, host: '127.0.0.1' });
+    t = await newTenant(env.app);
+    // The audience: three people of one city with a WhatsApp marketing consent, and one without.
+    await seedContacts(t.api, 'campinas', 3, 'phone');
+    const unconsented = await t.api.post('/contacts', {
+      data: { name: 'Sem Consentimento', phone: '+5511988887777', city: 'campinas' },
+    });
+    expect(unconsented.status).toBe(201);
+    segmentId = await segmentFor(t.api, 'campinas');
+    env.wa.templates.set('promo_web|pt_BR', {
+      id: '9901',
+      name: 'promo_web',
+      language: 'pt_BR',
+      category: 'MARKETING',
+      status: 'APPROVED',
+      components: [{ type: 'BODY', text: 'Oi {{1}}, 20% de desconto até domingo!' }],
+    });
+    env.wa.templates.set('aviso_web|pt_BR', {
+      id: '9902',
+      name: 'aviso_web',
+      language: 'pt_BR',
+      category: 'UTILITY',
+      status: 'PENDING',
+      components: [{ type: 'BODY', text: 'Seu pedido saiu.' }],
+    });
+    const board = await t.api.post('/boards', {
+      data: {
+        name: 'Funil Web',
+        phases: [
+          { name: 'Novo', slug: 'novo' },
+          { name: 'Proposta', slug: 'proposta' },
+          { name: 'Ganho', slug: 'ganho' },
+        ],
+      },
+    });
+    expect(board.status).toBe(201);
+    boardId = board.body.documentId;
+    browser = await launchBrowser();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await env?.close();
+  });
+
+  const context = (phone: boolean): Promise<BrowserContext> =>
+    browser
+      .newContext({
+        viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
+        ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
+        locale: 'pt-BR',
+        timezoneId: 'America/Sao_Paulo',
+      })
+      .then((c) => {
+        c.setDefaultTimeout(10_000);
+        return c;
+      });
+
+  async function signedIn(phone = false) {
+    const p = await (await context(phone)).newPage();
+    await p.goto(`${base}/app/`);
+    await p.fill('input[type=email]', t.user.email);
+    await p.fill('input[type=password]', t.user.password);
+    await p.click('button[type=submit]');
+    await p.click(`button[data-org="${t.slug}"]`);
+    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
+    return p;
+  }
+
+  const go = async (p: Page, path: string) => {
+    await p.goto(`${base}/app${path}`);
+  };
+  const toast = (p: Page, text: string) => p.locator('.ds-toast', { hasText: text }).first().waitFor();
+
+  test('a WhatsApp channel connected to the peer, its templates synced, a campaign composed, started and sent', async () => {
+    const p = await signedIn();
+    const errors = watchConsole(p, [400]);
+
+    // Channels: a phone number id that is not digits is refused beside the field; then the channel connects.
+    await go(p, '/channels');
+    await p.getByRole('heading', { name: /Canais/ }).waitFor();
+    await p.getByRole('button', { name: 'Conectar canal' }).click();
+    const dialog = p.locator('dialog[open]');
+    await dialog.locator('input[name=name]').fill('WhatsApp Vendas');
+    await dialog.locator('input[name=phoneNumberId]').fill('abc');
+    await dialog.locator('input[name=businessAccountId]').fill('2002');
+    await dialog.locator('input[name=accessToken]').fill(env.wa.accessToken);
+    await dialog.locator('input[name=appSecret]').fill('wa-app-secret');
+    await dialog.locator('input[name=verifyToken]').fill('wa-verify');
+    await dialog.getByRole('button', { name: 'Conectar', exact: true }).click();
+    const fieldError = dialog.locator('.ds-field.has-error .ds-error');
+    await fieldError.waitFor();
+    expect(await fieldError.textContent()).toBe('valor inválido');
+    expect(await dialog.locator('.ds-field.has-error label').textContent()).toContain(
+      'ID do número de telefone',
+    );
+    await shot(p, 'marketing-channel-refused');
+    await dialog.locator('input[name=phoneNumberId]').fill('1001');
+    await dialog.getByRole('button', { name: 'Conectar', exact: true }).click();
+    await toast(p, 'Canal conectado.');
+    const row = p.locator('tr', { hasText: 'WhatsApp Vendas' });
+    await row.locator('[data-testid=channel-health]', { hasText: 'Funcionando' }).waitFor();
+    const channels = (await t.api.get('/chat-channels')).body.data;
+    expect(channels).toHaveLength(1);
+    expect(channels[0]).toMatchObject({ name: 'WhatsApp Vendas', type: 'whatsapp', hasCredentials: true });
+    expect(JSON.stringify(channels[0])).not.toContain(env.wa.accessToken);
+    const channelId = channels[0].documentId as string;
+    await shot(p, 'marketing-channels');
+
+    // Templates: synced from the provider, status as words.
+    await go(p, '/templates');
+    await p.getByRole('button', { name: 'Sincronizar com o provedor' }).click();
+    await toast(p, 'Sincronizado: 2 novos');
+    await p.locator('tr', { hasText: 'promo_web' }).getByText('Aprovado').waitFor();
+    await p.locator('tr', { hasText: 'aviso_web' }).getByText('Em análise').waitFor();
+    expect(await p.locator('tr', { hasText: 'aviso_web' }).textContent()).toContain('Utilidade');
+    const synced = (await t.api.get(`/chat-channels/${channelId}/templates`)).body.data;
+    expect(synced.map((x: { name: string }) => x.name).sort()).toEqual(['aviso_web', 'promo_web']);
+    await shot(p, 'marketing-templates');
+
+    // Compose: channel, the approved template (the one in review cannot be picked), the segment's live count.
+    await go(p, '/campaigns');
+    await p.getByRole('button', { name: 'Nova campanha' }).click();
+    const form = p.locator('dialog[open]');
+    await form.locator('input[name=campaign-name]').fill('Promoção de domingo');
+    await form.locator('select[name=campaign-channel]').selectOption(channelId);
+    const promo = synced.find((x: { name: string }) => x.name === 'promo_web').documentId;
+    const review = synced.find((x: { name: string }) => x.name === 'aviso_web').documentId;
+    expect(await form.locator(`option[value="${review}"]`).isDisabled()).toBe(true);
+    await form.locator('select[name=campaign-template]').selectOption(promo);
+    expect(await form.locator('input[name=campaign-var-1]').inputValue()).toBe('{{contact.name}}');
+    await form.locator('select[name=campaign-segment]').selectOption(segmentId);
+    await expect
+      .poll(() => form.locator('[data-testid=campaign-audience]').textContent())
+      .toBe('4 destinatários agora');
+    await shot(p, 'marketing-compose');
+    await form.getByRole('button', { name: 'Criar rascunho' }).click();
+    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    campaignId = p.url().split('/').pop()!;
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Rascunho' }).waitFor();
+
+    // Start: the workers send through the peer; the page follows the stats to "Concluída" with 3 sent.
+    await p.getByRole('button', { name: 'Iniciar' }).click();
+    await toast(p, 'Campanha iniciada.');
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Concluída' }).waitFor({ timeout: 30_000 });
+    const sent = p.locator('[data-testid=campaign-stats] li[data-stat=Enviadas] .mkt-stat-n');
+    await expect.poll(() => sent.textContent()).toBe('3');
+    await expect.poll(() => p.locator('main tbody tr', { hasText: 'Enviada' }).count()).toBe(3);
+    const campaign = (await t.api.get(`/campaigns/${campaignId}`)).body;
+    expect(campaign).toMatchObject({
+      campaignStatus: 'completed',
+      stats: { total: 4, sent: 3, failed: 0, skipped: 1, skippedNoConsent: 1 },
+    });
+    // The one without a marketing consent was skipped, and the page says why.
+    await expect
+      .poll(() => p.locator('[data-testid=campaign-skips]').textContent())
+      .toBe('sem consentimento de marketing: 1');
+    expect(await p.locator('main tbody tr', { hasText: 'Sem Consentimento' }).textContent()).toContain(
+      'Pulada',
+    );
+    const mine = env.wa.messages.filter((m) => m.payload.template?.name === 'promo_web');
+    expect(mine).toHaveLength(3);
+    expect(JSON.stringify(mine[0].payload)).toContain('Person');
+    await shot(p, 'marketing-campaign-sent');
+    expect(errors).toEqual([]);
+    await p.context().close();
+  });
+
+  test('a campaign scheduled in the pt-BR date format, paused and resumed; an action refused is said in pt-BR', async () => {
+    const channelId = (await t.api.get('/chat-channels')).body.data[0].documentId as string;
+    const promo = (await t.api.get(`/chat-channels/${channelId}/templates`)).body.data.find(
+      (x: { name: string }) => x.name === 'promo_web',
+    ).documentId;
+    const p = await signedIn();
+    const errors = watchConsole(p, [422]);
+    await go(p, '/campaigns');
+    await p.getByRole('button', { name: 'Nova campanha' }).click();
+    const form = p.locator('dialog[open]');
+    await form.locator('input[name=campaign-name]').fill('Natal');
+    await form.locator('select[name=campaign-channel]').selectOption(channelId);
+    await form.locator('select[name=campaign-template]').selectOption(promo);
+    await form.locator('select[name=campaign-segment]').selectOption(segmentId);
+    await form.locator('input[name=campaign-when]').fill('25/12/2030');
+    await form.locator('input[name=campaign-when-time]').fill('14:30');
+    await form.getByRole('button', { name: 'Criar rascunho' }).click();
+    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    const id = p.url().split('/').pop()!;
+    await expect.poll(() => p.locator('.mkt-facts').textContent()).toMatch(/25\/12\/2030,? 14:30/);
+    expect((await t.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe('2030-12-25T17:30:00.000Z');
+
+    await p.getByRole('button', { name: 'Iniciar' }).click();
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Agendada' }).waitFor();
+    await p.getByRole('button', { name: 'Pausar' }).click();
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Pausada' }).waitFor();
+    expect((await t.api.get(`/campaigns/${id}`)).body.campaignStatus).toBe('paused');
+    // Someone else resumes it meanwhile: this page's "Retomar" is refused, in pt-BR, with the status as a word.
+    expect((await t.api.post(`/campaigns/${id}/resume`)).status).toBe(200);
+    await p.getByRole('button', { name: 'Retomar' }).click();
+    await expect
+      .poll(() => p.locator('[data-testid=campaign-error]').textContent())
+      .toBe('Não foi possível retomar: a campanha está “Agendada”.');
+    await shot(p, 'marketing-campaign-refused');
+    await p.getByRole('button', { name: 'Pausar' }).click();
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Pausada' }).waitFor();
+    await p.getByRole('button', { name: 'Retomar' }).click();
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Agendada' }).waitFor();
+    expect((await t.api.get(`/campaigns/${id}`)).body.campaignStatus).toBe('scheduled');
+    await p.getByRole('button', { name: 'Cancelar campanha' }).click();
+    await p.locator('dialog[open]').getByRole('button', { name: 'Cancelar campanha' }).click();
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Cancelada' }).waitFor();
+    expect((await t.api.get(`/campaigns/${id}`)).body.campaignStatus).toBe('cancelled');
+    expect(errors).toEqual([]);
+    await p.context().close();
+  });
+
+  test('an e-mail template: an unknown variable refused beside its field, the rendered preview, a test send received', async () => {
+    const p = await signedIn();
+    const errors = watchConsole(p, [400]);
+    await go(p, '/templates/email');
+    await p.getByRole('button', { name: 'Novo modelo de e-mail' }).click();
+    const d = p.locator('dialog[open]');
+    await d.locator('input[name=email-name]').fill('Boas-vindas');
+    await d.locator('input[name=email-subject]').fill('Olá {{contact.nome}}');
+    await d
+      .locator('textarea[name=email-html]')
+      .fill(
+        '<h1>Olá {{contact.name}}</h1><p>Novidades da {{organization.name}}.</p><a href="{{unsubscribeUrl}}">Sair</a>',
+      );
+    await d.getByRole('button', { name: 'Salvar' }).click();
+    const err = d.locator('.ds-field.has-error .ds-error');
+    await err.waitFor();
+    expect(await err.textContent()).toBe('variável desconhecida: {{contact.nome}}');
+    await d.locator('input[name=email-subject]').fill('Olá {{contact.name}}');
+    await d.getByRole('button', { name: 'Salvar' }).click();
+    await toast(p, 'Modelo salvo.');
+    const preview = d.locator('[data-testid=email-preview]');
+    await preview.locator('.mkt-subject').waitFor();
+    const subject = (await preview.locator('.mkt-subject').textContent()) ?? '';
+    expect(subject).toMatch(/^Assunto: Olá \S/);
+    await expect
+      .poll(() => p.frameLocator('iframe.mkt-frame').locator('h1').textContent())
+      .toBe(subject.replace('Assunto: ', ''));
+    await shot(p, 'marketing-email-preview');
+
+    await d.locator('input[name=test-to]').fill('ana@example.com');
+    await d.getByRole('button', { name: 'Enviar teste' }).click();
+    await toast(p, 'Teste enviado para ana@example.com.');
+    await env.smtp.waitFor((m) => m.some((x) => x.to.includes('ana@example.com')));
+    const mail = env.smtp.received.find((x) => x.to.includes('ana@example.com'))!;
+    expect(mail.subject).toMatch(/^(\[TEST\]|=\?UTF-8\?Q\?=5BTEST=5D)/);
+    const saved = (await t.api.get('/email-templates')).body.data;
+    expect(saved).toMatchObject([{ name: 'Boas-vindas', subject: 'Olá {{contact.name}}' }]);
+    expect(errors).toEqual([]);
+    await p.context().close();
+  });
+
+  test('a conversion pixel created on a phase of a board, then renamed and paused', async () => {
+    const p = await signedIn();
+    const errors = watchConsole(p);
+    await go(p, '/conversion-pixels');
+    await p.getByRole('button', { name: 'Novo pixel' }).click();
+    const d = p.locator('dialog[open]');
+    await d.locator('input[name=pixel-name]').fill('Pixel de anúncios');
+    await d.locator('input[name=pixel-id]').fill('1234567890');
+    await d.locator('input[name=pixel-token]').fill('EAAB-segredo');
+    await d.locator('select[name=pixel-board]').selectOption(boardId);
+    await d.locator('select[name=pixel-trigger]').selectOption({ label: 'Card entra na fase Proposta' });
+    await d.getByRole('button', { name: 'Salvar' }).click();
+    await toast(p, 'Pixel salvo.');
+    const row = p.locator('tr', { hasText: 'Pixel de anúncios' });
+    await row.getByText('Card entra na fase Proposta').waitFor();
+    await row.getByText('Ativo').waitFor();
+
+    await row.getByRole('button', { name: 'Editar Pixel de anúncios' }).click();
+    await d.locator('input[name=pixel-name]').fill('Pixel Meta');
+    await d.locator('input[name=pixel-enabled]').uncheck();
+    await d.getByRole('button', { name: 'Salvar' }).click();
+    await p.locator('tr', { hasText: 'Pixel Meta' }).getByText('Pausado').waitFor();
+    const pixels = (await t.api.get('/conversion-pixels')).body.data;
+    expect(pixels).toMatchObject([
+      {
+        name: 'Pixel Meta',
+        pixelId: '1234567890',
+        enabled: false,
+        hasAccessToken: true,
+        trigger: { phase: { slug: 'proposta' } },
+      },
+    ]);
+    await shot(p, 'marketing-pixels');
+    expect(errors).toEqual([]);
+    await p.context().close();
+  });
+
+  test('every marketing page in pt-BR only, accessible, and within a 390 px phone', async () => {
+    expect(campaignId).not.toBe('');
+    const pages = [
+      { name: 'campaigns', path: '/campaigns', ready: '[data-testid=campaigns] tbody tr' },
+      { name: 'campaign', path: `/campaigns/${campaignId}`, ready: '[data-testid=campaign-stats]' },
+      { name: 'templates', path: '/templates', ready: '[data-testid=templates] tbody tr' },
+      { name: 'email-templates', path: '/templates/email', ready: '[data-testid=templates] tbody tr' },
+      { name: 'channels', path: '/channels', ready: '[data-testid=channel-health] .tone-success' },
+      { name: 'pixels', path: '/conversion-pixels', ready: '[data-testid=pixels] tbody tr' },
+      { name: 'more', path: '/more', ready: '.more-area' },
+    ];
+    // User data: the template names at the provider are snake_case by the provider's rule.
+    // The audience's contacts and segment as the campaign helpers name them.
+    const allowed = [t.user.username, t.slug, 'promo_web', 'aviso_web', 'City campinas', 'Person '];
+    const problems: Record<string, string[]> = {};
+    for (const phone of [false, true]) {
+      const p = await signedIn(phone);
+      const errors = watchConsole(p);
+      for (const page of pages) {
+        await go(p, page.path);
+        await p.locator(page.ready).first().waitFor();
+        await p.waitForTimeout(150);
+        const found = [
+          ...untranslated(await pageTexts(p), english, allowed),
+          ...(await a11y(p)),
+          ...(phone ? await tooWide(p) : []),
+        ];
+        if (found.length) problems[`${phone ? 'phone' : 'desktop'} ${page.name}`] = found;
+        await shot(p, `marketing-${phone ? 'phone' : 'desktop'}-${page.name}`);
+      }
+      // The compose dialog, full screen on the phone.
+      await go(p, '/campaigns');
+      await p.getByRole('button', { name: 'Nova campanha' }).click();
+      await p.locator('dialog[open] select[name=campaign-channel]').waitFor();
+      const found = [...(await a11y(p)), ...(phone ? await tooWide(p) : [])];
+      if (found.length) problems[`${phone ? 'phone' : 'desktop'} compose`] = found;
+      await shot(p, `marketing-${phone ? 'phone' : 'desktop'}-compose`);
+      expect(errors).toEqual([]);
+      await p.context().close();
+    }
+    expect(problems).toEqual({});
+  });
+});
