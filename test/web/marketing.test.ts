@@ -237,6 +237,15 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await p.locator('dialog[open]').getByRole('button', { name: 'Cancelar campanha' }).click();
     await p.locator('[data-testid=campaign-status]', { hasText: 'Cancelada' }).waitFor();
     expect((await t.api.get(`/campaigns/${id}`)).body.campaignStatus).toBe('cancelled');
+
+    // The channel its campaigns use cannot be disconnected: the refusal in pt-BR, the channel still there.
+    await go(p, '/channels');
+    await p.getByRole('button', { name: 'Desconectar WhatsApp Vendas' }).click();
+    await p.locator('dialog[open]').getByRole('button', { name: 'Desconectar' }).click();
+    await expect
+      .poll(() => p.locator('[data-testid=channels-error]').textContent())
+      .toBe('Campanhas usam este canal: exclua-as antes de desconectar.');
+    expect((await t.api.get('/chat-channels')).body.data).toHaveLength(1);
     expect(errors).toEqual([]);
     await p.context().close();
   });

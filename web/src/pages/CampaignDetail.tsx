@@ -6,7 +6,16 @@ import { dateTime, getLang } from '../i18n';
 import { num } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
-import { Button, type Column, DataTable, Dialog, PageHeader, Pagination, Skeleton, toast } from '../ui';
+import {
+  Button,
+  type Column,
+  confirmAction,
+  DataTable,
+  PageHeader,
+  Pagination,
+  Skeleton,
+  toast,
+} from '../ui';
 import { type Campaign, type CampaignStats, campaignRefusal, ccode, cw, statusBadge } from './Campaigns';
 
 interface Recipient {
@@ -44,7 +53,6 @@ const pct = (part: number, whole: number) =>
 /** One campaign: what it sends to whom, its actions by status, its engagement and its recipients (paged). */
 export function CampaignDetailPage({ id }: { id: string }) {
   const qc = useQueryClient();
-  const [confirm, setConfirm] = useState<'cancel' | 'delete' | null>(null);
   const [busy, setBusy] = useState('');
   const [error, setError] = useState('');
   const c = useQuery({
@@ -70,6 +78,16 @@ export function CampaignDetailPage({ id }: { id: string }) {
     );
   const camp = c.data;
   const act = async (action: Action | 'delete') => {
+    if (
+      (action === 'cancel' || action === 'delete') &&
+      !(await confirmAction({
+        title: cw(`act_${action}`),
+        text: action === 'delete' ? cw('confirmDelete') : cw('confirmCancel'),
+        confirmLabel: cw(`act_${action}`),
+        danger: true,
+      }))
+    )
+      return;
     setBusy(action);
     setError('');
     try {
@@ -90,7 +108,6 @@ export function CampaignDetailPage({ id }: { id: string }) {
       await qc.invalidateQueries({ queryKey: ['campaign', id] });
     } finally {
       setBusy('');
-      setConfirm(null);
     }
   };
   const allowed = canWrite() ? ACTIONS[camp.campaignStatus] : [];
@@ -106,7 +123,7 @@ export function CampaignDetailPage({ id }: { id: string }) {
           <>
             {allowed.map((a) =>
               a === 'cancel' ? (
-                <Button key={a} variant="secondary" onClick={() => setConfirm('cancel')} busy={busy === a}>
+                <Button key={a} variant="secondary" onClick={() => act('cancel')} busy={busy === a}>
                   {cw('act_cancel')}
                 </Button>
               ) : (
@@ -116,7 +133,7 @@ export function CampaignDetailPage({ id }: { id: string }) {
               ),
             )}
             {deletable && (
-              <Button variant="danger" onClick={() => setConfirm('delete')} busy={busy === 'delete'}>
+              <Button variant="danger" onClick={() => act('delete')} busy={busy === 'delete'}>
                 {cw('act_delete')}
               </Button>
             )}
@@ -158,23 +175,6 @@ export function CampaignDetailPage({ id }: { id: string }) {
         id={id}
         version={`${camp.campaignStatus}:${camp.stats.sent}:${camp.stats.failed}:${camp.stats.skipped}`}
       />
-      <Dialog
-        open={!!confirm}
-        title={confirm === 'delete' ? cw('act_delete') : cw('act_cancel')}
-        onClose={() => setConfirm(null)}
-        footer={
-          <>
-            <Button variant="secondary" onClick={() => setConfirm(null)}>
-              {cw('keep')}
-            </Button>
-            <Button variant="danger" busy={!!busy} onClick={() => confirm && act(confirm)}>
-              {confirm === 'delete' ? cw('act_delete') : cw('act_cancel')}
-            </Button>
-          </>
-        }
-      >
-        <p>{confirm === 'delete' ? cw('confirmDelete') : cw('confirmCancel')}</p>
-      </Dialog>
     </section>
   );
 }

@@ -1,10 +1,20 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { client, reason, unwrap } from '../api';
+import { ApiError, client, reason, unwrap } from '../api';
 import { date } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { type Channel, isAdmin, refusalOf, useChannels } from '../lib/marketing';
-import { Badge, Button, type Column, DataTable, Dialog, Field, PageHeader, toast } from '../ui';
+import {
+  Badge,
+  Button,
+  type Column,
+  confirmAction,
+  DataTable,
+  Dialog,
+  Field,
+  PageHeader,
+  toast,
+} from '../ui';
 import * as catalogue from '../words/channels';
 
 const cw = wordsOf(catalogue);
@@ -61,9 +71,28 @@ const FIELDS: Record<
 export function ChannelsPage() {
   const list = useChannels();
   const [connecting, setConnecting] = useState(false);
-  const [removing, setRemoving] = useState<Channel | null>(null);
   const [secret, setSecret] = useState('');
+  const [error, setError] = useState('');
+  const qc = useQueryClient();
   const admin = isAdmin();
+  const disconnect = async (c: Channel) => {
+    const ok = await confirmAction({
+      title: cw('disconnectTitle', { name: c.name }),
+      text: cw('disconnectText'),
+      confirmLabel: cw('disconnect'),
+      danger: true,
+    });
+    if (!ok) return;
+    setError('');
+    try {
+      await unwrap(client.DELETE('/api/chat-channels/{id}', { params: { path: { id: c.documentId } } }));
+      toast(cw('disconnected'));
+      await qc.invalidateQueries({ queryKey: ['chat-channels'] });
+    } catch (err) {
+      // Campaigns still use it (details.channel): said in the chosen language.
+      setError(err instanceof ApiError && err.details?.channel ? cw('inUse') : reason(err));
+    }
+  };
   const columns: Column<Channel>[] = [
     { key: 'name', label: cw('name'), render: (c) => <strong>{c.name}</strong> },
     { key: 'type', label: cw('kind'), render: (c) => cw(`kind_${c.type}`) },
@@ -78,7 +107,7 @@ export function ChannelsPage() {
       render: (c) => (
         <Button
           variant="secondary"
-          onClick={() => setRemoving(c)}
+          onClick={() => disconnect(c)}
           aria-label={cw('disconnectOf', { name: c.name })}
         >
           {cw('disconnect')}
@@ -106,6 +135,11 @@ export function ChannelsPage() {
           </Button>
         </div>
       )}
+      {error && (
+        <p role="alert" class="error" data-testid="channels-error">
+          {error}
+        </p>
+      )}
       <DataTable
         caption={cw('title')}
         columns={columns}
@@ -122,7 +156,6 @@ export function ChannelsPage() {
           if (c.webhookSecret) setSecret(c.webhookSecret);
         }}
       />
-      <DisconnectDialog channel={removing} onClose={() => setRemoving(null)} />
     </section>
   );
 }
@@ -303,56 +336,6 @@ function ConnectDialog({
           </p>
         )}
       </form>
-    </Dialog>
-  );
-}
-
-function DisconnectDialog({ channel, onClose }: { channel: Channel | null; onClose: () => void }) {
-  const qc = useQueryClient();
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError('');
-    onClose();
-  };
-  const remove = async () => {
-    if (!channel) return;
-    setBusy(true);
-    try {
-      await unwrap(
-        client.DELETE('/api/chat-channels/{id}', { params: { path: { id: channel.documentId } } }),
-      );
-      toast(cw('disconnected'));
-      await qc.invalidateQueries({ queryKey: ['chat-channels'] });
-      close();
-    } catch (err) {
-      setError(reason(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog
-      open={!!channel}
-      title={cw('disconnectTitle', { name: channel?.name ?? '' })}
-      onClose={close}
-      footer={
-        <>
-          <Button variant="secondary" onClick={close}>
-            {cw('cancel')}
-          </Button>
-          <Button variant="danger" busy={busy} onClick={remove}>
-            {cw('disconnect')}
-          </Button>
-        </>
-      }
-    >
-      <p>{cw('disconnectText')}</p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
     </Dialog>
   );
 }

@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { client, reason, unwrap } from '../api';
+import { ApiError, client, reason, unwrap } from '../api';
 import { dateTime } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { isAdmin, refusalOf, useChannels } from '../lib/marketing';
-import { Button, type Column, DataTable, Dialog, Field, toast } from '../ui';
+import { Button, type Column, confirmAction, DataTable, Dialog, Field, toast } from '../ui';
 import * as catalogue from '../words/templates';
 
 const tw = wordsOf(catalogue);
@@ -43,8 +43,28 @@ const variableError = (message: string) => {
 /** E-mail templates: the list, an editor with the rendered preview and a test send to one address. */
 export function EmailTemplates() {
   const list = useEmailTemplates();
+  const qc = useQueryClient();
   const [editing, setEditing] = useState<EmailTemplate | 'new' | null>(null);
+  const [error, setError] = useState('');
   const admin = isAdmin();
+  const remove = async (t: EmailTemplate) => {
+    const ok = await confirmAction({
+      title: tw('removeTitle', { name: t.name }),
+      text: tw('removeEmailText'),
+      confirmLabel: tw('remove'),
+      danger: true,
+    });
+    if (!ok) return;
+    setError('');
+    try {
+      await unwrap(client.DELETE('/api/email-templates/{id}', { params: { path: { id: t.documentId } } }));
+      toast(tw('removed'));
+      await qc.invalidateQueries({ queryKey: ['email-templates'] });
+    } catch (err) {
+      // Campaigns still use it (details.template): said in the chosen language.
+      setError(err instanceof ApiError && err.details?.template ? tw('inUse') : reason(err));
+    }
+  };
   const columns: Column<EmailTemplate>[] = [
     { key: 'name', label: tw('name'), render: (t) => <strong>{t.name}</strong> },
     { key: 'subject', label: tw('subject'), render: (t) => <span class="mkt-clip">{t.subject}</span> },
@@ -53,9 +73,20 @@ export function EmailTemplates() {
       key: 'actions',
       label: tw('actions'),
       render: (t) => (
-        <Button variant="secondary" onClick={() => setEditing(t)} aria-label={tw('editOf', { name: t.name })}>
-          {admin ? tw('edit') : tw('preview')}
-        </Button>
+        <span class="ds-actions">
+          <Button
+            variant="secondary"
+            onClick={() => setEditing(t)}
+            aria-label={tw('editOf', { name: t.name })}
+          >
+            {admin ? tw('edit') : tw('preview')}
+          </Button>
+          {admin && (
+            <Button variant="ghost" onClick={() => remove(t)} aria-label={tw('removeOf', { name: t.name })}>
+              {tw('remove')}
+            </Button>
+          )}
+        </span>
       ),
     },
   ];
@@ -65,6 +96,11 @@ export function EmailTemplates() {
         <h2>{tw('emailTitle')}</h2>
         {admin && <Button onClick={() => setEditing('new')}>{tw('newEmail')}</Button>}
       </div>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <DataTable
         caption={tw('emailTitle')}
         columns={columns}

@@ -4,7 +4,17 @@ import { type Board, client, reason, unwrap } from '../api';
 import { dateTime } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { isAdmin, refusalOf } from '../lib/marketing';
-import { Badge, Button, type Column, DataTable, Dialog, Field, PageHeader, toast } from '../ui';
+import {
+  Badge,
+  Button,
+  type Column,
+  confirmAction,
+  DataTable,
+  Dialog,
+  Field,
+  PageHeader,
+  toast,
+} from '../ui';
 import * as catalogue from '../words/pixels';
 
 const pw = wordsOf(catalogue);
@@ -46,7 +56,25 @@ export function PixelsPage() {
       ).data as unknown as Board[],
   });
   const [editing, setEditing] = useState<Pixel | 'new' | null>(null);
-  const [removing, setRemoving] = useState<Pixel | null>(null);
+  const [error, setError] = useState('');
+  const qc = useQueryClient();
+  const remove = async (p: Pixel) => {
+    const ok = await confirmAction({
+      title: pw('removeTitle', { name: p.name }),
+      text: pw('removeText'),
+      confirmLabel: pw('remove'),
+      danger: true,
+    });
+    if (!ok) return;
+    setError('');
+    try {
+      await unwrap(client.DELETE('/api/conversion-pixels/{id}', { params: { path: { id: p.documentId } } }));
+      toast(pw('removed'));
+      await qc.invalidateQueries({ queryKey: ['conversion-pixels'] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
   const phaseName = (p: Pixel) => {
     if (p.trigger === 'won') return pw('trigger_won');
     const id = p.trigger.phase.documentId;
@@ -78,11 +106,7 @@ export function PixelsPage() {
           >
             {pw('edit')}
           </Button>
-          <Button
-            variant="ghost"
-            onClick={() => setRemoving(p)}
-            aria-label={pw('removeOf', { name: p.name })}
-          >
+          <Button variant="ghost" onClick={() => remove(p)} aria-label={pw('removeOf', { name: p.name })}>
             {pw('remove')}
           </Button>
         </span>
@@ -110,9 +134,9 @@ export function PixelsPage() {
           empty={pw('empty')}
         />
       )}
-      {list.error && (
+      {(error || list.error) && (
         <p role="alert" class="error">
-          {reason(list.error)}
+          {error || reason(list.error)}
         </p>
       )}
       {editing && (
@@ -123,7 +147,6 @@ export function PixelsPage() {
           onClose={() => setEditing(null)}
         />
       )}
-      <RemovePixel pixel={removing} onClose={() => setRemoving(null)} />
     </section>
   );
 }
@@ -267,56 +290,6 @@ function PixelEditor({
           </p>
         )}
       </form>
-    </Dialog>
-  );
-}
-
-function RemovePixel({ pixel, onClose }: { pixel: Pixel | null; onClose: () => void }) {
-  const qc = useQueryClient();
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError('');
-    onClose();
-  };
-  const remove = async () => {
-    if (!pixel) return;
-    setBusy(true);
-    try {
-      await unwrap(
-        client.DELETE('/api/conversion-pixels/{id}', { params: { path: { id: pixel.documentId } } }),
-      );
-      toast(pw('removed'));
-      await qc.invalidateQueries({ queryKey: ['conversion-pixels'] });
-      close();
-    } catch (err) {
-      setError(reason(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog
-      open={!!pixel}
-      title={pw('removeTitle', { name: pixel?.name ?? '' })}
-      onClose={close}
-      footer={
-        <>
-          <Button variant="secondary" onClick={close}>
-            {pw('cancel')}
-          </Button>
-          <Button variant="danger" busy={busy} onClick={remove}>
-            {pw('remove')}
-          </Button>
-        </>
-      }
-    >
-      <p>{pw('removeText')}</p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
     </Dialog>
   );
 }

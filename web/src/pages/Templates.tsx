@@ -9,6 +9,7 @@ import {
   Badge,
   Button,
   type Column,
+  confirmAction,
   DataTable,
   Dialog,
   EmptyState,
@@ -96,12 +97,32 @@ function WhatsAppTemplates() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [creating, setCreating] = useState(false);
-  const [removing, setRemoving] = useState<WaTemplate | null>(null);
   const admin = isAdmin();
   if (channels.data && wa.length === 0)
     return (
       <EmptyState text={tw('noWhatsappChannel')} action={<Link href="/channels">{tw('goChannels')}</Link>} />
     );
+  const remove = async (t: WaTemplate) => {
+    const ok = await confirmAction({
+      title: tw('removeTitle', { name: t.name }),
+      text: tw('removeWaText'),
+      confirmLabel: tw('remove'),
+      danger: true,
+    });
+    if (!ok) return;
+    setError('');
+    try {
+      await unwrap(
+        client.DELETE('/api/chat-channels/{channelId}/templates/{id}', {
+          params: { path: { channelId, id: t.documentId } },
+        }),
+      );
+      toast(tw('removed'));
+      await qc.invalidateQueries({ queryKey: ['wa-templates', channelId] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
   const sync = async () => {
     setBusy(true);
     setError('');
@@ -130,7 +151,7 @@ function WhatsAppTemplates() {
       key: 'actions',
       label: tw('actions'),
       render: (t) => (
-        <Button variant="ghost" onClick={() => setRemoving(t)} aria-label={tw('removeOf', { name: t.name })}>
+        <Button variant="ghost" onClick={() => remove(t)} aria-label={tw('removeOf', { name: t.name })}>
           {tw('remove')}
         </Button>
       ),
@@ -176,7 +197,6 @@ function WhatsAppTemplates() {
         empty={tw('waEmpty')}
       />
       <NewWaTemplate channelId={channelId} open={creating} onClose={() => setCreating(false)} />
-      <RemoveWaTemplate channelId={channelId} template={removing} onClose={() => setRemoving(null)} />
     </div>
   );
 }
@@ -321,66 +341,6 @@ function NewWaTemplate({
           </p>
         )}
       </form>
-    </Dialog>
-  );
-}
-
-function RemoveWaTemplate({
-  channelId,
-  template,
-  onClose,
-}: {
-  channelId: string;
-  template: WaTemplate | null;
-  onClose: () => void;
-}) {
-  const qc = useQueryClient();
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError('');
-    onClose();
-  };
-  const remove = async () => {
-    if (!template) return;
-    setBusy(true);
-    try {
-      await unwrap(
-        client.DELETE('/api/chat-channels/{channelId}/templates/{id}', {
-          params: { path: { channelId, id: template.documentId } },
-        }),
-      );
-      toast(tw('removed'));
-      await qc.invalidateQueries({ queryKey: ['wa-templates', channelId] });
-      close();
-    } catch (err) {
-      setError(reason(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog
-      open={!!template}
-      title={tw('removeTitle', { name: template?.name ?? '' })}
-      onClose={close}
-      footer={
-        <>
-          <Button variant="secondary" onClick={close}>
-            {tw('cancel')}
-          </Button>
-          <Button variant="danger" busy={busy} onClick={remove}>
-            {tw('remove')}
-          </Button>
-        </>
-      }
-    >
-      <p>{tw('removeWaText')}</p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
     </Dialog>
   );
 }

@@ -54,6 +54,7 @@ export const ptBR = {
   secretText: 'Guarde esta chave agora: ela não será mostrada de novo.',
   secretStored: 'Já guardei',
   adminsOnly: 'Só administradores da organização conectam e desconectam canais.',
+  inUse: 'Campanhas usam este canal: exclua-as antes de desconectar.',
 };
 export const en: typeof ptBR = {
   title: 'Channels',
@@ -110,4 +111,5 @@ export const en: typeof ptBR = {
   secretText: 'Keep this key now: it will not be shown again.',
   secretStored: 'I have kept it',
   adminsOnly: 'Only organization admins connect and disconnect channels.',
+  inUse: 'Campaigns use this channel: delete them before disconnecting it.',
 };

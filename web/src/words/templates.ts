@@ -74,6 +74,7 @@ export const ptBR = {
   unknownVariable: 'variável desconhecida: {name}',
   adminsOnly: 'Só administradores da organização criam e alteram modelos.',
   actions: 'Ações',
+  inUse: 'Campanhas usam este modelo: exclua-as antes.',
 };
 export const en: typeof ptBR = {
   title: 'Message templates',
@@ -150,4 +151,5 @@ export const en: typeof ptBR = {
   unknownVariable: 'unknown variable: {name}',
   adminsOnly: 'Only organization admins create and change templates.',
   actions: 'Actions',
+  inUse: 'Campaigns use this template: delete them first.',
 };
