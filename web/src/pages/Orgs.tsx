@@ -5,6 +5,7 @@ import { t } from '../i18n';
 import { code } from '../lib/words';
 import { navigate } from '../router';
 import { getSession, type Role, setSession } from '../session';
+import { Badge, Button, Field, PageHeader, Skeleton } from '../ui';
 
 interface Org {
   documentId: string;
@@ -48,41 +49,39 @@ export function OrgsPage() {
   };
   return (
     <section class="page narrow">
-      <h1>{t('pickOrg')}</h1>
-      {orgs.isLoading && <p>{t('loading')}</p>}
+      <PageHeader title={t('pickOrg')} />
+      {orgs.isLoading && <Skeleton lines={2} />}
       <ul class="org-list">
         {orgs.data?.map((o) => (
           <li key={o.documentId}>
             <button type="button" class="org-pick" data-org={o.slug} onClick={() => pick(o)}>
               <strong>{o.name}</strong>{' '}
               <span class="muted">
-                {o.slug} · {t(`role_${o.role}`)} · {code('plan', o.plan)}
-              </span>
+                {o.slug} · {t(`role_${o.role}`)}
+              </span>{' '}
+              <Badge>{code('plan', o.plan)}</Badge>
             </button>
           </li>
         ))}
       </ul>
       <form class="card-form" onSubmit={create}>
         <h2>{t('newOrg')}</h2>
-        <label>
-          {t('name')}
-          <input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          {t('slug')}
+        <Field label={t('name')} required>
+          <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </Field>
+        <Field label={t('slug')} required>
           <input
-            required
             pattern="[a-z0-9\-]+"
             value={slug}
             onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
           />
-        </label>
+        </Field>
         {error && (
           <p role="alert" class="error">
             {error}
           </p>
         )}
-        <button type="submit">{t('create')}</button>
+        <Button submit>{t('create')}</Button>
       </form>
     </section>
   );

@@ -1,6 +1,5 @@
 import { type ComponentChildren, cloneElement, isValidElement, type VNode } from 'preact';
 import { useId } from 'preact/hooks';
-import { uw } from './words';
 
 interface Props {
   label: ComponentChildren;
@@ -29,15 +28,16 @@ export function Field({ label, children, error, hint, required, class: cls }: Pr
     : children;
   return (
     <div class={`ds-field${error ? ' has-error' : ''}${cls ? ` ${cls}` : ''}`}>
-      <label for={id}>
-        {label}
+      <span class="ds-label">
+        <label for={id}>{label}</label>
+        {/* Outside the label: the control's `required` tells a screen reader; the star is for the eye only. */}
         {required && (
-          <span class="req" title={uw('required')}>
+          <span class="req" aria-hidden="true">
             {' '}
             *
           </span>
         )}
-      </label>
+      </span>
       {control}
       {hint && (
         <span id={hintId} class="ds-hint">
