@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
 import type { Principal } from '../../platform/auth/plugin.js';
+import { randomToken, sha256 } from '../../platform/auth/tokens.js';
 import { writeFileAtomically } from '../../platform/backup/backup.js';
 import { type Database, queryRows } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
@@ -30,7 +31,8 @@ type ExportRow = typeof organizationExports.$inferSelect;
 export const exportFile = (config: Pick<Config, 'CRM_DATA_DIR'>, orgId: number, documentId: string) =>
   join(orgFilesDir(config, 'exports', orgId), `${documentId}.tar.gz`);
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** The one-time link's token (docs/decisions.md, "One kind of one-time link"): shown once, stored as its SHA-256. */
+export const ORG_EXPORT_TOKEN_PREFIX = 'crm_ox_';
 
 export function toExport(row: ExportRow, orgDocumentId: string, token?: string) {
   return {
@@ -51,7 +53,7 @@ export function toExport(row: ExportRow, orgDocumentId: string, token?: string) 
 
 /** `POST /organizations/{id}/export` (owner): the export row and its job, one transaction; the link shown once. */
 export async function requestExport(deps: AppDeps, principal: Principal, documentId: string) {
-  const token = randomBytes(32).toString('base64url');
+  const token = randomToken(ORG_EXPORT_TOKEN_PREFIX);
   return deps.db.system.transaction(async (tx) => {
     const org = await ownedOrganization(tx, principal, documentId);
     refuseWhileDeleting(org, 'its data is going, there is nothing whole left to export');

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
+import { type Executor, queryRows, type Tx } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { type PRIVACY_REQUEST_KINDS, privacyRequests } from './table.js';
 
@@ -12,7 +12,7 @@ const byId = (orgId: number, id: number) =>
 export async function insertRequest(
   tx: Tx,
   orgId: number,
-  values: { kind: PrivacyRequestKind; contactId: number; membershipId: number },
+  values: { kind: PrivacyRequestKind; contactId: number; membershipId: number; tokenHash: string | null },
 ) {
   const [row] = await tx
     .insert(privacyRequests)
@@ -22,6 +22,7 @@ export async function insertRequest(
       kind: values.kind,
       contactId: values.contactId,
       requestedByMembershipId: values.membershipId,
+      tokenHash: values.tokenHash,
     })
     .returning();
   return row;
@@ -33,6 +34,15 @@ export async function findRequest(tx: Tx, orgId: number, documentId: string) {
     .from(privacyRequests)
     .where(and(eq(privacyRequests.organizationId, orgId), eq(privacyRequests.documentId, documentId)));
   return row as PrivacyRequestRow | undefined;
+}
+
+/** The request of an export link (any organization: the token is the credential; its hash is unique). */
+export async function requestByTokenHash(ex: Executor, tokenHash: string) {
+  const [row] = await queryRows<{ organization_id: number; id: number }>(
+    ex,
+    sql`select organization_id, id from privacy_requests where token_hash = ${tokenHash}`,
+  );
+  return row && { orgId: Number(row.organization_id), id: Number(row.id) };
 }
 
 export async function requestById(tx: Tx, orgId: number, id: number, lock = false) {

@@ -19,9 +19,9 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         description: beta(
           `${admins} Queues a job that writes a zip of JSON and CSV files (the contact, its timeline, the cards ` +
             'that reference it with their dynamic-field values, conversations and messages, campaign deliveries ' +
-            'and engagement, consents, tasks, quotes, and the uploaded files). Answers the request (202); ' +
-            '`GET /privacy-requests/{id}` gives its status and, when done, a signed `downloadUrl` that works once ' +
-            'for 15 minutes.',
+            'and engagement, consents, tasks, quotes, and the uploaded files). Answers the request (202) with its ' +
+            '`downloadUrl`, shown only in this answer: it works once the export is done (`GET /privacy-requests/{id}` ' +
+            'gives the status), once, for 15 minutes.',
         ),
         params: idParams,
         response: { 202: privacyRequest },
@@ -65,14 +65,16 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         operationId: 'getPrivacyRequest',
         summary: 'A data export or erasure: status, summary, the export’s download link',
         description: beta(
-          `${admins} status queued|running|done|failed; summary: counts per section or table. A done export ` +
-            'not yet downloaded and not expired has `downloadUrl` (works once, until `expiresAt`).',
+          `${admins} status queued|running|done|failed (an erasure is done once its data is gone, with \`warnings\` ` +
+            'for what failed after; an export is failed when the contact was erased while it was made); summary: ' +
+            'counts per section or table. `downloadUrl` is null here: the export link is shown once, in the answer ' +
+            'to the request.',
         ),
         params: idParams,
         response: { 200: privacyRequest },
       },
     },
-    async (req) => service.getRequest(req.tenant, deps.db, req.params.id),
+    async (req) => service.getRequest(req.tenant, req.params.id),
   );
 
   app.get(
@@ -82,11 +84,12 @@ export const privacyRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
       schema: {
         tags,
         operationId: 'downloadDataExport',
-        summary: 'Download a data export (the signed link; works once)',
+        summary: 'Download a data export (the one-time link; works once)',
         description: beta(
-          'The link is its own credential (no bearer): signed, valid 15 minutes after the export is done, and ' +
-            'usable once: the file is removed once sent (a `HEAD` checks the link without using it up). A second use, an expired or an altered link is a 404 ' +
-            'saying so.',
+          'The link is its own credential (no bearer): the token the export request answered with (only its ' +
+            'SHA-256 is stored), valid 15 minutes after the export is done, and usable once: the file is removed ' +
+            'once sent (a `HEAD` checks the link without using it up). 409 while the export is not done (the link ' +
+            'is not spent). A second use, an expired, failed or unknown link is a 404 saying so.',
         ),
         security: [],
         params: exportTokenParams,

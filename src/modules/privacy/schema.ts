@@ -45,7 +45,10 @@ export const privacyRequest = z
     downloadUrl: z
       .string()
       .nullable()
-      .describe('Done export not yet downloaded nor expired: the signed link, usable once, until expiresAt'),
+      .describe(
+        'The export link, only in the answer that created the export (null in every other answer): works once the ' +
+          'export is done, once, until expiresAt',
+      ),
     expiresAt: z.string().nullable(),
     downloadedAt: z.string().nullable(),
     createdAt: z.string(),
@@ -55,5 +58,5 @@ export const privacyRequest = z
 export type PrivacyRequest = z.infer<typeof privacyRequest>;
 
 export const exportTokenParams = z.object({
-  token: z.string().min(1).max(200).describe('The signed token of the link the export status gave'),
+  token: z.string().min(1).max(200).describe('The token of the link the export request answered with'),
 });

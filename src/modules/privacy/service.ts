@@ -9,24 +9,15 @@ import { iso } from '../../platform/http/schemas.js';
 import type { Jobs } from '../../platform/jobs/jobs.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { contactIdByDocumentId } from '../contacts/index.js';
-import { exportFilePath, signExportLink, verifyExportToken } from './links.js';
+import { exportFilePath, exportTokenHash, newExportLink } from './links.js';
 import { type PrivacyJobData, privacyRequestQueue } from './queues.js';
 import * as repo from './repo.js';
 import type { EraseInput, PrivacyRequest } from './schema.js';
 
 /** A person's data exported or erased (docs/lgpd.md): the requests, their status, the export's download. */
 
-async function toRequest(
-  db: Database,
-  row: repo.PrivacyRequestRow,
-  contactDocumentId: string,
-): Promise<PrivacyRequest> {
-  const downloadable =
-    row.kind === 'data_export' &&
-    row.status === 'done' &&
-    !row.downloadedAt &&
-    row.expiresAt &&
-    row.expiresAt.getTime() > Date.now();
+/** The request as answered; `link` only in the answer that created an export (the one time it is shown). */
+function toRequest(row: repo.PrivacyRequestRow, contactDocumentId: string, link?: string): PrivacyRequest {
   return {
     documentId: row.documentId,
     kind: row.kind,
@@ -36,9 +27,7 @@ async function toRequest(
     warnings: row.warnings,
     summary: row.summary,
     fileBytes: row.fileBytes,
-    downloadUrl: downloadable
-      ? await signExportLink(db, row.organizationId, row.documentId, row.expiresAt!)
-      : null,
+    downloadUrl: link ?? null,
     expiresAt: iso(row.expiresAt),
     downloadedAt: iso(row.downloadedAt),
     createdAt: iso(row.createdAt)!,
@@ -54,6 +43,7 @@ async function startRequest(
   check?: () => void,
 ) {
   requireRole(ctx, 'admin');
+  const link = kind === 'data_export' ? newExportLink() : null;
   const row = await ctx.transaction(async (tx) => {
     const contactId = await contactIdByDocumentId(tx, ctx.orgId, contactDocumentId);
     if (!contactId) throw notFound('Contact');
@@ -62,6 +52,7 @@ async function startRequest(
       kind,
       contactId,
       membershipId: ctx.membershipId,
+      tokenHash: link?.tokenHash ?? null,
     });
     const data: PrivacyJobData = { orgId: ctx.orgId, requestId: created.id, userId: ctx.userId };
     await deps.jobs.send(privacyRequestQueue, data, { tx });
@@ -69,7 +60,7 @@ async function startRequest(
     return created;
   });
   if (!ctx.dryRun) deps.jobs.nudge(privacyRequestQueue);
-  return toRequest(deps.db, row, contactDocumentId);
+  return toRequest(row, contactDocumentId, link?.url);
 }
 
 export const requestDataExport = (
@@ -95,7 +86,7 @@ export const requestErasure = (
       );
   });
 
-export async function getRequest(ctx: TenantContext, db: Database, documentId: string) {
+export async function getRequest(ctx: TenantContext, documentId: string) {
   requireRole(ctx, 'admin');
   const found = await ctx.transaction(async (tx) => {
     const row = await repo.findRequest(tx, ctx.orgId, documentId);
@@ -107,40 +98,51 @@ export async function getRequest(ctx: TenantContext, db: Database, documentId: s
     return { row, contact: c?.document_id ?? '' };
   });
   if (!found) throw notFound('Privacy request');
-  return toRequest(db, found.row, found.contact);
+  return toRequest(found.row, found.contact);
 }
 
 /**
- * The export's one download: the link's signature and expiry checked, the request marked downloaded (a second
- * use finds it so), the file streamed and removed once sent. Every refusal is a 404 saying what to do.
+ * The export's one download (the link's token is the credential): found by the token's hash, then refused while
+ * the export is not done (409, the link not spent), once used, failed or expired (404, saying to request a new
+ * export); else the request is marked downloaded (a second use finds it so), the file streamed and removed once
+ * sent. A HEAD (a link preview, a mail scanner) checks without using the link up.
  */
 export async function openExportDownload(db: Database, config: Config, token: string, peek = false) {
-  const link = await verifyExportToken(db, token);
-  if (!link.ok) throw linkError(link.reason);
-  const { orgId, documentId } = link;
-  const path = exportFilePath(config, orgId, documentId);
-  // A HEAD (a link preview, a mail scanner) looks without using the link up.
-  const claimed = await db.tenantTransaction(orgId, async (tx) => {
-    const row = await repo.findRequest(tx, orgId, documentId);
-    if (peek) return row?.status === 'done' && !row.downloadedAt;
-    return !!row && (await repo.claimDownload(tx, orgId, row.id));
+  const found = await repo.requestByTokenHash(db.system, exportTokenHash(token));
+  if (!found) throw linkError('invalid');
+  const { orgId, id } = found;
+  const row = await db.tenantTransaction(orgId, async (tx) => {
+    const request = await repo.requestById(tx, orgId, id);
+    if (!request || request.downloadedAt) throw linkError('used');
+    if (request.status === 'queued' || request.status === 'running')
+      throw new AppError(
+        'ConflictError',
+        `The export is ${request.status}, not ready yet: try again in a moment`,
+        {
+          status: request.status,
+        },
+      );
+    if (request.status === 'failed') throw linkError('failed');
+    if (!request.expiresAt || request.expiresAt.getTime() <= Date.now()) throw linkError('expired');
+    if (!peek && !(await repo.claimDownload(tx, orgId, id))) throw linkError('used');
+    return request;
   });
-  const info = claimed ? await stat(path).catch(() => null) : null;
-  if (!info)
-    throw new AppError(
-      'NotFoundError',
-      'This export was already downloaded (a link works once) or its file is gone: request a new export',
-    );
-  if (peek) return { stream: null, size: info.size, name: `data-export-${documentId}.zip` };
+  const path = exportFilePath(config, orgId, row.documentId);
+  const info = await stat(path).catch(() => null);
+  if (!info) throw linkError('used');
+  const name = `data-export-${row.documentId}.zip`;
+  if (peek) return { stream: null, size: info.size, name };
   const stream = createReadStream(path);
   stream.on('close', () => void unlink(path).catch(() => {}));
-  return { stream, size: info.size, name: `data-export-${documentId}.zip` };
+  return { stream, size: info.size, name };
 }
 
-const linkError = (reason: 'invalid' | 'expired') =>
-  new AppError(
-    'NotFoundError',
-    reason === 'expired'
-      ? 'This export link expired (links work for 15 minutes after the export is done): request a new export'
-      : 'This export link is not valid: use the downloadUrl of the export status',
-  );
+const LINK_ERRORS = {
+  invalid: 'This export link is not valid: use the downloadUrl the export request answered with',
+  used: 'This export was already downloaded (a link works once) or its file is gone: request a new export',
+  failed: 'This export failed (GET /privacy-requests/{id} says why): request a new export',
+  expired:
+    'This export link expired (links work for 15 minutes after the export is done): request a new export',
+};
+
+const linkError = (reason: keyof typeof LINK_ERRORS) => new AppError('NotFoundError', LINK_ERRORS[reason]);

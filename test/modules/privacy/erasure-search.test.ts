@@ -158,7 +158,8 @@ describe.skipIf(!process.env.DATABASE_URL)('erasure: nothing of the person is le
       async () => (await t.api.get(`/privacy-requests/${exp.body.documentId}`)).body,
       (r) => r.status === 'done' || r.status === 'failed',
     );
-    const zip = unzip((await env.app.inject({ method: 'GET', url: ready.downloadUrl })).rawPayload);
+    expect(ready.status).toBe('done');
+    const zip = unzip((await env.app.inject({ method: 'GET', url: exp.body.downloadUrl })).rawPayload);
     expect(
       zip
         .json('messages.json')

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { getApp, newTenant, type TestContext } from '../../helpers/app.js';
-import { createPerson, person, runRequest } from './helpers.js';
+import { createPerson, person, runRequest, unzip } from './helpers.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -28,15 +28,15 @@ describe('privacy requests across organizations', () => {
     expect(bErase.body.error.message).toBe('Contact not found');
     expect((await b.api.get(`/privacy-requests/${exp.body.documentId}`)).status).toBe(404);
 
-    // A's link signed for B's organization id does not reach A's export.
+    // A's link is the credential, whoever holds it; a token of B's own export does not reach A's.
     await runRequest(a, exp.body.documentId);
-    const { downloadUrl } = (await a.api.get(`/privacy-requests/${exp.body.documentId}`)).body;
-    const [orgB] = await queryRows<{ id: number }>(
-      ctx.db.system,
-      sql`select id from organizations where slug = ${b.slug}`,
-    );
-    const forged = downloadUrl.replace(/\/data-exports\/\d+\./, `/data-exports/${orgB.id}.`);
-    const res = await ctx.app.inject({ method: 'GET', url: forged });
+    const downloadUrl: string = exp.body.downloadUrl;
+    const bContact = await createPerson(b.api, person());
+    const bExp = (await b.api.post(`/contacts/${bContact}/data-export`)).body;
+    await runRequest(b, bExp.documentId);
+    const bZip = unzip((await ctx.app.inject({ method: 'GET', url: bExp.downloadUrl })).rawPayload);
+    expect(bZip.json('contact.json').map((c: { document_id: string }) => c.document_id)).toEqual([bContact]);
+    const res = await ctx.app.inject({ method: 'GET', url: `${downloadUrl.slice(0, -1)}0` });
     expect(res.statusCode).toBe(404);
 
     // Nothing of B's attempts was recorded; A's contact is intact and its export still downloads once.
@@ -45,7 +45,7 @@ describe('privacy requests across organizations', () => {
       sql`select count(*)::int as n from privacy_requests r join organizations o on o.id = r.organization_id
           where o.slug = ${b.slug}`,
     );
-    expect(n).toBe(0);
+    expect(n).toBe(1); // B's own export only
     expect((await a.api.get(`/contacts/${contact}`)).body.name).toBe(p.name);
     expect((await ctx.app.inject({ method: 'GET', url: downloadUrl })).statusCode).toBe(200);
   });

@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { addressHashIn } from '../../../src/modules/privacy/index.js';
 import { addressHasher } from '../../../src/modules/privacy/keyed-hash.js';
-import { signExportLink } from '../../../src/modules/privacy/links.js';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, apiClient, getApp, newTenant, type TestContext } from '../../helpers/app.js';
 import { startMessaging } from '../../helpers/messaging.js';
@@ -34,7 +33,12 @@ describe('data export', () => {
       status: 'queued',
       contact: { documentId: contact },
     });
-    expect(res.body.downloadUrl).toBeNull();
+    // The link, shown once: not ready yet (409, not spent).
+    const link: string = res.body.downloadUrl;
+    expect(link).toMatch(/^\/api\/data-exports\/crm_dx_[0-9A-Za-z]{43}$/);
+    const early = await download(link);
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error.message).toMatch(/not ready yet/);
     const { scheduled } = await runRequest(t, res.body.documentId);
 
     const status = (await t.api.get(`/privacy-requests/${res.body.documentId}`)).body;
@@ -47,11 +51,16 @@ describe('data export', () => {
     expect(expires).toBeGreaterThan(14 * 60_000);
     expect(expires).toBeLessThanOrEqual(15 * 60_000);
     expect(scheduled).toHaveLength(1);
-    expect(status.downloadUrl).toMatch(/^\/api\/data-exports\/\d+\.[a-z0-9]{24}\.\d+\.[\w-]{43}$/);
+    expect(status.downloadUrl).toBeNull();
+    const [stored] = await queryRows<{ token_hash: string }>(
+      ctx.db.system,
+      sql`select token_hash from privacy_requests where document_id = ${res.body.documentId}`,
+    );
+    expect(stored.token_hash).toBe(createHash('sha256').update(link.split('/').pop()!).digest('hex'));
 
-    const peek = await ctx.app.inject({ method: 'HEAD', url: status.downloadUrl });
+    const peek = await ctx.app.inject({ method: 'HEAD', url: link });
     expect(peek.statusCode).toBe(200);
-    const first = await download(status.downloadUrl);
+    const first = await download(link);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('application/zip');
     const zip = unzip(first.rawPayload);
@@ -83,7 +92,7 @@ describe('data export', () => {
       expect(zip.json(`${name}.json`)).toEqual([]);
     expect(zip.json('manifest.json').counts.cards).toBe(1);
 
-    const second = await download(status.downloadUrl);
+    const second = await download(link);
     expect(second.statusCode).toBe(404);
     expect(second.json().error.message).toMatch(/already downloaded .*request a new export/);
     const after = (await t.api.get(`/privacy-requests/${res.body.documentId}`)).body;
@@ -91,34 +100,25 @@ describe('data export', () => {
     expect(after.downloadedAt).not.toBeNull();
   });
 
-  test('an expired or altered link is a 404 saying so; the status stops offering it', async () => {
+  test('an expired, altered or failed export link is a 404 saying so', async () => {
     const t = await newTenant();
     const contact = await createPerson(t.api, person());
     const res = await t.api.post(`/contacts/${contact}/data-export`);
+    const link: string = res.body.downloadUrl;
     await runRequest(t, res.body.documentId);
-    const [row] = await queryRows<{ organization_id: number }>(
-      ctx.db.system,
-      sql`select organization_id from privacy_requests where document_id = ${res.body.documentId}`,
-    );
-    const past = await signExportLink(
-      ctx.db,
-      Number(row.organization_id),
-      res.body.documentId,
-      new Date(Date.now() - 1000),
-    );
-    const expired = await download(past);
-    expect(expired.statusCode).toBe(404);
-    expect(expired.json().error.message).toMatch(/expired.*request a new export/);
-    const { downloadUrl } = (await t.api.get(`/privacy-requests/${res.body.documentId}`)).body;
-    const altered = await download(
-      downloadUrl.replace(/\.(\d+)\./, (_: string, n: string) => `.${Number(n) + 60}.`),
-    );
+    const altered = await download(link.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')));
     expect(altered.statusCode).toBe(404);
     expect(altered.json().error.message).toMatch(/not valid/);
     await ctx.db.system.execute(
       sql`update privacy_requests set expires_at = now() - interval '1 second' where document_id = ${res.body.documentId}`,
     );
-    expect((await t.api.get(`/privacy-requests/${res.body.documentId}`)).body.downloadUrl).toBeNull();
+    const expired = await download(link);
+    expect(expired.statusCode).toBe(404);
+    expect(expired.json().error.message).toMatch(/expired.*request a new export/);
+    await ctx.db.system.execute(
+      sql`update privacy_requests set status = 'failed', expires_at = null where document_id = ${res.body.documentId}`,
+    );
+    expect((await download(link)).json().error.message).toMatch(/failed.*request a new export/);
     expect((await anon().get('/data-exports/garbage')).status).toBe(404);
   });
 

@@ -48,7 +48,7 @@ describe('an export and an erasure of the same person', () => {
     const p = person();
     const contact = await createPerson(t.api, p);
     await t.api.post(`/contacts/${contact}/notes`, { data: { description: `Met ${p.name}` } });
-    const exp = (await t.api.post(`/contacts/${contact}/data-export`)).body.documentId;
+    const { documentId: exp, downloadUrl } = (await t.api.post(`/contacts/${contact}/data-export`)).body;
     const era = (await t.api.post(`/contacts/${contact}/erase`, { confirm: contact })).body.documentId;
 
     // The export's job: its claim (1st transaction), the contact's page as JSON (2nd), then the erasure runs
@@ -59,20 +59,24 @@ describe('an export and an erasure of the same person', () => {
     expect(after).toMatchObject({ status: 'failed', downloadUrl: null, fileBytes: null });
     expect(after.error).toMatch(/erased while this export was being made/);
     expect(existsSync(exportFilePath(ctx.config, await orgIdOf(t.slug), exp))).toBe(false);
+    const refused = await ctx.app.inject({ method: 'GET', url: downloadUrl });
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json().error.message).toMatch(/failed/);
     expect(await status(t, era)).toMatchObject({ status: 'done', warnings: [] });
   });
 
   test('an export done before the erasure is expired by it: its link is refused', async () => {
     const t = await newTenant();
     const contact = await createPerson(t.api, person());
-    const exp = (await t.api.post(`/contacts/${contact}/data-export`)).body.documentId;
+    const { documentId: exp, downloadUrl } = (await t.api.post(`/contacts/${contact}/data-export`)).body;
     await runRequest(t, exp);
-    const { downloadUrl } = await status(t, exp);
-    expect(downloadUrl).toBeTruthy();
+    expect((await ctx.app.inject({ method: 'HEAD', url: downloadUrl })).statusCode).toBe(200);
     const era = (await t.api.post(`/contacts/${contact}/erase`, { confirm: contact })).body.documentId;
     await runRequest(t, era);
-    expect(await status(t, exp)).toMatchObject({ status: 'done', downloadUrl: null });
-    expect((await ctx.app.inject({ method: 'GET', url: downloadUrl })).statusCode).toBe(404);
+    expect(await status(t, exp)).toMatchObject({ status: 'done', downloadedAt: null });
+    const refused = await ctx.app.inject({ method: 'GET', url: downloadUrl });
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json().error.message).toMatch(/expired/);
   });
 
   test.skipIf(!process.env.DATABASE_URL)(
@@ -82,7 +86,7 @@ describe('an export and an erasure of the same person', () => {
       const p = person();
       const contact = await createPerson(t.api, p);
       const orgId = await orgIdOf(t.slug);
-      const exp = (await t.api.post(`/contacts/${contact}/data-export`)).body.documentId;
+      const { documentId: exp, downloadUrl } = (await t.api.post(`/contacts/${contact}/data-export`)).body;
       const [c] = await queryRows<{ id: number }>(
         ctx.db.system,
         sql`select id from contacts where document_id = ${contact}`,
@@ -113,7 +117,7 @@ describe('an export and an erasure of the same person', () => {
       await job;
       const done = await status(t, exp);
       expect(done.status).toBe('done');
-      const zip = unzip((await ctx.app.inject({ method: 'GET', url: done.downloadUrl })).rawPayload);
+      const zip = unzip((await ctx.app.inject({ method: 'GET', url: downloadUrl })).rawPayload);
       expect(zip.json('contact.json')[0]).toMatchObject({ name: 'Erased contact', email: null });
       expect(zip.text('contact.json')).not.toContain(p.name);
     },
