@@ -123,7 +123,8 @@ async function main() {
       const first = Date.now() - started;
       await page.waitForFunction(
         (n: number) =>
-          [...document.querySelectorAll('.column')].filter((c) => c.querySelector('[data-card-id]')).length >= n,
+          [...document.querySelectorAll('.column')].filter((c) => c.querySelector('[data-card-id]')).length >=
+          n,
         phases,
         { timeout: 60_000 },
       );
@@ -170,10 +171,13 @@ async function main() {
   );
   console.log('| load | first card (ms) | every column (ms) |');
   console.log('|---|---|---|');
-  for (const [i, l] of loads.entries()) console.log(`| ${i + 1}${i === 0 ? ' (cold)' : ''} | ${l.first} | ${l.all} |`);
+  for (const [i, l] of loads.entries())
+    console.log(`| ${i + 1}${i === 0 ? ' (cold)' : ''} | ${l.first} | ${l.all} |`);
   const warm = loads.slice(1).map((l) => l.first);
   if (warm.length) console.log(`| warm median | ${percentile(warm, 0.5)} | |`);
-  console.log('\n| "load more" page | time to the new cards (ms) | cards in the column | long tasks | longest (ms) |');
+  console.log(
+    '\n| "load more" page | time to the new cards (ms) | cards in the column | long tasks | longest (ms) |',
+  );
   console.log('|---|---|---|---|---|');
   for (const [i, p] of pages.entries())
     console.log(`| ${i + 1} | ${p.ms} | ${p.cards} | ${p.longTasks} | ${p.longestMs} |`);

@@ -191,7 +191,10 @@ describe('the seeded demo', () => {
   });
 
   test('a campaign sent with engagement and a conversation with messages (issue 31 item 5)', async () => {
-    const campaigns = (await t.api.get('/campaigns')).body.data as { documentId: string; campaignStatus: string }[];
+    const campaigns = (await t.api.get('/campaigns')).body.data as {
+      documentId: string;
+      campaignStatus: string;
+    }[];
     expect(campaigns).toHaveLength(1);
     expect(campaigns[0].campaignStatus).toBe('completed');
     const stats = await t.api.get(`/campaigns/${campaigns[0].documentId}/stats`);
