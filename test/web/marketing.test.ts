@@ -119,9 +119,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const fieldError = dialog.locator('.ds-field.has-error .ds-error');
     await fieldError.waitFor();
     expect(await fieldError.textContent()).toBe('valor inválido');
-    expect(await dialog.locator('.ds-field.has-error label').textContent()).toContain(
-      'ID do número de telefone',
-    );
+    expect(await dialog.locator('.ds-field.has-error').textContent()).toContain('ID do número de telefone');
     await shot(p, 'marketing-channel-refused');
     await dialog.locator('input[name=phoneNumberId]').fill('1001');
     await dialog.getByRole('button', { name: 'Conectar', exact: true }).click();
@@ -145,6 +143,20 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const synced = (await t.api.get(`/chat-channels/${channelId}/templates`)).body.data;
     expect(synced.map((x: { name: string }) => x.name).sort()).toEqual(['aviso_web', 'promo_web']);
     await shot(p, 'marketing-templates');
+    // A new template submitted for review: it lands at the provider and shows "Em análise".
+    await p.getByRole('button', { name: 'Novo modelo do WhatsApp' }).click();
+    const tpl = p.locator('dialog[open]');
+    await tpl.locator('input[name=wa-name]').fill('boas_vindas');
+    await tpl.locator('select[name=wa-category]').selectOption('UTILITY');
+    await tpl.locator('textarea[name=wa-body]').fill('Bem-vindo, {{1}}!');
+    await tpl.locator('input[name=wa-example-1]').fill('Ana');
+    await tpl.getByRole('button', { name: 'Enviar para análise' }).click();
+    await toast(p, 'Modelo enviado para análise.');
+    await p.locator('tr', { hasText: 'boas_vindas' }).getByText('Em análise').waitFor();
+    expect(env.wa.templates.get('boas_vindas|pt_BR')).toMatchObject({
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Bem-vindo, {{1}}!', example: { body_text: [['Ana']] } }],
+    });
 
     // Compose: channel, the approved template (the one in review cannot be picked), the segment's live count.
     await go(p, '/campaigns');
@@ -341,7 +353,15 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     ];
     // User data: the template names at the provider are snake_case by the provider's rule.
     // The audience's contacts and segment as the campaign helpers name them.
-    const allowed = [t.user.username, t.slug, 'promo_web', 'aviso_web', 'City campinas', 'Person '];
+    const allowed = [
+      t.user.username,
+      t.slug,
+      'promo_web',
+      'aviso_web',
+      'boas_vindas',
+      'City campinas',
+      'Person ',
+    ];
     const problems: Record<string, string[]> = {};
     for (const phone of [false, true]) {
       const p = await signedIn(phone);
