@@ -4,6 +4,7 @@ import { Link } from '../components/Link';
 import { t } from '../i18n';
 import { currentPath, navigate } from '../router';
 import { setSession } from '../session';
+import { Button, Field } from '../ui';
 
 /** Where to go once signed in: back to an agent's confirmation link, else to the organizations. */
 function afterSignIn() {
@@ -44,36 +45,32 @@ export function SignInPage() {
   return (
     <form class="card-form auth" onSubmit={submit} aria-labelledby="signin-title">
       <h1 id="signin-title">{t('signIn')}</h1>
-      <label>
-        {t('email')}
+      <Field label={t('email')} required>
         <input
           type="email"
           name="email"
           autoComplete="username"
-          required
           value={identifier}
           onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)}
         />
-      </label>
-      <label>
-        {t('password')}
+      </Field>
+      <Field label={t('password')} required>
         <input
           type="password"
           name="password"
           autoComplete="current-password"
-          required
           value={password}
           onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
         />
-      </label>
+      </Field>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      <Button submit busy={busy}>
         {t('signIn')}
-      </button>
+      </Button>
       <Link href="/signup">{t('noAccount')}</Link>
     </form>
   );
@@ -94,48 +91,36 @@ export function SignUpPage() {
   return (
     <form class="card-form auth" onSubmit={submit} aria-labelledby="signup-title">
       <h1 id="signup-title">{t('signUp')}</h1>
-      <label>
-        {t('username')}
+      <Field label={t('username')} required>
         <input
           name="username"
           autoComplete="username"
-          required
           minLength={3}
           value={v.username}
           onInput={set('username')}
         />
-      </label>
-      <label>
-        {t('email')}
-        <input
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          value={v.email}
-          onInput={set('email')}
-        />
-      </label>
-      <label>
-        {t('password')}
+      </Field>
+      <Field label={t('email')} required>
+        <input type="email" name="email" autoComplete="email" value={v.email} onInput={set('email')} />
+      </Field>
+      <Field label={t('password')} required>
         <input
           type="password"
           name="password"
           autoComplete="new-password"
-          required
           minLength={8}
           value={v.password}
           onInput={set('password')}
         />
-      </label>
+      </Field>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      <Button submit busy={busy}>
         {t('signUp')}
-      </button>
+      </Button>
       <Link href="/">{t('haveAccount')}</Link>
     </form>
   );
