@@ -2,8 +2,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { t } from '../i18n';
-import { initials, userName } from '../lib/people';
+import { userName } from '../lib/people';
 import { getSession, setSession } from '../session';
+import { Avatar, Button, Field } from '../ui';
 
 /** The signed-in person's profile: the display name shown instead of the username (PUT /api/users/me). */
 export function Profile() {
@@ -36,15 +37,11 @@ export function Profile() {
       <h2 id="profile-title">{t('profile')}</h2>
       {me.error && <p class="error">{reason(me.error)}</p>}
       <p class="profile-who">
-        <span class="avatar" aria-hidden="true">
-          {initials(user)}
-        </span>{' '}
-        {userName(user)} <span class="muted small">@{user?.username}</span>
+        <Avatar user={user} size="md" /> {userName(user)} <span class="muted small">@{user?.username}</span>
       </p>
       <form class="card-form" onSubmit={save} aria-labelledby="profile-title">
         <div class="row">
-          <label>
-            {t('displayName')}
+          <Field label={t('displayName')} hint={t('displayNameHint')}>
             <input
               name="display-name"
               maxLength={120}
@@ -52,10 +49,9 @@ export function Profile() {
               value={name}
               onInput={(e) => setName((e.target as HTMLInputElement).value)}
             />
-          </label>
-          <button type="submit">{t('save')}</button>
+          </Field>
+          <Button submit>{t('save')}</Button>
         </div>
-        <p class="muted small">{t('displayNameHint')}</p>
       </form>
       {status && (
         <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>

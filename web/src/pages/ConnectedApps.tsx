@@ -3,6 +3,7 @@ import { reason } from '../api';
 import { date, t } from '../i18n';
 import { type ConnectedApplication, oauthCall } from '../lib/oauth-api';
 import { scopeList, scopeWords } from '../lib/scope-words';
+import { Button, EmptyState } from '../ui';
 
 /** Settings: the applications the person connected with OAuth, each disconnected at once (its tokens get 401). */
 export function ConnectedApps() {
@@ -17,7 +18,7 @@ export function ConnectedApps() {
   });
   const apps = q.data?.data;
   return (
-    <section aria-labelledby="connected-apps" data-testid="connected-apps">
+    <section aria-labelledby="connected-apps" data-testid="connected-apps" class="settings-block">
       <h2 id="connected-apps">{t('connectedApps')}</h2>
       <p class="muted small">{t('connectedAppsText')}</p>
       {(q.error || revoke.error) && (
@@ -26,7 +27,7 @@ export function ConnectedApps() {
         </p>
       )}
       {revoke.isSuccess && <p role="status">{t('disconnected')}</p>}
-      {apps && !apps.length && <p class="muted">{t('connectedAppsNone')}</p>}
+      {apps && !apps.length && <EmptyState text={t('connectedAppsNone')} />}
       {apps && apps.length > 0 && (
         <ul class="connected-apps">
           {apps.map((a) => (
@@ -42,9 +43,9 @@ export function ConnectedApps() {
                   <li key={s}>{scopeWords(s)}</li>
                 ))}
               </ul>
-              <button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate(a.id)}>
+              <Button variant="secondary" busy={revoke.isPending} onClick={() => revoke.mutate(a.id)}>
                 {t('disconnect')}
-              </button>
+              </Button>
             </li>
           ))}
         </ul>
