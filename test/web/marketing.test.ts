@@ -340,6 +340,44 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await p.context().close();
   });
 
+  test("roles: a viewer gets no campaign controls, a member none of the admins' channels, templates or pixels; the campaign in English", async () => {
+    const p = await signedIn();
+    // The page decides from the session's role (the service refuses anyway: tested in test/modules).
+    const actAs = (role: string) =>
+      p.evaluate((r) => {
+        const s = JSON.parse(localStorage.getItem('crm.session')!);
+        s.org.role = r;
+        localStorage.setItem('crm.session', JSON.stringify(s));
+      }, role);
+    await actAs('viewer');
+    await go(p, '/campaigns');
+    await p.getByText('Seu papel só permite ver as campanhas.').waitFor();
+    expect(await p.getByRole('button', { name: 'Nova campanha' }).count()).toBe(0);
+    await go(p, `/campaigns/${campaignId}`);
+    await p.locator('[data-testid=campaign-stats]').waitFor();
+    expect(await p.locator('.ds-page-header button').count()).toBe(0);
+    await actAs('member');
+    await go(p, '/channels');
+    await p.getByText('Só administradores da organização conectam e desconectam canais.').waitFor();
+    expect(await p.getByRole('button', { name: /Conectar canal|Desconectar/ }).count()).toBe(0);
+    await go(p, '/templates');
+    await p.locator('[data-testid=templates] tbody tr').first().waitFor();
+    expect(await p.getByRole('button', { name: /Sincronizar|Novo modelo|Excluir/ }).count()).toBe(0);
+    await go(p, '/conversion-pixels');
+    await p.getByText('Só administradores da organização veem e alteram os pixels.').waitFor();
+    expect(await p.getByRole('button', { name: 'Novo pixel' }).count()).toBe(0);
+
+    // In English, the same campaign in English words.
+    await actAs('owner');
+    await go(p, `/campaigns/${campaignId}`);
+    await p.locator('.lang select').selectOption('en');
+    await p.locator('[data-testid=campaign-status]', { hasText: 'Completed' }).waitFor();
+    await p.locator('[data-testid=campaign-skips]', { hasText: 'no marketing consent: 1' }).waitFor();
+    expect(await p.locator('[data-testid=campaign-stats]').textContent()).toContain('Read or opened');
+    await p.locator('.lang select').selectOption('pt-BR');
+    await p.context().close();
+  });
+
   test('every marketing page in pt-BR only, accessible, and within a 390 px phone', async () => {
     expect(campaignId).not.toBe('');
     const pages = [
