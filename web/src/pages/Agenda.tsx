@@ -7,7 +7,7 @@ import { MeetingForm } from '../components/MeetingForm';
 import { getLang, t } from '../i18n';
 import { addDays } from '../lib/dates';
 import { canWrite } from '../session';
-import { confirmAction } from '../ui';
+import { Button, confirmAction } from '../ui';
 
 type Schemas = import('../api').Schemas;
 type Item = Schemas['AgendaItem'];
@@ -83,15 +83,14 @@ export function AgendaPage() {
       {it.link?.type === 'meeting' && canWrite() && (
         <>
           {' '}
-          <button
-            type="button"
-            class="link"
+          <Button
+            variant="ghost"
             data-cancel-meeting={it.link.documentId}
             onClick={() => cancel(it.link!.documentId)}
             aria-label={`${t('cancelMeeting')}: ${it.title}`}
           >
             {t('cancelMeeting')}
-          </button>
+          </Button>
         </>
       )}
     </li>
@@ -168,15 +167,15 @@ function AgendaHead({
       </fieldset>
       {view === 'week' && (
         <div class="row">
-          <button type="button" class="secondary" onClick={() => onFrom(addDays(from, -7))}>
+          <Button variant="secondary" onClick={() => onFrom(addDays(from, -7))}>
             ‹ {t('previousWeek')}
-          </button>
-          <button type="button" class="secondary" onClick={() => onFrom(mondayOf(new Date()))}>
+          </Button>
+          <Button variant="secondary" onClick={() => onFrom(mondayOf(new Date()))}>
             {t('today')}
-          </button>
-          <button type="button" class="secondary" onClick={() => onFrom(addDays(from, 7))}>
+          </Button>
+          <Button variant="secondary" onClick={() => onFrom(addDays(from, 7))}>
             {t('nextWeek')} ›
-          </button>
+          </Button>
         </div>
       )}
     </div>
@@ -231,9 +230,9 @@ function CalendarConnection({ connection, loaded }: { connection?: Connection; l
           {connection.displayName ?? connection.calendarUrl}{' '}
           <span class="muted small">({connection.username})</span>
         </p>
-        <button type="button" class="secondary" onClick={disconnect}>
+        <Button variant="secondary" onClick={disconnect}>
           {t('disconnect')}
-        </button>
+        </Button>
         {error && (
           <p role="alert" class="error">
             {error}
@@ -281,9 +280,9 @@ function CalendarConnection({ connection, loaded }: { connection?: Connection; l
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      <Button submit busy={busy}>
         {t('connect')}
-      </button>
+      </Button>
     </form>
   );
 }

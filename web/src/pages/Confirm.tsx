@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, client, reason, unwrap } from '../api';
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
+import { Button } from '../ui';
 
 type Confirmation = import('../api').Schemas['AgentConfirmation'];
 
@@ -49,22 +50,12 @@ export function ConfirmPage({ id }: { id: string }) {
       <ConfirmationDetails c={c} org={org} />
       {c.status === 'pending' ? (
         <div class="actions">
-          <button
-            type="button"
-            class="primary"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate('approve')}
-          >
+          <Button variant="primary" disabled={decide.isPending} onClick={() => decide.mutate('approve')}>
             {t('confirmApprove')}
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate('decline')}
-          >
+          </Button>
+          <Button variant="secondary" disabled={decide.isPending} onClick={() => decide.mutate('decline')}>
             {t('confirmDecline')}
-          </button>
+          </Button>
         </div>
       ) : (
         <p class="confirm-outcome" role="status">

@@ -5,6 +5,7 @@ import { t } from '../i18n';
 import { type ConsentRequest, oauthCall } from '../lib/oauth-api';
 import { scopeList, scopeWords } from '../lib/scope-words';
 import { getSession } from '../session';
+import { Button } from '../ui';
 
 const uidOfLink = () => new URLSearchParams(location.search).get('uid') ?? '';
 
@@ -93,17 +94,16 @@ export function OAuthConsentPage() {
         <p role="status">{t('oauthLeaving')}</p>
       ) : (
         <div class="actions">
-          <button
-            type="button"
-            class="primary"
+          <Button
+            variant="primary"
             disabled={decide.isPending || !chosen}
             onClick={() => decide.mutate(true)}
           >
             {t('oauthAllow')}
-          </button>
-          <button type="button" disabled={decide.isPending} onClick={() => decide.mutate(false)}>
+          </Button>
+          <Button variant="secondary" disabled={decide.isPending} onClick={() => decide.mutate(false)}>
             {t('oauthDeny')}
-          </button>
+          </Button>
         </div>
       )}
     </section>
