@@ -84,13 +84,13 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
         return c;
       });
 
-  async function signedIn(phone = false) {
+  async function signedIn(phone = false, who: Tenant = t) {
     const p = await (await context(phone)).newPage();
     await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', t.user.email);
-    await p.fill('input[type=password]', t.user.password);
+    await p.fill('input[type=email]', who.user.email);
+    await p.fill('input[type=password]', who.user.password);
     await p.click('button[type=submit]');
-    await p.click(`button[data-org="${t.slug}"]`);
+    await p.click(`button[data-org="${who.slug}"]`);
     await p.getByRole('heading', { name: 'Quadros' }).waitFor();
     return p;
   }
@@ -375,6 +375,26 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await p.locator('[data-testid=campaign-skips]', { hasText: 'no marketing consent: 1' }).waitFor();
     expect(await p.locator('[data-testid=campaign-stats]').textContent()).toContain('Read or opened');
     await p.locator('.lang select').selectOption('pt-BR');
+    await p.context().close();
+  });
+
+  test("another organization sees none of this one's campaigns, channels, templates or pixels", async () => {
+    const other = await newTenant(env.app);
+    const p = await signedIn(false, other);
+    const errors = watchConsole(p, [404]);
+    await go(p, `/campaigns/${campaignId}`);
+    await p.locator('main [role=alert]', { hasText: 'Não encontrado.' }).waitFor();
+    await go(p, '/campaigns');
+    await p.getByText('Nenhuma campanha ainda.').waitFor();
+    await go(p, '/channels');
+    await p.getByText('Nenhum canal conectado ainda.').waitFor();
+    await go(p, '/templates');
+    await p.getByText('Nenhum canal do WhatsApp conectado. Conecte um em Canais.').waitFor();
+    await go(p, '/templates/email');
+    await p.getByText('Nenhum modelo de e-mail ainda.').waitFor();
+    await go(p, '/conversion-pixels');
+    await p.getByText('Nenhum pixel ainda.').waitFor();
+    expect(errors).toEqual([]);
     await p.context().close();
   });
 
