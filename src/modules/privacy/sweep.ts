@@ -86,8 +86,8 @@ export async function sweepOrganization(tx: Tx, orgId: number, pattern: string) 
  * The job queue's own copies (pg-boss jobs and their archive: a mail's recipient, a webhook's body): not tenant
  * tables, so swept on the system connection, by the person's identifiers. A job that names its organization
  * (`orgId`, the convention of tenant jobs) is touched only when it is this organization's: another organization's
- * pending sends to the same address are never rewritten. Jobs that name none (the mail queue) are swept on the
- * identifiers alone (docs/lgpd.md, "Erasure").
+ * pending sends to the same address are never rewritten. Mail jobs name theirs too (enqueueMail's `orgId`); jobs
+ * that name none (mail queued before that) are swept on the identifiers alone (docs/lgpd.md, "Erasure").
  */
 export async function sweepJobQueue(ex: Executor, orgId: number, pattern: string) {
   let n = 0;
