@@ -13,13 +13,14 @@
  * that blocks the thread that long is one a person feels while scrolling. Prints a table; loopback only.
  */
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { freePort } from '../scripts/cluster/pg-pair.js';
 import { sessionSigner } from '../src/platform/auth/tokens.js';
 import { queryRows } from '../src/platform/db/client.js';
 import { WEB_DIR } from '../src/platform/http/web-app.js';
 import { instanceSecret } from '../src/platform/secrets/secrets.js';
+import { CHROMIUM, launchBrowser } from '../test/web/helpers.js';
 import {
   backendName,
   benchConfig,
@@ -37,16 +38,6 @@ import {
 const flags = parseFlags(process.argv.slice(2));
 const LOADS = numberFlag(flags, 'loads', 5);
 const PAGES = numberFlag(flags, 'pages', 10);
-const CHROMIUM = process.env.CRM_CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function ownerSession() {
   const meta = readMeta();
@@ -85,19 +76,7 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const before = loadAverage();
   const service = await startServiceProcess(port, { RATE_LIMIT_ENABLED: 'false', CRM_FROM_SOURCE: '1' });
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchBrowser();
   const url = `${base}/app/boards/${meta.board.documentId}`;
   const phases = meta.board.phases.length;
   const loads: { first: number; all: number }[] = [];
