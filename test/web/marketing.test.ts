@@ -227,6 +227,14 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const id = p.url().split('/').pop()!;
     await expect.poll(() => p.locator('.mkt-facts').textContent()).toMatch(/25\/12\/2030,? 14:30/);
     expect((await t.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe('2030-12-25T17:30:00.000Z');
+    // Moved to the next morning, typed as a pt-BR date and a time.
+    const schedule = p.locator('[data-testid=campaign-schedule]');
+    expect(await schedule.locator('input[name=reschedule]').inputValue()).toBe('25/12/2030');
+    await schedule.locator('input[name=reschedule]').fill('26/12/2030');
+    await schedule.locator('input[name=reschedule-time]').fill('9:00');
+    await schedule.getByRole('button', { name: 'Salvar agendamento' }).click();
+    await toast(p, 'Agendamento salvo.');
+    expect((await t.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe('2030-12-26T12:00:00.000Z');
 
     await p.getByRole('button', { name: 'Iniciar' }).click();
     await p.locator('[data-testid=campaign-status]', { hasText: 'Agendada' }).waitFor();
@@ -436,13 +444,29 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
         if (found.length) problems[`${phone ? 'phone' : 'desktop'} ${page.name}`] = found;
         await shot(p, `marketing-${phone ? 'phone' : 'desktop'}-${page.name}`);
       }
-      // The compose dialog, full screen on the phone.
-      await go(p, '/campaigns');
-      await p.getByRole('button', { name: 'Nova campanha' }).click();
-      await p.locator('dialog[open] select[name=campaign-channel]').waitFor();
-      const found = [...(await a11y(p)), ...(phone ? await tooWide(p) : [])];
-      if (found.length) problems[`${phone ? 'phone' : 'desktop'} compose`] = found;
-      await shot(p, `marketing-${phone ? 'phone' : 'desktop'}-compose`);
+      // The dialogs (full screen on the phone): compose, connect a channel, the e-mail editor.
+      const dialogs = [
+        {
+          name: 'compose',
+          path: '/campaigns',
+          open: 'Nova campanha',
+          ready: 'select[name=campaign-channel]',
+        },
+        { name: 'connect', path: '/channels', open: 'Conectar canal', ready: 'input[name=phoneNumberId]' },
+        { name: 'email-editor', path: '/templates/email', open: 'Editar Boas-vindas', ready: '.mkt-frame' },
+      ];
+      for (const d of dialogs) {
+        await go(p, d.path);
+        await p.getByRole('button', { name: d.open }).click();
+        await p.locator(`dialog[open] ${d.ready}`).waitFor();
+        const found = [
+          ...untranslated(await pageTexts(p), english, allowed),
+          ...(await a11y(p)),
+          ...(phone ? await tooWide(p) : []),
+        ];
+        if (found.length) problems[`${phone ? 'phone' : 'desktop'} ${d.name}`] = found;
+        await shot(p, `marketing-${phone ? 'phone' : 'desktop'}-${d.name}`);
+      }
       expect(errors).toEqual([]);
       await p.context().close();
     }

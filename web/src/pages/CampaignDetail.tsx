@@ -1,8 +1,10 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
+import { DateTimeInput } from '../components/DateTimeInput';
 import { Link } from '../components/Link';
 import { dateTime, getLang } from '../i18n';
+import { refusalOf } from '../lib/marketing';
 import { num } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
@@ -11,6 +13,7 @@ import {
   type Column,
   confirmAction,
   DataTable,
+  Field,
   PageHeader,
   Pagination,
   Skeleton,
@@ -169,6 +172,9 @@ export function CampaignDetailPage({ id }: { id: string }) {
           </>
         )}
       </dl>
+      {canWrite() && (camp.campaignStatus === 'draft' || camp.campaignStatus === 'scheduled') && (
+        <Reschedule campaign={camp} />
+      )}
       <Engagement stats={camp.stats} kind={camp.chatChannel.type} />
       {camp.stats.skipped > 0 && <SkipReasons id={id} skipped={camp.stats.skipped} />}
       <Recipients
@@ -176,6 +182,67 @@ export function CampaignDetailPage({ id }: { id: string }) {
         version={`${camp.campaignStatus}:${camp.stats.sent}:${camp.stats.failed}:${camp.stats.skipped}`}
       />
     </section>
+  );
+}
+
+/** `YYYY-MM-DDTHH:MM` in the browser's time zone, as DateTimeInput takes it. */
+const localOf = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+};
+
+/** A draft's or scheduled campaign's date, changed or (a draft's) removed: PUT /api/campaigns/{id}. */
+function Reschedule({ campaign }: { campaign: Campaign }) {
+  const qc = useQueryClient();
+  const [when, setWhen] = useState(localOf(campaign.scheduledAt));
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = async (value: string) => {
+    setBusy(true);
+    setError('');
+    try {
+      const next = await unwrap(
+        client.PUT('/api/campaigns/{id}', {
+          params: { path: { id: campaign.documentId } },
+          body: { data: { scheduledAt: value ? new Date(value).toISOString() : null } },
+        }),
+      );
+      qc.setQueryData(['campaign', campaign.documentId], next);
+      await qc.invalidateQueries({ queryKey: ['campaigns'] });
+      setWhen(value);
+      toast(cw('rescheduled'));
+    } catch (err) {
+      const r = refusalOf(err, ['scheduledAt']);
+      setError(r.fields.scheduledAt ?? campaignRefusal(err, 'edit'));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="mkt-form mkt-schedule"
+      data-testid="campaign-schedule"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(when);
+      }}
+    >
+      <Field label={cw('reschedule')} error={error}>
+        <DateTimeInput name="reschedule" value={when} onChange={setWhen} timeLabel={cw('time')} />
+      </Field>
+      <div class="ds-actions">
+        <Button submit variant="secondary" busy={busy} disabled={!when}>
+          {cw('saveSchedule')}
+        </Button>
+        {campaign.campaignStatus === 'draft' && campaign.scheduledAt && (
+          <Button variant="ghost" busy={busy} onClick={() => save('')}>
+            {cw('clearSchedule')}
+          </Button>
+        )}
+      </div>
+    </form>
   );
 }
 

@@ -107,6 +107,10 @@ export const ptBR = {
   kind_email: 'E-mail',
   kind_sms: 'SMS',
   viewersOnly: 'Seu papel só permite ver as campanhas.',
+  reschedule: 'Agendamento',
+  saveSchedule: 'Salvar agendamento',
+  clearSchedule: 'Tirar o agendamento',
+  rescheduled: 'Agendamento salvo.',
 };
 export const en: typeof ptBR = {
   title: 'Campaigns',
@@ -216,4 +220,8 @@ export const en: typeof ptBR = {
   kind_email: 'E-mail',
   kind_sms: 'SMS',
   viewersOnly: 'Your role can only see campaigns.',
+  reschedule: 'Schedule',
+  saveSchedule: 'Save schedule',
+  clearSchedule: 'Remove the schedule',
+  rescheduled: 'Schedule saved.',
 };

@@ -33,7 +33,7 @@ export const ptBR = {
   actions: 'Ações',
   phoneNumberId: 'ID do número de telefone',
   phoneNumberIdHint: 'No painel do WhatsApp Cloud API (só dígitos).',
-  businessAccountId: 'ID da conta do WhatsApp Business',
+  businessAccountId: 'ID da conta comercial do WhatsApp',
   appId: 'ID do app da Meta (opcional)',
   accessToken: 'Token de acesso',
   accessTokenHint: 'Mostrado só agora: depois de salvo, fica cifrado e não aparece de novo.',
