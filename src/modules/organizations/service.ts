@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Plan } from '../../config.js';
 import { audit } from '../../platform/audit/audit.js';
-import type { Principal } from '../../platform/auth/plugin.js';
+import { type Principal, refuseWriteWhileDeleting } from '../../platform/auth/plugin.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { AppError, notFound, onUnique } from '../../platform/http/errors.js';
@@ -104,6 +104,7 @@ export async function updateOrganization(
       throw new AppError('ForbiddenError', 'Only an owner or admin changes the organization', {
         required: 'admin',
       });
+    if (found.org.deletionStartedAt) refuseWriteWhileDeleting();
     const { retention, ...rest } = input;
     const changes = Object.fromEntries(
       Object.entries(rest).filter(

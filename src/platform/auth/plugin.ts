@@ -162,7 +162,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * An organization the deletion job has claimed (docs/lgpd.md, "Deletion") takes no more writes: what it is being
  * emptied of must not grow back. Its members can still read until it is gone.
  */
-function refuseWriteWhileDeleting(): never {
+export function refuseWriteWhileDeleting(): never {
   throw new AppError(
     'ConflictError',
     'This organization is being deleted: it accepts no changes (reads still work until it is gone)',

@@ -58,6 +58,7 @@ describe('an organization being deleted', () => {
           seen.write = await t.api.post('/contacts', { data: { name: 'During' } });
           seen.read = await t.api.get('/contacts');
           seen.export = await t.userApi.post(`/organizations/${org.doc}/export`);
+          seen.settings = await t.userApi.put(`/organizations/${org.doc}`, { data: { name: 'Renamed' } });
         }
         return ctx.db.tenantTransaction(orgId, fn, opts);
       },
@@ -76,6 +77,8 @@ describe('an organization being deleted', () => {
     expect(seen.write!.body.error.message).toMatch(/^This organization is being deleted/);
     expect(seen.read!.status).toBe(200);
     expect(seen.export!.status).toBe(409);
+    expect(seen.settings!.status).toBe(409);
+    expect(seen.settings!.body.error.details).toEqual({ organizationDeletion: 'in_progress' });
     expect(await count(sql`select count(*)::int as n from organizations where id = ${org.id}`)).toBe(0);
     expect(await count(sql`select count(*)::int as n from contacts where organization_id = ${org.id}`)).toBe(
       0,
