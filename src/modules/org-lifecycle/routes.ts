@@ -18,7 +18,7 @@ export const orgLifecycleRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         operationId: 'exportOrganization',
         summary: 'Export the whole organization (owner): a job writes one file, downloadable once',
-        description: `Owners only. Answers 202 with the export and its one-time download link (shown only here; it expires after CRM_ORG_EXPORT_TTL_HOURS). ${fileNote}`,
+        description: `Owners only. Answers 202 with the export and its one-time download link (shown only here; it expires after CRM_ORG_EXPORT_TTL_HOURS). 409 while the organization is being deleted. ${fileNote}`,
         params: idParams,
         response: { 202: orgExport },
       },
@@ -100,7 +100,8 @@ export const orgLifecycleRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags,
         operationId: 'cancelOrganizationDeletion',
         summary: 'Cancel the scheduled deletion of the organization (owner)',
-        description: 'Owners only. The owners are e-mailed. 409 when no deletion is scheduled.',
+        description:
+          'Owners only. The owners are e-mailed. 409 when no deletion is scheduled, and once the deletion has started (the organization is being deleted: it can no longer be cancelled).',
         params: idParams,
         response: { 200: organization },
       },
