@@ -273,6 +273,30 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
   test('an e-mail template: an unknown variable refused beside its field, the rendered preview, a test send received', async () => {
     const p = await signedIn();
     const errors = watchConsole(p, [400]);
+    // An e-mail channel on the service's mail: its signing key shown once, its health checked against SMTP.
+    await go(p, '/channels');
+    await p.getByRole('button', { name: 'Conectar canal' }).click();
+    const c = p.locator('dialog[open]');
+    await c.locator('select[name=kind]').selectOption('email');
+    await c.locator('input[name=name]').fill('Newsletter');
+    await c.locator('input[name=fromName]').fill('Loja Exemplo');
+    await c.locator('input[name=fromAddress]').fill('news@loja.example');
+    await c.getByRole('button', { name: 'Conectar', exact: true }).click();
+    await toast(p, 'Canal conectado.');
+    const key = (await p.locator('.mkt-secret code').textContent()) ?? '';
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    await p.getByRole('button', { name: 'Já guardei' }).click();
+    expect(await p.locator('.mkt-secret').count()).toBe(0);
+    await p
+      .locator('tr', { hasText: 'Newsletter' })
+      .locator('[data-testid=channel-health] .tone-success')
+      .waitFor();
+    const mailChannel = (await t.api.get('/chat-channels')).body.data.find(
+      (x: { type: string }) => x.type === 'email',
+    );
+    expect(mailChannel).toMatchObject({ name: 'Newsletter', settings: { fromAddress: 'news@loja.example' } });
+    expect(JSON.stringify(mailChannel)).not.toContain(key);
+
     await go(p, '/templates/email');
     await p.getByRole('button', { name: 'Novo modelo de e-mail' }).click();
     const d = p.locator('dialog[open]');
@@ -300,11 +324,13 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await shot(p, 'marketing-email-preview');
 
     await d.locator('input[name=test-to]').fill('ana@example.com');
+    await d.locator('select[name=test-channel]').selectOption(mailChannel.documentId);
     await d.getByRole('button', { name: 'Enviar teste' }).click();
     await toast(p, 'Teste enviado para ana@example.com.');
     await env.smtp.waitFor((m) => m.some((x) => x.to.includes('ana@example.com')));
     const mail = env.smtp.received.find((x) => x.to.includes('ana@example.com'))!;
     expect(mail.subject).toMatch(/^(\[TEST\]|=\?UTF-8\?Q\?=5BTEST=5D)/);
+    expect(mail.from).toBe('news@loja.example');
     const saved = (await t.api.get('/email-templates')).body.data;
     expect(saved).toMatchObject([{ name: 'Boas-vindas', subject: 'Olá {{contact.name}}' }]);
     expect(errors).toEqual([]);
