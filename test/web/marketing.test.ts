@@ -186,6 +186,13 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const sent = p.locator('[data-testid=campaign-stats] li[data-stat=Enviadas] .mkt-stat-n');
     await expect.poll(() => sent.textContent()).toBe('3');
     await expect.poll(() => p.locator('main tbody tr', { hasText: 'Enviada' }).count()).toBe(3);
+    // The list, filtered by status in words.
+    await go(p, '/campaigns');
+    await p.locator('select[name=campaign-status]').selectOption({ label: 'Concluída' });
+    await p.locator('[data-testid=campaigns] tbody tr', { hasText: 'Promoção de domingo' }).waitFor();
+    await p.locator('select[name=campaign-status]').selectOption({ label: 'Rascunho' });
+    await p.getByText('Nenhuma campanha nesta situação.').waitFor();
+    await go(p, `/campaigns/${campaignId}`);
     const campaign = (await t.api.get(`/campaigns/${campaignId}`)).body;
     expect(campaign).toMatchObject({
       campaignStatus: 'completed',

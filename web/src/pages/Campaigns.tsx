@@ -87,17 +87,25 @@ export function campaignRefusal(err: unknown, verb: string): string {
 }
 
 const PAGE_SIZE = 20;
+const STATUSES = ['draft', 'scheduled', 'processing', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
 /** Campaigns: the list with status as words, and composing a new one. */
 export function CampaignsPage() {
   const [page, setPage] = useState(1);
+  const [status, setStatus] = useState('');
   const [composing, setComposing] = useState(false);
   const list = useQuery({
-    queryKey: ['campaigns', page],
+    queryKey: ['campaigns', page, status],
     queryFn: async () =>
       (await unwrap(
         client.GET('/api/campaigns', {
-          params: { query: { pagination: { page, pageSize: PAGE_SIZE }, sort: 'createdAt:desc' } as never },
+          params: {
+            query: {
+              pagination: { page, pageSize: PAGE_SIZE },
+              sort: 'createdAt:desc',
+              ...(status ? { filters: { campaignStatus: { $eq: status } } } : {}),
+            } as never,
+          },
         }),
       )) as unknown as { data: Campaign[]; meta: { pagination: { pageCount: number } } },
     refetchInterval: (q) =>
@@ -135,13 +143,32 @@ export function CampaignsPage() {
         <p class="muted">{cw('description')}</p>
         {!canWrite() && <p class="muted small">{cw('viewersOnly')}</p>}
       </PageHeader>
+      <div class="mkt-toolbar">
+        <Field label={cw('status')}>
+          <select
+            name="campaign-status"
+            value={status}
+            onChange={(e) => {
+              setStatus((e.target as HTMLSelectElement).value);
+              setPage(1);
+            }}
+          >
+            <option value="">{cw('allStatuses')}</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {ccode('st', s)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
       <DataTable
         caption={cw('title')}
         columns={columns}
         rows={list.data?.data}
         loading={list.isLoading}
         rowKey={(c) => c.documentId}
-        empty={cw('empty')}
+        empty={status ? cw('emptyFilter') : cw('empty')}
         footer={
           <Pagination page={page} pageCount={list.data?.meta.pagination.pageCount ?? 1} onPage={setPage} />
         }

@@ -111,6 +111,8 @@ export const ptBR = {
   saveSchedule: 'Salvar agendamento',
   clearSchedule: 'Tirar o agendamento',
   rescheduled: 'Agendamento salvo.',
+  allStatuses: 'Todas',
+  emptyFilter: 'Nenhuma campanha nesta situação.',
 };
 export const en: typeof ptBR = {
   title: 'Campaigns',
@@ -224,4 +226,6 @@ export const en: typeof ptBR = {
   saveSchedule: 'Save schedule',
   clearSchedule: 'Remove the schedule',
   rescheduled: 'Schedule saved.',
+  allStatuses: 'All',
+  emptyFilter: 'No campaign in this status.',
 };
