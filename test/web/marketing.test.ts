@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newTenant, type Tenant } from '../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
+import { type ConversionsPeer, startConversionsPeer } from '../helpers/peers/conversions.js';
 import { seedContacts, segmentFor } from '../modules/campaigns/helpers.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
@@ -15,6 +16,7 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from '
  */
 describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (Chromium)', () => {
   let env: MessagingEnv;
+  let conversions: ConversionsPeer;
   let base: string;
   let t: Tenant;
   let browser: Browser;
@@ -25,7 +27,8 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
 
   beforeAll(async () => {
     await ensureWebBuild();
-    env = await startMessaging({ workers: true });
+    conversions = await startConversionsPeer();
+    env = await startMessaging({ workers: true, config: { CRM_CONVERSIONS_API_URL: conversions.url } });
     base = await env.app.listen({ port: 0, host: '127.0.0.1' });
     t = await newTenant(env.app);
     // The audience: three people of one city with a WhatsApp marketing consent, and one without.
@@ -69,6 +72,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
   afterAll(async () => {
     await browser?.close();
     await env?.close();
+    await conversions?.close();
   });
 
   const context = (phone: boolean): Promise<BrowserContext> =>
@@ -352,7 +356,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const d = p.locator('dialog[open]');
     await d.locator('input[name=pixel-name]').fill('Pixel de anúncios');
     await d.locator('input[name=pixel-id]').fill('1234567890');
-    await d.locator('input[name=pixel-token]').fill('EAAB-segredo');
+    await d.locator('input[name=pixel-token]').fill(conversions.accessToken);
     await d.locator('select[name=pixel-board]').selectOption(boardId);
     await d.locator('select[name=pixel-trigger]').selectOption({ label: 'Card entra na fase Proposta' });
     await d.getByRole('button', { name: 'Salvar' }).click();
@@ -360,6 +364,16 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const row = p.locator('tr', { hasText: 'Pixel de anúncios' });
     await row.getByText('Card entra na fase Proposta').waitFor();
     await row.getByText('Ativo').waitFor();
+
+    // A test event sent to the provider now, and the event log that records it.
+    await row.getByRole('button', { name: 'Testar Pixel de anúncios' }).click();
+    await toast(p, 'Evento de teste recebido pelo provedor');
+    expect(conversions.received.at(-1)).toMatchObject({ pixelId: '1234567890' });
+    expect(conversions.received.at(-1)?.body.test_event_code).toMatch(/^TEST/);
+    await row.getByRole('button', { name: 'Eventos de Pixel de anúncios' }).click();
+    await p.locator('[data-testid=pixel-events] tbody tr', { hasText: 'Teste' }).waitFor();
+    await shot(p, 'marketing-pixel-events');
+    await p.locator('dialog[open]').getByRole('button', { name: 'Fechar' }).click();
 
     await row.getByRole('button', { name: 'Editar Pixel de anúncios' }).click();
     await d.locator('input[name=pixel-name]').fill('Pixel Meta');

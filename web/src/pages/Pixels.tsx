@@ -1,9 +1,10 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { type Board, client, reason, unwrap } from '../api';
 import { dateTime } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { isAdmin, refusalOf } from '../lib/marketing';
+import { num } from '../lib/words';
 import {
   Badge,
   Button,
@@ -13,6 +14,8 @@ import {
   Dialog,
   Field,
   PageHeader,
+  Pagination,
+  type Tone,
   toast,
 } from '../ui';
 import * as catalogue from '../words/pixels';
@@ -58,6 +61,20 @@ export function PixelsPage() {
   const [editing, setEditing] = useState<Pixel | 'new' | null>(null);
   const [error, setError] = useState('');
   const qc = useQueryClient();
+  const [events, setEvents] = useState<Pixel | null>(null);
+  /** Sends a test event to the provider now (a real call); the answer's test code, or the refusal. */
+  const verify = async (p: Pixel) => {
+    setError('');
+    try {
+      const r = await unwrap(
+        client.POST('/api/conversion-pixels/{id}/verify', { params: { path: { id: p.documentId } } }),
+      );
+      toast(pw('verified', { code: r.testEventCode }));
+      await qc.invalidateQueries({ queryKey: ['pixel-events', p.documentId] });
+    } catch (err) {
+      setError(reason(err));
+    }
+  };
   const remove = async (p: Pixel) => {
     const ok = await confirmAction({
       title: pw('removeTitle', { name: p.name }),
@@ -106,6 +123,12 @@ export function PixelsPage() {
           >
             {pw('edit')}
           </Button>
+          <Button variant="secondary" onClick={() => verify(p)} aria-label={pw('verifyOf', { name: p.name })}>
+            {pw('verify')}
+          </Button>
+          <Button variant="ghost" onClick={() => setEvents(p)} aria-label={pw('eventsOf', { name: p.name })}>
+            {pw('events')}
+          </Button>
           <Button variant="ghost" onClick={() => remove(p)} aria-label={pw('removeOf', { name: p.name })}>
             {pw('remove')}
           </Button>
@@ -139,6 +162,7 @@ export function PixelsPage() {
           {error || reason(list.error)}
         </p>
       )}
+      {events && <Events pixel={events} onClose={() => setEvents(null)} />}
       {editing && (
         <PixelEditor
           key={editing === 'new' ? 'new' : editing.documentId}
@@ -290,6 +314,73 @@ function PixelEditor({
           </p>
         )}
       </form>
+    </Dialog>
+  );
+}
+
+interface ConversionEvent {
+  id: number;
+  eventName: string;
+  card: string | null;
+  status: 'pending' | 'sent' | 'failed' | 'skipped' | 'test';
+  attempts: number;
+  lastError: string | null;
+  sentAt: string | null;
+  createdAt: string;
+}
+const EVENT_TONE: Record<ConversionEvent['status'], Tone> = {
+  pending: 'info',
+  sent: 'success',
+  failed: 'danger',
+  skipped: 'neutral',
+  test: 'neutral',
+};
+
+/** A pixel's event log, newest first (user data is hashed by the service; only the status and errors here). */
+function Events({ pixel, onClose }: { pixel: Pixel; onClose: () => void }) {
+  const [page, setPage] = useState(1);
+  const r = useQuery({
+    queryKey: ['pixel-events', pixel.documentId, page],
+    placeholderData: keepPreviousData,
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/conversion-pixels/{id}/events', {
+          params: { path: { id: pixel.documentId }, query: { pagination: { page, pageSize: 20 } } as never },
+        }),
+      )) as unknown as { data: ConversionEvent[]; meta: { pagination: { pageCount: number } } },
+  });
+  const columns: Column<ConversionEvent>[] = [
+    { key: 'eventName', label: pw('event'), render: (e) => <code>{e.eventName}</code> },
+    {
+      key: 'status',
+      label: pw('state'),
+      render: (e) => <Badge tone={EVENT_TONE[e.status]}>{pw(`ev_${e.status}`)}</Badge>,
+    },
+    { key: 'attempts', label: pw('attempts'), numeric: true, render: (e) => num(e.attempts) },
+    { key: 'createdAt', label: pw('created'), render: (e) => dateTime(e.createdAt) },
+    { key: 'sentAt', label: pw('sentAt'), render: (e) => dateTime(e.sentAt) || '—' },
+    { key: 'detail', label: pw('detail'), render: (e) => (e.lastError ? <code>{e.lastError}</code> : '—') },
+  ];
+  return (
+    <Dialog open title={pw('eventsTitle', { name: pixel.name })} onClose={onClose} wide>
+      {r.error && (
+        <p role="alert" class="error">
+          {reason(r.error)}
+        </p>
+      )}
+      <div class="mkt" data-testid="pixel-events">
+        <DataTable
+          caption={pw('eventsTitle', { name: pixel.name })}
+          columns={columns}
+          rows={r.data?.data}
+          loading={r.isLoading}
+          rowKey={(e) => String(e.id)}
+          empty={pw('eventsEmpty')}
+          footer={
+            <Pagination page={page} pageCount={r.data?.meta.pagination.pageCount ?? 1} onPage={setPage} />
+          }
+        />
+      </div>
     </Dialog>
   );
 }
