@@ -342,6 +342,24 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     const mail = env.smtp.received.find((x) => x.to.includes('ana@example.com'))!;
     expect(mail.subject).toMatch(/^(\[TEST\]|=\?UTF-8\?Q\?=5BTEST=5D)/);
     expect(mail.from).toBe('news@loja.example');
+    await d.locator('.ds-dialog-close').click();
+
+    // An e-mail campaign composed from it: the e-mail channel offers the organization's e-mail templates.
+    await go(p, '/campaigns');
+    await p.getByRole('button', { name: 'Nova campanha' }).click();
+    const form = p.locator('dialog[open]');
+    await form.locator('input[name=campaign-name]').fill('Boas-vindas por e-mail');
+    await form.locator('select[name=campaign-channel]').selectOption(mailChannel.documentId);
+    await form.locator('select[name=campaign-template]').selectOption({ label: 'Boas-vindas' });
+    await form.locator('select[name=campaign-segment]').selectOption(segmentId);
+    await form.getByRole('button', { name: 'Criar rascunho' }).click();
+    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    const made = (await t.api.get(`/campaigns/${p.url().split('/').pop()}`)).body;
+    expect(made).toMatchObject({
+      campaignStatus: 'draft',
+      chatChannel: { type: 'email' },
+      template: { name: 'Boas-vindas', kind: 'email' },
+    });
     const saved = (await t.api.get('/email-templates')).body.data;
     expect(saved).toMatchObject([{ name: 'Boas-vindas', subject: 'Olá {{contact.name}}' }]);
     expect(errors).toEqual([]);

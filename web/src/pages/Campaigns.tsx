@@ -356,11 +356,17 @@ function Compose({ onClose }: { onClose: () => void }) {
               </select>
             </Field>
           )}
-          {channel && channel.type !== 'sms' && templates.length > 0 && !templates.some((t) => t.ok) && (
-            <p class="muted small">
-              {cw('noTemplates')} <Link href="/templates">{cw('goTemplates')}</Link>
-            </p>
-          )}
+          {channel &&
+            channel.type !== 'sms' &&
+            (channel.type === 'email' ? email.data : wa.data) &&
+            !templates.some((t) => t.ok) && (
+              <p class="muted small" data-testid="campaign-no-template">
+                {channel.type === 'email' ? cw('noEmailTemplates') : cw('noTemplates')}{' '}
+                <Link href={channel.type === 'email' ? '/templates/email' : '/templates'}>
+                  {cw('goTemplates')}
+                </Link>
+              </p>
+            )}
           {waTemplate && <p class="mkt-quote">{bodyOf(waTemplate)}</p>}
           {params.map((p) => (
             <Field

@@ -176,16 +176,11 @@ function EmailEditor({
       onClose={onClose}
       wide
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            {tw('close')}
+        admin && (
+          <Button submit busy={busy} form="email-template-form">
+            {tw('save')}
           </Button>
-          {admin && (
-            <Button submit busy={busy} form="email-template-form">
-              {tw('save')}
-            </Button>
-          )}
-        </>
+        )
       }
     >
       <div class="mkt-editor">

@@ -113,6 +113,7 @@ export const ptBR = {
   rescheduled: 'Agendamento salvo.',
   allStatuses: 'Todas',
   emptyFilter: 'Nenhuma campanha nesta situação.',
+  noEmailTemplates: 'Nenhum modelo de e-mail ainda: crie um em Modelos.',
 };
 export const en: typeof ptBR = {
   title: 'Campaigns',
@@ -228,4 +229,5 @@ export const en: typeof ptBR = {
   rescheduled: 'Schedule saved.',
   allStatuses: 'All',
   emptyFilter: 'No campaign in this status.',
+  noEmailTemplates: 'No e-mail template yet: create one in Templates.',
 };
