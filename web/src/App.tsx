@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
+import { lazyPage } from './components/LazyPage';
 import { Link } from './components/Link';
 import { NotFound } from './components/NotFound';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
@@ -8,9 +9,6 @@ import { userName } from './lib/people';
 import { w } from './lib/words';
 import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
-import { CampaignDetailPage } from './pages/CampaignDetail';
-import { CampaignsPage } from './pages/Campaigns';
-import { ChannelsPage } from './pages/Channels';
 import { ConfirmPage } from './pages/Confirm';
 import { ContactsPage } from './pages/Contacts';
 import { InboxPage } from './pages/Inbox';
@@ -18,20 +16,25 @@ import { KanbanPage } from './pages/Kanban';
 import { MorePage } from './pages/More';
 import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
-import { PixelsPage } from './pages/Pixels';
 import { PublicFormPage } from './pages/PublicForm';
 import { ReportPage } from './pages/Report';
 import { SegmentsPage } from './pages/Segments';
 import { SettingsPage } from './pages/Settings';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TasksPage } from './pages/Tasks';
-import { TemplatesPage } from './pages/Templates';
 import { match, usePath } from './router';
 import { getSession, onSession, setSession } from './session';
 import { ConfirmHost, Toasts } from './ui';
 import * as moreWords from './words/more';
 
 const mw = wordsOf(moreWords);
+
+// The marketing areas (reached from "Mais"): their own chunk, loaded when first opened.
+const CampaignsPage = lazyPage(() => import('./pages/Campaigns').then((m) => m.CampaignsPage));
+const CampaignDetailPage = lazyPage(() => import('./pages/CampaignDetail').then((m) => m.CampaignDetailPage));
+const TemplatesPage = lazyPage(() => import('./pages/Templates').then((m) => m.TemplatesPage));
+const ChannelsPage = lazyPage(() => import('./pages/Channels').then((m) => m.ChannelsPage));
+const PixelsPage = lazyPage(() => import('./pages/Pixels').then((m) => m.PixelsPage));
 
 function LangPicker() {
   return (
