@@ -71,7 +71,10 @@ export function DataTable<Row>({
     );
   };
   return (
-    <div class="ds-table-box">
+    // A box that scrolls sideways on a phone: focusable and named, so a keyboard can scroll it (axe's
+    // scrollable-region-focusable).
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled by keys
+    <section class="ds-table-box" tabIndex={0} aria-label={caption}>
       <table class="ds-table" data-testid={testId}>
         <caption class="sr-only">{caption}</caption>
         <thead>
@@ -103,6 +106,6 @@ export function DataTable<Row>({
         </tbody>
       </table>
       {footer}
-    </div>
+    </section>
   );
 }
