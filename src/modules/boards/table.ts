@@ -18,6 +18,16 @@ import { memberships } from '../organizations/table.js';
 
 export const BOARD_TYPES = ['kanban', 'chat', 'hybrid'] as const;
 export const BOARD_MEMBER_KINDS = ['member', 'editor'] as const;
+/**
+ * A board's public form asks this consent with a checkbox: ticked, the submitter's contact is granted `purpose` on
+ * each of `channels`, with `text` (as the form showed it), the form and the IP as proof.
+ */
+export interface FormConsent {
+  text: string;
+  channels: ('whatsapp' | 'email' | 'sms')[];
+  purpose: 'marketing' | 'transactional';
+}
+
 export const FIELD_TYPES = [
   'text',
   'textarea',
@@ -116,6 +126,8 @@ export const boards = pgTable(
     enableProducts: boolean('enable_products').notNull().default(false),
     autoUpdateCardValue: boolean('auto_update_card_value').notNull().default(false),
     autoUpdateDueDateFromPhase: boolean('auto_update_due_date_from_phase').notNull().default(false),
+    /** The public form's consent checkbox (docs/lgpd.md, "Consent sources"); null: the form asks none. */
+    formConsent: jsonb('form_consent').$type<FormConsent>(),
     // No foreign key for the same reason: a removed membership reads back as `owner: null`.
     ownerMembershipId: bigint('owner_membership_id', { mode: 'number' }),
     structureVersion: bigint('structure_version', { mode: 'number' })
