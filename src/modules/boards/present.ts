@@ -98,6 +98,7 @@ export function presentBoard(
       enableProducts: b.enableProducts,
       autoUpdateCardValue: b.autoUpdateCardValue,
       autoUpdateDueDateFromPhase: b.autoUpdateDueDateFromPhase,
+      formConsent: b.formConsent ?? null,
     },
     phases: s.phases.map(presentPhase),
     tags: s.tags.map(presentTag),

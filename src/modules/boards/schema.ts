@@ -119,6 +119,29 @@ export const conditionCreateInput = z.strictObject({
 });
 export const conditionUpdateInput = conditionCreateInput.partial();
 
+/** A board's public-form consent checkbox (FormConsent). */
+const formConsentInput = z.strictObject({
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe('what the person agrees to, shown beside the checkbox verbatim and kept as proof'),
+  channels: z
+    .array(z.enum(['whatsapp', 'email', 'sms']))
+    .min(1, 'name at least one channel: whatsapp, email or sms')
+    .max(3)
+    .transform((c) => [...new Set(c)]),
+  purpose: z.enum(['marketing', 'transactional']).default('marketing'),
+});
+const formConsentOutput = z
+  .object({
+    text: z.string(),
+    channels: z.array(z.enum(['whatsapp', 'email', 'sms'])),
+    purpose: z.enum(['marketing', 'transactional']),
+  })
+  .meta({ id: 'FormConsent' });
+
 export const boardSettingsInput = z.strictObject({
   showValue: z.boolean().optional(),
   currency: z
@@ -134,6 +157,14 @@ export const boardSettingsInput = z.strictObject({
   enableProducts: z.boolean().optional(),
   autoUpdateCardValue: z.boolean().optional(),
   autoUpdateDueDateFromPhase: z.boolean().optional(),
+  formConsent: formConsentInput
+    .nullable()
+    .optional()
+    .describe(
+      'The public form asks this consent with a checkbox (null: none). Ticked, the contact the form matches or ' +
+        'makes by its e-mail or phone field gets the consent for each channel (source form, proof: the text, form ' +
+        'and IP); unticked, nothing is recorded (docs/lgpd.md)',
+    ),
 });
 
 const boardShape = {
@@ -268,6 +299,7 @@ export const boardSettings = z
     enableProducts: z.boolean(),
     autoUpdateCardValue: z.boolean(),
     autoUpdateDueDateFromPhase: z.boolean(),
+    formConsent: formConsentOutput.nullable().describe("the public form's consent checkbox; null: none"),
   })
   .meta({ id: 'BoardSettings' });
 
@@ -343,6 +375,9 @@ export const publicForm = z
   .object({
     board: z.object({ documentId: z.string(), name: z.string() }),
     phase: z.object({ documentId: z.string(), name: z.string(), description: z.string().nullable() }),
+    consent: formConsentOutput
+      .nullable()
+      .describe('a consent checkbox to show with its text; send `consent: true` when the person ticks it'),
     fields: z.array(
       z
         .object({ ...fieldOutputShape, slug: z.string().describe('the input name to send in `fields`') })

@@ -342,6 +342,7 @@ export async function getPublicForm(db: Database, boardDocumentId: string) {
     return {
       board: { documentId: board.documentId, name: board.name },
       phase: { documentId: entry.documentId, name: entry.name, description: entry.description },
+      consent: board.formConsent ?? null,
       fields: entry.fields.map((f) => ({
         slug: f.slug,
         label: f.label,

@@ -16,7 +16,8 @@ export function registerPublicFormRoutes(app: RouteApp, deps: AppDeps) {
       schema: {
         tags,
         summary:
-          'Submit the entry form (public: no token, no tenant header); creates a card with creationSource form',
+          'Submit the entry form (public: no token, no tenant header); creates a card with creationSource form, ' +
+          'its contact matched or made from the e-mail or phone field, and the consent when the checkbox is ticked',
         security: [],
         params: boardIdParams,
         body: publicFormInput,
@@ -24,9 +25,12 @@ export function registerPublicFormRoutes(app: RouteApp, deps: AppDeps) {
       },
     },
     async (req, reply) => {
-      const { fields, ...rest } = req.body;
+      const { fields, consent, ...rest } = req.body;
       const tracking = Object.fromEntries(TRACKING_KEYS.flatMap((k) => (rest[k] ? [[k, rest[k]]] : [])));
-      return reply.code(201).send(await submitPublicForm(deps.db, req.params.boardId, fields, tracking));
+      const submitter = { consent: consent === true, ip: req.ip };
+      return reply
+        .code(201)
+        .send(await submitPublicForm(deps.db, req.params.boardId, fields, tracking, submitter));
     },
   );
 }

@@ -102,6 +102,13 @@ const trackingShape = Object.fromEntries(
 ) as Record<(typeof TRACKING_KEYS)[number], z.ZodOptional<z.ZodString>>;
 export const publicFormInput = z.strictObject({
   fields: z.record(z.string().max(100), z.unknown()).describe('entry-phase field slug → value'),
+  consent: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the person ticked the form's consent checkbox (the public form's `consent`): recorded for the " +
+        "contact its e-mail or phone field names; false or absent records nothing",
+    ),
   ...trackingShape,
 });
 

@@ -1,5 +1,6 @@
 // The contacts module's public face: what other modules may use (docs/decisions.md, "Modules talk through index.ts").
 export { parseCnpj, parseCpf } from './documents.js';
+export { matchOrMakeContacts, type OutsidePerson } from './match-or-make.js';
 export { contactModel } from './query-model.js';
 export type { ContactRef, ContactRow } from './repo.js';
 export {

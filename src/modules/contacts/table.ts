@@ -49,7 +49,7 @@ export const contacts = pgTable(
     uniqueIndex('contacts_org_cpf_key').on(t.organizationId, t.cpf).where(sql`cpf is not null`),
     uniqueIndex('contacts_org_cnpj_key').on(t.organizationId, t.cnpj).where(sql`cnpj is not null`),
     index('contacts_org_email_idx').on(t.organizationId, t.email),
-    // Matching by e-mail is case-insensitive (lead ads: src/modules/lead-ads/lead-contacts.ts).
+    // Matching by e-mail is case-insensitive (lead ads and public forms: match-or-make.ts).
     index('contacts_org_email_lower_idx').on(t.organizationId, sql`lower(${t.email})`),
     index('contacts_org_owner_idx').on(t.organizationId, t.ownerId),
     index('contacts_org_team_idx').on(t.organizationId, t.teamId),

@@ -12,10 +12,9 @@ import {
   openLeadBoard,
   type PreparedCard,
 } from '../cards/index.js';
-import { insertActivities } from '../contacts/index.js';
+import { insertActivities, matchOrMakeContacts } from '../contacts/index.js';
 import { type LeadAdsKit, pageAad } from './kit.js';
 import { recordLeadConsents } from './lead-consent.js';
-import { contactsForLeads } from './lead-contacts.js';
 import * as repo from './repo.js';
 import { markTokenProblem } from './service.js';
 
@@ -272,10 +271,10 @@ async function makeCards(tx: Tx, orgId: number, fetched: Fetched[]) {
     }
   }
   if (checked.length === 0) return failed;
-  const people = await contactsForLeads(
+  const people = await matchOrMakeContacts(
     tx,
     orgId,
-    checked.map((c) => ({ values: c.mapped.contact, leadId: c.lead.lead.id })),
+    checked.map((c) => ({ values: c.mapped.contact, fallbackName: `Lead ${c.lead.lead.id}` })),
   );
   const withPeople = checked.map((c, i) => ({ ...c, ...people[i] }));
   // Board by board in id order (each board's distribution queue is locked in that order by every batch).

@@ -74,6 +74,7 @@ describe('GET /boards/{boardId}/public-form', () => {
     expect(res.body).toEqual({
       board: { documentId: b.documentId, name: 'Pipeline' },
       phase: { documentId: b.phases[0].documentId, name: 'Contact us', description: 'Tell us about you' },
+      consent: null,
       fields: [
         {
           slug: 'email',

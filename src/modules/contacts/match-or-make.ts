@@ -2,31 +2,34 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { recordEvents } from '../../platform/events/outbox.js';
 import { normalizePhone } from '../../platform/phones.js';
-import { type ContactRow, contactCreatedEvents, insertContacts } from '../contacts/index.js';
-import { contacts } from '../contacts/table.js';
+import { type ContactRow, insertContacts } from './repo.js';
+import { contactCreatedEvents } from './service.js';
+import { contacts } from './table.js';
 
 const emailLike = (s: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s);
 
-interface LeadPerson {
-  /** The lead's contact values (name, email, phone, city, …) after the route's mapping. */
+/** Someone from outside: a lead ad's answers, a public form's submission. */
+export interface OutsidePerson {
+  /** The contact values (name, email, phone, city, …), after the source's mapping. */
   values: Record<string, string>;
-  leadId: string;
+  /** The name of a contact made without a name, e-mail or phone ("Lead 123", the form's name). */
+  fallbackName: string;
 }
 
 /** A contact a lead gets: one found, or the index of one to make. */
 type Slot = { row: ContactRow } | { make: number };
 
 /**
- * The contacts of a batch of leads, in the leads' order: the oldest contact with the lead's e-mail
+ * The contacts of a batch of people from outside (lead ads, public forms), in the batch's order: the oldest contact with the lead's e-mail
  * (case-insensitive), else the oldest with its phone (E.164), else a new one (`created` for the lead that makes it,
  * with its `contact.created` event) — leads of one person in the batch share it, as if they came one after another.
  * Concurrent batches serialize on advisory locks of the e-mail and phone keys (all in one statement, in key order:
  * no deadlock), so they share contacts too. Four statements whatever the batch's size: locks, match, insert, events.
  */
-export async function contactsForLeads(
+export async function matchOrMakeContacts(
   tx: Tx,
   orgId: number,
-  leads: LeadPerson[],
+  leads: OutsidePerson[],
 ): Promise<{ row: ContactRow; created: boolean }[]> {
   const keyed = leads.map((l) => {
     const email = l.values.email?.trim().toLowerCase();
@@ -41,7 +44,7 @@ export async function contactsForLeads(
   const phones = [...new Set(keyed.flatMap((l) => (l.phone ? [l.phone] : [])))];
   const keys = [...emails.map((e) => `e:${e}`), ...phones.map((p) => `p:${p}`)]
     .sort()
-    .map((k) => `lead-contact:${orgId}:${k}`);
+    .map((k) => `contact-match:${orgId}:${k}`);
   if (keys.length > 0)
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(k, 0))
@@ -87,8 +90,8 @@ export async function contactsForLeads(
   const made = await insertContacts(
     tx,
     orgId,
-    toMake.map(({ values, email, phone, leadId }) => ({
-      name: (values.name ?? email ?? phone ?? `Lead ${leadId}`).slice(0, 200),
+    toMake.map(({ values, email, phone, fallbackName }) => ({
+      name: (values.name ?? email ?? phone ?? fallbackName).slice(0, 200),
       email,
       phone,
       city: values.city?.slice(0, 120) ?? null,
