@@ -233,6 +233,12 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
   });
 
   test('the public form is submitted without signing in, with UTM values and click ids', async () => {
+    // The board asks the LGPD consent (issue 33): its text beside a checkbox, recorded when ticked.
+    const text = 'Aceito receber ofertas por e-mail e WhatsApp.';
+    const set = await t.api.put(`/boards/${boardId}`, {
+      data: { boardSettings: { formConsent: { text, channels: ['email', 'whatsapp'] } } },
+    });
+    expect(set.status).toBe(200);
     const visitor = await newPage(browser);
     const visitorErrors = watchConsole(visitor);
     await visitor.goto(`${base}/app/f/${boardId}?utm_source=google&utm_campaign=black-friday&gclid=abc123`);
@@ -241,6 +247,8 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await form.locator('input[name=nome-completo]').fill('Paula Ramos');
     await form.locator('input[name=email]').fill('paula@ramos.com.br');
     await form.locator('input[name=consentimento]').check();
+    expect(await form.locator('[data-testid=form-consent]').textContent()).toBe(text);
+    await form.getByLabel(text).check();
     await shot(visitor, '08-public-form');
     await form.getByRole('button', { name: 'Enviar' }).click();
     await visitor.locator('[data-testid=form-sent]').waitFor();
@@ -252,6 +260,14 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
       creationSource: 'form',
       tracking: { utm_source: 'google', utm_campaign: 'black-friday', gclid: 'abc123' },
     });
+    const contact = cards.body.data[0].contact;
+    expect(contact?.name).toBe('Paula Ramos');
+    const consents = await t.api.get(`/contacts/${contact.documentId}/consents`);
+    expect(consents.body.history.map((h: { channel: string }) => h.channel).sort()).toEqual([
+      'email',
+      'whatsapp',
+    ]);
+    expect(consents.body.history[0].proof).toMatchObject({ text, formId: boardId });
     expect(visitorErrors).toEqual([]);
     await visitor.context().close();
   });

@@ -3,10 +3,13 @@ import { ApiError, client, type Field, reason, unwrap } from '../api';
 import { FieldInput } from '../components/FieldInput';
 import { type Condition, hiddenSlugs } from '../conditions';
 import { getLang, t } from '../i18n';
+import { Button } from '../ui';
 
 interface FormDef {
   board: { documentId: string; name: string };
   phase: { name: string; description: string | null };
+  /** The organization's consent checkbox, its text shown as written (its words are the organization's). */
+  consent: { text: string } | null;
   fields: Field[];
   conditions: Condition[];
 }
@@ -28,6 +31,7 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
   const [error, setError] = useState('');
   const [sent, setSent] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [consent, setConsent] = useState(false);
   const tracking = useMemo(() => {
     const params = new URLSearchParams(location.search);
     return Object.fromEntries(
@@ -73,7 +77,7 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
       await unwrap(
         client.POST('/api/boards/{boardId}/public-form', {
           params: { path: { boardId } },
-          body: { fields, ...tracking } as never,
+          body: { fields, ...(def?.consent && consent ? { consent: true } : {}), ...tracking } as never,
         }),
       );
       setSent(true);
@@ -130,14 +134,25 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
                 }}
               />
             ))}
+          {def.consent && (
+            <label class="inline consent" data-testid="form-consent">
+              <input
+                type="checkbox"
+                name="consent"
+                checked={consent}
+                onChange={(e) => setConsent((e.target as HTMLInputElement).checked)}
+              />
+              <span>{def.consent.text}</span>
+            </label>
+          )}
           {error && (
             <p role="alert" class="error">
               {error}
             </p>
           )}
-          <button type="submit" disabled={busy}>
+          <Button submit busy={busy}>
             {t('send')}
-          </button>
+          </Button>
         </form>
       )}
     </main>
