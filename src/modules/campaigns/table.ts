@@ -94,6 +94,11 @@ export const campaignRecipients = pgTable(
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
     claimedAt: timestamp('claimed_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Set (committed) right before the provider call of this claim: a row a dead dispatcher left `sending` without
+     * it was never attempted and goes back to pending; with it, its outcome is unknown and it is never resent.
+     */
+    attemptedAt: timestamp('attempted_at', { withTimezone: true, mode: 'date' }),
     providerMessageId: text('provider_message_id'),
     error: text('error'),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
