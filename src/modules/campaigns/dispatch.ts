@@ -32,8 +32,9 @@ import { type TrackingSigner, trackingSigner } from './tracking.js';
 /**
  * Campaign sending (docs/messaging.md). Delivery guarantee: AT MOST ONCE per (campaign, contact). A dispatcher
  * claims a batch (pending → sending, committed), calls the provider, then settles the batch (sent / failed /
- * retry later) in one transaction. Rows a dead process left `sending` are failed as "interrupted, outcome
- * unknown", never sent again: a person receiving a marketing message twice is worse than one missing message that
+ * retry later) in one transaction. Each send's attempt is committed just before the provider call
+ * (`attempted_at`): rows a dead process left `sending` without one go back to pending; with one, they are failed
+ * as "interrupted, outcome unknown", never sent again: a person receiving a marketing message twice is worse than one missing message that
  * the campaign's stats and recipient list show. Provider answers that prove nothing was sent (connection refused,
  * 429, 5xx) go back to pending with backoff; timeouts after the request left are treated as unknown (failed).
  */
@@ -332,6 +333,18 @@ export async function dispatchCampaign(deps: WorkerDeps, kit: ChannelKit, job: C
         const skip = skips.get(r.id);
         if (skip) return skip;
         if (at > Date.now()) await sleep(at - Date.now());
+        // Committed before the provider call: a kill before it leaves the row safe to send again.
+        const marked = await deps.db
+          .tenantTransaction(orgId, (tx) => repo.markAttempted(tx, orgId, r.id))
+          .then(() => true)
+          .catch(() => false);
+        if (!marked)
+          return {
+            id: r.id,
+            outcome: 'retry' as const,
+            error: 'could not record the attempt',
+            retryInSeconds: 5,
+          };
         return sendOne(ctx, r);
       },
     );

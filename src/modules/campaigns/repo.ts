@@ -288,7 +288,8 @@ export async function claimBatch(tx: Tx, orgId: number, campaignId: number, limi
           limit ${limit}
           for update skip locked),
         claimed as (
-          update campaign_recipients r set status = 'sending', claimed_at = now(), attempts = r.attempts + 1
+          update campaign_recipients r set status = 'sending', claimed_at = now(), attempted_at = null,
+            attempts = r.attempts + 1
           from picked where r.organization_id = ${orgId} and r.id = picked.id
           returning r.id, r.contact_id, r.address, r.attempts)
         select claimed.*, c.document_id as contact_document_id, c.name, c.email, c.phone, c.custom_fields
@@ -297,17 +298,32 @@ export async function claimBatch(tx: Tx, orgId: number, campaignId: number, limi
   );
 }
 
-/** Rows left `sending` by a dispatcher that died: their outcome is unknown, so they are never sent again. */
+/**
+ * Rows left `sending` by a dispatcher that died. Never attempted (no `attempted_at`): back to pending, sent by the
+ * next batch. Attempted: the outcome is unknown, so they are never sent again (failed, "interrupted").
+ */
 export async function failInterrupted(tx: Tx, orgId: number, campaignId: number, leaseSeconds: number) {
   const rows = await queryRows<{ id: number }>(
     tx,
-    sql`update campaign_recipients set status = 'failed',
-          error = 'interrupted mid-send (process stopped); outcome unknown, not resent (at-most-once)'
+    sql`update campaign_recipients set
+          status = case when attempted_at is null then 'pending' else 'failed' end,
+          attempts = case when attempted_at is null then greatest(attempts - 1, 0) else attempts end,
+          claimed_at = case when attempted_at is null then null else claimed_at end,
+          error = case when attempted_at is null then error
+            else 'interrupted mid-send (process stopped); outcome unknown, not resent (at-most-once)' end
         where organization_id = ${orgId} and campaign_id = ${campaignId} and status = 'sending'
           and claimed_at < now() - make_interval(secs => ${leaseSeconds})
         returning id`,
   );
   return rows.length;
+}
+
+/** A claimed recipient's send starts now (committed before the provider is called). */
+export async function markAttempted(tx: Tx, orgId: number, id: number) {
+  await tx.execute(
+    sql`update campaign_recipients set attempted_at = now()
+        where organization_id = ${orgId} and id = ${id} and status = 'sending'`,
+  );
 }
 
 export interface SendResult {
