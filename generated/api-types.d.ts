@@ -1025,7 +1025,7 @@ export interface paths {
     get: operations['getPublicForm'];
     put?: never;
     /**
-     * Submit the entry form (public: no token, no tenant header); creates a card with creationSource form
+     * Submit the entry form (public: no token, no tenant header); creates a card with creationSource form, its contact matched or made from the e-mail or phone field, and the consent when the checkbox is ticked
      * @description Public: no token needed.
      */
     post: operations['submitPublicForm'];
@@ -1870,7 +1870,7 @@ export interface paths {
     put?: never;
     /**
      * Export everything the organization holds about a contact (a zip, as a job)
-     * @description BETA: Organization admins and owners only. Queues a job that writes a zip of JSON and CSV files (the contact, its timeline, the cards that reference it with their dynamic-field values, conversations and messages, campaign deliveries and engagement, consents, tasks, quotes, and the uploaded files). Answers the request (202); `GET /privacy-requests/{id}` gives its status and, when done, a signed `downloadUrl` that works once for 15 minutes.
+     * @description BETA: Organization admins and owners only. Queues a job that writes a zip of JSON and CSV files (the contact, its timeline, the cards that reference it with their dynamic-field values, conversations and messages, campaign deliveries and engagement, consents, tasks, quotes, and the uploaded files). Answers the request (202) with its `downloadUrl`, shown only in this answer: it works once the export is done (`GET /privacy-requests/{id}` gives the status), once, for 15 minutes.
      *
      *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -2559,8 +2559,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Download a data export (the signed link; works once)
-     * @description BETA: The link is its own credential (no bearer): signed, valid 15 minutes after the export is done, and usable once: the file is removed once sent (a `HEAD` checks the link without using it up). A second use, an expired or an altered link is a 404 saying so.
+     * Download a data export (the one-time link; works once)
+     * @description BETA: The link is its own credential (no bearer): the token the export request answered with (only its SHA-256 is stored), valid 15 minutes after the export is done, and usable once: the file is removed once sent (a `HEAD` checks the link without using it up). 409 while the export is not done (the link is not spent). A second use, an expired, failed or unknown link is a 404 saying so.
      *
      *     Public: no token needed.
      */
@@ -3533,7 +3533,7 @@ export interface paths {
     post: operations['scheduleOrganizationDeletion'];
     /**
      * Cancel the scheduled deletion of the organization (owner)
-     * @description Owners only. The owners are e-mailed. 409 when no deletion is scheduled.
+     * @description Owners only. The owners are e-mailed. 409 when no deletion is scheduled, and once the deletion has started (the organization is being deleted: it can no longer be cancelled).
      *
      *     Token scope: `account:write`.
      */
@@ -3554,7 +3554,7 @@ export interface paths {
     put?: never;
     /**
      * Export the whole organization (owner): a job writes one file, downloadable once
-     * @description Owners only. Answers 202 with the export and its one-time download link (shown only here; it expires after CRM_ORG_EXPORT_TTL_HOURS). The file is a gzip’d tar: organization.json (the organization and its members’ users, no passwords), tables/<table>/<part>.ndjson (every row of every tenant table, ids kept), files/<area>/<name> (uploads), manifest.json; `crm org import FILE` loads it into another instance (docs/lgpd.md).
+     * @description Owners only. Answers 202 with the export and its one-time download link (shown only here; it expires after CRM_ORG_EXPORT_TTL_HOURS). 409 while the organization is being deleted. The file is a gzip’d tar: organization.json (the organization and its members’ users, no passwords), tables/<table>/<part>.ndjson (every row of every tenant table, ids kept), files/<area>/<name> (uploads), manifest.json; `crm org import FILE` loads it into another instance (docs/lgpd.md).
      *
      *     Token scope: `account:write`.
      */
@@ -3700,7 +3700,7 @@ export interface paths {
     };
     /**
      * A data export or erasure: status, summary, the export’s download link
-     * @description BETA: Organization admins and owners only. status queued|running|done|failed; summary: counts per section or table. A done export not yet downloaded and not expired has `downloadUrl` (works once, until `expiresAt`).
+     * @description BETA: Organization admins and owners only. status queued|running|done|failed (an erasure is done once its data is gone, with `warnings` for what failed after; an export is failed when the contact was erased while it was made); summary: counts per section or table. `downloadUrl` is null here: the export link is shown once, in the answer to the request.
      *
      *     Token scope: `contacts:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -4946,6 +4946,8 @@ export interface components {
       autoUpdateDueDateFromPhase: boolean;
       currency: string;
       enableProducts: boolean;
+      /** @description the public form's consent checkbox; null: none */
+      formConsent: components['schemas']['FormConsent'] | null;
       /** @description documentId of the lost phase */
       lostPhase: string | null;
       restrictEditToAssignees: boolean;
@@ -5721,6 +5723,12 @@ export interface components {
       name: string;
       size: number;
     };
+    FormConsent: {
+      channels: ('whatsapp' | 'email' | 'sms')[];
+      /** @enum {string} */
+      purpose: 'marketing' | 'transactional';
+      text: string;
+    };
     InboxBoardLink: {
       board: {
         boardType: string;
@@ -6154,8 +6162,9 @@ export interface components {
       createdAt: string;
       documentId: string;
       downloadedAt: string | null;
-      /** @description Done export not yet downloaded nor expired: the signed link, usable once, until expiresAt */
+      /** @description The export link, only in the answer that created the export (null in every other answer): works once the export is done, once, until expiresAt */
       downloadUrl: string | null;
+      /** @description Why the request failed */
       error: string | null;
       expiresAt: string | null;
       /** @description The export zip size, once done */
@@ -6167,7 +6176,7 @@ export interface components {
        */
       kind: 'data_export' | 'erasure';
       /**
-       * @description queued → running → done | failed
+       * @description queued → running → done | failed. An erasure is done once the database part committed (the data is gone), even when a later step failed (see warnings); failed means nothing was erased. An export is failed when the contact was erased while it was being made (error says so): it has nothing to download
        * @enum {string}
        */
       status: 'queued' | 'running' | 'done' | 'failed';
@@ -6175,6 +6184,8 @@ export interface components {
       summary: {
         [key: string]: number;
       };
+      /** @description A done erasure: what failed after its data was erased (a file left on disk, the job queue not swept); empty when all went well */
+      warnings: string[];
     };
     Product: {
       active: boolean;
@@ -6236,6 +6247,8 @@ export interface components {
         name: string;
         order: number;
       }[];
+      /** @description a consent checkbox to show with its text; send `consent: true` when the person ticks it */
+      consent: components['schemas']['FormConsent'] | null;
       fields: {
         defaultValue: string | null;
         helpText: string | null;
@@ -6707,7 +6720,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6821,7 +6834,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6916,7 +6929,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7014,7 +7027,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7112,7 +7125,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7221,7 +7234,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7380,7 +7393,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7488,7 +7501,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7598,7 +7611,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7747,7 +7760,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8025,7 +8038,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8120,7 +8133,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8369,7 +8382,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8471,7 +8484,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8569,7 +8582,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8667,7 +8680,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8786,7 +8799,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8903,7 +8916,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8998,7 +9011,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9147,7 +9160,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9242,6 +9255,17 @@ export interface operations {
               autoUpdateDueDateFromPhase?: boolean;
               currency?: string;
               enableProducts?: boolean;
+              /** @description The public form asks this consent with a checkbox (null: none). Ticked, the contact the form matches or makes by its e-mail or phone field gets the consent for each channel (source form, proof: the text, form and IP); unticked, nothing is recorded (docs/lgpd.md) */
+              formConsent?: {
+                channels: ('whatsapp' | 'email' | 'sms')[];
+                /**
+                 * @default marketing
+                 * @enum {string}
+                 */
+                purpose?: 'marketing' | 'transactional';
+                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof */
+                text: string;
+              } | null;
               /** @description documentId or slug of a phase of the board */
               lostPhase?: string | null;
               restrictEditToAssignees?: boolean;
@@ -9386,7 +9410,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9545,7 +9569,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9685,7 +9709,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9784,7 +9808,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9923,7 +9947,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10073,7 +10097,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10193,7 +10217,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10312,7 +10336,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10425,7 +10449,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10531,7 +10555,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10691,7 +10715,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10808,7 +10832,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10924,7 +10948,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11030,7 +11054,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11135,7 +11159,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11268,7 +11292,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11372,7 +11396,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11484,7 +11508,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11589,7 +11613,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11726,7 +11750,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11857,7 +11881,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11991,7 +12015,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12118,7 +12142,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12224,7 +12248,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12320,7 +12344,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12437,7 +12461,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12555,7 +12579,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12706,7 +12730,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12803,7 +12827,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12956,7 +12980,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13060,7 +13084,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13180,7 +13204,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13328,7 +13352,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13425,7 +13449,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13575,7 +13599,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13679,7 +13703,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13776,7 +13800,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13894,7 +13918,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14018,7 +14042,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14115,7 +14139,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14241,7 +14265,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14345,7 +14369,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14440,7 +14464,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14491,6 +14515,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description true when the person ticked the form's consent checkbox (the public form's `consent`): recorded for the contact its e-mail or phone field names; false or absent records nothing */
+          consent?: boolean;
           fbclid?: string;
           /** @description entry-phase field slug → value */
           fields: {
@@ -14551,7 +14577,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14646,7 +14672,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14746,7 +14772,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14864,7 +14890,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14972,7 +14998,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15069,7 +15095,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15179,7 +15205,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15283,7 +15309,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15378,7 +15404,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15447,6 +15473,17 @@ export interface operations {
               autoUpdateDueDateFromPhase?: boolean;
               currency?: string;
               enableProducts?: boolean;
+              /** @description The public form asks this consent with a checkbox (null: none). Ticked, the contact the form matches or makes by its e-mail or phone field gets the consent for each channel (source form, proof: the text, form and IP); unticked, nothing is recorded (docs/lgpd.md) */
+              formConsent?: {
+                channels: ('whatsapp' | 'email' | 'sms')[];
+                /**
+                 * @default marketing
+                 * @enum {string}
+                 */
+                purpose?: 'marketing' | 'transactional';
+                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof */
+                text: string;
+              } | null;
               /** @description documentId or slug of a phase of the board */
               lostPhase?: string | null;
               restrictEditToAssignees?: boolean;
@@ -15519,7 +15556,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15621,7 +15658,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15715,7 +15752,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15838,7 +15875,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15940,7 +15977,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16035,7 +16072,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16133,7 +16170,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16259,7 +16296,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16408,7 +16445,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16541,7 +16578,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16636,7 +16673,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16767,7 +16804,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16869,7 +16906,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16967,7 +17004,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17065,7 +17102,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17235,7 +17272,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17333,7 +17370,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17438,7 +17475,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17536,7 +17573,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17685,7 +17722,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17798,7 +17835,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17950,7 +17987,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18089,7 +18126,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18193,7 +18230,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18311,7 +18348,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18416,7 +18453,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18511,7 +18548,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18634,7 +18671,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18736,7 +18773,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18837,7 +18874,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18945,7 +18982,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19098,7 +19135,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19244,7 +19281,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19361,7 +19398,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19467,7 +19504,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19564,7 +19601,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19659,7 +19696,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19800,7 +19837,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19902,7 +19939,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20054,7 +20091,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20171,7 +20208,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20266,7 +20303,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20416,7 +20453,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20514,7 +20551,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20628,7 +20665,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20737,7 +20774,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20847,7 +20884,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20972,7 +21009,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21072,7 +21109,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21208,7 +21245,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21337,7 +21374,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21469,7 +21506,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21594,7 +21631,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21698,7 +21735,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21820,7 +21857,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -21967,7 +22004,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22062,7 +22099,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22173,7 +22210,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22293,7 +22330,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22391,7 +22428,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22507,7 +22544,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22621,7 +22658,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22735,7 +22772,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22842,7 +22879,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -22975,7 +23012,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23072,7 +23109,7 @@ export interface operations {
           'application/octet-stream': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23170,7 +23207,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23268,7 +23305,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23360,7 +23397,7 @@ export interface operations {
           'text/event-stream': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23462,7 +23499,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23564,7 +23601,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23713,7 +23750,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23842,7 +23879,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -23937,7 +23974,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24065,7 +24102,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24167,7 +24204,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24286,7 +24323,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24387,7 +24424,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24430,7 +24467,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The signed token of the link the export status gave */
+        /** @description The token of the link the export request answered with */
         token: string;
       };
       cookie?: never;
@@ -24482,7 +24519,7 @@ export interface operations {
           'application/zip': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24631,7 +24668,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24753,7 +24790,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24848,7 +24885,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -24978,7 +25015,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25080,7 +25117,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25229,7 +25266,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25345,7 +25382,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25447,7 +25484,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25557,7 +25594,7 @@ export interface operations {
           'image/webp': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25718,7 +25755,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25836,7 +25873,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -25931,7 +25968,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26050,7 +26087,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26152,7 +26189,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26265,7 +26302,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26389,7 +26426,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26487,7 +26524,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26596,7 +26633,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26691,7 +26728,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26788,7 +26825,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -26937,7 +26974,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27032,7 +27069,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27134,7 +27171,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27229,7 +27266,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27324,7 +27361,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27456,7 +27493,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27575,7 +27612,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27747,7 +27784,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -27923,7 +27960,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28041,7 +28078,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28197,7 +28234,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28296,7 +28333,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28432,7 +28469,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28549,7 +28586,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28719,7 +28756,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28850,7 +28887,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -28966,7 +29003,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29100,7 +29137,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29202,7 +29239,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29313,7 +29350,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29462,7 +29499,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29572,7 +29609,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29667,7 +29704,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29774,7 +29811,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29876,7 +29913,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -29993,7 +30030,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30091,7 +30128,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30198,7 +30235,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30297,7 +30334,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30390,7 +30427,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30503,7 +30540,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30610,7 +30647,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30710,7 +30747,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30859,7 +30896,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -30971,7 +31008,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31066,7 +31103,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31197,7 +31234,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31292,7 +31329,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31387,7 +31424,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31482,7 +31519,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31579,7 +31616,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31679,7 +31716,7 @@ export interface operations {
           'application/gzip': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31828,7 +31865,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -31944,7 +31981,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32039,7 +32076,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32158,7 +32195,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32260,7 +32297,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32366,7 +32403,7 @@ export interface operations {
           'application/pdf': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32461,7 +32498,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32610,7 +32647,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32713,7 +32750,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32808,7 +32845,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -32914,7 +32951,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33016,7 +33053,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33165,7 +33202,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33295,7 +33332,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33390,7 +33427,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33516,7 +33553,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33618,7 +33655,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33767,7 +33804,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -33917,7 +33954,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34012,7 +34049,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34149,7 +34186,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34251,7 +34288,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34346,7 +34383,7 @@ export interface operations {
           'application/pdf': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34443,7 +34480,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34608,7 +34645,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34769,7 +34806,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -34864,7 +34901,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35013,7 +35050,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35115,7 +35152,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35264,7 +35301,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35396,7 +35433,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35491,7 +35528,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35611,7 +35648,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35713,7 +35750,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35865,7 +35902,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -35960,7 +35997,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36052,7 +36089,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36203,7 +36240,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36352,7 +36389,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36469,7 +36506,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36571,7 +36608,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36722,7 +36759,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36866,7 +36903,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -36961,7 +36998,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37095,7 +37132,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37197,7 +37234,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37311,7 +37348,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37460,7 +37497,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37564,7 +37601,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37659,7 +37696,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37766,7 +37803,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -37868,7 +37905,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38020,7 +38057,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38127,7 +38164,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38224,7 +38261,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38328,7 +38365,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38422,7 +38459,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38516,7 +38553,7 @@ export interface operations {
           'image/gif': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38610,7 +38647,7 @@ export interface operations {
           'text/html': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38713,7 +38750,7 @@ export interface operations {
           'text/html': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38875,7 +38912,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -38985,7 +39022,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39102,7 +39139,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39204,7 +39241,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39303,7 +39340,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39400,7 +39437,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39549,7 +39586,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39687,7 +39724,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39782,7 +39819,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -39919,7 +39956,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40021,7 +40058,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40140,7 +40177,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40253,7 +40290,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40349,7 +40386,7 @@ export interface operations {
           'text/plain': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40452,7 +40489,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40550,7 +40587,7 @@ export interface operations {
           'text/plain': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -40655,7 +40692,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: already exists, or a concurrent write won (retry after Retry-After) */
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
       409: {
         headers: {
           [name: string]: unknown;

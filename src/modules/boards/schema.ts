@@ -119,21 +119,36 @@ export const conditionCreateInput = z.strictObject({
 });
 export const conditionUpdateInput = conditionCreateInput.partial();
 
+const CHANNEL_WORDS = { whatsapp: 'WhatsApp', email: 'e-mail', sms: 'SMS' } as const;
+/** The checkbox's pt-BR text when a board names none: the channels it grants, and that it can be withdrawn. */
+export function defaultFormConsentText(channels: (keyof typeof CHANNEL_WORDS)[], purpose: string): string {
+  const words = channels.map((c) => CHANNEL_WORDS[c]);
+  const list = words.length > 1 ? `${words.slice(0, -1).join(', ')} e ${words.at(-1)}` : words[0];
+  const what = purpose === 'marketing' ? 'ofertas e novidades' : 'avisos sobre meu atendimento';
+  return `Aceito receber ${what} por ${list}. Posso retirar este consentimento quando quiser.`;
+}
+
 /** A board's public-form consent checkbox (FormConsent). */
-const formConsentInput = z.strictObject({
-  text: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe('what the person agrees to, shown beside the checkbox verbatim and kept as proof'),
-  channels: z
-    .array(z.enum(['whatsapp', 'email', 'sms']))
-    .min(1, 'name at least one channel: whatsapp, email or sms')
-    .max(3)
-    .transform((c) => [...new Set(c)]),
-  purpose: z.enum(['marketing', 'transactional']).default('marketing'),
-});
+const formConsentInput = z
+  .strictObject({
+    text: z
+      .string()
+      .trim()
+      .min(1, 'write what the person agrees to, or leave text out for the default')
+      .max(2000)
+      .optional()
+      .describe(
+        'what the person agrees to, shown beside the checkbox verbatim and kept as proof; absent: a pt-BR text ' +
+          'naming the channels ("Aceito receber ofertas e novidades por WhatsApp e e-mail. Posso retirar…")',
+      ),
+    channels: z
+      .array(z.enum(['whatsapp', 'email', 'sms']))
+      .min(1, 'name at least one channel: whatsapp, email or sms')
+      .max(3)
+      .transform((c) => [...new Set(c)]),
+    purpose: z.enum(['marketing', 'transactional']).default('marketing'),
+  })
+  .transform((c) => ({ ...c, text: c.text ?? defaultFormConsentText(c.channels, c.purpose) }));
 const formConsentOutput = z
   .object({
     text: z.string(),

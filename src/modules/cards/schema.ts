@@ -107,7 +107,7 @@ export const publicFormInput = z.strictObject({
     .optional()
     .describe(
       "true when the person ticked the form's consent checkbox (the public form's `consent`): recorded for the " +
-        "contact its e-mail or phone field names; false or absent records nothing",
+        'contact its e-mail or phone field names; false or absent records nothing',
     ),
   ...trackingShape,
 });
