@@ -35,6 +35,7 @@ const CampaignDetailPage = lazyPage(() => import('./pages/CampaignDetail').then(
 const TemplatesPage = lazyPage(() => import('./pages/Templates').then((m) => m.TemplatesPage));
 const ChannelsPage = lazyPage(() => import('./pages/Channels').then((m) => m.ChannelsPage));
 const PixelsPage = lazyPage(() => import('./pages/Pixels').then((m) => m.PixelsPage));
+const WebhooksPage = lazyPage(() => import('./pages/Webhooks').then((m) => m.WebhooksPage));
 
 function LangPicker() {
   return (
@@ -111,6 +112,7 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/templates/email', () => <TemplatesPage kind="email" />],
   ['/channels', () => <ChannelsPage />],
   ['/conversion-pixels', () => <PixelsPage />],
+  ['/webhooks', () => <WebhooksPage />],
 ];
 
 function route(path: string) {

@@ -30,3 +30,14 @@ areas.push(
     beta: true,
   },
 );
+
+// Integrations (issue 31 item 1): webhooks (BETA in the API). Only the names here; the page loads when opened.
+import * as integrationWords from './words/integrations';
+
+const iw = wordsOf(integrationWords);
+areas.push({
+  path: '/webhooks',
+  label: () => iw('webhooks'),
+  description: () => iw('webhooksText'),
+  beta: true,
+});
