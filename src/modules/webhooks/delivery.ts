@@ -136,6 +136,7 @@ export async function deliverDue(
         const secret = box.decrypt(sub.secretSealed, sealContext(orgId, sub.documentId));
         const outcomes: Outcome[] = [];
         await mapInPool(bySubject(heads), RECORDS_AT_ONCE, async (group) => {
+          const mine: Outcome[] = [];
           for (const head of group) {
             const body = JSON.stringify(head.payload);
             let status: number | null = null;
@@ -153,8 +154,17 @@ export async function deliverDue(
               error = (err as Error).message.slice(0, 500);
             }
             outcomes.push({ head, status, error });
+            mine.push({ head, status, error });
             if (error) break; // its retry waits: the record's later deliveries wait behind it
           }
+          // This record's successes are recorded as soon as its deliveries are done, not with the whole batch: a
+          // worker killed mid-batch re-sends only what was in flight (at least once, fewer duplicates). The batch's
+          // record below writes them again (the same values) with the rest.
+          const ok = mine.filter((o) => !o.error);
+          if (ok.length > 0)
+            await db
+              .tenantTransaction(orgId, (tx) => repo.markDelivered(tx, orgId, ok.map(deliveredRow)))
+              .catch(() => {});
         });
         // The batch's outcomes in one transaction; the claimed ones not sent (behind a failure) are due again.
         const done = new Set(outcomes.map((o) => o.head.id));
@@ -186,6 +196,8 @@ interface Outcome {
   error: string | null;
 }
 
+const deliveredRow = (o: Outcome) => ({ id: o.head.id, attempts: o.head.attempts + 1, status: o.status });
+
 /**
  * A claimed batch's outcomes, one statement each for the successes, the failures (each waits for its retry) and
  * the unsent; a batch with a failure counts one failed attempt of the subscription (zero before it when another
@@ -199,12 +211,7 @@ async function record(
   unsent: Due[],
 ) {
   const ok = outcomes.filter((o) => !o.error);
-  if (ok.length > 0)
-    await repo.markDelivered(
-      tx,
-      orgId,
-      ok.map((o) => ({ id: o.head.id, attempts: o.head.attempts + 1, status: o.status })),
-    );
+  if (ok.length > 0) await repo.markDelivered(tx, orgId, ok.map(deliveredRow));
   if (unsent.length > 0)
     await repo.setNextAttempt(
       tx,

@@ -177,6 +177,46 @@ describe('outbound webhooks', () => {
     await t.api.delete(`/webhook-subscriptions/${sub.body.documentId}`);
   });
 
+  test("a record's deliveries are recorded when they are done, not when the whole batch is (a killed worker re-sends less)", async () => {
+    // The receiver holds the second card's event until released: the first card's is answered at once.
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const got: string[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', async () => {
+        got.push(body);
+        if (body.includes('Slow')) await held;
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const sub = await t.api.post('/webhook-subscriptions', { data: { url, events: ['card.created'] } });
+    expect(sub.status).toBe(201);
+    await createCard(t.api, boardId, { title: 'Fast' });
+    await createCard(t.api, boardId, { title: 'Slow' });
+    const { db } = await getApp();
+    for (const orgId of orgIds) await dispatchOrganization(db, orgId);
+    const pass = deliverDue({ db, config: allowLoopback() });
+    const statuses = async () =>
+      (await t.api.get(`/webhook-subscriptions/${sub.body.documentId}/deliveries`)).body.data.map(
+        (d: { status: string }) => d.status,
+      ) as string[];
+    // While the slow record is still in flight, the fast one is already delivered.
+    const deadline = Date.now() + 10_000;
+    while (!(await statuses()).includes('delivered') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect((await statuses()).sort()).toEqual(['delivered', 'pending']);
+    expect(got).toHaveLength(2);
+    release();
+    await pass;
+    expect(await statuses()).toEqual(['delivered', 'delivered']);
+    await t.api.delete(`/webhook-subscriptions/${sub.body.documentId}`);
+  });
+
   test('SSRF: loopback refused unless allow-listed; a redirect to the metadata address refused', async () => {
     const r = await receiver();
     closers.push(r.close);
