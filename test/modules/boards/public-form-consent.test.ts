@@ -133,6 +133,16 @@ describe("the public form's consent", () => {
       channels: ['sms'],
       purpose: 'marketing',
     });
+    const byDefault = await t.api.put(`/boards/${plain}`, {
+      data: { boardSettings: { formConsent: { channels: ['whatsapp', 'email'] } } },
+    });
+    expect(byDefault.status).toBe(200);
+    expect(byDefault.body.boardSettings.formConsent.text).toBe(
+      'Aceito receber ofertas e novidades por WhatsApp e e-mail. Posso retirar este consentimento quando quiser.',
+    );
+    expect((await anon.get(`/boards/${plain}/public-form`)).body.consent.text).toBe(
+      byDefault.body.boardSettings.formConsent.text,
+    );
     const cleared = await t.api.put(`/boards/${plain}`, { data: { boardSettings: { formConsent: null } } });
     expect(cleared.body.boardSettings.formConsent).toBeNull();
   });

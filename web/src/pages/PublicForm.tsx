@@ -135,15 +135,21 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
               />
             ))}
           {def.consent && (
-            <label class="inline consent" data-testid="form-consent">
-              <input
-                type="checkbox"
-                name="consent"
-                checked={consent}
-                onChange={(e) => setConsent((e.target as HTMLInputElement).checked)}
-              />
-              <span>{def.consent.text}</span>
-            </label>
+            <div class="consent">
+              <label class="inline" data-testid="form-consent">
+                <input
+                  type="checkbox"
+                  name="consent"
+                  checked={consent}
+                  aria-describedby="consent-hint"
+                  onChange={(e) => setConsent((e.target as HTMLInputElement).checked)}
+                />
+                <span>{def.consent.text}</span>
+              </label>
+              <span id="consent-hint" class="ds-hint">
+                {t('consentOptional')}
+              </span>
+            </div>
           )}
           {error && (
             <p role="alert" class="error">
