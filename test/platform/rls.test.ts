@@ -147,6 +147,8 @@ describe('row-level security', () => {
       'campaigns_status_heartbeat_idx',
       // The public leadgen webhook names a page and form only (docs/lead-ads.md).
       'lead_form_routes_page_form_idx',
+      // A person's data-export link (/data-exports/{token}) names its one-time token only (docs/lgpd.md).
+      'privacy_requests_token_hash_key',
     ]);
     const offenders = rows.filter((r) => r.first !== 'organization_id' && !exceptions.has(r.index));
     expect(offenders).toEqual([]);
