@@ -9263,8 +9263,8 @@ export interface operations {
                  * @enum {string}
                  */
                 purpose?: 'marketing' | 'transactional';
-                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof */
-                text: string;
+                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof; absent: a pt-BR text naming the channels ("Aceito receber ofertas e novidades por WhatsApp e e-mail. Posso retirar…") */
+                text?: string;
               } | null;
               /** @description documentId or slug of a phase of the board */
               lostPhase?: string | null;
@@ -15481,8 +15481,8 @@ export interface operations {
                  * @enum {string}
                  */
                 purpose?: 'marketing' | 'transactional';
-                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof */
-                text: string;
+                /** @description what the person agrees to, shown beside the checkbox verbatim and kept as proof; absent: a pt-BR text naming the channels ("Aceito receber ofertas e novidades por WhatsApp e e-mail. Posso retirar…") */
+                text?: string;
               } | null;
               /** @description documentId or slug of a phase of the board */
               lostPhase?: string | null;
