@@ -62,19 +62,14 @@ export const contacts = pgTable(
     ),
     // `sort=name:asc` (ASC NULLS FIRST, id ASC) exactly; backwards, name:desc.
     index('contacts_org_name_idx').on(t.organizationId, t.name.asc().nullsFirst(), t.id.asc()),
-    // `$contains`/`$containsi` on the searchable text columns (LIKE/ILIKE, LEAKPROOF: migrate.ts): the count a
-    // bitmap scan of this index, the page an ordered walk of the created index (docs/performance.md).
-    index('contacts_text_trgm_idx').using(
-      'gin',
-      t.organizationId,
-      t.name.op('gin_trgm_ops'),
-      t.email.op('gin_trgm_ops'),
-      t.phone.op('gin_trgm_ops'),
-      t.city.op('gin_trgm_ops'),
-    ),
-    // `$containsi` and friends are accent-blind: `crm_fold(column) LIKE crm_fold(pattern)` (list-query.ts), which
-    // this index over the same expressions answers (crm_fold is LEAKPROOF: migrate.ts). The one above stays for
-    // the exact `$contains`.
+    // Matching an import's rows by phone (`matchBy=phone`: import.ts) and lead ads' and forms' match by phone
+    // (match-or-make.ts) look phones up by equality.
+    index('contacts_org_phone_idx').on(t.organizationId, t.phone),
+    // `$contains`/`$containsi`/`$startsWith`… on the searchable text columns: `crm_fold(column) LIKE
+    // crm_fold(pattern)` (list-query.ts), which this index over the same expressions answers (crm_fold is
+    // LEAKPROOF: migrate.ts). The exact forms add `column LIKE pattern`, checked on the rows the index found (an
+    // exact match is also a folded one), so one trigram index serves both (docs/performance.md "Imports of a
+    // million rows": a second index over the raw columns cost a quarter of an import's time).
     index('contacts_text_fold_trgm_idx').using(
       'gin',
       t.organizationId,

@@ -435,11 +435,13 @@ export function compileOp(def: FieldDef, col: SQL, op: string, raw: unknown, pat
     const text = sql`${col}::text`;
     // The insensitive forms are accent-blind too ("vitoria" finds "Vitória"): both sides folded by crm_fold,
     // which the trigram indexes of the searchable columns are built over (platform/db/search-fold.ts). The
-    // sensitive forms stay exact.
-    const like = insensitive
-      ? sql`${fold(text)} like ${foldedPattern(op, raw)}`
-      : sql`${text} like ${likePattern(op, raw)}`;
-    return op.startsWith('$not') ? sql`(${col} is null or not ${like})` : like;
+    // sensitive forms stay exact: the positive ones also state the folded condition (implied by the exact one,
+    // crm_fold mapping character by character), so that same index finds their rows and the exact LIKE rechecks
+    // them; one trigram index per column serves both (docs/performance.md "Imports of a million rows").
+    const folded = sql`${fold(text)} like ${foldedPattern(op, raw)}`;
+    if (insensitive) return op.startsWith('$not') ? sql`(${col} is null or not ${folded})` : folded;
+    const exact = sql`${text} like ${likePattern(op, raw)}`;
+    return op.startsWith('$not') ? sql`(${col} is null or not ${exact})` : sql`(${folded} and ${exact})`;
   }
   if (!(comparison as readonly string[]).includes(op)) bad(path, `unknown operator ${op}`);
   if (raw === null || raw === 'null') {
