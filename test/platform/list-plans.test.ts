@@ -338,7 +338,9 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     // board, the sampled statistics may price a sequential scan of them lower, as for the contacts case above.
     const plan = await explain(st, 'set local enable_seqscan = off');
     // `$contains` also states the folded condition it implies (list-query.ts), so the folded index may answer it.
-    const indexed = ['cards_text_trgm_idx', 'cards_text_fold_trgm_idx'].some((i) => inOrderOrTrigram(plan, i));
+    const indexed = ['cards_text_trgm_idx', 'cards_text_fold_trgm_idx'].some((i) =>
+      inOrderOrTrigram(plan, i),
+    );
     expect(indexed, JSON.stringify(plan)).toBe(true);
   });
 
