@@ -158,7 +158,9 @@ function Shell({ children }: { children: any }) {
           </button>
         )}
         {s.org && (
-          <nav aria-label={w('navMain')} id="main-nav">
+          // A followed link folds the menu at once, in the same render as the new page.
+          // biome-ignore lint/a11y/useKeyWithClickEvents: the links inside take the keyboard; this only folds the menu
+          <nav aria-label={w('navMain')} id="main-nav" onClick={() => setOpen(false)}>
             {nav.map(([href, label]) => (
               <Link key={href} href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
                 {label}

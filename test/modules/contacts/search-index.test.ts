@@ -14,7 +14,7 @@ test('a q search over 100k contacts is a bitmap scan of contacts_search_idx as c
   const { db } = await getApp();
   const t = await newTenant();
   await t.api.post('/contacts', {
-    data: { name: 'Ana Souza', email: 'ana@example.com', cpf: '52998224725' },
+    data: { name: 'Ana Souza', email: 'ana@souza-indice.com.br', cpf: '52998224725' },
   });
   const [{ id: orgId }] = await queryRows<{ id: number }>(
     db.system,
@@ -29,7 +29,9 @@ test('a q search over 100k contacts is a bitmap scan of contacts_search_idx as c
   await seed(orgId, 100_000);
   await db.system.execute(sql`analyze contacts`);
 
-  for (const q of ['ana souza', '529.982.247', 'example.com']) {
+  // A domain no other test uses: the statistics are the whole table's (every test file's organizations), and a
+  // common one (example.com) has the planner expect thousands of matches and rightly prefer the tenant's index.
+  for (const q of ['ana souza', '529.982.247', 'souza-indice.com.br']) {
     const plan = await db.tenantTransaction(orgId, (tx) => {
       const { sql: text, params } = tx
         .select({ id: contacts.id })
