@@ -36,6 +36,8 @@ const TemplatesPage = lazyPage(() => import('./pages/Templates').then((m) => m.T
 const ChannelsPage = lazyPage(() => import('./pages/Channels').then((m) => m.ChannelsPage));
 const PixelsPage = lazyPage(() => import('./pages/Pixels').then((m) => m.PixelsPage));
 const WebhooksPage = lazyPage(() => import('./pages/Webhooks').then((m) => m.WebhooksPage));
+// The board editor (issue 31 item 1): its own chunk, loaded when a board's structure is edited.
+const BoardEditorPage = lazyPage(() => import('./pages/BoardEditor').then((m) => m.BoardEditorPage));
 
 function LangPicker() {
   return (
@@ -97,6 +99,7 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/boards/:boardId', (p) => <KanbanPage boardId={p.boardId} />],
   ['/boards/:boardId/cards/:cardId', (p) => <KanbanPage boardId={p.boardId} cardId={p.cardId} />],
   ['/boards/:boardId/report', (p) => <ReportPage boardId={p.boardId} />],
+  ['/boards/:boardId/edit', (p) => <BoardEditorPage boardId={p.boardId} />],
   ['/contacts', () => <ContactsPage />],
   ['/contacts/:contactId', (p) => <ContactsPage contactId={p.contactId} />],
   ['/segments', () => <SegmentsPage />],

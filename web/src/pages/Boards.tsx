@@ -1,7 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
 import { type Board, client, unwrap } from '../api';
 import { Link } from '../components/Link';
+import { NewBoardDialog } from '../components/NewBoard';
 import { t } from '../i18n';
+import { wordsOf } from '../lib/area-words';
+import { canConfigure, isOrgAdmin } from '../lib/board-access';
+import { Button, PageHeader } from '../ui';
+import * as boardWords from '../words/board-work';
+
+const kw = wordsOf(boardWords);
 
 export function useBoards() {
   return useQuery({
@@ -17,9 +25,14 @@ export function useBoards() {
 
 export function BoardsPage() {
   const boards = useBoards();
+  const [creating, setCreating] = useState(false);
   return (
     <section class="page">
-      <h1>{t('boards')}</h1>
+      <PageHeader
+        title={t('boards')}
+        actions={isOrgAdmin() && <Button onClick={() => setCreating(true)}>{kw('newBoard')}</Button>}
+      />
+      {creating && <NewBoardDialog onClose={() => setCreating(false)} />}
       {boards.isLoading && <p>{t('loading')}</p>}
       {boards.data?.length === 0 && <p>{t('noItems')}</p>}
       <ul class="board-list">
@@ -32,6 +45,11 @@ export function BoardsPage() {
               {b.phases.length} · {b.boardSettings.currency}
             </span>
             <Link href={`/boards/${b.documentId}/report`}>{t('report')}</Link>
+            {canConfigure(b) && (
+              <Link href={`/boards/${b.documentId}/edit`} aria-label={kw('editBoardOf', { name: b.name })}>
+                {kw('editBoard')}
+              </Link>
+            )}
           </li>
         ))}
       </ul>

@@ -31,22 +31,34 @@ import {
 } from '../api';
 import { CardDrawer } from '../components/CardDrawer';
 import { Link } from '../components/Link';
+import { NewCardDialog } from '../components/NewCard';
 import { NotFound } from '../components/NotFound';
+import { SavedFilters } from '../components/SavedFilters';
 import { date, money, t } from '../i18n';
+import { wordsOf } from '../lib/area-words';
+import { canConfigure } from '../lib/board-access';
 import { inkOn } from '../lib/contrast';
 import { people, personName } from '../lib/labels';
 import { initials } from '../lib/people';
 import { num, plural, upperFirst, w } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
+import { Button } from '../ui';
+import * as boardWords from '../words/board-work';
 
 const PAGE_SIZE = 20;
+const kw = wordsOf(boardWords);
 
 export interface CardFilters {
   q: string;
   tag: string;
   assignee: string;
+  /** A saved filter applied as it is (`savedFilter`): one that names more than the filters above. */
+  saved?: string;
 }
+
+/** The `savedFilter` parameter of the list, when a saved filter is applied as it is. */
+const savedParam = (f: CardFilters) => (f.saved ? { savedFilter: f.saved } : {});
 
 /** The list query of the board's cards: the page's filters, Strapi's bracket form. */
 export function cardFilters(f: CardFilters, phaseId?: string) {
@@ -149,7 +161,16 @@ function useCardMoves(boardId: string, board: Board | undefined) {
     });
   // Other filters: the moves shown so far are the columns' business again.
   const clearPending = () => setPending(new Map());
-  return { pending, clearPending, message, setMessage, move, saved };
+  // A card created on the page: shown at the top of its column at once (its column's first page may not hold it).
+  const place = (card: Card) => {
+    const to = card.currentPhase?.documentId ?? '';
+    setPending((m) => new Map(m).set(card.documentId, { card, from: '', to }));
+    void Promise.all([
+      qc.invalidateQueries({ queryKey: ['cards', boardId, to] }),
+      qc.invalidateQueries({ queryKey: ['stats', boardId] }),
+    ]);
+  };
+  return { pending, clearPending, message, setMessage, move, saved, place };
 }
 
 export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: string }) {
@@ -158,6 +179,8 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   const [q, setQ] = useState('');
   const moves = useCardMoves(boardId, board.data);
   const writable = canWrite();
+  // The phase a new card is being created in ('' : the entry phase); null: no new card form open.
+  const [newIn, setNewIn] = useState<string | null>(null);
 
   useEffect(() => {
     const id = setTimeout(() => {
@@ -169,7 +192,12 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
 
   const stats = useQuery({
     queryKey: ['stats', boardId, filters],
-    queryFn: () => listCards(boardId, { filters: cardFilters(filters), pagination: { pageSize: 1 } }),
+    queryFn: () =>
+      listCards(boardId, {
+        filters: cardFilters(filters),
+        ...savedParam(filters),
+        pagination: { pageSize: 1 },
+      }),
     enabled: board.isSuccess,
   });
   const [slaByPhase, setSlaByPhase] = useState<Record<string, number>>({});
@@ -188,7 +216,12 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   const { message } = moves;
   return (
     <section class="kanban-page">
-      <BoardHead board={b} stats={stats.data} sla={Object.values(slaByPhase).reduce((a, n) => a + n, 0)} />
+      <BoardHead
+        board={b}
+        stats={stats.data}
+        sla={Object.values(slaByPhase).reduce((a, n) => a + n, 0)}
+        onNewCard={writable ? () => setNewIn('') : undefined}
+      />
       <FilterForm
         board={b}
         q={q}
@@ -199,7 +232,20 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
           setFilters(f);
         }}
         writable={writable}
+        onSaved={(f) => {
+          moves.clearPending();
+          setQ(f.q);
+          setFilters(f);
+        }}
       />
+      {newIn !== null && (
+        <NewCardDialog
+          board={b}
+          phaseId={newIn || undefined}
+          onClose={() => setNewIn(null)}
+          onCreated={moves.place}
+        />
+      )}
       <div aria-live="polite" class="sr-only">
         {message?.kind === 'ok' ? message.text : ''}
       </div>
@@ -218,6 +264,7 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
         writable={writable}
         onMove={moves.move}
         onSla={(phaseId, n) => setSlaByPhase((m) => (m[phaseId] === n ? m : { ...m, [phaseId]: n }))}
+        onNewCard={writable ? setNewIn : undefined}
       />
       {cardId && (
         <CardDrawer
@@ -238,8 +285,21 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   );
 }
 
-/** The board's name, its figures under the filters (cards, value, overdue, SLA breaches) and the report link. */
-function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>; sla: number }) {
+/**
+ * The board's name, its figures under the filters (cards, value where the board shows values, overdue, SLA
+ * breaches), the report link, a new card (entry phase) and the board's editor for those who may configure it.
+ */
+function BoardHead({
+  board: b,
+  stats,
+  sla,
+  onNewCard,
+}: {
+  board: Board;
+  stats?: Page<Card>;
+  sla: number;
+  onNewCard?: () => void;
+}) {
   const s: CardStats | undefined = stats?.meta.stats;
   return (
     <header class="board-head">
@@ -249,10 +309,12 @@ function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>;
           <dt>{t('totalCards')}</dt>
           <dd data-stat="total">{stats ? num(stats.meta.pagination.total) : '…'}</dd>
         </div>
-        <div>
-          <dt>{t('totalValue')}</dt>
-          <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
-        </div>
+        {b.boardSettings.showValue && (
+          <div>
+            <dt>{t('totalValue')}</dt>
+            <dd data-stat="valueSum">{s ? money(s.valueSum, b.boardSettings.currency) : '…'}</dd>
+          </div>
+        )}
         <div class={s?.overdueCount ? 'warn' : ''}>
           <dt>{s ? upperFirst(plural(s.overdueCount, 'overdueOne', 'overdueMany')) : t('overdue')}</dt>
           <dd data-stat="overdue">{s ? num(s.overdueCount) : '…'}</dd>
@@ -265,6 +327,16 @@ function BoardHead({ board: b, stats, sla }: { board: Board; stats?: Page<Card>;
       <Link href={`/boards/${b.documentId}/report`} class="button-link">
         {t('report')}
       </Link>
+      {canConfigure(b) && (
+        <Link href={`/boards/${b.documentId}/edit`} class="button-link" data-testid="edit-board">
+          {kw('editBoard')}
+        </Link>
+      )}
+      {onNewCard && b.phases.length > 0 && (
+        <Button onClick={onNewCard} data-testid="new-card">
+          {kw('newCard')}
+        </Button>
+      )}
     </header>
   );
 }
@@ -277,6 +349,8 @@ function FilterForm(props: {
   filters: CardFilters;
   onFilters: (f: CardFilters) => void;
   writable: boolean;
+  /** A saved filter picked: the page's filters at once (the search box too). */
+  onSaved?: (f: CardFilters) => void;
 }) {
   const { board: b, filters, writable } = props;
   return (
@@ -321,6 +395,15 @@ function FilterForm(props: {
           ))}
         </select>
       </label>
+      {props.onSaved && (
+        <SavedFilters
+          boardId={b.documentId}
+          filters={filters}
+          query={cardFilters(filters)}
+          writable={writable}
+          onApply={props.onSaved}
+        />
+      )}
       {!writable && <span class="muted">{t('viewerNote')}</span>}
       {writable && (
         <span class="muted small" id="kbd-help">
@@ -350,6 +433,8 @@ function BoardColumns(props: {
   writable: boolean;
   onMove: (card: Card, to: string) => Promise<void>;
   onSla: (phaseId: string, n: number) => void;
+  /** A new card in a phase (writers only). */
+  onNewCard?: (phaseId: string) => void;
 }) {
   const { board: b } = props;
   const [dragging, setDragging] = useState<Card | null>(null);
@@ -411,6 +496,7 @@ function BoardColumns(props: {
             onMove={props.onMove}
             blocked={!!dragging && blocked(dragging.currentPhase?.documentId, p.documentId)}
             onSla={(n) => props.onSla(p.documentId, n)}
+            onNew={props.onNewCard && (() => props.onNewCard?.(p.documentId))}
           />
         ))}
       </div>
@@ -431,6 +517,7 @@ function Column(props: {
   onOpen: (c: Card) => void;
   onMove: (card: Card, to: string) => Promise<void>;
   onSla: (n: number) => void;
+  onNew?: () => void;
 }) {
   const { board, phase, filters, pending } = props;
   const { setNodeRef, isOver } = useDroppable({ id: phase.documentId });
@@ -440,6 +527,7 @@ function Column(props: {
     queryFn: ({ pageParam }) =>
       listCards(board.documentId, {
         filters: cardFilters(filters, phase.documentId),
+        ...savedParam(filters),
         pagination: { page: pageParam, pageSize: PAGE_SIZE },
         // The stats (count, value, SLA) come with the first page only.
         ...(pageParam > 1 ? { stats: 'false' } : {}),
@@ -484,6 +572,17 @@ function Column(props: {
           <span class="badge warn" title={t('slaBreached')}>
             SLA {sla}
           </span>
+        )}
+        {props.onNew && (
+          <button
+            type="button"
+            class="column-new"
+            onClick={props.onNew}
+            aria-label={kw('newCardIn', { phase: phase.name })}
+            title={kw('newCardIn', { phase: phase.name })}
+          >
+            +
+          </button>
         )}
       </header>
       <ol class="cards">
