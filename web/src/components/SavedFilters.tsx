@@ -3,8 +3,8 @@ import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { wordsOf } from '../lib/area-words';
 import { isOrgAdmin } from '../lib/board-access';
+import type { CardFilters } from '../lib/card-filters';
 import { refusalOf } from '../lib/marketing';
-import type { CardFilters } from '../pages/Kanban';
 import { Button, confirmAction, Dialog, Field, toast } from '../ui';
 import * as catalogue from '../words/board-work';
 

@@ -37,6 +37,7 @@ import { SavedFilters } from '../components/SavedFilters';
 import { date, money, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { canConfigure } from '../lib/board-access';
+import type { CardFilters } from '../lib/card-filters';
 import { inkOn } from '../lib/contrast';
 import { people, personName } from '../lib/labels';
 import { initials } from '../lib/people';
@@ -49,13 +50,7 @@ import * as boardWords from '../words/board-work';
 const PAGE_SIZE = 20;
 const kw = wordsOf(boardWords);
 
-export interface CardFilters {
-  q: string;
-  tag: string;
-  assignee: string;
-  /** A saved filter applied as it is (`savedFilter`): one that names more than the filters above. */
-  saved?: string;
-}
+export type { CardFilters };
 
 /** The `savedFilter` parameter of the list, when a saved filter is applied as it is. */
 const savedParam = (f: CardFilters) => (f.saved ? { savedFilter: f.saved } : {});
