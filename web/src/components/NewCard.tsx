@@ -97,7 +97,7 @@ export function NewCardDialog(props: {
         </>
       }
     >
-      <form id="new-card-form" class="new-card-form" noValidate onSubmit={save} data-testid="new-card">
+      <form id="new-card-form" class="new-card-form" noValidate onSubmit={save} data-testid="new-card-form">
         <Field label={kw('cardTitle')} hint={kw('cardTitleHint')} error={errors.title}>
           <input
             name="new-card-title"

@@ -35,7 +35,7 @@ export const ptBR = {
   currency: 'Moeda',
   showValue: 'Mostrar valores dos cards',
   editBoard: 'Editar quadro',
-  editBoardOf: 'Editar o quadro {name}',
+  editBoardOf: 'Editar quadro: {name}',
 };
 export const en: typeof ptBR = {
   newCard: 'New card',
@@ -73,5 +73,5 @@ export const en: typeof ptBR = {
   currency: 'Currency',
   showValue: "Show the cards' values",
   editBoard: 'Edit board',
-  editBoardOf: 'Edit the board {name}',
+  editBoardOf: 'Edit board: {name}',
 };
