@@ -7,21 +7,14 @@ import { getLang, type Lang, setLang, t, useLang } from './i18n';
 import { wordsOf } from './lib/area-words';
 import { userName } from './lib/people';
 import { w } from './lib/words';
-import { AgendaPage } from './pages/Agenda';
 import { BoardsPage } from './pages/Boards';
 import { ConfirmPage } from './pages/Confirm';
-import { ContactsPage } from './pages/Contacts';
-import { InboxPage } from './pages/Inbox';
 import { KanbanPage } from './pages/Kanban';
 import { MorePage } from './pages/More';
 import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
 import { PublicFormPage } from './pages/PublicForm';
-import { ReportPage } from './pages/Report';
-import { SegmentsPage } from './pages/Segments';
-import { SettingsPage } from './pages/Settings';
 import { SignInPage, SignUpPage } from './pages/SignIn';
-import { TasksPage } from './pages/Tasks';
 import { match, usePath } from './router';
 import { getSession, onSession, setSession } from './session';
 import { ConfirmHost, Toasts } from './ui';
@@ -29,6 +22,15 @@ import * as moreWords from './words/more';
 
 const mw = wordsOf(moreWords);
 
+// The daily pages past the boards (contacts, tasks, inbox, agenda, report, settings…): each its own chunk, so the first
+// download is the shell, the boards and the Kanban (Chart.js comes only with the report).
+const AgendaPage = lazyPage(() => import('./pages/Agenda').then((m) => m.AgendaPage));
+const ContactsPage = lazyPage(() => import('./pages/Contacts').then((m) => m.ContactsPage));
+const InboxPage = lazyPage(() => import('./pages/Inbox').then((m) => m.InboxPage));
+const ReportPage = lazyPage(() => import('./pages/Report').then((m) => m.ReportPage));
+const SegmentsPage = lazyPage(() => import('./pages/Segments').then((m) => m.SegmentsPage));
+const SettingsPage = lazyPage(() => import('./pages/Settings').then((m) => m.SettingsPage));
+const TasksPage = lazyPage(() => import('./pages/Tasks').then((m) => m.TasksPage));
 // The marketing areas (reached from "Mais"): their own chunk, loaded when first opened.
 const CampaignsPage = lazyPage(() => import('./pages/Campaigns').then((m) => m.CampaignsPage));
 const CampaignDetailPage = lazyPage(() => import('./pages/CampaignDetail').then((m) => m.CampaignDetailPage));
