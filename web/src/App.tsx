@@ -38,6 +38,10 @@ const TemplatesPage = lazyPage(() => import('./pages/Templates').then((m) => m.T
 const ChannelsPage = lazyPage(() => import('./pages/Channels').then((m) => m.ChannelsPage));
 const PixelsPage = lazyPage(() => import('./pages/Pixels').then((m) => m.PixelsPage));
 const WebhooksPage = lazyPage(() => import('./pages/Webhooks').then((m) => m.WebhooksPage));
+// Sales (products, quotes) and distribution queues (issue 31 item 1): their own chunks, loaded when first opened.
+const ProductsPage = lazyPage(() => import('./pages/Products').then((m) => m.ProductsPage));
+const QuotesPage = lazyPage(() => import('./pages/Quotes').then((m) => m.QuotesPage));
+const DistributionPage = lazyPage(() => import('./pages/Distribution').then((m) => m.DistributionPage));
 // The board editor (issue 31 item 1): its own chunk, loaded when a board's structure is edited.
 const BoardEditorPage = lazyPage(() => import('./pages/BoardEditor').then((m) => m.BoardEditorPage));
 
@@ -118,6 +122,9 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/channels', () => <ChannelsPage />],
   ['/conversion-pixels', () => <PixelsPage />],
   ['/webhooks', () => <WebhooksPage />],
+  ['/products', () => <ProductsPage />],
+  ['/quotes', () => <QuotesPage />],
+  ['/distribution', () => <DistributionPage />],
 ];
 
 function route(path: string) {

@@ -41,3 +41,18 @@ areas.push({
   description: () => iw('webhooksText'),
   beta: true,
 });
+
+// Sales (products, quotes) and distribution queues (BETA in the API), issue 31 item 1. Only the names here.
+import * as salesAreaWords from './words/sales-areas';
+
+const saw = wordsOf(salesAreaWords);
+areas.push(
+  { path: '/products', label: () => saw('products'), description: () => saw('productsText') },
+  { path: '/quotes', label: () => saw('quotes'), description: () => saw('quotesText') },
+  {
+    path: '/distribution',
+    label: () => saw('distribution'),
+    description: () => saw('distributionText'),
+    beta: true,
+  },
+);
