@@ -1,35 +1,46 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, client, type Page, reason, unwrap } from '../api';
+import { client, type Page, reason, unwrap } from '../api';
+import { BulkBar } from '../components/contacts/BulkBar';
+import { ContactDetail } from '../components/contacts/ContactDetail';
+import { ContactEditor } from '../components/contacts/ContactEditor';
+import { ImportDialog } from '../components/contacts/ImportDialog';
+import { MergeDialog } from '../components/contacts/MergeDialog';
+import { type Contact, cw, day, typeWord } from '../components/contacts/shared';
 import { Link } from '../components/Link';
-import { NotFound } from '../components/NotFound';
-import { dateTime, t } from '../i18n';
-import { timelineSentence } from '../lib/events';
-import { code, w } from '../lib/words';
+import { refusalOf } from '../lib/marketing';
+import { personName } from '../lib/people';
+import { num } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
+import {
+  Avatar,
+  Button,
+  type Column,
+  DataTable,
+  Field,
+  PageHeader,
+  Pagination,
+  type Sort,
+  toast,
+} from '../ui';
 
-interface Contact {
-  documentId: string;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  contact_type: string;
-  city?: string | null;
-  createdAt: string;
-}
-interface Activity {
-  documentId: string;
-  activityType: string;
-  description: string;
-  metadata?: Record<string, unknown> | null;
-  performedAt: string;
-}
+const PAGE_SIZE = 25;
 
+/**
+ * Contacts (issue 31 item 1): the list (search, sorting, pages), a contact's detail beside it, a quick new contact
+ * and the full editor, a CSV import with its progress, and actions on the selected rows (owner, team, type, merge,
+ * delete).
+ */
 export function ContactsPage({ contactId }: { contactId?: string }) {
+  const write = canWrite();
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
+  const [sort, setSort] = useState<Sort>({ key: 'createdAt', dir: 'desc' });
+  const [selected, setSelected] = useState<Map<string, Contact>>(new Map());
+  const [merging, setMerging] = useState(false);
+  const [importing, setImporting] = useState(false);
   useEffect(() => {
     const id = setTimeout(() => {
       setQuery(q.trim().length >= 3 ? q.trim() : '');
@@ -38,166 +49,250 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
     return () => clearTimeout(id);
   }, [q]);
   const list = useQuery({
-    queryKey: ['contacts', query, page],
+    queryKey: ['contacts', query, page, sort.key, sort.dir],
+    placeholderData: keepPreviousData,
     queryFn: async () =>
       (await unwrap(
         client.GET('/api/contacts', {
           params: {
             query: {
               ...(query ? { q: query } : {}),
-              pagination: { page, pageSize: 25 },
-              sort: 'createdAt:desc',
+              pagination: { page, pageSize: PAGE_SIZE },
+              sort: `${sort.key}:${sort.dir}`,
             } as never,
           },
         }),
       )) as unknown as Page<Contact>,
   });
+  const rows = list.data?.data;
   const pag = list.data?.meta.pagination;
+  const toggle = (c: Contact, on: boolean) => {
+    const next = new Map(selected);
+    if (on) next.set(c.documentId, c);
+    else next.delete(c.documentId);
+    setSelected(next);
+  };
+  const pageAll = !!rows?.length && rows.every((c) => selected.has(c.documentId));
+  const togglePage = (on: boolean) => {
+    const next = new Map(selected);
+    for (const c of rows ?? []) on ? next.set(c.documentId, c) : next.delete(c.documentId);
+    setSelected(next);
+  };
+  const columns: Column<Contact>[] = [
+    ...(write
+      ? [
+          {
+            key: 'select',
+            label: cw('selectCol'),
+            render: (c: Contact) => (
+              <input
+                type="checkbox"
+                name={`select-${c.documentId}`}
+                aria-label={cw('select', { name: c.name })}
+                checked={selected.has(c.documentId)}
+                onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)}
+              />
+            ),
+          },
+        ]
+      : []),
+    {
+      key: 'name',
+      label: cw('name'),
+      sortable: true,
+      render: (c) => <Link href={`/contacts/${c.documentId}`}>{c.name}</Link>,
+    },
+    { key: 'contact_type', label: cw('type'), sortable: true, render: (c) => typeWord(c.contact_type) },
+    { key: 'email', label: cw('email'), sortable: true, render: (c) => c.email ?? '' },
+    { key: 'phone', label: cw('phone'), render: (c) => c.phone ?? '' },
+    { key: 'city', label: cw('city'), sortable: true, render: (c) => c.city ?? '' },
+    {
+      key: 'owner',
+      label: cw('owner'),
+      render: (c) =>
+        c.owner ? (
+          <span class="person">
+            <Avatar user={c.owner.user} /> {personName(c.owner)}
+          </span>
+        ) : (
+          ''
+        ),
+    },
+    {
+      key: 'createdAt',
+      label: cw('createdAt'),
+      sortable: true,
+      render: (c) => day(c.createdAt.slice(0, 10)),
+    },
+  ];
+  const count = selected.size;
   return (
-    <section class="page split">
-      <div>
-        <h1>{t('contacts')}</h1>
-        <label>
-          <span class="sr-only">{t('searchContacts')}</span>
-          <input
-            type="search"
-            name="q"
-            placeholder={t('searchContacts')}
-            value={q}
-            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+    <section class={`page ct${contactId ? ' split' : ''}`} data-testid="contacts">
+      <div class="ct-list">
+        <PageHeader
+          title={cw('title')}
+          actions={
+            write && (
+              <Button variant="secondary" onClick={() => setImporting(true)}>
+                {cw('import')}
+              </Button>
+            )
+          }
+        >
+          <p class="muted">{cw('intro')}</p>
+        </PageHeader>
+        <div class="ct-toolbar">
+          <Field label={cw('search')} class="ct-search">
+            <input
+              type="search"
+              name="q"
+              value={q}
+              onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+            />
+          </Field>
+          {write && !!rows?.length && (
+            <label class="ct-check">
+              <input
+                type="checkbox"
+                name="select-page"
+                checked={pageAll}
+                onChange={(e) => togglePage((e.target as HTMLInputElement).checked)}
+              />{' '}
+              {cw('selectPage')}
+            </label>
+          )}
+        </div>
+        {write && count > 0 && (
+          <BulkBar
+            contacts={[...selected.values()]}
+            onClear={() => setSelected(new Map())}
+            onMerge={() => setMerging(true)}
           />
-        </label>
+        )}
         {list.error && (
           <p role="alert" class="error">
             {reason(list.error)}
           </p>
         )}
-        <table class="table" data-testid="contacts-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('name')}</th>
-              <th scope="col">{t('email')}</th>
-              <th scope="col">{t('phone')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.data.map((c) => (
-              <tr key={c.documentId} aria-selected={c.documentId === contactId}>
-                <td>
-                  <Link href={`/contacts/${c.documentId}`}>{c.name}</Link>
-                </td>
-                <td>{c.email}</td>
-                <td>{c.phone}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {pag && pag.pageCount > 1 && (
-          <nav class="pager" aria-label={w('pagination')}>
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              ‹
-            </button>
-            <span>
-              {page} / {pag.pageCount}
-            </span>
-            <button type="button" disabled={page >= pag.pageCount} onClick={() => setPage(page + 1)}>
-              ›
-            </button>
-          </nav>
-        )}
-        {canWrite() && <NewContactForm />}
+        <DataTable
+          caption={cw('listCaption')}
+          testId="contacts-table"
+          columns={columns}
+          rows={rows}
+          loading={list.isLoading}
+          rowKey={(c) => c.documentId}
+          rowAttrs={(c) => ({
+            'data-contact-id': c.documentId,
+            ...(c.documentId === contactId ? { 'aria-current': 'true', class: 'current' } : {}),
+          })}
+          sort={sort}
+          onSort={(s) => {
+            setSort(s);
+            setPage(1);
+          }}
+          empty={query ? cw('emptySearch') : cw('empty')}
+          footer={
+            pag && (
+              <div class="ct-foot">
+                <span class="muted">{cw('total', { n: num(pag.total) })}</span>
+                <Pagination page={page} pageCount={pag.pageCount} onPage={setPage} />
+              </div>
+            )
+          }
+        />
+        {write && <QuickContact />}
       </div>
-      {contactId && <ContactDetail id={contactId} />}
+      {contactId && <ContactDetail key={contactId} id={contactId} />}
+      {merging && count >= 2 && (
+        <MergeDialog
+          contacts={[...selected.values()]}
+          onClose={() => setMerging(false)}
+          onMerged={(c) => {
+            setMerging(false);
+            setSelected(new Map());
+            navigate(`/contacts/${c.documentId}`);
+          }}
+        />
+      )}
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
     </section>
   );
 }
 
-/** The new contact's form; the created contact opens. */
-function NewContactForm() {
+/** A new contact from its name, e-mail and phone; "all fields" opens the editor with what is typed. */
+function QuickContact() {
   const qc = useQueryClient();
   const [form, setForm] = useState({ name: '', email: '', phone: '' });
-  const [error, setError] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [full, setFull] = useState(false);
   const create = async (e: Event) => {
     e.preventDefault();
-    setError('');
+    setErrors({});
+    setGeneral('');
+    setBusy(true);
     try {
       const data = Object.fromEntries(Object.entries(form).filter(([, v]) => v.trim() !== ''));
       const c = (await unwrap(
         client.POST('/api/contacts', { body: { data } as never }),
       )) as unknown as Contact;
       setForm({ name: '', email: '', phone: '' });
+      toast(cw('created'));
       await qc.invalidateQueries({ queryKey: ['contacts'] });
       navigate(`/contacts/${c.documentId}`);
     } catch (err) {
-      setError(reason(err));
+      const r = refusalOf(err, ['name', 'email', 'phone']);
+      setErrors(r.fields);
+      setGeneral(r.general);
+    } finally {
+      setBusy(false);
     }
   };
   const set = (k: keyof typeof form) => (e: Event) =>
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   return (
-    <form class="card-form" onSubmit={create} aria-labelledby="new-contact">
-      <h2 id="new-contact">{t('newContact')}</h2>
-      <label>
-        {t('name')}
-        <input name="name" required value={form.name} onInput={set('name')} />
-      </label>
-      <label>
-        {t('email')}
-        <input name="email" type="email" value={form.email} onInput={set('email')} />
-      </label>
-      <label>
-        {t('phone')}
-        <input name="phone" type="tel" value={form.phone} onInput={set('phone')} />
-      </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
+    <>
+      <form class="card-form ct-quick" onSubmit={create} aria-labelledby="new-contact" noValidate>
+        <h2 id="new-contact">{cw('quickNew')}</h2>
+        <Field label={cw('name')} error={errors.name} required>
+          <input name="name" value={form.name} onInput={set('name')} maxLength={200} />
+        </Field>
+        <Field label={cw('email')} error={errors.email}>
+          <input name="email" type="email" value={form.email} onInput={set('email')} />
+        </Field>
+        <Field label={cw('phone')} error={errors.phone} hint={cw('phoneHint')}>
+          <input name="phone" type="tel" value={form.phone} onInput={set('phone')} />
+        </Field>
+        {general && (
+          <p role="alert" class="error">
+            {general}
+          </p>
+        )}
+        <div class="ds-actions">
+          <Button submit busy={busy}>
+            {cw('create')}
+          </Button>
+          <Button variant="secondary" onClick={() => setFull(true)}>
+            {cw('allFields')}
+          </Button>
+        </div>
+      </form>
+      {full && (
+        <ContactEditor
+          contact={null}
+          initial={{
+            name: form.name,
+            email: form.email || null,
+            phone: form.phone || null,
+          }}
+          onClose={() => setFull(false)}
+          onSaved={(c) => {
+            setForm({ name: '', email: '', phone: '' });
+            navigate(`/contacts/${c.documentId}`);
+          }}
+        />
       )}
-      <button type="submit">{t('create')}</button>
-    </form>
-  );
-}
-
-function ContactDetail({ id }: { id: string }) {
-  const contact = useQuery({
-    queryKey: ['contact', id],
-    queryFn: async () =>
-      (await unwrap(client.GET('/api/contacts/{id}', { params: { path: { id } } }))) as unknown as Contact,
-  });
-  const timeline = useQuery({
-    queryKey: ['contact-activities', id],
-    queryFn: async () =>
-      (await unwrap(
-        client.GET('/api/contacts/{id}/activities', {
-          params: { path: { id }, query: { pagination: { pageSize: 50 } } as never },
-        }),
-      )) as unknown as Page<Activity>,
-  });
-  if (contact.error instanceof ApiError && contact.error.status === 404) return <NotFound />;
-  const c = contact.data;
-  return (
-    <aside class="detail" aria-labelledby="contact-name" data-testid="contact-detail">
-      <h2 id="contact-name">{c?.name ?? t('loading')}</h2>
-      {c && (
-        <dl class="kv">
-          <dt>{t('email')}</dt>
-          <dd>{c.email ?? '—'}</dd>
-          <dt>{t('phone')}</dt>
-          <dd>{c.phone ?? '—'}</dd>
-          <dt>{w('contactType')}</dt>
-          <dd>{code('ct', c.contact_type)}</dd>
-        </dl>
-      )}
-      <h3>{t('timeline')}</h3>
-      <ol class="timeline">
-        {timeline.data?.data.map((a) => (
-          <li key={a.documentId}>
-            <span class="muted small">{dateTime(a.performedAt)}</span> {timelineSentence(a)}
-          </li>
-        ))}
-        {timeline.data?.data.length === 0 && <li class="muted">{t('noItems')}</li>}
-      </ol>
-    </aside>
+    </>
   );
 }
