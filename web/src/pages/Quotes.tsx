@@ -15,9 +15,11 @@ import {
   useOrgCurrency,
 } from '../components/sales/shared';
 import { dateTime } from '../i18n';
+import { personName } from '../lib/people';
 import { num } from '../lib/words';
 import { canWrite } from '../session';
 import {
+  Avatar,
   Badge,
   Button,
   type Column,
@@ -122,6 +124,18 @@ export function QuotesPage() {
       label: sw('status'),
       sortable: true,
       render: (q) => <Badge tone={TONE[q.status]}>{statusWord(q.status)}</Badge>,
+    },
+    {
+      key: 'owner',
+      label: sw('owner'),
+      render: (q) =>
+        q.owner ? (
+          <span class="sales-owner">
+            <Avatar user={q.owner.user} /> {personName(q.owner)}
+          </span>
+        ) : (
+          '—'
+        ),
     },
     { key: 'validUntil', label: sw('validUntil'), sortable: true, render: (q) => day(q.validUntil) || '—' },
     {

@@ -13,7 +13,7 @@ export interface Picked {
 function Chosen({ picked, onClear }: { picked: Picked | null; onClear: () => void }) {
   return (
     <p class="sales-chosen">
-      <strong>{picked ? sw('chosen', { name: picked.name }) : sw('chosen', { name: sw('nobody') })}</strong>{' '}
+      <strong>{picked ? sw('chosen', { name: picked.name }) : sw('noneChosen')}</strong>{' '}
       {picked && (
         <Button variant="ghost" onClick={onClear}>
           {sw('clear')}
