@@ -232,6 +232,7 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
     expect(await text(row)).toContain('Rascunho');
     expect(await text(row)).toContain('R$ 2.480,00');
     expect(await text(row)).toContain('31/12/2026');
+    expect(await text(row)).toContain('Carla Mendes');
     const [quote] = (await t.api.get('/quotes')).body.data;
     expect(quote).toMatchObject({
       title: 'Acme — 2 licenças',
