@@ -310,19 +310,21 @@ export function QuoteEditor({
                     onInput={(e) => setLine(l.key, { discount: (e.target as HTMLInputElement).value })}
                   />
                 </Field>
-                <p class="sales-line-total">
-                  <span class="muted small">{sw('lineTotal')}</span>{' '}
-                  <strong data-testid={`item-${n}-total`}>{money(a.gross - a.off, form.currency)}</strong>
-                </p>
-                {itemsOpen && (
-                  <Button
-                    variant="ghost"
-                    onClick={() => setLines(lines.filter((x) => x.key !== l.key))}
-                    aria-label={sw('removeItem', { n })}
-                  >
-                    {sw('clear')}
-                  </Button>
-                )}
+                <div class="sales-line-end">
+                  <p class="sales-line-total">
+                    <span class="muted small">{sw('lineTotal')}</span>{' '}
+                    <strong data-testid={`item-${n}-total`}>{money(a.gross - a.off, form.currency)}</strong>
+                  </p>
+                  {itemsOpen && (
+                    <Button
+                      variant="ghost"
+                      onClick={() => setLines(lines.filter((x) => x.key !== l.key))}
+                      aria-label={sw('removeItem', { n })}
+                    >
+                      {sw('clear')}
+                    </Button>
+                  )}
+                </div>
                 {errors[`items.${i}`] && (
                   <p role="alert" class="error sales-line-error">
                     {errors[`items.${i}`]}
