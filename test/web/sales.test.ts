@@ -25,6 +25,7 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
   let boardId: string;
   let boardName: string;
   let bruno: string;
+  let brunoLogin: { email: string; password: string };
 
   beforeAll(async () => {
     await ensureWebBuild();
@@ -35,6 +36,7 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
     await t.userApi.put('/users/me', { name: 'Carla Mendes' });
     const member = await addMember(t, 'member');
     bruno = member.membershipId;
+    brunoLogin = member.user;
     await apiAs(member.user.jwt).put('/users/me', { name: 'Bruno Dias' });
     const pipeline = await createPipeline(t.api);
     boardId = pipeline.boardId;
@@ -62,7 +64,7 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
     };
   }
 
-  async function signedIn(phone = false) {
+  async function signedIn(phone = false, who: { email: string; password: string } = t.user) {
     const c = await browser.newContext({
       viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
       ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
@@ -73,8 +75,8 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
     c.setDefaultTimeout(10_000);
     const p = await c.newPage();
     await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', t.user.email);
-    await p.fill('input[type=password]', t.user.password);
+    await p.fill('input[type=email]', who.email);
+    await p.fill('input[type=password]', who.password);
     await p.click('button[type=submit]');
     await p.click(`button[data-org="${t.slug}"]`);
     await p.getByRole('heading', { name: 'Quadros' }).waitFor();
@@ -392,6 +394,35 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
     expect(errors).toEqual([]);
     await p.context().close();
   }, 90_000);
+
+  test('a member quotes but leaves products and queues to admins; English words and amounts', async () => {
+    const p = await signedIn(false, brunoLogin);
+    const errors = watchConsole(p);
+    await p.goto(`${base}/app/products`);
+    await p.getByTestId('product-list').waitFor();
+    await p.getByText('Só administradores da organização criam e alteram produtos.').waitFor();
+    expect(await p.getByRole('button', { name: 'Novo produto' }).count()).toBe(0);
+    expect(await p.getByRole('button', { name: /^Editar / }).count()).toBe(0);
+    await p.goto(`${base}/app/distribution`);
+    await p.getByText('Só administradores da organização criam e alteram filas.').waitFor();
+    expect(await p.getByRole('button', { name: 'Nova fila' }).count()).toBe(0);
+    await p.goto(`${base}/app/quotes`);
+    await p.getByRole('button', { name: 'Nova proposta' }).waitFor();
+
+    // In English: the words and the amounts follow the language.
+    await p.locator('select').filter({ hasText: 'Português' }).selectOption('en');
+    await p.getByRole('heading', { name: 'Quotes' }).waitFor();
+    await p.getByRole('button', { name: 'New quote' }).click();
+    const d = dialog(p);
+    await d.getByRole('button', { name: 'Add item' }).click();
+    await d.locator('select[name=item-1-product]').selectOption({ label: 'Licença CRM Pro · CRM-PRO' });
+    await d.locator('input[name=item-1-quantity]').fill('1.5');
+    expect(await text(d.getByTestId('item-1-total'))).toBe('R$1,650.00');
+    expect(await d.locator('select[name=quote-status] option:checked').textContent()).toBe('Draft');
+    await d.getByRole('button', { name: 'Cancel' }).click();
+    expect(errors).toEqual([]);
+    await p.context().close();
+  }, 60_000);
 
   test('audited on a desktop and a phone', async () => {
     // Something on every page: a product, a quote, a queue.
