@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, unwrap } from '../../api';
 import { refusalOf } from '../../lib/marketing';
+import { w } from '../../lib/words';
 import { Button, Dialog, Field, toast } from '../../ui';
 import { amountText, type Product, parseAmount, sw, useCategories } from './shared';
 
@@ -60,7 +61,8 @@ export function ProductEditor({
     const price = parseAmount(form.price);
     const minPrice = parseAmount(form.minPrice);
     const bad: Record<string, string> = {};
-    if (price !== null && Number.isNaN(price)) bad.price = sw('notANumber');
+    if (price === null) bad.price = w('fe_required');
+    else if (Number.isNaN(price)) bad.price = sw('notANumber');
     if (minPrice !== null && Number.isNaN(minPrice)) bad.minPrice = sw('notANumber');
     if (Object.keys(bad).length) {
       setErrors(bad);

@@ -61,10 +61,6 @@ export interface Quote {
 export const money = (v: number, currency: string) =>
   new Intl.NumberFormat(getLang(), { style: 'currency', currency }).format(v);
 
-/** A number (quantity, percentage) in the chosen language, up to three decimals. */
-export const decimal = (v: number) =>
-  new Intl.NumberFormat(getLang(), { maximumFractionDigits: 3 }).format(v);
-
 /** A date-only value (`2026-12-31`) in the chosen language, read as the calendar day it names. */
 export const day = (iso: string | null) =>
   iso
