@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await dialog.getByRole('button', { name: 'Salvar' }).click();
     const cpfField = dialog.locator('.ds-field.has-error', { has: p.locator('input[name=contact-cpf]') });
     await cpfField.waitFor();
-    expect(await cpfField.locator('.ds-error').textContent()).toBe('valor inválido');
+    expect(await cpfField.locator('.ds-error').textContent()).toBe('CPF inválido');
     await shot(p, 'contacts-editor-refused');
     expect((await t.api.get(`/contacts/${id}`)).body.cpf).toBeNull();
 
@@ -131,6 +131,8 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await detail.locator('dd[data-field=birthdate]', { hasText: '17/05/1990' }).waitFor();
     expect(await detail.locator('dd[data-field=contact_type]').textContent()).toBe('Pessoa');
     expect(await detail.locator('dd[data-field=owner]').textContent()).toBe('Renata Alves');
+    expect(await detail.locator('dd[data-field=phone]').textContent()).toBe('+55 (81) 98765-4321');
+    expect(await detail.locator('dd[data-field=cpf]').textContent()).toBe('529.982.247-25');
     await detail.locator('.timeline li', { hasText: 'Contato atualizado' }).first().waitFor();
     const timeline = (await detail.locator('.timeline').textContent()) ?? '';
     expect(timeline).toContain('Data de nascimento');
@@ -313,7 +315,7 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     const failures = dialog.getByTestId('import-failures').locator('tbody tr');
     expect(await failures.count()).toBe(2);
     expect(await failures.nth(0).locator('td').allTextContents()).toEqual(['7', 'E-mail', 'e-mail inválido']);
-    expect(await failures.nth(1).locator('td').allTextContents()).toEqual(['16', 'CPF', 'valor inválido']);
+    expect(await failures.nth(1).locator('td').allTextContents()).toEqual(['16', 'CPF', 'CPF inválido']);
     await shot(p, 'contacts-import-done');
 
     const api = (await t.api.get(`/contacts/imports/${job.document_id}`)).body;

@@ -6,7 +6,7 @@ import { ContactDetail } from '../components/contacts/ContactDetail';
 import { ContactEditor } from '../components/contacts/ContactEditor';
 import { ImportDialog } from '../components/contacts/ImportDialog';
 import { MergeDialog } from '../components/contacts/MergeDialog';
-import { type Contact, cw, day, typeWord } from '../components/contacts/shared';
+import { type Contact, cw, day, phoneText, typeWord } from '../components/contacts/shared';
 import { Link } from '../components/Link';
 import { refusalOf } from '../lib/marketing';
 import { personName } from '../lib/people';
@@ -104,7 +104,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
     },
     { key: 'contact_type', label: cw('type'), sortable: true, render: (c) => typeWord(c.contact_type) },
     { key: 'email', label: cw('email'), sortable: true, render: (c) => c.email ?? '' },
-    { key: 'phone', label: cw('phone'), render: (c) => c.phone ?? '' },
+    { key: 'phone', label: cw('phone'), render: (c) => (c.phone ? phoneText(c.phone) : '') },
     { key: 'city', label: cw('city'), sortable: true, render: (c) => c.city ?? '' },
     {
       key: 'owner',
@@ -125,6 +125,10 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
       render: (c) => day(c.createdAt.slice(0, 10)),
     },
   ];
+  // Beside a contact's detail the list keeps the columns that tell contacts apart.
+  const shown = contactId
+    ? columns.filter((c) => !['contact_type', 'phone', 'createdAt'].includes(c.key))
+    : columns;
   const count = selected.size;
   return (
     <section class={`page ct${contactId ? ' split' : ''}`} data-testid="contacts">
@@ -177,7 +181,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
         <DataTable
           caption={cw('listCaption')}
           testId="contacts-table"
-          columns={columns}
+          columns={shown}
           rows={rows}
           loading={list.isLoading}
           rowKey={(c) => c.documentId}

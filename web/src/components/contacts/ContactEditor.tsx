@@ -6,7 +6,7 @@ import { refusalOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
 import { Button, Dialog, Field, toast } from '../../ui';
 import { DateInput } from '../DateInput';
-import { ALL_FIELDS, type Contact, cw, DATE_FIELDS, TEXT_FIELDS } from './shared';
+import { ALL_FIELDS, type Contact, cw, DATE_FIELDS, TEXT_FIELDS, taxIdRefusal } from './shared';
 
 type Form = Record<(typeof TEXT_FIELDS)[number] | (typeof DATE_FIELDS)[number], string> & {
   contact_type: 'pessoa' | 'empresa';
@@ -107,7 +107,7 @@ export function ContactEditor({
       onSaved?.(saved);
       onClose();
     } catch (err) {
-      const r = refusalOf(err, [...ALL_FIELDS]);
+      const r = refusalOf(err, [...ALL_FIELDS], taxIdRefusal);
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {

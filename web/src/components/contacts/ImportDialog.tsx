@@ -2,11 +2,10 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, client, reason, unwrap } from '../../api';
 import { getLang } from '../../i18n';
-import { fieldMessage } from '../../lib/errors';
 import { num } from '../../lib/words';
 import { getSession } from '../../session';
 import { Badge, Button, type Column, DataTable, Dialog, Field, Pagination, type Tone } from '../../ui';
-import { type ContactKey, cw, fieldWord } from './shared';
+import { type ContactKey, cw, fieldWord, refusalWord } from './shared';
 
 /** What a column can be read into (contacts schema IMPORT_FIELDS, consent columns), besides auto and ignore. */
 const TARGETS = [
@@ -333,7 +332,7 @@ function ImportProgress({ job }: { job: ImportJob }) {
   const columns: Column<Failure>[] = [
     { key: 'line', label: cw('line'), numeric: true, render: (f) => num(f.line) },
     { key: 'field', label: cw('field'), render: (f) => fieldWord(f.field) || '—' },
-    { key: 'reason', label: cw('reason'), render: (f) => fieldMessage(f.message) },
+    { key: 'reason', label: cw('reason'), render: (f) => refusalWord(f.message) },
   ];
   return (
     <div data-testid="import-progress" data-status={job.status}>

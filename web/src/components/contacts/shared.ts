@@ -1,6 +1,7 @@
 import type { Schemas } from '../../api';
 import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
+import { fieldMessage } from '../../lib/errors';
 import { pluralOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
 import { num } from '../../lib/words';
@@ -59,6 +60,9 @@ export function valueText(c: Contact, field: string): string {
   if (field === 'contact_type') return typeWord(c.contact_type);
   const v = (c as unknown as Record<string, unknown>)[field];
   if (v === null || v === undefined) return '';
+  if (field === 'phone') return phoneText(String(v));
+  if (field === 'cpf') return String(v).replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+  if (field === 'cnpj') return String(v).replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5');
   return (DATE_FIELDS as readonly string[]).includes(field) ? day(String(v)) : String(v);
 }
 
@@ -69,3 +73,13 @@ export const day = (iso: string) =>
         new Date(`${iso}T00:00:00Z`),
       )
     : iso;
+
+/** The words of a tax id the service refused as invalid ("not a valid CPF"), else null. */
+export const taxIdRefusal = (message: string): string | null =>
+  /valid CPF/i.test(message) ? cw('badCpf') : /valid CNPJ/i.test(message) ? cw('badCnpj') : null;
+
+/** A field's refusal (the editor's fields, an import row's reason) in the chosen language. */
+export const refusalWord = (message: string) => taxIdRefusal(message) ?? fieldMessage(message);
+
+/** A stored E.164 phone as people write it: Brazilian numbers as +55 (81) 98765-4321, others as they are. */
+export const phoneText = (e164: string) => e164.replace(/^\+55(\d{2})(\d{4,5})(\d{4})$/, '+55 ($1) $2-$3');
