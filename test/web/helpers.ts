@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WEB_DIR } from '../../src/platform/http/web-app.js';
@@ -27,13 +27,37 @@ const newest = (dir: string): number =>
     }),
   );
 
-/** The built app (dist/web): built now when missing or older than web/ (npm install builds it too). */
+/**
+ * The built app (dist/web): built now when missing or older than web/ (npm install builds it too). Test files run
+ * in parallel workers: one builds while the others wait on a lock directory (a build empties dist/web first, so a
+ * second build would pull the pages from under a test already serving them).
+ */
 export async function ensureWebBuild() {
   const index = join(WEB_DIR, 'index.html');
-  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
-  if (built && built >= newest(join(ROOT, 'web'))) return;
-  const { build } = await import('vite');
-  await build({ configFile: join(ROOT, 'web/vite.config.ts'), logLevel: 'error' });
+  const fresh = () => existsSync(index) && statSync(index).mtimeMs >= newest(join(ROOT, 'web'));
+  if (fresh()) return;
+  const lock = join(ROOT, 'dist/.web-build.lock');
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock older than 3 minutes was left by a killed run.
+      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (fresh()) return;
+    const { build } = await import('vite');
+    await build({ configFile: join(ROOT, 'web/vite.config.ts'), logLevel: 'error' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -7,9 +7,10 @@ import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
 import { personName } from '../lib/people';
-import { w } from '../lib/words';
+import { num } from '../lib/words';
 import { type LiveEvent, useLive } from '../live';
 import { navigate } from '../router';
+import { Avatar, Badge, EmptyState, Pagination, Skeleton } from '../ui';
 
 type Inbox = import('../api').Schemas['ChatInbox'];
 
@@ -124,8 +125,8 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
         <h1>
           {t('inbox')}{' '}
           {live && (
-            <span class="badge" data-testid="live">
-              {t('live')}
+            <span data-testid="live">
+              <Badge tone="success">{t('live')}</Badge>
             </span>
           )}
         </h1>
@@ -135,16 +136,23 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
             {reason(list.error ?? inboxes.error)}
           </p>
         )}
-        {inboxes.data?.length === 0 && <p class="muted">{t('noInboxes')}</p>}
-        <ConversationList conversations={list.data?.data} selected={selected} />
+        {inboxes.data?.length === 0 ? (
+          <EmptyState text={t('noInboxes')} />
+        ) : list.isLoading ? (
+          <Skeleton lines={6} />
+        ) : (
+          <ConversationList conversations={list.data?.data} selected={selected} />
+        )}
         {pag && pag.pageCount > 1 && (
-          <Pager page={f.filters.page} pageCount={pag.pageCount} onPage={f.setPage} />
+          <Pagination page={f.filters.page} pageCount={pag.pageCount} onPage={f.setPage} />
         )}
       </div>
       {selected ? (
         <ConversationView id={selected} inboxes={inboxes.data ?? []} />
       ) : (
-        <p class="muted inbox-empty">{t('pickConversation')}</p>
+        <div class="inbox-empty">
+          <EmptyState text={t('pickConversation')} />
+        </div>
       )}
     </section>
   );
@@ -258,53 +266,26 @@ function ConversationList({
               {c.unreadCount > 0 && (
                 <span class="count unread" data-unread>
                   <span class="sr-only">{t('unread')}: </span>
-                  {c.unreadCount}
+                  {num(c.unreadCount)}
                 </span>
               )}
             </span>
             <span class="conv-preview">{c.lastMessagePreview ?? ''}</span>
-            <span class="muted small">
-              {t(`conv_${c.status}`)} · {dateTime(c.lastMessageAt)}
-              {c.assignee ? ` · ${personName(c.assignee)}` : ''}
+            <span class="muted small conv-meta">
+              {c.assignee && <Avatar user={c.assignee.user} />}
+              <span>
+                {t(`conv_${c.status}`)} · {dateTime(c.lastMessageAt)}
+                {c.assignee ? ` · ${personName(c.assignee)}` : ''}
+              </span>
             </span>
           </a>
         </li>
       ))}
-      {conversations?.length === 0 && <li class="muted">{t('noItems')}</li>}
+      {conversations?.length === 0 && (
+        <li>
+          <EmptyState text={t('noItems')} />
+        </li>
+      )}
     </ul>
-  );
-}
-
-function Pager({
-  page,
-  pageCount,
-  onPage,
-}: {
-  page: number;
-  pageCount: number;
-  onPage: (p: number) => void;
-}) {
-  return (
-    <nav class="pager" aria-label={w('pagination')}>
-      <button
-        type="button"
-        disabled={page <= 1}
-        onClick={() => onPage(page - 1)}
-        aria-label={t('previousPage')}
-      >
-        ‹
-      </button>
-      <span>
-        {page} / {pageCount}
-      </span>
-      <button
-        type="button"
-        disabled={page >= pageCount}
-        onClick={() => onPage(page + 1)}
-        aria-label={t('nextPage')}
-      >
-        ›
-      </button>
-    </nav>
   );
 }

@@ -7,6 +7,7 @@ import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
 import { num, upperFirst, w } from '../lib/words';
+import { type Column, DataTable, EmptyState, Field, PageHeader, Skeleton, type Sort } from '../ui';
 
 interface Report {
   boardName: string;
@@ -54,29 +55,29 @@ export function ReportPage({ boardId }: { boardId: string }) {
         {reason(report.error)}
       </p>
     ) : (
-      <p class="page">{t('loading')}</p>
+      <section class="page">
+        <Skeleton lines={8} />
+      </section>
     );
   const cur = (v: number) => money(v, r.currency);
   const closed = r.summary.wonCount + r.summary.lostCount;
   return (
     <section class="page report" data-testid="report">
-      <header class="board-head">
-        <h1>
-          {t('report')}: {r.boardName}
-        </h1>
-        <Link href={`/boards/${boardId}`} class="button-link">
-          {t('back')}
-        </Link>
-      </header>
+      <PageHeader
+        title={`${t('report')}: ${r.boardName}`}
+        actions={
+          <Link href={`/boards/${boardId}`} class="button-link">
+            {t('back')}
+          </Link>
+        }
+      />
       <form class="row" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for="report-from">{w('from')}</label>
-          <DateInput id="report-from" name="from" value={from} onChange={setFrom} />
-        </div>
-        <div class="field">
-          <label for="report-to">{w('to')}</label>
-          <DateInput id="report-to" name="to" value={to} onChange={setTo} />
-        </div>
+        <Field label={w('from')}>
+          <DateInput name="from" value={from} onChange={setFrom} />
+        </Field>
+        <Field label={w('to')}>
+          <DateInput name="to" value={to} onChange={setTo} />
+        </Field>
       </form>
       {report.error && (
         <p role="alert" class="error">
@@ -101,8 +102,14 @@ export function ReportPage({ boardId }: { boardId: string }) {
           <dd>{closed ? `${Math.round((100 * r.summary.wonCount) / closed)}%` : '—'}</dd>
         </div>
       </dl>
-      <ReportCharts r={r} cur={cur} />
-      <PhaseTable r={r} cur={cur} />
+      {r.summary.totalCards ? (
+        <>
+          <ReportCharts r={r} cur={cur} />
+          <PhaseTable r={r} cur={cur} />
+        </>
+      ) : (
+        <EmptyState text={w('noCardsInRange')} />
+      )}
     </section>
   );
 }
@@ -164,26 +171,41 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
   );
 }
 
+type PhaseRow = Report['phases'][number];
+
+/** Cards and value per phase, in the board's order until a column header sorts it. */
 function PhaseTable({ r, cur }: { r: Report; cur: (v: number) => string }) {
+  const [sort, setSort] = useState<Sort | undefined>();
+  const columns: Column<PhaseRow>[] = [
+    { key: 'name', label: t('phase'), sortable: true },
+    {
+      key: 'count',
+      label: upperFirst(t('cards')),
+      sortable: true,
+      numeric: true,
+      render: (p) => num(p.count),
+    },
+    { key: 'value', label: t('value'), sortable: true, numeric: true, render: (p) => cur(p.value) },
+  ];
+  const rows = sort
+    ? [...r.phases].sort((a, b) => {
+        const k = sort.key as keyof PhaseRow;
+        const c =
+          typeof a[k] === 'number'
+            ? (a[k] as number) - (b[k] as number)
+            : String(a[k]).localeCompare(String(b[k]));
+        return sort.dir === 'asc' ? c : -c;
+      })
+    : r.phases;
   return (
-    <table class="table">
-      <caption>{t('byPhase')}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t('phase')}</th>
-          <th scope="col">{upperFirst(t('cards'))}</th>
-          <th scope="col">{t('value')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {r.phases.map((p) => (
-          <tr key={p.phaseId}>
-            <td>{p.name}</td>
-            <td>{num(p.count)}</td>
-            <td>{cur(p.value)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      caption={t('byPhase')}
+      columns={columns}
+      rows={rows}
+      rowKey={(p) => p.phaseId}
+      sort={sort}
+      onSort={setSort}
+      testId="report-phases"
+    />
   );
 }
