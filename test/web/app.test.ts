@@ -199,6 +199,7 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
 
   test('a segment shows its live count', async () => {
     await page.getByRole('link', { name: 'Segmentos' }).click();
+    await page.getByRole('button', { name: 'Novo segmento' }).click();
     await page.fill('input[name=value-0]', '@');
     const expected = (
       await t.api.post('/segments/preview', {
@@ -213,9 +214,10 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     ).body.count;
     expect(count).toBeGreaterThan(expected);
     await expect
-      .poll(() => page.locator('[data-testid=segment-count] strong').textContent())
+      .poll(() => page.locator('[data-testid=segment-count] strong').getAttribute('data-count'))
       .toBe(String(count));
     await shot(page, '06-segments');
+    await page.keyboard.press('Escape');
   });
 
   test('the board report shows its charts', async () => {

@@ -90,8 +90,8 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     { name: 'report', path: `/boards/${boardId}/report`, ready: '[data-testid=report] canvas' },
     { name: 'contacts', path: '/contacts', ready: '[data-testid=contacts-table] tbody tr' },
     { name: 'contact', path: `/contacts/${contactId}`, ready: '.timeline li' },
-    { name: 'segments', path: '/segments', ready: '.plain li' },
-    { name: 'tasks', path: '/tasks', ready: '.table tbody tr' },
+    { name: 'segments', path: '/segments', ready: '[data-testid=segments-table] tbody tr' },
+    { name: 'tasks', path: '/tasks', ready: '[data-testid=tasks-table] tbody tr' },
     { name: 'inbox', path: '/inbox', ready: 'main h1, main h2' },
     { name: 'agenda', path: '/agenda', ready: '[data-testid=agenda-week]' },
     { name: 'settings', path: '/settings', ready: '[data-testid=members] tr' },
@@ -362,7 +362,7 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     const stats = await p.locator('.stats').textContent();
     expect(stats).toMatch(/Total value/);
     await p.goto(`${base}/app/tasks`);
-    await p.locator('.table tbody tr').first().waitFor();
+    await p.locator('[data-testid=tasks-table] tbody tr').first().waitFor();
     const body = (await p.locator('main').textContent())!;
     expect(body).toMatch(/Medium|High|Low|Urgent/);
     expect(body).not.toMatch(/Média|Alta|Baixa|Pendente/);

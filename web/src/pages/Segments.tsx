@@ -1,180 +1,169 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'preact/hooks';
-import { client, reason, unwrap } from '../api';
-import { t } from '../i18n';
-import { code, num, w } from '../lib/words';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { client, type Page, reason, unwrap } from '../api';
+import { gw, rulesSentence, type Segment, useFilterOptions } from '../components/segments/model';
+import { SegmentEditor } from '../components/segments/SegmentEditor';
+import { dateTime } from '../i18n';
+import { num } from '../lib/words';
 import { canWrite } from '../session';
+import {
+  Badge,
+  Button,
+  type Column,
+  confirmAction,
+  DataTable,
+  PageHeader,
+  Pagination,
+  type Sort,
+  toast,
+} from '../ui';
 
-interface Cond {
-  field: string;
-  op: string;
-  value: string;
-}
-interface Segment {
-  documentId: string;
-  name: string;
-  contactCount?: number;
-  filters: { logic: 'AND' | 'OR'; conditions: Cond[] };
-}
-const FIELDS = ['name', 'email', 'phone', 'city', 'state', 'country', 'contact_type', 'cpf', 'cnpj'];
-const OPS = ['contains', 'eq', 'startsWith', 'endsWith', 'empty', 'notEmpty'];
-const needsValue = (op: string) => op !== 'empty' && op !== 'notEmpty';
+const PAGE_SIZE = 20;
 
-/** Segments with a live count: the builder's conditions go to POST /segments/preview as they change. */
+/**
+ * Segments (issue 31 item 1): the list (sorted and paged by the API, each with its live count), a segment created
+ * or edited with its rules as words and the contacts they match as they change, deleted after confirming.
+ */
 export function SegmentsPage() {
+  const write = canWrite();
   const qc = useQueryClient();
-  const list = useQuery({
-    queryKey: ['segments'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/segments', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as Segment[],
-  });
-  const [name, setName] = useState('');
-  const [logic, setLogic] = useState<'AND' | 'OR'>('AND');
-  const [conds, setConds] = useState<Cond[]>([{ field: 'city', op: 'contains', value: '' }]);
-  const [count, setCount] = useState<number | null>(null);
+  const options = useFilterOptions();
+  const [page, setPage] = useState(1);
+  const [sort, setSort] = useState<Sort>({ key: 'name', dir: 'asc' });
+  const [editing, setEditing] = useState<Segment | 'new' | null>(null);
   const [error, setError] = useState('');
-  const filters = {
-    logic,
-    conditions: conds
-      .filter((c) => !needsValue(c.op) || c.value.trim() !== '')
-      .map((c) => (needsValue(c.op) ? c : { field: c.field, op: c.op })),
-  };
-  const key = JSON.stringify(filters);
-  useEffect(() => {
-    if (!filters.conditions.length) {
-      setCount(null);
-      return;
-    }
-    const id = setTimeout(async () => {
-      try {
-        const r = (await unwrap(
-          client.POST('/api/segments/preview', {
-            body: { filters, pagination: { page: 1, pageSize: 1 } } as never,
-          }),
-        )) as unknown as { count: number };
-        setCount(r.count);
-        setError('');
-      } catch (err) {
-        setError(reason(err));
-      }
-    }, 300);
-    return () => clearTimeout(id);
-  }, [key]);
-  const save = async (e: Event) => {
-    e.preventDefault();
+  const list = useQuery({
+    queryKey: ['segments', page, sort.key, sort.dir],
+    placeholderData: keepPreviousData,
+    queryFn: async () =>
+      (await unwrap(
+        client.GET('/api/segments', {
+          params: {
+            query: { pagination: { page, pageSize: PAGE_SIZE }, sort: `${sort.key}:${sort.dir}` } as never,
+          },
+        }),
+      )) as unknown as Page<Segment>,
+  });
+  const remove = async (s: Segment) => {
+    const ok = await confirmAction({
+      title: gw('removeTitle'),
+      text: gw('removeText', { name: s.name }),
+      confirmLabel: gw('remove'),
+      danger: true,
+    });
+    if (!ok) return;
+    setError('');
     try {
-      await unwrap(client.POST('/api/segments', { body: { data: { name, filters } } as never }));
-      setName('');
+      await unwrap(client.DELETE('/api/segments/{id}', { params: { path: { id: s.documentId } } }));
+      toast(gw('removed'));
       await qc.invalidateQueries({ queryKey: ['segments'] });
+      await qc.invalidateQueries({ queryKey: ['segment-filter-options'] });
     } catch (err) {
       setError(reason(err));
     }
   };
-  const upd = (i: number, patch: Partial<Cond>) =>
-    setConds(conds.map((c, j) => (j === i ? { ...c, ...patch } : c)));
-  return (
-    <section class="page split">
-      <div>
-        <h1>{t('segments')}</h1>
-        <ul class="plain">
-          {list.data?.map((s) => (
-            <li key={s.documentId}>
-              <strong>{s.name}</strong>{' '}
-              <span class="muted">
-                {s.filters.conditions
-                  .map((c) => `${code('cf', c.field)} ${code('op', c.op)} ${c.value ?? ''}`.trim())
-                  .join(` ${code('join', s.filters.logic)} `)}
+  const columns: Column<Segment>[] = [
+    {
+      key: 'name',
+      label: gw('name'),
+      sortable: true,
+      render: (s) => (
+        <>
+          <strong>{s.name}</strong>
+          {s.description && <span class="muted seg-desc">{s.description}</span>}
+        </>
+      ),
+    },
+    {
+      key: 'rules',
+      label: gw('rules'),
+      render: (s) => <span class="seg-sentence">{rulesSentence(s, options.data)}</span>,
+    },
+    {
+      key: 'contactCount',
+      label: gw('contacts'),
+      numeric: true,
+      render: (s) => <span data-count={s.contactCount}>{num(s.contactCount)}</span>,
+    },
+    {
+      key: 'active',
+      label: gw('active'),
+      render: (s) => (
+        <Badge tone={s.active ? 'success' : 'neutral'}>{s.active ? gw('active') : gw('inactive')}</Badge>
+      ),
+    },
+    { key: 'updatedAt', label: gw('updated'), sortable: true, render: (s) => dateTime(s.updatedAt) },
+    ...(write
+      ? [
+          {
+            key: 'actions',
+            label: gw('actions'),
+            render: (s: Segment) => (
+              <span class="ds-actions">
+                <Button
+                  variant="secondary"
+                  onClick={() => setEditing(s)}
+                  aria-label={gw('editOf', { name: s.name })}
+                >
+                  {gw('edit')}
+                </Button>
+                <Button
+                  variant="ghost"
+                  onClick={() => remove(s)}
+                  aria-label={gw('removeOf', { name: s.name })}
+                >
+                  {gw('remove')}
+                </Button>
               </span>
-            </li>
-          ))}
-        </ul>
-      </div>
-      <form class="card-form" onSubmit={save} aria-labelledby="seg-title">
-        <h2 id="seg-title">{t('newSegment')}</h2>
-        <label>
-          {t('logic')}
-          <select
-            value={logic}
-            onChange={(e) => setLogic((e.target as HTMLSelectElement).value as 'AND' | 'OR')}
-          >
-            <option value="AND">{w('logic_AND')}</option>
-            <option value="OR">{w('logic_OR')}</option>
-          </select>
-        </label>
-        {conds.map((c, i) => (
-          <fieldset key={i} class="row">
-            <legend class="sr-only">{`${t('field')} ${i + 1}`}</legend>
-            <label>
-              {t('field')}
-              <select
-                name={`field-${i}`}
-                value={c.field}
-                onChange={(e) => upd(i, { field: (e.target as HTMLSelectElement).value })}
-              >
-                {FIELDS.map((f) => (
-                  <option key={f} value={f}>
-                    {code('cf', f)}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              {t('operator')}
-              <select
-                name={`op-${i}`}
-                value={c.op}
-                onChange={(e) => upd(i, { op: (e.target as HTMLSelectElement).value })}
-              >
-                {OPS.map((o) => (
-                  <option key={o} value={o}>
-                    {code('op', o)}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {needsValue(c.op) && (
-              <label>
-                {t('value')}
-                <input
-                  name={`value-${i}`}
-                  value={c.value}
-                  onInput={(e) => upd(i, { value: (e.target as HTMLInputElement).value })}
-                />
-              </label>
-            )}
-            <button type="button" class="link" onClick={() => setConds(conds.filter((_, j) => j !== i))}>
-              {t('remove')}
-            </button>
-          </fieldset>
-        ))}
-        <button
-          type="button"
-          onClick={() => setConds([...conds, { field: 'name', op: 'contains', value: '' }])}
-        >
-          {t('addCondition')}
-        </button>
-        <p class="live-count" aria-live="polite" data-testid="segment-count">
-          <strong>{count === null ? '—' : num(count)}</strong> {t('matching')}
+            ),
+          },
+        ]
+      : []),
+  ];
+  const pag = list.data?.meta.pagination;
+  return (
+    <section class="page seg" data-testid="segments">
+      <PageHeader
+        title={gw('title')}
+        actions={write && <Button onClick={() => setEditing('new')}>{gw('newSegment')}</Button>}
+      >
+        <p class="muted">{gw('intro')}</p>
+      </PageHeader>
+      {(error || list.error) && (
+        <p role="alert" class="error">
+          {error || reason(list.error)}
         </p>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
-        {canWrite() && (
-          <>
-            <label>
-              {t('name')}
-              <input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-            </label>
-            <button type="submit">{t('save')}</button>
-          </>
-        )}
-      </form>
+      )}
+      <DataTable
+        caption={gw('listCaption')}
+        testId="segments-table"
+        columns={columns}
+        rows={list.data?.data}
+        loading={list.isLoading}
+        rowKey={(s) => s.documentId}
+        rowAttrs={(s) => ({ 'data-segment-id': s.documentId })}
+        sort={sort}
+        onSort={(s) => {
+          setSort(s);
+          setPage(1);
+        }}
+        empty={gw('empty')}
+        footer={
+          pag && (
+            <div class="ct-foot">
+              <span class="muted">{gw(pag.total === 1 ? 'totalOne' : 'total', { n: num(pag.total) })}</span>
+              <Pagination page={page} pageCount={pag.pageCount} onPage={setPage} />
+            </div>
+          )
+        }
+      />
+      {editing && (
+        <SegmentEditor
+          key={editing === 'new' ? 'new' : editing.documentId}
+          segment={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+        />
+      )}
     </section>
   );
 }
