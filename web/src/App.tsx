@@ -38,6 +38,8 @@ const TemplatesPage = lazyPage(() => import('./pages/Templates').then((m) => m.T
 const ChannelsPage = lazyPage(() => import('./pages/Channels').then((m) => m.ChannelsPage));
 const PixelsPage = lazyPage(() => import('./pages/Pixels').then((m) => m.PixelsPage));
 const WebhooksPage = lazyPage(() => import('./pages/Webhooks').then((m) => m.WebhooksPage));
+const AutomationsPage = lazyPage(() => import('./pages/Automations').then((m) => m.AutomationsPage));
+const LeadAdsPage = lazyPage(() => import('./pages/LeadAds').then((m) => m.LeadAdsPage));
 // Sales (products, quotes) and distribution queues (issue 31 item 1): their own chunks, loaded when first opened.
 const ProductsPage = lazyPage(() => import('./pages/Products').then((m) => m.ProductsPage));
 const QuotesPage = lazyPage(() => import('./pages/Quotes').then((m) => m.QuotesPage));
@@ -125,6 +127,8 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/products', () => <ProductsPage />],
   ['/quotes', () => <QuotesPage />],
   ['/distribution', () => <DistributionPage />],
+  ['/automations', () => <AutomationsPage />],
+  ['/lead-ads', () => <LeadAdsPage />],
 ];
 
 function route(path: string) {

@@ -41,6 +41,16 @@ areas.push({
   description: () => iw('webhooksText'),
   beta: true,
 });
+// Automations and lead ads (issue 31 item 1), both BETA in the API.
+areas.push(
+  {
+    path: '/automations',
+    label: () => iw('automations'),
+    description: () => iw('automationsText'),
+    beta: true,
+  },
+  { path: '/lead-ads', label: () => iw('leadAds'), description: () => iw('leadAdsText'), beta: true },
+);
 
 // Sales (products, quotes) and distribution queues (BETA in the API), issue 31 item 1. Only the names here.
 import * as salesAreaWords from './words/sales-areas';
