@@ -452,7 +452,7 @@ export function AutomationEditor({
                 onClick={() => setConds(conds.filter((_, j) => j !== i))}
                 aria-label={aw('removeCondition', { n: i + 1 })}
               >
-                {aw('remove')}
+                {aw('removeShort')}
               </Button>
             </fieldset>
           ))}
@@ -507,7 +507,7 @@ export function AutomationEditor({
                     }}
                     aria-label={aw('moveUp', { n: i + 1 })}
                   >
-                    ↑
+                    {aw('up')}
                   </Button>
                 )}
                 <Button
@@ -515,7 +515,7 @@ export function AutomationEditor({
                   onClick={() => setActions(actions.filter((_, j) => j !== i))}
                   aria-label={aw('removeAction', { n: i + 1 })}
                 >
-                  {aw('remove')}
+                  {aw('removeShort')}
                 </Button>
               </span>
             </fieldset>
