@@ -167,7 +167,10 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
                   )
                 }
               />{' '}
-              <Avatar user={m.user} /> {personName(m)}
+              <span aria-hidden="true">
+                <Avatar user={m.user} />
+              </span>{' '}
+              {personName(m)}
             </label>
           ))}
           {errors.assignees && (
