@@ -272,6 +272,8 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
       mimeType: 'text/csv',
       buffer: Buffer.from(csv),
     });
+    expect(await dialog.getByTestId('import-file-name').textContent()).toBe('contatos.csv');
+    expect(await dialog.locator('.ds-field.has-error').count()).toBe(0);
     // The file's columns, each with where it goes: "segmento" into a custom field.
     const segment = dialog.getByLabel('segmento', { exact: true });
     await segment.waitFor();
@@ -333,11 +335,23 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await p.context().close();
   }, 90_000);
 
-  test('audited on a desktop and a phone: the list, a contact, the editor', async () => {
-    const [c] = await contactsNamed('Beatriz Nogueira');
+  test('audited on a desktop and a phone: the list, a contact, the editor, the import', async () => {
+    const c = (
+      await t.api.post('/contacts', {
+        data: { name: 'Júlia Prado', email: 'julia@prado.com.br', city: 'Natal', owner: t.membershipId },
+      })
+    ).body;
     const problems: Record<string, string[]> = {};
     const english = englishCatalogue();
-    const allowed = ['Renata Alves', 'Beatriz Nogueira', 'Carlos Pereira', 'Importado', 'varejo', 'segmento'];
+    const allowed = [
+      'Renata Alves',
+      'Júlia Prado',
+      'Beatriz Nogueira',
+      'Carlos Pereira',
+      'Importado',
+      'varejo',
+      'segmento',
+    ];
     for (const phone of [false, true]) {
       const p = await signedIn(phone);
       const errors = watchConsole(p);
@@ -360,6 +374,14 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
         ...(phone ? await tooWide(p) : []).map((x) => `editor: ${x}`),
       );
       await shot(p, `contacts-editor-${where}`);
+      await p.locator('dialog[open]').getByRole('button', { name: 'Cancelar' }).click();
+      await p.getByRole('button', { name: 'Importar CSV' }).click();
+      await p.locator('dialog[open]').getByRole('heading', { name: 'Importar contatos de um CSV' }).waitFor();
+      found.push(
+        ...untranslated(await pageTexts(p), english, allowed).map((x) => `import: ${x}`),
+        ...(await a11y(p)).map((x) => `import: ${x}`),
+        ...(phone ? await tooWide(p) : []).map((x) => `import: ${x}`),
+      );
       if (found.length) problems[where] = found;
       expect(errors).toEqual([]);
       await p.context().close();

@@ -6,7 +6,16 @@ import { refusalOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
 import { Button, Dialog, Field, toast } from '../../ui';
 import { DateInput } from '../DateInput';
-import { ALL_FIELDS, type Contact, cw, DATE_FIELDS, TEXT_FIELDS, taxIdRefusal } from './shared';
+import {
+  ALL_FIELDS,
+  type Contact,
+  cnpjText,
+  cpfText,
+  cw,
+  DATE_FIELDS,
+  TEXT_FIELDS,
+  taxIdRefusal,
+} from './shared';
 
 type Form = Record<(typeof TEXT_FIELDS)[number] | (typeof DATE_FIELDS)[number], string> & {
   contact_type: 'pessoa' | 'empresa';
@@ -19,8 +28,8 @@ const formOf = (c: Partial<Contact> | null): Form => ({
   name: c?.name ?? '',
   email: c?.email ?? '',
   phone: c?.phone ?? '',
-  cpf: c?.cpf ?? '',
-  cnpj: c?.cnpj ?? '',
+  cpf: c?.cpf ? cpfText(c.cpf) : '',
+  cnpj: c?.cnpj ? cnpjText(c.cnpj) : '',
   address: c?.address ?? '',
   city: c?.city ?? '',
   state: c?.state ?? '',

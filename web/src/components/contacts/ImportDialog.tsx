@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, client, reason, unwrap } from '../../api';
 import { getLang } from '../../i18n';
 import { num } from '../../lib/words';
@@ -118,6 +118,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
   const [jobId, setJobId] = useState('');
+  const fileInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (file) void headerOf(file, delimiter).then(setHeader);
     else setHeader([]);
@@ -218,14 +219,31 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         <form id="import-form" class="ct-form" onSubmit={start} noValidate>
           <p class="muted">{cw('importIntro')}</p>
           <div class="ct-grid">
-            <Field label={cw('file')} error={errors.file} required>
-              <input
-                type="file"
-                name="import-file"
-                accept=".csv,text/csv,text/plain"
-                onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
-              />
-            </Field>
+            {/* The browser's own file button speaks the browser's language: the page's button opens the picker. */}
+            <div>
+              <Field label={cw('file')} error={errors.file} required>
+                <input
+                  ref={fileInput}
+                  type="file"
+                  class="sr-only"
+                  tabIndex={-1}
+                  name="import-file"
+                  accept=".csv,text/csv,text/plain"
+                  onChange={(e) => {
+                    setFile((e.target as HTMLInputElement).files?.[0] ?? null);
+                    setErrors({});
+                  }}
+                />
+              </Field>
+              <div class="ct-file">
+                <Button variant="secondary" onClick={() => fileInput.current?.click()}>
+                  {cw('chooseFile')}
+                </Button>
+                <span class="muted" data-testid="import-file-name">
+                  {file ? file.name : cw('noFile')}
+                </span>
+              </div>
+            </div>
             <Field label={cw('delimiter')}>
               <select
                 name="import-delimiter"
@@ -273,6 +291,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
           {header.length > 0 && (
             <fieldset>
               <legend>{cw('columns')}</legend>
+              <p class="muted small">{cw('columnsHint')}</p>
               <div class="ct-mapping">
                 {header.map((h, i) => (
                   <Field key={h} label={h}>

@@ -61,8 +61,8 @@ export function valueText(c: Contact, field: string): string {
   const v = (c as unknown as Record<string, unknown>)[field];
   if (v === null || v === undefined) return '';
   if (field === 'phone') return phoneText(String(v));
-  if (field === 'cpf') return String(v).replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
-  if (field === 'cnpj') return String(v).replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5');
+  if (field === 'cpf') return cpfText(String(v));
+  if (field === 'cnpj') return cnpjText(String(v));
   return (DATE_FIELDS as readonly string[]).includes(field) ? day(String(v)) : String(v);
 }
 
@@ -83,3 +83,7 @@ export const refusalWord = (message: string) => taxIdRefusal(message) ?? fieldMe
 
 /** A stored E.164 phone as people write it: Brazilian numbers as +55 (81) 98765-4321, others as they are. */
 export const phoneText = (e164: string) => e164.replace(/^\+55(\d{2})(\d{4,5})(\d{4})$/, '+55 ($1) $2-$3');
+
+/** A stored (bare) CPF or CNPJ with its usual mask. */
+export const cpfText = (v: string) => v.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+export const cnpjText = (v: string) => v.replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5');
