@@ -452,13 +452,14 @@ describe.skipIf(!hasChromium)('web app: products, quotes, distribution (Chromium
         ];
         if (found.length) problems[`${where} ${phone ? 'phone' : 'desktop'}`] = found;
       };
-      for (const [path, id] of [
-        ['products', 'product-list'],
-        ['quotes', 'quote-list'],
-        ['distribution', 'queue-list'],
+      for (const [path, ready] of [
+        ['more', 'a[href="/app/distribution"]'],
+        ['products', '[data-testid=product-list]'],
+        ['quotes', '[data-testid=quote-list]'],
+        ['distribution', '[data-testid=queue-list]'],
       ]) {
         await p.goto(`${base}/app/${path}`);
-        await p.getByTestId(id).waitFor();
+        await p.locator(ready).waitFor();
         await check(path);
         await shot(p, `sales-${path}-${phone ? 'phone' : 'desktop'}`);
       }
