@@ -61,7 +61,7 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
     cardId = card.body.documentId;
     browser = await launchBrowser();
     page = await signedIn();
-    errors = watchConsole(page, [400]);
+    errors = watchConsole(page, [400, 422]);
   }, 180_000);
 
   afterAll(async () => {
@@ -221,6 +221,26 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
     await toast(page, 'Segmento excluído.');
     await expect.poll(names).toEqual(['Capital paulista']);
     expect((await t.api.get(`/segments/${id}`)).status).toBe(404);
+
+    // A segment another one requires: its delete refused, the dependent named, in pt-BR.
+    const capital = (await t.api.get('/segments')).body.data[0].documentId as string;
+    const dependent = await t.api.post('/segments', {
+      data: {
+        name: 'Paulistas com e-mail',
+        filters: { logic: 'AND', conditions: [{ field: 'email', op: 'notEmpty' }] },
+        requiredSegments: [capital],
+      },
+    });
+    expect(dependent.status).toBe(201);
+    await page.reload();
+    await page.getByRole('button', { name: 'Excluir Capital paulista' }).click();
+    await page.getByTestId('confirm-yes').click();
+    await page
+      .locator('main [role=alert]', {
+        hasText: 'Outros segmentos dependem deste: Paulistas com e-mail. Mude-os antes.',
+      })
+      .waitFor();
+    expect((await t.api.get(`/segments/${capital}`)).status).toBe(200);
     expect(errors).toEqual([]);
   }, 90_000);
 

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { client, type Page, reason, unwrap } from '../api';
+import { ApiError, client, type Page, reason, unwrap } from '../api';
 import { gw, rulesSentence, type Segment, useFilterOptions } from '../components/segments/model';
 import { SegmentEditor } from '../components/segments/SegmentEditor';
 import { dateTime } from '../i18n';
@@ -19,6 +19,17 @@ import {
 } from '../ui';
 
 const PAGE_SIZE = 20;
+
+/** A refused delete in words: the segments that depend on it by name, or its use by a campaign. */
+function refusalText(err: unknown): string {
+  if (err instanceof ApiError) {
+    const dependents = err.details?.dependents;
+    if (Array.isArray(dependents) && dependents.length)
+      return gw('usedBy', { names: dependents.map((d: { name: string }) => d.name).join(', ') });
+    if (err.status === 422 && /in use/i.test(err.message)) return gw('inUse');
+  }
+  return reason(err);
+}
 
 /**
  * Segments (issue 31 item 1): the list (sorted and paged by the API, each with its live count), a segment created
@@ -59,7 +70,7 @@ export function SegmentsPage() {
       await qc.invalidateQueries({ queryKey: ['segments'] });
       await qc.invalidateQueries({ queryKey: ['segment-filter-options'] });
     } catch (err) {
-      setError(reason(err));
+      setError(refusalText(err));
     }
   };
   const columns: Column<Segment>[] = [

@@ -77,6 +77,8 @@ export const ptBR = {
   required: 'Também estar em',
   excluded: 'Não estar em',
   linkedHint: 'Outros segmentos combinados com estas regras.',
+  usedBy: 'Outros segmentos dependem deste: {names}. Mude-os antes.',
+  inUse: 'O segmento está em uso (por exemplo, numa campanha).',
 };
 
 export const en: typeof ptBR = {
@@ -157,4 +159,6 @@ export const en: typeof ptBR = {
   required: 'Also be in',
   excluded: 'Not be in',
   linkedHint: 'Other segments combined with these rules.',
+  usedBy: 'Other segments depend on this one: {names}. Change them first.',
+  inUse: 'The segment is in use (for example by a campaign).',
 };
