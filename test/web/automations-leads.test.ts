@@ -129,7 +129,9 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
     // Refused by the API beside the address field; nothing saved.
     const refused = dialog.locator('.ds-field.has-error .ds-error').first();
     await refused.waitFor();
-    expect(((await refused.textContent()) ?? '').length).toBeGreaterThan(0);
+    expect(await refused.textContent()).toBe(
+      'Endereço recusado: use um endereço público (internos e privados não são aceitos).',
+    );
     expect((await t.api.get('/automations')).body.data).toHaveLength(0);
     await shot(p, 'automations-editor');
     await dialog.getByRole('button', { name: 'Remover ação 5' }).click();

@@ -150,6 +150,7 @@ export const ptBR = {
   bodyHint: 'Vazio: o evento que disparou a automação.',
   bodyInvalid: 'O corpo não é um JSON válido.',
   headersInvalid: 'Cada linha precisa de "Nome: valor".',
+  urlRefused: 'Endereço recusado: use um endereço público (internos e privados não são aceitos).',
   numberNeeded: 'Informe um número.',
   // Runs.
   runsEmpty: 'Nenhuma execução ainda. Elas aparecem quando o evento acontece.',
@@ -336,6 +337,7 @@ export const en: typeof ptBR = {
   bodyHint: 'Empty: the event that triggered the automation.',
   bodyInvalid: 'The body is not valid JSON.',
   headersInvalid: 'Each line needs "Name: value".',
+  urlRefused: 'Address refused: use a public address (internal and private ones are not accepted).',
   numberNeeded: 'Enter a number.',
   runsEmpty: 'No runs yet. They appear when the event happens.',
   runWhen: 'When',

@@ -208,7 +208,9 @@ function errorsOf(err: unknown): Record<string, string> {
       key = `c${path[2]}.${path[3] === 'field' ? 'field' : 'value'}`;
     else if (path[0] === 'name' || path[0] === 'board') key = path[0];
     else if (path[0] === 'actions') key = 'actions';
-    if (key && !out[key]) out[key] = fieldMessage(e.message);
+    // An internal or private address (details.rule public_address) said as such, not as a bare "invalid".
+    const address = (e as { name?: string }).name === 'public_address';
+    if (key && !out[key]) out[key] = address ? aw('urlRefused') : fieldMessage(e.message);
   }
   return out;
 }
