@@ -41,7 +41,8 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await app?.close();
   });
 
-  async function signedIn(phone = false) {
+  async function signedIn(phone = false, who?: Tenant) {
+    const as = who ?? t;
     const c = await browser.newContext({
       viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
       ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
@@ -51,10 +52,10 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     c.setDefaultTimeout(10_000);
     const p = await c.newPage();
     await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', t.user.email);
-    await p.fill('input[type=password]', t.user.password);
+    await p.fill('input[type=email]', as.user.email);
+    await p.fill('input[type=password]', as.user.password);
     await p.click('button[type=submit]');
-    await p.click(`button[data-org="${t.slug}"]`);
+    await p.click(`button[data-org="${as.slug}"]`);
     await p.getByRole('heading', { name: 'Quadros' }).waitFor();
     return p;
   }
@@ -148,6 +149,13 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     expect((await other.api.get('/contacts')).body.data).toHaveLength(0);
     expect(errors).toEqual([]);
     await p.context().close();
+    const o = await signedIn(false, other);
+    const otherErrors = watchConsole(o, [404]);
+    await o.goto(`${base}/app/contacts/${id}`);
+    await o.getByTestId('not-found').waitFor();
+    await o.getByText('Nenhum contato encontrado.').waitFor();
+    expect(otherErrors).toEqual([]);
+    await o.context().close();
   }, 90_000);
 
   test('two contacts merged: the survivor chosen, its empty fields filled from the other', async () => {
@@ -196,6 +204,16 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await detail.locator('.timeline li', { hasText: 'Mesclado com Carlos P.' }).waitFor();
     await detail.locator('.timeline li', { hasText: 'Ligou pedindo proposta' }).waitFor();
     expect(await p.getByTestId('bulk-bar').count()).toBe(0);
+
+    // Deleted from its detail, asked first.
+    await detail.getByRole('button', { name: 'Excluir' }).click();
+    const confirm = p.locator('dialog[open]');
+    await confirm.getByRole('heading', { name: 'Excluir o contato?' }).waitFor();
+    expect(await confirm.textContent()).toContain('Carlos Pereira sai da lista');
+    await confirm.getByRole('button', { name: 'Excluir', exact: true }).click();
+    await toast(p, 'Contato excluído.');
+    await expect.poll(() => p.url()).toMatch(/\/contacts$/);
+    expect((await t.api.get(`/contacts/${a.body.documentId}`)).status).toBe(404);
     expect(errors).toEqual([]);
     await p.context().close();
   }, 60_000);
