@@ -412,6 +412,11 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
       await p.getByRole('button', { name: 'Leads de Primavera no funil' }).click();
       await p.getByTestId('lead-deliveries').locator('.ds-badge', { hasText: 'Virou card' }).waitFor();
       await check('lead-deliveries');
+      await p.keyboard.press('Escape');
+      // The "Mais" page with both areas (BETA marks).
+      await p.goto(`${base}/app/more`);
+      await p.getByRole('link', { name: /Lead ads/ }).waitFor();
+      await check('more');
       expect(errors).toEqual([]);
       await p.context().close();
     }
