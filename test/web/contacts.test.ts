@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { runContactImport } from '../../src/modules/contacts/import-jobs.js';
 import { queryRows } from '../../src/platform/db/client.js';
-import { getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
+import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
 
@@ -41,7 +41,7 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     await app?.close();
   });
 
-  async function signedIn(phone = false, who?: Tenant) {
+  async function signedIn(phone = false, who?: { user: { email: string; password: string }; slug: string }) {
     const as = who ?? t;
     const c = await browser.newContext({
       viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
@@ -352,6 +352,33 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     expect(errors).toEqual([]);
     await p.context().close();
   }, 90_000);
+
+  test('a viewer reads without write controls; a member acts on the selected rows but cannot delete many', async () => {
+    const c = (await t.api.post('/contacts', { data: { name: 'Otávio Reis', email: 'otavio@reis.com.br' } }))
+      .body;
+    const viewer = await addMember(t, 'viewer');
+    const v = await signedIn(false, { user: viewer.user, slug: t.slug });
+    const errors = watchConsole(v);
+    await v.goto(`${base}/app/contacts/${c.documentId}`);
+    await v.getByTestId('contact-detail').getByRole('heading', { name: 'Otávio Reis' }).waitFor();
+    await v.locator(`tr[data-contact-id="${c.documentId}"]`).waitFor();
+    expect(await v.locator('[data-testid=contacts-table] input[type=checkbox]').count()).toBe(0);
+    expect(await v.getByRole('button', { name: 'Importar CSV' }).count()).toBe(0);
+    expect(await v.locator('form.ct-quick').count()).toBe(0);
+    expect(await v.getByTestId('contact-detail').getByRole('button').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await v.context().close();
+
+    const member = await addMember(t, 'member');
+    const m = await signedIn(false, { user: member.user, slug: t.slug });
+    await m.goto(`${base}/app/contacts`);
+    await m.getByRole('checkbox', { name: 'Selecionar Otávio Reis' }).check();
+    const bar = m.getByTestId('bulk-bar');
+    await bar.getByRole('button', { name: 'Aplicar' }).waitFor();
+    expect(await bar.getByRole('button', { name: 'Excluir selecionados' }).count()).toBe(0);
+    expect((await member.api.post('/contacts/bulk-delete', { ids: [c.documentId] })).status).toBe(403);
+    await m.context().close();
+  }, 60_000);
 
   test('audited on a desktop and a phone: the list, a contact, the editor, the import', async () => {
     const c = (
