@@ -187,6 +187,9 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
     expect(runText).toContain('Adicionou a etiqueta Hot');
     expect(runText).toContain('Criou a tarefa');
     expect(runText).toContain('Mover o card: Falhou — o movimento entre essas fases não é permitido');
+    expect(await run.getByRole('link', { name: 'Abrir o card' }).getAttribute('href')).toBe(
+      `/app/boards/${pipeline.boardId}/cards/${big.documentId}`,
+    );
     await shot(p, 'automations-runs');
     // Filtered by result: nothing succeeded.
     await log.locator('select[name=run-status]').selectOption('succeeded');

@@ -36,8 +36,6 @@ interface CondDraft {
   value: string;
 }
 
-const MASK = '********';
-
 function toCondDraft(c: { field: string; op: Op; value?: unknown }, event: string): CondDraft {
   const known = (FIELDS_OF[event] ?? []).includes(c.field);
   return {
@@ -161,7 +159,10 @@ function fromDraft(d: ActionDraft, i: number, board: Board | null | undefined): 
         if (!line.trim()) continue;
         const at = line.indexOf(':');
         if (at < 1) throw new DraftError(`${i}.headers`, aw('headersInvalid'));
-        headers[line.slice(0, at).trim()] = line.slice(at + 1).trim() || MASK;
+        // A stored value comes back as the mask (kept by the API); an empty one is a mistake, not a removal.
+        const value = line.slice(at + 1).trim();
+        if (!value) throw new DraftError(`${i}.headers`, aw('headersInvalid'));
+        headers[line.slice(0, at).trim()] = value;
       }
       let body: unknown;
       if (String(p.body ?? '').trim()) {

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { type Board, client, type Ref, reason, unwrap } from '../../api';
 import { dateTime } from '../../i18n';
 import { Badge, type Column, DataTable, Dialog, Field, Pagination, type Tone } from '../../ui';
+import { Link } from '../Link';
 import {
   type ActionResult,
   type Automation,
@@ -127,6 +128,14 @@ export function Runs({ auto, onClose }: { auto: Automation; onClose: () => void 
         <>
           {eventWord(x.eventType)}
           {x.depth > 0 && <span class="muted"> · {aw('runDepth', { n: x.depth })}</span>}
+          {auto.board && x.subject.startsWith('card:') && x.eventType !== 'card.deleted' && (
+            <>
+              {' · '}
+              <Link href={`/boards/${auto.board.documentId}/cards/${x.subject.slice(5)}`}>
+                {aw('openCard')}
+              </Link>
+            </>
+          )}
         </>
       ),
     },
