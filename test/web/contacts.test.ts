@@ -277,7 +277,7 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     lines.splice(15, 0, 'CPF Errado;cpf@exemplo.com.br;111.111.111-11;atacado'); // line 16
     const csv = `${lines.join('\n')}\n`;
     const p = await signedIn();
-    const errors = watchConsole(p);
+    const errors = watchConsole(p, [400]);
     await p.goto(`${base}/app/contacts`);
     await p.getByRole('button', { name: 'Importar CSV' }).click();
     const dialog = p.locator('dialog[open]');
@@ -344,6 +344,37 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     const [imported] = await contactsNamed('Importado 12');
     expect(imported).toMatchObject({ email: 'imp12@exemplo.com.br', customFields: { segmento: 'atacado' } });
     expect((await other.api.get(`/contacts/imports/${job.document_id}`)).status).toBe(404);
+
+    // Another file: an empty one refused beside the field; a malformed one fails with the line, in pt-BR.
+    await dialog.getByRole('button', { name: 'Importar outro arquivo' }).click();
+    const fileInput = dialog.locator('input[name=import-file]');
+    await fileInput.setInputFiles({ name: 'vazio.csv', mimeType: 'text/csv', buffer: Buffer.from('') });
+    await dialog.getByRole('button', { name: 'Importar', exact: true }).click();
+    await dialog.locator('.ds-field.has-error', { hasText: 'O arquivo está vazio' }).waitFor();
+    await fileInput.setInputFiles({
+      name: 'quebrado.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('nome;email\nQuebrado Um;q1@exemplo.com.br\n"Quebrado Dois;q2@exemplo.com.br\n'),
+    });
+    await dialog.getByRole('button', { name: 'Importar', exact: true }).click();
+    await progress.waitFor();
+    const [broken] = await queryRows<{ organization_id: number; id: number; document_id: string }>(
+      (await getApp()).db.system,
+      sql`select organization_id, id, document_id from import_jobs
+          where organization_id = (select id from organizations where slug = ${t.slug}) order by id desc limit 1`,
+    );
+    expect(broken.document_id).not.toBe(job.document_id);
+    expect(
+      await runContactImport(
+        { db: (await getApp()).db, config, jobs: { send: async () => 'next' } as never },
+        { orgId: Number(broken.organization_id), importId: Number(broken.id) },
+      ),
+    ).toBe('failed');
+    await dialog.locator('[data-testid=import-progress][data-status=failed]').waitFor();
+    expect(await progress.locator('p').first().textContent()).toMatch(
+      /Falhou A importação falhou\. O CSV está malformado depois da linha \d+/,
+    );
+    expect((await t.api.get(`/contacts/imports/${broken.document_id}`)).body.status).toBe('failed');
 
     // Closed: the list has them.
     await dialog.getByRole('button', { name: 'Fechar' }).last().click();

@@ -61,6 +61,21 @@ const TONE: Record<ImportJob['status'], Tone> = {
 };
 const finished = (s: ImportJob['status'] | undefined) => s === 'done' || s === 'failed' || s === 'cancelled';
 
+/**
+ * Why a whole import was refused or failed, in the chosen language (the runner's reasons, src/platform/imports/
+ * runner.ts); one it does not know, in English only.
+ */
+function importError(error: string): string {
+  const line = /after line (\d+)/.exec(error)?.[1];
+  if (line) return cw('fail_malformedAt', { line: num(Number(line)) });
+  if (/^Malformed CSV/i.test(error)) return cw('fail_malformed');
+  if (/empty/i.test(error)) return cw('fail_empty');
+  if (/no longer a member/i.test(error)) return cw('fail_member');
+  if (/file is gone/i.test(error)) return cw('fail_gone');
+  if (/mapping/i.test(error)) return cw('fail_mapping');
+  return getLang() === 'en' ? error : '';
+}
+
 /** The header of a CSV file (its first line), split by the chosen separator or the likeliest one. */
 async function headerOf(file: File, delimiter: string): Promise<string[]> {
   const first = (await file.slice(0, 64 * 1024).text()).replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? '';
@@ -159,7 +174,9 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
       setJobId(j.documentId);
     } catch (err) {
       const details = err instanceof ApiError ? ((err.details?.errors ?? []) as { path?: string[] }[]) : [];
-      if (details.some((d) => d.path?.[0] === 'mapping')) setErrors({ mapping: reason(err) });
+      const at = details[0]?.path?.[0];
+      if (at === 'mapping') setErrors({ mapping: reason(err) });
+      else if (at === 'file') setErrors({ file: importError((err as ApiError).message) || reason(err) });
       else setGeneral(reason(err));
     } finally {
       setBusy(false);
@@ -363,8 +380,7 @@ function ImportProgress({ job }: { job: ImportJob }) {
             updated: num(job.rowsUpdated),
             failed: num(job.rowsFailed),
           })}
-        {job.status === 'failed' &&
-          cw('importFailed', { reason: getLang() === 'en' ? (job.error ?? '') : '' })}
+        {job.status === 'failed' && cw('importFailed', { reason: importError(job.error ?? '') })}
       </p>
       <label class="ct-progress">
         {cw('progress')}
