@@ -7,6 +7,7 @@ import { num } from '../../lib/words';
 import { Button, Dialog, Field, toast } from '../../ui';
 import {
   type ApiCondition,
+  emptyIsRequired,
   fieldWord,
   gw,
   type Logic,
@@ -20,6 +21,9 @@ import {
   toRule,
   useFilterOptions,
 } from './model';
+
+/** Fields whose value is picked from a list rather than typed. */
+const picked = (field: string) => field === 'owner' || field === 'team' || field === 'contact_type';
 
 interface Preview {
   count: number;
@@ -87,10 +91,11 @@ export function SegmentEditor({ segment, onClose }: { segment: Segment | null; o
       rules.map((r, j) => {
         if (j !== i) return r;
         const next = { ...r, ...patch };
-        // A new field: an operator it takes, and no value meant for the old one.
+        // A new field: an operator it takes; a typed value stays for another typed field, a picked one (a
+        // person, a team, a contact type) does not.
         if (patch.field !== undefined && patch.field !== r.field) {
           if (!operatorsOf(next.field).includes(next.op)) next.op = operatorsOf(next.field)[0];
-          next.value = '';
+          if (picked(r.field) || picked(next.field)) next.value = '';
         }
         return next;
       }),
@@ -129,7 +134,7 @@ export function SegmentEditor({ segment, onClose }: { segment: Segment | null; o
       await qc.invalidateQueries({ queryKey: ['segment-filter-options'] });
       onClose();
     } catch (err) {
-      const r = refusalOf(err, ['name', 'description']);
+      const r = refusalOf(err, ['name', 'description'], emptyIsRequired);
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {
@@ -164,7 +169,10 @@ export function SegmentEditor({ segment, onClose }: { segment: Segment | null; o
             name="segment-name"
             maxLength={200}
             value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            onInput={(e) => {
+              setName((e.target as HTMLInputElement).value);
+              if (errors.name) setErrors({ ...errors, name: '' });
+            }}
           />
         </Field>
         <Field label={gw('description')} error={errors.description}>

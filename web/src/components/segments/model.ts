@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { client, unwrap } from '../../api';
 import { wordsOf } from '../../lib/area-words';
 import { personName } from '../../lib/people';
+import { w } from '../../lib/words';
 import * as catalogue from '../../words/segments';
 
 /** The segments area's words (web/src/words/segments.ts). */
@@ -140,3 +141,7 @@ export function rulesSentence(s: Pick<Segment, 'filters'>, options: FilterOption
     .map((r) => [fieldWord(r.field), opWord(r.field, r.op), valueWord(r, options)].filter(Boolean).join(' '))
     .join(` ${gw(s.filters.logic === 'OR' ? 'join_OR' : 'join_AND')} `);
 }
+
+/** The API's "at least 1 character" on a required text said as "obrigatório" (it was left empty). */
+export const emptyIsRequired = (message: string) =>
+  /(>=\s*1 character|at least 1 character)/i.test(message) ? w('fe_required') : null;

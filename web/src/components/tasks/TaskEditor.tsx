@@ -8,6 +8,7 @@ import { Avatar, Button, Dialog, Field, toast } from '../../ui';
 import { DateTimeInput } from '../DateTimeInput';
 import {
   codeWord,
+  emptyIsRequired,
   fromLocal,
   kw,
   PRIORITIES,
@@ -71,15 +72,11 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
       await qc.invalidateQueries({ queryKey: ['tasks'] });
       onClose();
     } catch (err) {
-      const r = refusalOf(err, [
-        'name',
-        'description',
-        'dueDate',
-        'taskStatus',
-        'card',
-        'assignees',
-        'recurrenceInterval',
-      ]);
+      const r = refusalOf(
+        err,
+        ['name', 'description', 'dueDate', 'taskStatus', 'card', 'assignees', 'recurrenceInterval'],
+        emptyIsRequired,
+      );
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {
@@ -126,7 +123,10 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
             name="task-name"
             maxLength={255}
             value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            onInput={(e) => {
+              setName((e.target as HTMLInputElement).value);
+              if (errors.name) setErrors({ ...errors, name: '' });
+            }}
           />
         </Field>
         <Field label={kw('description')} error={errors.description}>

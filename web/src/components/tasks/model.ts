@@ -1,4 +1,5 @@
 import { wordsOf } from '../../lib/area-words';
+import { w } from '../../lib/words';
 import * as catalogue from '../../words/tasks';
 
 /** The tasks area's words (web/src/words/tasks.ts). */
@@ -54,3 +55,7 @@ export const toLocal = (iso: string | null) => {
 };
 /** An ISO instant of a local `YYYY-MM-DDTHH:MM` (null for ''). */
 export const fromLocal = (local: string) => (local ? new Date(local).toISOString() : null);
+
+/** The API's "at least 1 character" on a required text said as "obrigatório" (it was left empty). */
+export const emptyIsRequired = (message: string) =>
+  /(>=\s*1 character|at least 1 character)/i.test(message) ? w('fe_required') : null;
