@@ -192,10 +192,29 @@ export class ReplicaReads {
   private current(): Promise<ReplicaState> {
     const s = this.state;
     if (s && Date.now() - s.measuredAt < MEASURE_EVERY_MS) return Promise.resolve(s);
+    return this.measureNow();
+  }
+
+  /** A measurement now (one at a time: callers meanwhile share it). */
+  private measureNow(): Promise<ReplicaState> {
     this.measuring ??= this.measure().finally(() => {
       this.measuring = undefined;
     });
     return this.measuring;
+  }
+
+  /**
+   * Waits up to `withinMs` for the standby to replay `position` (a job's start: the job's own claim was committed
+   * a moment before, and a standby replays it milliseconds later; a job can wait that long to spare the primary).
+   * Returns at once when the standby is down or behind its budget; routeAt then decides as always.
+   */
+  async awaitReplay(position: bigint, withinMs: number): Promise<void> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      const s = await this.measureNow();
+      if (!s.up || s.lagMs > this.maxLagMs || position <= s.replayLsn || Date.now() >= until) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 
   private async measure(): Promise<ReplicaState> {
