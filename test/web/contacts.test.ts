@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { runContactImport } from '../../src/modules/contacts/import-jobs.js';
 import { queryRows } from '../../src/platform/db/client.js';
+import * as contactWords from '../../web/src/words/contacts.js';
 import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
@@ -409,6 +410,39 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     expect(await bar.getByRole('button', { name: 'Excluir selecionados' }).count()).toBe(0);
     expect((await member.api.post('/contacts/bulk-delete', { ids: [c.documentId] })).status).toBe(403);
     await m.context().close();
+  }, 60_000);
+
+  test('in English: the words, dates in month-first order, no Portuguese string of the area', async () => {
+    const c = (
+      await t.api.post('/contacts', {
+        data: {
+          name: 'Helena Duarte',
+          birthdate: '1985-03-04',
+          contact_type: 'empresa',
+          owner: t.membershipId,
+        },
+      })
+    ).body;
+    const p = await signedIn();
+    const errors = watchConsole(p);
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.goto(`${base}/app/contacts/${c.documentId}`);
+    const detail = p.getByTestId('contact-detail');
+    await detail.getByRole('heading', { name: 'Helena Duarte' }).waitFor();
+    await p.getByRole('heading', { name: 'Contacts', level: 1 }).waitFor();
+    expect(await detail.locator('dd[data-field=birthdate]').textContent()).toBe('03/04/1985');
+    expect(await detail.locator('dd[data-field=contact_type]').textContent()).toBe('Company');
+    await detail.getByRole('button', { name: 'Edit' }).click();
+    await p.locator('dialog[open]').getByRole('heading', { name: 'Edit contact' }).waitFor();
+    expect(await p.locator('dialog[open] input[name=contact-birthdate]').inputValue()).toBe('03/04/1985');
+    const english = new Set(Object.values(contactWords.en));
+    const portuguese = Object.values(contactWords.ptBR)
+      .map((v) => v.replace(/\{\w+\}.*$/, '').trim())
+      .filter((v) => v.length >= 6 && !english.has(v));
+    const texts = (await pageTexts(p)).join('\n');
+    expect(portuguese.filter((v) => texts.includes(v))).toEqual([]);
+    expect(errors).toEqual([]);
+    await p.context().close();
   }, 60_000);
 
   test('audited on a desktop and a phone: the list, a contact, the editor, the import', async () => {

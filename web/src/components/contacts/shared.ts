@@ -69,9 +69,12 @@ export function valueText(c: Contact, field: string): string {
 /** A calendar day (`YYYY-MM-DD`) as the chosen language writes it. */
 export const day = (iso: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(iso)
-    ? new Intl.DateTimeFormat(getLang(), { dateStyle: 'short', timeZone: 'UTC' }).format(
-        new Date(`${iso}T00:00:00Z`),
-      )
+    ? new Intl.DateTimeFormat(getLang(), {
+        day: '2-digit',
+        month: '2-digit',
+        year: 'numeric',
+        timeZone: 'UTC',
+      }).format(new Date(`${iso}T00:00:00Z`))
     : iso;
 
 /** The words of a tax id the service refused as invalid ("not a valid CPF"), else null. */
