@@ -377,6 +377,20 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     );
     expect((await t.api.get(`/contacts/imports/${broken.document_id}`)).body.status).toBe('failed');
 
+    // One more, stopped before the job runs: cancelled, nothing written.
+    await dialog.getByRole('button', { name: 'Importar outro arquivo' }).click();
+    await fileInput.setInputFiles({
+      name: 'parado.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('nome;email\nParado Um;p1@exemplo.com.br\n'),
+    });
+    await dialog.getByRole('button', { name: 'Importar', exact: true }).click();
+    await dialog.locator('[data-testid=import-progress][data-status=queued]').waitFor();
+    await dialog.getByRole('button', { name: 'Parar importação' }).click();
+    await dialog.locator('[data-testid=import-progress][data-status=cancelled]').waitFor();
+    expect(await progress.locator('.ds-badge').first().textContent()).toBe('Cancelada');
+    expect(await contactsNamed('Parado Um')).toHaveLength(0);
+
     // Closed: the list has them.
     await dialog.getByRole('button', { name: 'Fechar' }).last().click();
     await search(p, 'Importado');
