@@ -385,6 +385,34 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+  test('in English: the same words in English only', async () => {
+    const p = await signedIn();
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.goto(`${base}/app/segments`);
+    await p.getByRole('heading', { name: 'Segments', level: 1 }).waitFor();
+    await p.getByRole('button', { name: 'Edit Capital paulista' }).click();
+    const d = p.locator('dialog[open]');
+    expect(await d.locator('select[name=op-0] option').allTextContents()).toEqual([
+      'contains',
+      'equals',
+      'starts with',
+      'ends with',
+      'is empty',
+      'is filled in',
+    ]);
+    await expect
+      .poll(() => d.locator('[data-testid=segment-count] strong').textContent())
+      .toBe('2 contacts match the rules');
+    expect(await d.textContent()).not.toMatch(/contém|Campo|Operador|condições/);
+    await p.keyboard.press('Escape');
+    await p.goto(`${base}/app/tasks`);
+    await p.locator('[data-testid=tasks-table] tbody tr').first().waitFor();
+    const body = (await p.locator('main').textContent()) ?? '';
+    for (const word of ['Pending', 'High', 'Due', 'Repeats: Weekly, every 2']) expect(body).toContain(word);
+    expect(body).not.toMatch(/Pendente|Alta|Prazo|Repete/);
+    await p.context().close();
+  }, 60_000);
+
   test('audited on a desktop and a phone: the lists and the editors', async () => {
     const problems: Record<string, string[]> = {};
     const english = englishCatalogue();
