@@ -41,6 +41,7 @@ export function BulkBar({
       toast(counted(count, 'bulkDone', 'bulkDoneMany'));
       await qc.invalidateQueries({ queryKey: ['contacts'] });
       await qc.invalidateQueries({ queryKey: ['contact'] });
+      await qc.invalidateQueries({ queryKey: ['contact-activities'] });
       onClear();
     } catch (err) {
       setError(reason(err));
