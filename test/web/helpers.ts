@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WEB_DIR } from '../../src/platform/http/web-app.js';
@@ -27,6 +27,26 @@ const newest = (dir: string): number =>
     }),
   );
 
+/** Whether a process runs (a pid of 0 or NaN: a lock just made, its pid not written yet, counts as running). */
+function alive(pid: number): boolean {
+  if (!pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid written in a lock directory; 0 when there is none (yet). */
+function lockPid(lock: string): number {
+  try {
+    return Number(readFileSync(join(lock, 'pid'), 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * The built app (dist/web): built now when missing or older than web/ (npm install builds it too). Test files run
  * in parallel workers: one builds while the others wait on a lock directory (a build empties dist/web first, so a
@@ -41,10 +61,11 @@ export async function ensureWebBuild() {
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
       break;
     } catch {
-      // A lock older than 3 minutes was left by a killed run.
-      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
+      // A lock whose process is gone was left by a killed run.
+      if (!alive(lockPid(lock))) {
         rmSync(lock, { recursive: true, force: true });
         continue;
       }
