@@ -139,6 +139,17 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     const timeline = (await detail.locator('.timeline').textContent()) ?? '';
     expect(timeline).toContain('Data de nascimento');
     expect(timeline).not.toMatch(/birthdate|contact_updated/);
+    // A note: an empty one asked for beside the field, then added to the timeline.
+    await detail.getByRole('button', { name: 'Anotar' }).click();
+    await detail.locator('.ct-note .ds-field.has-error', { hasText: 'Escreva a anotação.' }).waitFor();
+    await detail.getByLabel('Nova anotação').fill('Prefere contato por WhatsApp à tarde');
+    await detail.getByRole('button', { name: 'Anotar' }).click();
+    await toast(p, 'Anotação adicionada.');
+    await detail.locator('.timeline li', { hasText: 'Prefere contato por WhatsApp à tarde' }).waitFor();
+    const notes = (await t.api.get(`/contacts/${id}/activities`)).body.data as Record<string, string>[];
+    expect(notes.find((n) => n.activityType === 'note_added')?.description).toBe(
+      'Prefere contato por WhatsApp à tarde',
+    );
     // The list row shows the city and the owner by name.
     const row = p.locator(`tr[data-contact-id="${id}"]`);
     await row.locator('td', { hasText: 'Recife' }).waitFor();

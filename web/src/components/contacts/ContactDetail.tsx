@@ -4,10 +4,11 @@ import { useState } from 'preact/hooks';
 import { ApiError, client, type Page, reason, unwrap } from '../../api';
 import { dateTime } from '../../i18n';
 import { timelineSentence } from '../../lib/events';
+import { refusalOf } from '../../lib/marketing';
 import { list } from '../../lib/words';
 import { navigate } from '../../router';
 import { canWrite } from '../../session';
-import { Button, confirmAction, Skeleton, toast } from '../../ui';
+import { Button, confirmAction, Field, Skeleton, toast } from '../../ui';
 import { NotFound } from '../NotFound';
 import { ContactEditor } from './ContactEditor';
 import { type Contact, cw, fieldWord, valueText } from './shared';
@@ -142,7 +143,52 @@ export function ContactDetail({ id }: { id: string }) {
         ))}
         {timeline.data?.data.length === 0 && <li class="muted">{cw('noTimeline')}</li>}
       </ol>
+      {c && canWrite() && <NoteForm id={id} />}
       {editing && c && <ContactEditor contact={c} onClose={() => setEditing(false)} />}
     </aside>
+  );
+}
+
+/** A note on the contact's timeline (POST /contacts/{id}/notes). */
+function NoteForm({ id }: { id: string }) {
+  const qc = useQueryClient();
+  const [text, setText] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    if (!text.trim()) return setError(cw('noteEmpty'));
+    setBusy(true);
+    try {
+      await unwrap(
+        client.POST('/api/contacts/{id}/notes', {
+          params: { path: { id } },
+          body: { data: { description: text } } as never,
+        }),
+      );
+      setText('');
+      toast(cw('noteAdded'));
+      await qc.invalidateQueries({ queryKey: ['contact-activities', id] });
+    } catch (err) {
+      setError(refusalOf(err, ['description']).fields.description ?? reason(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="ct-note" onSubmit={add} noValidate>
+      <Field label={cw('note')} error={error}>
+        <textarea
+          name="contact-note"
+          rows={2}
+          value={text}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        />
+      </Field>
+      <Button submit variant="secondary" busy={busy}>
+        {cw('addNote')}
+      </Button>
+    </form>
   );
 }
