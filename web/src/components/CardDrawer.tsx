@@ -7,6 +7,7 @@ import { historySentence } from '../lib/events';
 import { type PersonUser, personName } from '../lib/people';
 import { code } from '../lib/words';
 import { canWrite } from '../session';
+import { Button } from '../ui';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { CardForm, useCardDraft } from './CardForm';
 import { DateInput } from './DateInput';
@@ -93,9 +94,9 @@ export function CardDrawer(props: {
           <h2 id="drawer-title" tabIndex={-1} ref={heading}>
             {c?.title ?? t('loading')}
           </h2>
-          <button type="button" onClick={onClose} aria-label={t('close')}>
+          <Button variant="ghost" onClick={onClose} aria-label={t('close')}>
             ×
-          </button>
+          </Button>
         </header>
         {card.error && (
           <p role="alert" class="error">
@@ -227,7 +228,7 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
                 {error}
               </p>
             )}
-            <button type="submit">{t('comment')}</button>
+            <Button submit>{t('comment')}</Button>
           </form>
         )}
       </section>
@@ -351,7 +352,7 @@ function Tasks({ boardId, card }: { boardId: string; card: Card }) {
             <label for="task-due">{t('dueDate')}</label>
             <DateInput id="task-due" name="task-due" value={due} onChange={setDue} />
           </div>
-          <button type="submit">{t('create')}</button>
+          <Button submit>{t('create')}</Button>
         </form>
       )}
       {error && (

@@ -4,7 +4,7 @@ import { type Card, type ChatMessage, type Conversation, client, featureOff, rea
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
 import { canWrite } from '../session';
-import { confirmAction } from '../ui';
+import { Button, confirmAction } from '../ui';
 import { Link } from './Link';
 import { MeetingForm } from './MeetingForm';
 
@@ -57,9 +57,9 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
             {m.status !== 'cancelled' && canWrite() && (
               <>
                 {' '}
-                <button type="button" class="link" onClick={() => cancel(m.documentId)}>
+                <Button variant="ghost" onClick={() => cancel(m.documentId)}>
                   {t('cancelMeeting')}
-                </button>
+                </Button>
               </>
             )}
           </li>
@@ -81,9 +81,9 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
         ) : adding ? (
           <MeetingForm boardId={boardId} card={card} onDone={() => setAdding(false)} />
         ) : (
-          <button type="button" class="secondary" onClick={() => setAdding(true)}>
+          <Button variant="secondary" onClick={() => setAdding(true)}>
             {t('newMeeting')}
-          </button>
+          </Button>
         ))}
     </section>
   );

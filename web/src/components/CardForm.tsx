@@ -4,6 +4,7 @@ import { type Board, type Card, client, type Phase, reason, unwrap } from '../ap
 import { type Condition, hiddenSlugs } from '../conditions';
 import { t } from '../i18n';
 import { people, personName } from '../lib/labels';
+import { Button } from '../ui';
 import { DateInput } from './DateInput';
 import { FieldInput } from './FieldInput';
 
@@ -112,7 +113,7 @@ export function CardForm(props: {
           onChange={(assignees) => patch({ assignees })}
         />
         <ContactPicker current={c.contact} onPick={(id) => patch({ contact: id })} picked={attrs.contact} />
-        {writable && <button type="submit">{t('save')}</button>}
+        {writable && <Button submit>{t('save')}</Button>}
       </fieldset>
       {status && (
         <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>

@@ -247,9 +247,9 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
       {message?.kind === 'error' && (
         <p role="alert" aria-live="assertive" class="error move-error" data-testid="move-error">
           {message.text}
-          <button type="button" class="link" onClick={() => moves.setMessage(null)} aria-label={t('close')}>
+          <Button variant="ghost" onClick={() => moves.setMessage(null)} aria-label={t('close')}>
             ×
-          </button>
+          </Button>
         </p>
       )}
       <BoardColumns
@@ -594,14 +594,14 @@ function Column(props: {
       </ol>
       {query.isLoading && <p class="muted">{t('loading')}</p>}
       {query.hasNextPage && (
-        <button
-          type="button"
+        <Button
+          variant="secondary"
           class="more"
-          disabled={query.isFetchingNextPage}
+          busy={query.isFetchingNextPage}
           onClick={() => query.fetchNextPage()}
         >
           {t('loadMore')}
-        </button>
+        </Button>
       )}
     </section>
   );

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Conversation, client, reason, unwrap } from '../../api';
 import { t } from '../../i18n';
+import { Button } from '../../ui';
 
 type Schemas = import('../../api').Schemas;
 type Inbox = Schemas['ChatInbox'];
@@ -77,13 +78,13 @@ export function Composer({
             }}
           />
           <div class="row">
-            <button type="submit" disabled={sending}>
+            <Button submit busy={sending}>
               {t('send')}
-            </button>
+            </Button>
             {inbox && (
-              <button type="button" class="link" onClick={() => setTemplate(true)}>
+              <Button variant="ghost" onClick={() => setTemplate(true)}>
                 {t('useTemplate')}
-              </button>
+              </Button>
             )}
           </div>
         </form>
@@ -185,13 +186,13 @@ function TemplateForm(props: {
       ))}
       {tpl && <p class="template-preview">{rendered}</p>}
       <div class="row">
-        <button type="submit" disabled={!tpl || props.sending}>
+        <Button submit disabled={!tpl} busy={props.sending}>
           {t('sendTemplate')}
-        </button>
+        </Button>
         {props.onText && (
-          <button type="button" class="link" onClick={props.onText}>
+          <Button variant="ghost" onClick={props.onText}>
             {t('freeText')}
-          </button>
+          </Button>
         )}
       </div>
     </form>

@@ -5,6 +5,7 @@ import { dateTime, t } from '../../i18n';
 import { contactLabel } from '../../lib/labels';
 import { personName } from '../../lib/people';
 import { canWrite } from '../../session';
+import { Button } from '../../ui';
 import { Link } from '../Link';
 import { NotFound } from '../NotFound';
 import { Composer } from './Composer';
@@ -118,14 +119,14 @@ export function ConversationView({ id, inboxes }: { id: number; inboxes: Inbox[]
         </p>
       )}
       {messages.hasNextPage && (
-        <button
-          type="button"
-          class="secondary older"
-          disabled={messages.isFetchingNextPage}
+        <Button
+          variant="secondary"
+          class="older"
+          busy={messages.isFetchingNextPage}
           onClick={() => messages.fetchNextPage()}
         >
           {t('olderMessages')}
-        </button>
+        </Button>
       )}
       <MessageThread c={c} all={all} loaded={!!messages.data} listRef={thread} />
       {writable && <Composer conv={c} inbox={inbox} windowOpen={windowOpen} />}
