@@ -4,6 +4,7 @@ import { type Board, type Card, client, type Page, reason, unwrap } from '../api
 import { t } from '../i18n';
 import { addDays, localInput } from '../lib/dates';
 import { w } from '../lib/words';
+import { Button } from '../ui';
 import { DateTimeInput } from './DateTimeInput';
 
 /** A meeting on a card: board, card (title search), title, start, end, attendee (the card's contact by default). */
@@ -115,9 +116,9 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
           {status.text}
         </p>
       )}
-      <button type="submit" disabled={busy || !card}>
+      <Button submit disabled={!card} busy={busy}>
         {t('schedule')}
-      </button>
+      </Button>
     </form>
   );
 }
