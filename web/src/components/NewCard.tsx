@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'preact/hooks';
-import { type Board, type Card, client, unwrap } from '../api';
+import { type Board, type Card, client, reason, unwrap } from '../api';
 import { type Condition, hiddenSlugs } from '../conditions';
 import { wordsOf } from '../lib/area-words';
+import { uploadBoardFile } from '../lib/board-files';
 import { refusalOf } from '../lib/marketing';
 import { Button, Dialog, Field, toast } from '../ui';
 import * as catalogue from '../words/board-work';
@@ -28,7 +29,8 @@ export function useConditions(boardId: string) {
 /**
  * A new card of the board in `phaseId` (default: the entry phase), with the entry phase's fields (the service
  * asks them of every new card; its conditions hide some). The browser does not block the form: the service's
- * refusal (a required field left empty, a bad value) is shown beside each field it names.
+ * refusal (a required field left empty, a bad value) is shown beside each field it names. A file field's file goes
+ * up when picked (lib/board-files.ts; its refusal beside the field) and the card takes it as the field's value.
  */
 export function NewCardDialog(props: {
   board: Board;
@@ -47,7 +49,20 @@ export function NewCardDialog(props: {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
-  const fields = entry?.fields ?? [];
+  const [uploading, setUploading] = useState(0);
+  const fields = useMemo(() => [...(entry?.fields ?? [])].sort((a, b) => a.order - b.order), [entry]);
+  const upload = (slug: string) => async (file: File) => {
+    setErrors(({ [slug]: _, ...rest }) => rest);
+    setUploading((n) => n + 1);
+    try {
+      return await uploadBoardFile(board.documentId, file);
+    } catch (err) {
+      setErrors((e) => ({ ...e, [slug]: reason(err, board) }));
+      throw err;
+    } finally {
+      setUploading((n) => n - 1);
+    }
+  };
   const hidden = useMemo(
     () => hiddenSlugs(fields, conditions.data ?? [], values),
     [conditions.data, values, fields],
@@ -91,7 +106,7 @@ export function NewCardDialog(props: {
           <Button variant="secondary" onClick={props.onClose}>
             {kw('cancel')}
           </Button>
-          <Button submit busy={busy} form="new-card-form">
+          <Button submit busy={busy || uploading > 0} form="new-card-form">
             {kw('createCard')}
           </Button>
         </>
@@ -128,7 +143,8 @@ export function NewCardDialog(props: {
                   <FieldInput
                     field={f}
                     value={values[f.slug]}
-                    onChange={(v) => setValues({ ...values, [f.slug]: v })}
+                    onChange={(v) => setValues((vs) => ({ ...vs, [f.slug]: v }))}
+                    onFile={upload(f.slug)}
                   />
                   {errors[f.slug] && (
                     <span class="ds-error" role="alert" data-error-for={f.slug}>

@@ -112,6 +112,8 @@ export const wordsPtBR = {
   err_NotFoundError: 'Não encontrado.',
   err_ConflictError: 'Conflito: já existe ou mudou nesse meio-tempo.',
   err_PayloadTooLargeError: 'Arquivo grande demais.',
+  err_UnsupportedMediaTypeError:
+    'Tipo de arquivo não aceito: envie PDF, imagem (PNG, JPEG, GIF, WebP), texto, CSV ou documento do Office.',
   err_UnprocessableEntityError: 'Não foi possível fazer isto',
   err_TooManyRequestsError: 'Muitos pedidos: espere um pouco e tente de novo.',
   err_BadGatewayError: 'Um sistema externo falhou: tente de novo.',
@@ -231,6 +233,8 @@ export const wordsEn: Words = {
   err_NotFoundError: 'Not found.',
   err_ConflictError: 'Conflict: it already exists or changed meanwhile.',
   err_PayloadTooLargeError: 'File too large.',
+  err_UnsupportedMediaTypeError:
+    'File type not accepted: send a PDF, an image (PNG, JPEG, GIF, WebP), text, CSV or an Office document.',
   err_UnprocessableEntityError: 'This could not be done',
   err_TooManyRequestsError: 'Too many requests: wait a moment and try again.',
   err_BadGatewayError: 'An outside system failed: try again.',

@@ -3,6 +3,7 @@ import { ApiError, client, type Field, reason, unwrap } from '../api';
 import { FieldInput } from '../components/FieldInput';
 import { type Condition, hiddenSlugs } from '../conditions';
 import { getLang, t } from '../i18n';
+import { uploadBoardFile } from '../lib/board-files';
 import { Button } from '../ui';
 
 interface FormDef {
@@ -55,17 +56,6 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
     () => (def ? hiddenSlugs(def.fields, def.conditions, values) : new Set<string>()),
     [def, values],
   );
-  const upload = async (file: File) => {
-    const body = new FormData();
-    body.append('file', file);
-    const res = await fetch(`/api/boards/${encodeURIComponent(boardId)}/public-upload`, {
-      method: 'POST',
-      body,
-    });
-    const json = await res.json();
-    if (!res.ok) throw new ApiError(res.status, json.error?.name, json.error?.message, json.error?.details);
-    return json;
-  };
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -126,7 +116,7 @@ export function PublicFormPage({ boardId }: { boardId: string }) {
                 onChange={(v) => setValues({ ...values, [f.slug]: v })}
                 onFile={async (file) => {
                   try {
-                    return await upload(file);
+                    return await uploadBoardFile(boardId, file);
                   } catch (err) {
                     setError(reason(err));
                     throw err;

@@ -27,11 +27,52 @@ const parseOptions = (text: string) =>
       return label ? { value, label } : value;
     });
 
+/** A phase's fields in their form's order (`order`, then as the API listed them). */
+const sortedFields = (p: Phase) => [...p.fields].sort((x, y) => x.order - y.order);
+
 /** Each phase's fields: added, edited (label, required, options, help…), deleted; the entry phase's form first. */
 export function FieldsSection({ board: b }: { board: Board }) {
   const refresh = useStructureRefresh(b.documentId);
   const [editing, setEditing] = useState<{ phase: Phase; field: FieldDef | null } | null>(null);
   const [error, setError] = useState<{ phase: string; text: string } | null>(null);
+  const [moving, setMoving] = useState<string | null>(null);
+  /**
+   * One step up or down in the phase's form: the phase's fields renumbered 0..n-1 in their new sequence (a PUT
+   * with `order` for each field whose position changed), then the focus back on the moved field's button.
+   */
+  const move = async (p: Phase, f: FieldDef, step: -1 | 1) => {
+    const list = sortedFields(p);
+    const from = list.findIndex((x) => x.documentId === f.documentId);
+    const to = from + step;
+    if (from < 0 || to < 0 || to >= list.length) return;
+    [list[from], list[to]] = [list[to], list[from]];
+    setError(null);
+    setMoving(f.documentId);
+    try {
+      for (const [i, x] of list.entries()) {
+        if (x.order === i) continue;
+        await unwrap(
+          client.PUT('/api/boards/{boardId}/fields/{id}', {
+            params: { path: { boardId: b.documentId, id: x.documentId } },
+            body: { data: { order: i } } as never,
+          }),
+        );
+      }
+      toast(bw('fieldMoved', { name: f.label }));
+    } catch (err) {
+      setError({ phase: p.documentId, text: structureRefusal(err, b) });
+    } finally {
+      await refresh();
+      setMoving(null);
+      // The list re-rendered in its new order: the focus stays on the moved field (the other arrow at an end).
+      requestAnimationFrame(() => {
+        const own = (dir: string) =>
+          document.querySelector<HTMLButtonElement>(`[data-move="${dir}"][data-field="${f.documentId}"]`);
+        const there = own(step < 0 ? 'up' : 'down');
+        (there && !there.disabled ? there : own(step < 0 ? 'down' : 'up'))?.focus();
+      });
+    }
+  };
   const remove = async (p: Phase, f: FieldDef) => {
     const ok = await confirmAction({
       title: bw('deleteFieldTitle', { name: f.label }),
@@ -64,35 +105,53 @@ export function FieldsSection({ board: b }: { board: Board }) {
           </h3>
           {p.fields.length === 0 && <p class="muted">{bw('noFields')}</p>}
           <ul class="be-list">
-            {[...p.fields]
-              .sort((x, y) => x.order - y.order)
-              .map((f) => (
-                <li key={f.documentId} class="be-item be-field">
-                  <span class="be-field-name">
-                    <strong>{f.label}</strong> <span class="muted">{typeWord(f.type)}</span>{' '}
-                    {f.required && <Badge tone="warning">{bw('requiredMark')}</Badge>}
-                    {f.options.length > 0 && (
-                      <span class="muted small"> · {bw('optionCount', { n: f.options.length })}</span>
-                    )}
-                  </span>
-                  <span class="ds-actions">
-                    <Button
-                      variant="secondary"
-                      onClick={() => setEditing({ phase: p, field: f })}
-                      aria-label={bw('editFieldOf', { name: f.label })}
-                    >
-                      {bw('edit')}
-                    </Button>
-                    <Button
-                      variant="ghost"
-                      onClick={() => remove(p, f)}
-                      aria-label={bw('deleteFieldOf', { name: f.label })}
-                    >
-                      {bw('delete')}
-                    </Button>
-                  </span>
-                </li>
-              ))}
+            {sortedFields(p).map((f, j, all) => (
+              <li key={f.documentId} class="be-item be-field">
+                <span class="be-field-name">
+                  <strong>{f.label}</strong> <span class="muted">{typeWord(f.type)}</span>{' '}
+                  {f.required && <Badge tone="warning">{bw('requiredMark')}</Badge>}
+                  {f.options.length > 0 && (
+                    <span class="muted small"> · {bw('optionCount', { n: f.options.length })}</span>
+                  )}
+                </span>
+                <span class="ds-actions">
+                  <Button
+                    variant="ghost"
+                    disabled={j === 0 || moving !== null}
+                    onClick={() => move(p, f, -1)}
+                    aria-label={bw('fieldUpOf', { name: f.label })}
+                    data-move="up"
+                    data-field={f.documentId}
+                  >
+                    <span aria-hidden="true">↑</span>
+                  </Button>
+                  <Button
+                    variant="ghost"
+                    disabled={j === all.length - 1 || moving !== null}
+                    onClick={() => move(p, f, 1)}
+                    aria-label={bw('fieldDownOf', { name: f.label })}
+                    data-move="down"
+                    data-field={f.documentId}
+                  >
+                    <span aria-hidden="true">↓</span>
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    onClick={() => setEditing({ phase: p, field: f })}
+                    aria-label={bw('editFieldOf', { name: f.label })}
+                  >
+                    {bw('edit')}
+                  </Button>
+                  <Button
+                    variant="ghost"
+                    onClick={() => remove(p, f)}
+                    aria-label={bw('deleteFieldOf', { name: f.label })}
+                  >
+                    {bw('delete')}
+                  </Button>
+                </span>
+              </li>
+            ))}
           </ul>
           {error?.phase === p.documentId && (
             <p role="alert" class="error">
