@@ -21,39 +21,57 @@ const areaCatalogues = import.meta.glob<{ ptBR: Record<string, string>; en: Reco
   { eager: true },
 );
 
-/** The English strings of every catalogue (web/src/i18n.ts is read as text: it touches the DOM when loaded). */
-export function englishCatalogue(): string[] {
+/** Every catalogue's strings in both languages, keyed alike (web/src/i18n.ts is read as text: it touches the DOM). */
+function catalogues(): { pt: Record<string, string>; en: Record<string, string> } {
   const source = readFileSync(join(import.meta.dirname, '../../web/src/i18n.ts'), 'utf8');
   const pick = (start: string) => {
     const from = source.indexOf(start);
     const body = source.slice(source.indexOf('{', from), source.indexOf('\n};', from) + 2);
     return new Function(`return (${body});`)() as Record<string, unknown>;
   };
-  const pt = pick('const ptBR');
-  const en = pick('const en: Dict');
   const strings = (d: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(d).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
   // Each area's own catalogue (web/src/words/<area>.ts, read through lib/area-words.ts).
   const areas = Object.values(areaCatalogues);
-  const ptAll = {
-    ...strings(pt),
-    ...(wordsPtBR as Record<string, string>),
-    ...Object.fromEntries(areas.flatMap((c, i) => Object.entries(c.ptBR).map(([k, v]) => [`${i}.${k}`, v]))),
+  return {
+    pt: {
+      ...strings(pick('const ptBR')),
+      ...(wordsPtBR as Record<string, string>),
+      ...Object.fromEntries(
+        areas.flatMap((c, i) => Object.entries(c.ptBR).map(([k, v]) => [`${i}.${k}`, v])),
+      ),
+    },
+    en: {
+      ...strings(pick('const en: Dict')),
+      ...(wordsEn as Record<string, string>),
+      ...Object.fromEntries(areas.flatMap((c, i) => Object.entries(c.en).map(([k, v]) => [`${i}.${k}`, v]))),
+    },
   };
-  const enAll = {
-    ...strings(en),
-    ...(wordsEn as Record<string, string>),
-    ...Object.fromEntries(areas.flatMap((c, i) => Object.entries(c.en).map(([k, v]) => [`${i}.${k}`, v]))),
-  };
-  const same = new Set(Object.values(ptAll).map((v) => v.toLowerCase()));
+}
+
+/** The strings of one language's catalogues that the other language never uses (4+ characters, no placeholders). */
+function onlyIn(own: Record<string, string>, other: Record<string, string>): string[] {
+  const same = new Set(Object.values(other).map((v) => v.toLowerCase()));
   return [
     ...new Set(
-      Object.values(enAll)
+      Object.values(own)
         .map((v) => v.replace(/\{\w+\}/g, '').trim())
         // Words both languages share (Agenda, Status, E-mail, Token…) and fragments too short to mean anything.
         .filter((v) => v.length >= 4 && !same.has(v.toLowerCase())),
     ),
   ];
+}
+
+/** The English strings of every catalogue that pt-BR never uses. */
+export function englishCatalogue(): string[] {
+  const { pt, en } = catalogues();
+  return onlyIn(en, pt);
+}
+
+/** The pt-BR strings of every catalogue that English never uses (an English page must show none). */
+export function portugueseCatalogue(): string[] {
+  const { pt, en } = catalogues();
+  return onlyIn(pt, en);
 }
 
 /** Codes of the service a person must never see as they are. */
@@ -111,16 +129,26 @@ export async function pageTexts(page: Page): Promise<string[]> {
 
 const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The strings of another language's catalogue among a page's texts (user data passed in `allowed` is skipped). */
+export function foreign(texts: string[], catalogue: string[], allowed: string[] = []): string[] {
+  const found = new Set<string>();
+  for (const raw of texts) {
+    if (allowed.some((a) => raw.includes(a))) continue;
+    const text = raw.replace(/\S+@\S+|https?:\/\/\S+/g, '');
+    for (const s of catalogue)
+      if (new RegExp(`(^|[^\\p{L}])${quote(s)}($|[^\\p{L}])`, 'u').test(text))
+        found.add(`"${s}" in "${raw}"`);
+  }
+  return [...found];
+}
+
 /** The English strings and raw codes among a pt-BR page's texts (user data passed in `allowed` is skipped). */
 export function untranslated(texts: string[], english: string[], allowed: string[] = []): string[] {
-  const found = new Set<string>();
+  const found = new Set<string>(foreign(texts, english, allowed));
   const emails = /\S+@\S+|https?:\/\/\S+/g;
   for (const raw of texts) {
     if (allowed.some((a) => raw.includes(a))) continue;
     const text = raw.replace(emails, '');
-    for (const en of english)
-      if (new RegExp(`(^|[^\\p{L}])${quote(en)}($|[^\\p{L}])`, 'u').test(text))
-        found.add(`"${en}" in "${raw}"`);
     for (const c of RAW_CODES)
       if (new RegExp(`(^|[\\s·(:,])${quote(c)}($|[\\s·),:])`).test(text)) found.add(`code ${c} in "${raw}"`);
     // snake_case and camelCase identifiers (event types, field slugs, operators).

@@ -8,7 +8,7 @@ import { sessionSigner } from '../../src/platform/auth/tokens.js';
 import { instanceSecret } from '../../src/platform/secrets/secrets.js';
 import { startJobs, type WorkerDeps } from '../../src/workers.js';
 import { getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { a11y, englishCatalogue, pageTexts, portugueseCatalogue, tooWide, untranslated } from './audit.js';
 import { dragTo, ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
 
 /**
@@ -27,6 +27,7 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
   let phases: { documentId: string; slug: string }[];
   let browser: Browser;
   const english = englishCatalogue();
+  const portuguese = new Set(portugueseCatalogue());
   const phase = (slug: string) => phases.find((p) => p.slug === slug)!.documentId;
 
   beforeAll(async () => {
@@ -349,6 +350,49 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
     const alert = p.locator('main [role=alert]');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('Verifique os campos: Identificador: já está em uso');
+    await ctx.close();
+  });
+
+  test('every page and every area of "More", in English: no string of the Portuguese catalogue', async () => {
+    const ctx = await context(false);
+    ctx.setDefaultTimeout(15_000);
+    const p = await ctx.newPage();
+    await signIn(p);
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.getByRole('heading', { name: 'Boards' }).waitFor();
+    const more = [
+      '/campaigns',
+      '/templates',
+      '/templates/email',
+      '/channels',
+      '/conversion-pixels',
+      '/webhooks',
+      '/automations',
+      '/lead-ads',
+      '/products',
+      '/quotes',
+      '/distribution',
+    ].map((path) => ({ name: path.slice(1), path, ready: 'main h1' }));
+    // The demo's boards are in Portuguese (phases, fields, options, tags): every string of their structure.
+    const data = new Set<string>();
+    const collect = (v: unknown): void => {
+      if (typeof v === 'string') data.add(v.trim());
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+    };
+    for (const b of (await t.api.get('/boards')).body.data)
+      collect((await t.api.get(`/boards/${b.documentId}`)).body);
+    const found: Record<string, string[]> = {};
+    for (const page of [...pages(), ...more]) {
+      await p.goto(`${base}/app${page.path}`);
+      await p.locator(page.ready).first().waitFor();
+      // The lists' rows and counts arrive after the heading.
+      await p.waitForTimeout(page.ready === 'main h1' ? 800 : 150);
+      // A whole text in Portuguese (a label, a button, a heading, a status), apart from the demo's own data.
+      const own = (await pageTexts(p)).map((x) => x.trim()).filter((x) => portuguese.has(x) && !data.has(x));
+      if (own.length) found[page.name] = own;
+    }
+    expect(found).toEqual({});
     await ctx.close();
   });
 
