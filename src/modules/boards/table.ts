@@ -184,6 +184,8 @@ export const phases = pgTable(
     isPublic: boolean('is_public').notNull().default(false),
     description: text('description'),
     maxTimeInPhaseHours: integer('max_time_in_phase_hours'),
+    /** Shown on the phase's Kanban column; null: none. */
+    color: text('color'),
     allowedTransitions: jsonb('allowed_transitions').$type<StoredTransition[]>().notNull().default([]),
     ...timestamps(),
   },
@@ -202,6 +204,7 @@ export const phases = pgTable(
       'phases_max_time_check',
       sql`max_time_in_phase_hours is null or max_time_in_phase_hours between 1 and 8760`,
     ),
+    check('phases_color_check', sql`color is null or color ~ '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'`),
   ],
 );
 
