@@ -194,6 +194,30 @@ describe.skipIf(!hasChromium)(
       expect(String(download.body)).toBe(pdf.toString());
       const other = await newTenant(app);
       expect((await other.api.get(`/boards/${boardId}/files/${fileId}`)).status).toBe(404);
+
+      // In the card's drawer: the stored file by its name; another file added to "Anexos extras" goes up when
+      // picked and is saved with the card.
+      await page.locator(`[data-card-id="${card.documentId}"]`).click();
+      const drawer = page.locator('[data-testid=card-drawer]');
+      await drawer.waitFor();
+      await drawer.getByText('contrato-carla.pdf').waitFor();
+      await drawer.locator('input[name=anexos-extras]').setInputFiles({
+        name: 'rg.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('frente e verso'),
+      });
+      await drawer.getByText('rg.txt').waitFor();
+      await drawer.getByRole('button', { name: 'Salvar' }).click();
+      await drawer.getByText('Salvo').waitFor();
+      const extra = (await t.api.get(`/boards/${boardId}/cards/${card.documentId}`)).body.fields[
+        'anexos-extras'
+      ] as unknown[];
+      expect(extra).toHaveLength(1);
+      const extraId =
+        typeof extra[0] === 'string' ? extra[0] : (extra[0] as { documentId: string }).documentId;
+      expect((await t.api.get(`/boards/${boardId}/files/${extraId}`)).body).toBe('frente e verso');
+      await page.keyboard.press('Escape');
+      await drawer.waitFor({ state: 'detached' });
       expect(errors).toEqual([]);
     }, 60_000);
 

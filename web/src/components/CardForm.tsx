@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Phase, reason, unwrap } from '../api';
 import { type Condition, hiddenSlugs } from '../conditions';
 import { t } from '../i18n';
+import { uploadBoardFile } from '../lib/board-files';
 import { people, personName } from '../lib/labels';
 import { Button } from '../ui';
 import { DateInput } from './DateInput';
@@ -56,7 +57,7 @@ export function useCardDraft(
       setStatus({ kind: 'error', text: reason(err, board) });
     }
   };
-  return { draft, setDraft, attrs, setAttrs, status, save };
+  return { draft, setDraft, attrs, setAttrs, status, setStatus, save };
 }
 
 type CardDraft = ReturnType<typeof useCardDraft>;
@@ -71,7 +72,17 @@ export function CardForm(props: {
   edit: CardDraft;
 }) {
   const { board, card: c, phases, writable } = props;
-  const { draft, setDraft, attrs, setAttrs, status } = props.edit;
+  const { draft, setDraft, attrs, setAttrs, status, setStatus } = props.edit;
+  // A file field's file goes up when picked (lib/board-files.ts); its refusal in the status line.
+  const upload = async (file: File) => {
+    setStatus(null);
+    try {
+      return await uploadBoardFile(board.documentId, file);
+    } catch (err) {
+      setStatus({ kind: 'error', text: reason(err, board) });
+      throw err;
+    }
+  };
   const current = phases.find((p) => p.documentId === c.currentPhase?.documentId);
   // The fields of the phases the card went through, up to its current phase.
   const shownPhases = current ? phases.filter((p) => p.order <= current.order) : phases.slice(0, 1);
@@ -97,7 +108,8 @@ export function CardForm(props: {
                   key={f.slug}
                   field={f}
                   value={values[f.slug]}
-                  onChange={(v) => setDraft({ ...draft, [f.slug]: v })}
+                  onChange={(v) => setDraft((d) => ({ ...d, [f.slug]: v }))}
+                  onFile={upload}
                 />
               ))}
           </fieldset>

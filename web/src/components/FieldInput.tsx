@@ -158,10 +158,12 @@ function fieldControl(props: FieldInputProps) {
 /** A file field: the picked file goes up through `onFile` at once; the field's value lists the uploaded files. */
 function FileControl(props: FieldInputProps) {
   const { field: f, value, onChange, disabled } = props;
-  const files = (Array.isArray(value) ? value : value ? [value] : []) as {
-    documentId: string;
-    name?: string;
-  }[];
+  // Each file by its name (the upload answers it, the card presents it); a bare documentId as "Arquivo 1".
+  const files = (Array.isArray(value) ? value : value ? [value] : []) as (
+    | string
+    | { documentId: string; name?: string }
+  )[];
+  const names = files.map((x, i) => (typeof x === 'object' && x.name) || `${t('file')} ${i + 1}`);
   return (
     <>
       <input
@@ -178,7 +180,7 @@ function FileControl(props: FieldInputProps) {
           }
         }}
       />
-      {files.length > 0 && <span class="muted">{files.map((x) => x.name ?? x.documentId).join(', ')}</span>}
+      {files.length > 0 && <span class="muted">{names.join(', ')}</span>}
     </>
   );
 }
