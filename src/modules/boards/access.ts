@@ -122,6 +122,7 @@ export interface PhaseStructure {
   isPublic: boolean;
   description: string | null;
   maxTimeInPhaseHours: number | null;
+  color: string | null;
   /** Only transitions to phases that still exist. A target not listed is allowed. */
   allowedTransitions: TransitionStructure[];
   fields: FieldStructure[];
@@ -211,6 +212,7 @@ export function assembleStructure(
     isPublic: p.order === 0 || p.isPublic,
     description: p.description,
     maxTimeInPhaseHours: p.maxTimeInPhaseHours,
+    color: p.color,
     allowedTransitions: (p.allowedTransitions as StoredTransition[])
       .filter((t) => byDocumentId.has(t.phase))
       .map((t) => ({ phaseId: byDocumentId.get(t.phase)!, phaseDocumentId: t.phase, allowed: t.allowed })),

@@ -36,6 +36,7 @@ export function presentPhase(p: PhaseStructure): z.infer<typeof phase> {
     isPublic: p.isPublic,
     description: p.description,
     maxTimeInPhaseHours: p.maxTimeInPhaseHours,
+    color: p.color,
     fields: p.fields.map((f) => presentField(f, p)),
     allowedTransitions: p.allowedTransitions.map((t) => ({
       phase: { documentId: t.phaseDocumentId },

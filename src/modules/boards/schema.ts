@@ -78,6 +78,10 @@ const phaseShape = {
     .max(8760, 'maxTimeInPhaseHours is 1 to 8760 or null')
     .nullable()
     .optional(),
+  color: hexColor
+    .nullable()
+    .optional()
+    .describe("shown on the phase's Kanban column, #RGB or #RRGGBB; null clears it"),
   allowedTransitions: z.array(transitionInput).max(200).optional(),
 };
 export const phaseCreateInput = z.strictObject(phaseShape);
@@ -272,6 +276,7 @@ export const phase = z
     isPublic: z.boolean(),
     description: z.string().nullable(),
     maxTimeInPhaseHours: z.number().int().nullable(),
+    color: z.string().nullable().describe("#RGB or #RRGGBB, shown on the phase's Kanban column; null: none"),
     fields: z.array(fieldDefinition),
     allowedTransitions: z.array(allowedTransition),
   })
@@ -378,6 +383,7 @@ export const boardTemplate = z
         isPublic: z.boolean(),
         description: z.string().nullable(),
         maxTimeInPhaseHours: z.number().int().nullable(),
+        color: z.string().nullable(),
         allowedTransitions: z.array(z.object({ phase: z.string().describe('slug'), allowed: z.boolean() })),
         fields: z.array(templateField),
       }),

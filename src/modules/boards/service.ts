@@ -114,6 +114,7 @@ function templatePhases(t: BoardTemplate): NestedPhaseInput[] {
     isPublic: p.isPublic,
     description: p.description,
     maxTimeInPhaseHours: p.maxTimeInPhaseHours,
+    color: p.color,
     allowedTransitions: p.allowedTransitions,
     fields: p.fields.map((f) => ({ ...f })),
   }));
@@ -154,6 +155,7 @@ async function insertNestedPhases(tx: Tx, orgId: number, boardId: number, list: 
       isPublic: order === 0 || (p.isPublic ?? false),
       description: p.description ?? null,
       maxTimeInPhaseHours: p.maxTimeInPhaseHours ?? null,
+      color: p.color ?? null,
       allowedTransitions: [],
     });
     created.push({ ...row, input: p, index: i });

@@ -194,6 +194,7 @@ export const createPhase = (ctx: TenantContext, boardId: string, input: PhaseCre
         isPublic: position === 0 || (input.isPublic ?? false),
         description: input.description ?? null,
         maxTimeInPhaseHours: input.maxTimeInPhaseHours ?? null,
+        color: input.color ?? null,
         allowedTransitions: transitions,
       })
       .catch(onUnique('slug'));
@@ -224,6 +225,7 @@ export const updatePhase = (ctx: TenantContext, boardId: string, id: string, inp
         isPublic: input.isPublic,
         description: input.description,
         maxTimeInPhaseHours: input.maxTimeInPhaseHours,
+        color: input.color,
         allowedTransitions:
           input.allowedTransitions &&
           resolveTransitions(input.allowedTransitions, others, { documentId: phase.documentId, slug }, [

@@ -37,6 +37,7 @@ export function phases(
     slug: string;
     description?: string;
     sla?: number;
+    color?: string;
     blocked?: string[];
     isPublic?: boolean;
     fields?: TemplateField[];
@@ -49,6 +50,7 @@ export function phases(
     isPublic: order === 0 || (p.isPublic ?? false),
     description: p.description ?? null,
     maxTimeInPhaseHours: p.sla ?? null,
+    color: p.color ?? null,
     allowedTransitions: (p.blocked ?? []).map((target) => ({ phase: target, allowed: false })),
     fields: p.fields ?? [],
   }));

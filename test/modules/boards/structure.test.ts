@@ -154,7 +154,7 @@ describe('phases', () => {
       'allowedTransitions.1.phase',
     ],
     ['a private entry phase', { isPublic: false }, 'isPublic'],
-    ['an unknown key', { color: 'red' }, ''],
+    ['an unknown key', { colour: 'red' }, ''],
   ])('PUT rejects %s with a 400', async (_label, data, path) => {
     const b = await createBoard(t.api);
     const res = await t.api.put(`/boards/${b.documentId}/phases/${b.phases[0].documentId}`, { data });
