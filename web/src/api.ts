@@ -95,6 +95,8 @@ export interface Phase {
   slug: string;
   order: number;
   maxTimeInPhaseHours: number | null;
+  /** #RGB or #RRGGBB shown on the phase's Kanban column; null: none. */
+  color?: string | null;
   fields: Field[];
   allowedTransitions: { phase: { documentId: string }; allowed: boolean }[];
 }

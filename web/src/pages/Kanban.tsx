@@ -555,7 +555,12 @@ function Column(props: {
       data-phase-id={phase.documentId}
       aria-labelledby={headingId}
     >
-      <header>
+      {/* The phase's colour only on a stripe and a dot (hidden from screen readers): the name keeps the text colour. */}
+      <header
+        class={phase.color ? 'phase-colored' : undefined}
+        style={phase.color ? { '--phase-color': phase.color } : undefined}
+      >
+        {phase.color && <span class="phase-dot" aria-hidden="true" data-phase-color={phase.color} />}
         <h2 id={headingId}>{phase.name}</h2>
         <span class="count" data-count>
           {first ? num(first.pagination.total) : '…'}

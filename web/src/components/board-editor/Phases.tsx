@@ -3,11 +3,51 @@ import { type Board, client, type Phase, unwrap } from '../../api';
 import { refusalOf } from '../../lib/marketing';
 import { num } from '../../lib/words';
 import { Badge, Button, confirmAction, Field, toast } from '../../ui';
-import { bw, ordered, structureRefusal, useStructureRefresh } from './shared';
+import { bw, colorInput, ordered, structureRefusal, useStructureRefresh } from './shared';
 
 const slaValue = (v: string) => (v.trim() === '' ? null : Number(v));
 
-/** The phases in order: renamed, moved up or down, given an SLA (hours in the phase), deleted, added. */
+/**
+ * A phase's column colour: the browser's colour picker, and a button that takes the colour away (a colour input
+ * always holds one, so "none" is the picker's grey with the hint saying so until one is picked).
+ */
+function PhaseColor({
+  name,
+  phaseName,
+  value,
+  error,
+  onChange,
+}: {
+  name: string;
+  phaseName: string;
+  value: string | null;
+  error?: string;
+  onChange: (color: string | null) => void;
+}) {
+  return (
+    <>
+      <Field label={bw('phaseColor')} hint={value ? undefined : bw('phaseNoColor')} error={error}>
+        <input
+          name={name}
+          type="color"
+          value={colorInput(value)}
+          onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+        />
+      </Field>
+      {value && (
+        <Button
+          variant="ghost"
+          onClick={() => onChange(null)}
+          aria-label={phaseName ? bw('clearColorOf', { name: phaseName }) : bw('clearColor')}
+        >
+          {bw('clearColor')}
+        </Button>
+      )}
+    </>
+  );
+}
+
+/** The phases in order: renamed, moved up or down, given an SLA (hours in the phase) and a colour, deleted, added. */
 export function PhasesSection({ board: b }: { board: Board }) {
   const phases = ordered(b);
   return (
@@ -18,7 +58,7 @@ export function PhasesSection({ board: b }: { board: Board }) {
       <ol class="be-list">
         {phases.map((p, i) => (
           <PhaseRow
-            key={`${p.documentId}-${p.name}-${p.maxTimeInPhaseHours}`}
+            key={`${p.documentId}-${p.name}-${p.maxTimeInPhaseHours}-${p.color}`}
             board={b}
             phase={p}
             index={i}
@@ -45,6 +85,7 @@ function PhaseRow({
   const refresh = useStructureRefresh(b.documentId);
   const [name, setName] = useState(p.name);
   const [sla, setSla] = useState(p.maxTimeInPhaseHours == null ? '' : String(p.maxTimeInPhaseHours));
+  const [color, setColor] = useState<string | null>(p.color ?? null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
@@ -62,7 +103,7 @@ function PhaseRow({
       toast(ok);
       await refresh();
     } catch (err) {
-      const r = refusalOf(err, ['name', 'maxTimeInPhaseHours']);
+      const r = refusalOf(err, ['name', 'maxTimeInPhaseHours', 'color']);
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {
@@ -97,7 +138,7 @@ function PhaseRow({
         class="be-row"
         onSubmit={(e) => {
           e.preventDefault();
-          void put({ name, maxTimeInPhaseHours: slaValue(sla) }, bw('phaseSaved', { name }));
+          void put({ name, maxTimeInPhaseHours: slaValue(sla), color }, bw('phaseSaved', { name }));
         }}
       >
         <span class="be-order" aria-hidden="true">
@@ -122,6 +163,13 @@ function PhaseRow({
             onInput={(e) => setSla((e.target as HTMLInputElement).value)}
           />
         </Field>
+        <PhaseColor
+          name={`phase-color-${index}`}
+          phaseName={p.name}
+          value={color}
+          error={errors.color}
+          onChange={setColor}
+        />
         <span class="be-badges">
           {index === 0 && <Badge tone="info">{bw('entryPhase')}</Badge>}
           {b.boardSettings.wonPhase === p.documentId && <Badge tone="success">{bw('wonMark')}</Badge>}
@@ -165,6 +213,7 @@ function NewPhase({ board: b }: { board: Board }) {
   const refresh = useStructureRefresh(b.documentId);
   const [name, setName] = useState('');
   const [sla, setSla] = useState('');
+  const [color, setColor] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
@@ -177,15 +226,16 @@ function NewPhase({ board: b }: { board: Board }) {
       await unwrap(
         client.POST('/api/boards/{boardId}/phases', {
           params: { path: { boardId: b.documentId } },
-          body: { data: { name, maxTimeInPhaseHours: slaValue(sla) } } as never,
+          body: { data: { name, maxTimeInPhaseHours: slaValue(sla), color } } as never,
         }),
       );
       toast(bw('phaseAdded', { name }));
       setName('');
       setSla('');
+      setColor(null);
       await refresh();
     } catch (err) {
-      const r = refusalOf(err, ['name', 'maxTimeInPhaseHours']);
+      const r = refusalOf(err, ['name', 'maxTimeInPhaseHours', 'color']);
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {
@@ -212,6 +262,13 @@ function NewPhase({ board: b }: { board: Board }) {
           onInput={(e) => setSla((e.target as HTMLInputElement).value)}
         />
       </Field>
+      <PhaseColor
+        name="new-phase-color"
+        phaseName=""
+        value={color}
+        error={errors.color}
+        onChange={setColor}
+      />
       <span class="ds-actions">
         <Button submit busy={busy}>
           {bw('addPhase')}
