@@ -4984,6 +4984,7 @@ export interface components {
           /** @description slug */
           phase: string;
         }[];
+        color: string | null;
         description: string | null;
         fields: {
           defaultValue: string | null;
@@ -6141,6 +6142,8 @@ export interface components {
     };
     Phase: {
       allowedTransitions: components['schemas']['AllowedTransition'][];
+      /** @description #RGB or #RRGGBB, shown on the phase's Kanban column; null: none */
+      color: string | null;
       description: string | null;
       documentId: string;
       fields: components['schemas']['FieldDefinition'][];
@@ -9297,6 +9300,8 @@ export interface operations {
                       documentId: string;
                     };
               }[];
+              /** @description shown on the phase's Kanban column, #RGB or #RRGGBB; null clears it */
+              color?: string | null;
               description?: string | null;
               fields?: {
                 defaultValue?: string | null;
@@ -13983,6 +13988,8 @@ export interface operations {
                     documentId: string;
                   };
             }[];
+            /** @description shown on the phase's Kanban column, #RGB or #RRGGBB; null clears it */
+            color?: string | null;
             description?: string | null;
             /** @description the phase at order 0 is always public */
             isPublic?: boolean;
@@ -14206,6 +14213,8 @@ export interface operations {
                     documentId: string;
                   };
             }[];
+            /** @description shown on the phase's Kanban column, #RGB or #RRGGBB; null clears it */
+            color?: string | null;
             description?: string | null;
             /** @description the phase at order 0 is always public */
             isPublic?: boolean;
