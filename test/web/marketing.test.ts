@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newTenant, type Tenant } from '../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
@@ -14,6 +14,19 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from '
  * and resume it; an e-mail template's preview and test send; a conversion pixel created and edited; refusals
  * shown; every page audited on a desktop and a 390 px phone.
  */
+/** The new campaign's page opened; else the form's refusal (or "waiting") is what the failure says. */
+async function opened(p: Page, form: Locator) {
+  await expect
+    .poll(
+      async () =>
+        /\/app\/campaigns\/\w+/.test(p.url())
+          ? 'opened'
+          : (await form.locator('[role=alert]').allTextContents()).join(' | ') || 'waiting',
+      { timeout: 20_000 },
+    )
+    .toBe('opened');
+}
+
 describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (Chromium)', () => {
   let env: MessagingEnv;
   let conversions: ConversionsPeer;
@@ -179,7 +192,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
       .toBe('4 destinatários agora');
     await shot(p, 'marketing-compose');
     await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    await opened(p, form);
     campaignId = p.url().split('/').pop()!;
     await p.locator('[data-testid=campaign-status]', { hasText: 'Rascunho' }).waitFor();
 
@@ -233,8 +246,10 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await form.locator('select[name=campaign-segment]').selectOption(segmentId);
     await form.locator('input[name=campaign-when]').fill('25/12/2030');
     await form.locator('input[name=campaign-when-time]').fill('14:30');
+    // The form has settled once it counts the segment's audience.
+    await form.locator('[data-testid=campaign-audience]', { hasText: /\d/ }).waitFor();
     await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    await opened(p, form);
     const id = p.url().split('/').pop()!;
     await expect.poll(() => p.locator('.mkt-facts').textContent()).toMatch(/25\/12\/2030,? 14:30/);
     expect((await t.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe('2030-12-25T17:30:00.000Z');
@@ -353,7 +368,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await form.locator('select[name=campaign-template]').selectOption({ label: 'Boas-vindas' });
     await form.locator('select[name=campaign-segment]').selectOption(segmentId);
     await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await p.waitForURL(/\/app\/campaigns\/\w+/);
+    await opened(p, form);
     const made = (await t.api.get(`/campaigns/${p.url().split('/').pop()}`)).body;
     expect(made).toMatchObject({
       campaignStatus: 'draft',
