@@ -125,7 +125,13 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
           type: 'bar',
           data: {
             labels: r.phases.map((p) => p.name),
-            datasets: [{ label: t('cards'), data: r.phases.map((p) => p.count), backgroundColor: '#2e7d32' }],
+            datasets: [
+              {
+                label: upperFirst(t('cards')),
+                data: r.phases.map((p) => p.count),
+                backgroundColor: '#2e7d32',
+              },
+            ],
           },
         }}
       />
@@ -148,7 +154,11 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
           data: {
             labels: r.assignees.map((a) => a.displayName || t('none')),
             datasets: [
-              { label: t('cards'), data: r.assignees.map((a) => a.count), backgroundColor: '#6a1b9a' },
+              {
+                label: upperFirst(t('cards')),
+                data: r.assignees.map((a) => a.count),
+                backgroundColor: '#6a1b9a',
+              },
             ],
           },
           options: { indexAxis: 'y' },
@@ -162,9 +172,15 @@ function ReportCharts({ r, cur }: { r: Report; cur: (v: number) => string }) {
           data: {
             labels: r.createdByDay.map((d) => date(`${d.date}T12:00:00Z`)),
             datasets: [
-              { label: t('cards'), data: r.createdByDay.map((d) => d.count), borderColor: '#f57c00' },
+              {
+                label: upperFirst(t('cards')),
+                data: r.createdByDay.map((d) => d.count),
+                borderColor: '#f57c00',
+              },
             ],
           },
+          // From zero: a day with 4 cards and one with 5 are not a cliff.
+          options: { scales: { y: { beginAtZero: true } } },
         }}
       />
     </div>
