@@ -90,17 +90,22 @@ describe.skipIf(!hasChromium)('web app: people by name (Chromium)', () => {
     await field.fill('  Dona Teresa  ');
     await page.locator('[data-testid=profile] button[type=submit]').click();
     await page.locator('[data-testid=profile] [role=status]').waitFor();
-    await expect.poll(() => page.locator('header .who').textContent()).toContain('Dona Teresa');
+    await expect
+      .poll(() => page.locator('header .who').textContent(), { timeout: 10_000 })
+      .toContain('Dona Teresa');
     expect((await t.userApi.get('/users/me')).body.name).toBe('Dona Teresa');
     await expect
-      .poll(() =>
-        page.locator(`[data-testid=members] tr[data-membership-id="${t.membershipId}"]`).textContent(),
+      .poll(
+        () => page.locator(`[data-testid=members] tr[data-membership-id="${t.membershipId}"]`).textContent(),
+        { timeout: 10_000 },
       )
       .toContain('Dona Teresa');
 
     await field.fill('');
     await page.locator('[data-testid=profile] button[type=submit]').click();
-    await expect.poll(() => page.locator('header .who').textContent()).toContain(t.user.username);
+    await expect
+      .poll(() => page.locator('header .who').textContent(), { timeout: 10_000 })
+      .toContain(t.user.username);
     expect((await t.userApi.get('/users/me')).body.name).toBeNull();
     expect(errors).toEqual([]);
     await page.context().close();

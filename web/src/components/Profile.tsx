@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { t } from '../i18n';
 import { userName } from '../lib/people';
@@ -10,9 +10,11 @@ import { Avatar, Button, Field } from '../ui';
 export function Profile() {
   const qc = useQueryClient();
   const me = useQuery({ queryKey: ['me'], queryFn: () => unwrap(client.GET('/api/users/me')) });
-  const [name, setName] = useState('');
+  // What the person typed; null until they type (the field shows the saved name, once loaded, without ever
+  // replacing what was typed before it arrived).
+  const [typed, setName] = useState<string | null>(null);
+  const name = typed ?? me.data?.name ?? getSession()?.user.name ?? '';
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  useEffect(() => setName(me.data?.name ?? ''), [me.data?.name]);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -23,6 +25,7 @@ export function Profile() {
       const s = getSession();
       if (s) setSession({ ...s, user: { ...s.user, name: user.name } });
       qc.setQueryData(['me'], user);
+      setName(null);
       // Every list showing people (members, assignees) shows the new name.
       await qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
       setStatus({ kind: 'ok', text: t('saved') });
