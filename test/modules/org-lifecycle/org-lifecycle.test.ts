@@ -51,10 +51,18 @@ async function fill(t: Tenant, db: Database, dataDir: string) {
   return { orgId, board: board.body.documentId, card: card.body.documentId, fileName };
 }
 
-/** Counts of the organization's rows in every tenant table (the catalogue's). */
+/**
+ * The running counts' tables (`*_counts`, `*_count_deltas`, `*_report_rollups`, `*_report_deltas`): how many rows
+ * they hold depends on when a background pass last folded the deltas (the source's may fold after the export, the
+ * copy's not yet). Their values are compared through the API below (the lists' totals).
+ */
+const FOLDED = /_(counts|count_deltas|report_rollups|report_deltas)$/;
+
+/** Counts of the organization's rows in every tenant table (the catalogue's), running counts apart. */
 async function rowsOf(db: Database, orgId: number) {
   const counts: Record<string, number> = {};
   for (const t of await tenantTables(db.system)) {
+    if (FOLDED.test(t.name)) continue;
     const [r] = await queryRows<{ n: number }>(
       db.system,
       sql.raw(`select count(*)::int as n from "${t.name}" where organization_id = ${orgId}`),
