@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { type Board, type Card, client, type Page, reason, unwrap } from '../api';
+import { type Board, type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
+import { findCards } from '../lib/board-queries';
 import { addDays, localInput } from '../lib/dates';
 import { w } from '../lib/words';
 import { Button } from '../ui';
@@ -134,20 +135,7 @@ function useCardSearch(boardId: string, enabled: boolean) {
   const cards = useQuery({
     queryKey: ['card-pick', boardId, q],
     enabled: enabled && !!boardId,
-    queryFn: async () =>
-      (
-        (await unwrap(
-          client.GET('/api/boards/{boardId}/cards', {
-            params: {
-              path: { boardId },
-              query: {
-                ...(q ? { filters: { title: { $containsi: q } } } : {}),
-                pagination: { pageSize: 8 },
-              } as never,
-            },
-          }),
-        )) as unknown as Page<Card>
-      ).data,
+    queryFn: () => findCards<Card>(boardId, q, 8),
   });
   return { text, setText, cards: cards.data };
 }

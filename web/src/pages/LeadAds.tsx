@@ -4,8 +4,9 @@ import { client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
 import { Connections } from '../components/lead-ads/Connections';
 import { Deliveries } from '../components/lead-ads/Deliveries';
-import { type FormRoute, lw, useBoardList, useIntegrations } from '../components/lead-ads/model';
+import { type FormRoute, lw, useIntegrations } from '../components/lead-ads/model';
 import { RouteEditor } from '../components/lead-ads/RouteEditor';
+import { useBoardList } from '../lib/board-queries';
 import { isAdmin } from '../lib/marketing';
 import { Badge, Button, type Column, confirmAction, DataTable, PageHeader, toast } from '../ui';
 

@@ -1,10 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, unwrap } from '../../api';
+import { useBoardList } from '../../lib/board-queries';
 import { refusalOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
 import { Avatar, Button, Dialog, Field, toast } from '../../ui';
-import { useBoardList } from '../sales/shared';
 import {
   dw,
   type Queue,

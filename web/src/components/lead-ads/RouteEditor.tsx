@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { ApiError, type Board, client, reason, unwrap } from '../../api';
+import { useBoardList } from '../../lib/board-queries';
 import { fieldMessage } from '../../lib/errors';
 import { Button, Dialog, Field, toast } from '../../ui';
 import {
@@ -11,7 +12,6 @@ import {
   type Key,
   type LeadForm,
   lw,
-  useBoardList,
   useIntegrations,
 } from './model';
 

@@ -85,18 +85,6 @@ export function useIntegrations(enabled = true) {
   });
 }
 
-export function useBoardList() {
-  return useQuery({
-    queryKey: ['lead-boards'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as { documentId: string; name: string }[],
-  });
-}
-
 /** Why a lead failed, as words where the service's text says a known kind (the text itself is shown beside). */
 export function leadWhy(message: string): string {
   if (/required|missing/i.test(message)) return lw('why_required');

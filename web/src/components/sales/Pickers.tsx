@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, unwrap } from '../../api';
+import { findCards, useBoardList } from '../../lib/board-queries';
 import { Button } from '../../ui';
-import { sw, useBoardList } from './shared';
+import { sw } from './shared';
 
 export interface Picked {
   documentId: string;
@@ -92,17 +93,7 @@ export function CardPicker({
   const found = useQuery({
     queryKey: ['card-search', board, q],
     enabled: !!board && q.trim().length >= 2,
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards/{boardId}/cards', {
-            params: {
-              path: { boardId: board },
-              query: { filters: { title: { $containsi: q.trim() } }, pagination: { pageSize: 5 } } as never,
-            },
-          }),
-        )
-      ).data as unknown as { documentId: string; title: string }[],
+    queryFn: () => findCards(board, q, 5),
   });
   return (
     <fieldset class="sales-picker">

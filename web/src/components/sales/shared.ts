@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { type Board, client, unwrap } from '../../api';
+import { client, unwrap } from '../../api';
 import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
+import { useBoardList } from '../../lib/board-queries';
 import * as catalogue from '../../words/sales';
 
 /** Products and quotes share one catalogue (web/src/words/sales.ts). */
@@ -86,19 +87,6 @@ export const amountText = (v: number | null | undefined) =>
   v == null
     ? ''
     : new Intl.NumberFormat(getLang(), { maximumFractionDigits: 3, useGrouping: false }).format(v);
-
-/** The organization's boards (cached with the key the boards page uses). */
-export function useBoardList() {
-  return useQuery({
-    queryKey: ['boards'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as Board[],
-  });
-}
 
 /**
  * Products carry a bare price (the API has no currency on them): the page shows it in the currency most of the

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { type Board, client, unwrap } from '../../api';
+import { client, unwrap } from '../../api';
+import { findCards, useBoardList } from '../../lib/board-queries';
 import { useMembers } from '../../lib/directory';
 import { refusalOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
@@ -211,29 +212,11 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
 function CardPicker({ card, onCard, error }: { card: Linked; onCard: (c: Linked) => void; error?: string }) {
   const [board, setBoard] = useState('');
   const [q, setQ] = useState('');
-  const boards = useQuery({
-    queryKey: ['boards'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as Board[],
-  });
+  const boards = useBoardList();
   const found = useQuery({
     queryKey: ['task-card-search', board, q],
     enabled: !!board && q.trim().length >= 2,
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards/{boardId}/cards', {
-            params: {
-              path: { boardId: board },
-              query: { filters: { title: { $containsi: q.trim() } }, pagination: { pageSize: 6 } } as never,
-            },
-          }),
-        )
-      ).data as unknown as { documentId: string; title: string }[],
+    queryFn: () => findCards(board, q, 6),
   });
   return (
     <fieldset class="task-card">
