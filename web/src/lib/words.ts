@@ -17,6 +17,10 @@ export function code(prefix: string, value: string | null | undefined): string {
 /** Integers and decimals in the chosen locale (20.000 in pt-BR, 20,000 in English). */
 export const num = (n: number) => new Intl.NumberFormat(getLang()).format(n);
 
+/** A share as a whole percentage in the chosen locale (0.5 → 50%, "50 %" where the language spaces it). */
+export const percent = (share: number) =>
+  new Intl.NumberFormat(getLang(), { style: 'percent', maximumFractionDigits: 0 }).format(share);
+
 /** Short axis labels (3,5 mi / 3.5M). */
 export const compact = (n: number) => new Intl.NumberFormat(getLang(), { notation: 'compact' }).format(n);
 

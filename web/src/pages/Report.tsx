@@ -6,7 +6,7 @@ import { DateInput } from '../components/DateInput';
 import { Link } from '../components/Link';
 import { NotFound } from '../components/NotFound';
 import { date, money, t } from '../i18n';
-import { num, upperFirst, w } from '../lib/words';
+import { num, percent, upperFirst, w } from '../lib/words';
 import { type Column, DataTable, EmptyState, Field, PageHeader, Skeleton, type Sort } from '../ui';
 
 interface Report {
@@ -99,7 +99,7 @@ export function ReportPage({ boardId }: { boardId: string }) {
         </div>
         <div>
           <dt>{t('conversion')}</dt>
-          <dd>{closed ? `${Math.round((100 * r.summary.wonCount) / closed)}%` : '—'}</dd>
+          <dd>{closed ? percent(r.summary.wonCount / closed) : '—'}</dd>
         </div>
       </dl>
       {r.summary.totalCards ? (
