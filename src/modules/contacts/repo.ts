@@ -5,7 +5,7 @@ import { preparedRows, queryRows, type Tx } from '../../platform/db/client.js';
 import { isDeepPage, keyIn } from '../../platform/db/deep-pages.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
-import { insertEventsSql } from '../../platform/events/outbox.js';
+import { insertEventsCtes } from '../../platform/events/outbox.js';
 import { AppError, isUniqueViolation } from '../../platform/http/errors.js';
 import { type CompiledList, countIf } from '../../platform/http/list-query.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
@@ -486,7 +486,8 @@ export async function bulkUpdateContacts(
 ) {
   const { sets, fields, changes } = bulkUpdateSets(change);
   const logged = bulkTimelineStep(orgId, actorId, change, fields);
-  const events = insertEventsSql(
+  const events = insertEventsCtes(
+    'events',
     orgId,
     'contact.updated',
     sql`select 'contact:' || document_id as subject,
@@ -504,7 +505,7 @@ export async function bulkUpdateContacts(
           from target t where c.organization_id = ${orgId} and c.id = t.id
           returning c.id, t.owner_id as old_owner, c.owner_id as new_owner, t.team_id as old_team, c.team_id as new_team,
             c.document_id, c.name, c.email, c.phone, ${changes} as changes
-        )${logged}, events as (${events} returning 1)
+        )${logged}, ${events}
         select count(*)::int as n from upd`,
   );
   return n;

@@ -22,7 +22,12 @@ interface Rule {
 const RULES: Record<RetentionKind, Rule> = {
   messages: { table: 'chat_messages', where: (c) => `t.created_at < ${c}` },
   timelines: { table: 'contact_activities', where: (c) => `t.created_at < ${c}` },
-  domainEvents: { table: 'domain_events', where: (c) => `t.dispatched and t.created_at < ${c}` },
+  domainEvents: {
+    table: 'domain_events',
+    where: (c) =>
+      `t.created_at < ${c} and not exists (select 1 from domain_events_pending p
+         where p.organization_id = t.organization_id and p.id = t.id)`,
+  },
   webhookDeliveries: {
     table: 'webhook_deliveries',
     where: (c) => `t.status <> 'pending' and t.created_at < ${c}`,

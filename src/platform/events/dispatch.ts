@@ -1,7 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Database, queryRows, type Tx } from '../db/client.js';
 import { ownOrganizations } from '../db/namespace.js';
-import { domainEvents } from './table.js';
 
 /** An undispatched event as its consumers see it. */
 export interface PendingEvent {
@@ -17,7 +16,8 @@ export interface PendingEvent {
 /**
  * A consumer turns a batch of one organization's events (in id order) into its own durable work rows (webhook
  * deliveries, automation runs), inside the dispatcher's transaction: the rows exist exactly when the events are
- * marked dispatched, so every event reaches every consumer once, also across a crash.
+ * dispatched (their domain_events_pending rows deleted), so every event reaches every consumer once, also across a
+ * crash.
  */
 export type EventConsumer = (tx: Tx, orgId: number, events: PendingEvent[]) => Promise<void>;
 
@@ -30,7 +30,7 @@ export async function dispatchEvents(db: Database, consumers: EventConsumer[]): 
   const orgs = await queryRows<{ organization_id: number }>(
     db.system,
     // Oldest waiting first, so a busy organization never starves the others.
-    sql`select organization_id from domain_events where not dispatched ${ownOrganizations(db, sql`organization_id`)}
+    sql`select organization_id from domain_events_pending where true ${ownOrganizations(db, sql`organization_id`)}
         group by organization_id order by min(id) limit 200`,
   );
   let total = 0;
@@ -53,9 +53,10 @@ export async function dispatchOrganization(
     // Dispatchers of several worker processes take an organization's events one after the other, in id order
     // (the consumers' rows then follow the events' order).
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`events-dispatch:${orgId}`}, 0))`);
+    // A pending row whose event is gone (its organization's data erased meanwhile) is dropped with the others.
     const rows = await queryRows<{
       id: number;
-      event_id: string;
+      event_id: string | null;
       type: string;
       subject: string;
       data: Record<string, unknown>;
@@ -63,26 +64,32 @@ export async function dispatchOrganization(
       created_at: Date;
     }>(
       tx,
-      sql`select id, event_id, type, subject, data, depth, created_at from domain_events
-            where organization_id = ${orgId} and not dispatched order by id limit 500 for update skip locked`,
+      sql`select p.id, e.event_id, e.type, e.subject, e.data, e.depth, e.created_at
+            from domain_events_pending p
+            left join domain_events e on e.organization_id = p.organization_id and e.id = p.id
+            where p.organization_id = ${orgId} order by p.id limit 500 for update of p skip locked`,
     );
     if (rows.length === 0) return 0;
-    const events: PendingEvent[] = rows.map((r) => ({
-      id: Number(r.id),
-      eventId: r.event_id,
-      type: r.type,
-      subject: r.subject,
-      data: r.data,
-      depth: Number(r.depth),
-      createdAt: new Date(r.created_at),
-    }));
-    for (const consume of consumers) await consume(tx, orgId, events);
-    await tx
-      .update(domainEvents)
-      .set({ dispatched: true })
-      .where(
-        and(eq(domainEvents.organizationId, orgId), sql`${domainEvents.id} in ${events.map((e) => e.id)}`),
-      );
-    return events.length;
+    const events: PendingEvent[] = rows.flatMap((r) =>
+      r.event_id === null
+        ? []
+        : [
+            {
+              id: Number(r.id),
+              eventId: r.event_id,
+              type: r.type,
+              subject: r.subject,
+              data: r.data,
+              depth: Number(r.depth),
+              createdAt: new Date(r.created_at),
+            },
+          ],
+    );
+    if (events.length) for (const consume of consumers) await consume(tx, orgId, events);
+    await tx.execute(
+      sql`delete from domain_events_pending
+          where organization_id = ${orgId} and id = any(${`{${rows.map((r) => r.id).join(',')}}`}::bigint[])`,
+    );
+    return rows.length;
   });
 }

@@ -15,6 +15,8 @@ export function eventOutbox(consumers: () => EventConsumer[]): ModuleRegistratio
   return {
     name: 'events',
     schemaSql: EVENTS_NOTIFY_SQL,
+    // Every event's pending row is deleted once dispatched: the service vacuums it itself (db/maintenance.ts).
+    bookkeepingTables: ['domain_events_pending'],
     registerWorkers: (deps) => registerEventDispatch(deps, consumers()),
   };
 }

@@ -57,36 +57,47 @@ export interface EventInput {
 }
 
 /**
- * Several events in one statement, in the order given (a batch of an import), in the caller's transaction. Nobody
- * reads the insert's answer: it leaves with the transaction's next statement or its commit (deferStatement).
+ * Several events in one statement, in the order given (a batch of an import), in the caller's transaction: the
+ * events and their rows in domain_events_pending (what the dispatcher waits on). Nobody reads the insert's answer:
+ * it leaves with the transaction's next statement or its commit (deferStatement).
  */
 export async function recordEvents(tx: Tx, orgId: number, events: EventInput[]): Promise<void> {
   const depth = currentEventDepth();
-  for (let i = 0; i < events.length; i += 1000)
+  for (let i = 0; i < events.length; i += 1000) {
+    const insert = unnestInsertSql(
+      domainEvents,
+      events.slice(i, i + 1000).map((e) => ({
+        organizationId: orgId,
+        eventId: `evt_${randomUUID()}`,
+        type: e.type,
+        subject: e.subject,
+        data: e.data,
+        depth,
+      })),
+    );
     await deferStatement(
       tx,
-      unnestInsertSql(
-        domainEvents,
-        events.slice(i, i + 1000).map((e) => ({
-          organizationId: orgId,
-          eventId: `evt_${randomUUID()}`,
-          type: e.type,
-          subject: e.subject,
-          data: e.data,
-          depth,
-        })),
-      ),
+      sql`with ev as (${insert} returning organization_id, id)
+        insert into domain_events_pending (organization_id, id) select organization_id, id from ev`,
       // One text whatever the number of events: prepared once per connection.
       true,
     );
+  }
 }
 
 /**
- * A set-based writer's events (a mass update in one SQL statement): an `insert … select` for a CTE, one event
- * per row of `rows`, a query yielding `subject` (text) and `data` (jsonb) columns. Same rows as recordEvent.
+ * A set-based writer's events (a mass update in one SQL statement): two CTEs for the caller's `with`, named
+ * `<name>` (one row per event written) and `<name>_pending`, one event per row of `rows`, a query yielding
+ * `subject` (text) and `data` (jsonb) columns. Same rows as recordEvents.
  */
-export function insertEventsSql(orgId: number, type: EventType, rows: SQL): SQL {
-  return sql`insert into domain_events (organization_id, event_id, type, subject, data, depth)
-    select ${orgId}::bigint, 'evt_' || gen_random_uuid()::text, ${type}, e.subject, e.data, ${currentEventDepth()}::int
-    from (${rows}) e`;
+export function insertEventsCtes(name: string, orgId: number, type: EventType, rows: SQL): SQL {
+  const id = sql.identifier(name);
+  return sql`${id} as (
+      insert into domain_events (organization_id, event_id, type, subject, data, depth)
+      select ${orgId}::bigint, 'evt_' || gen_random_uuid()::text, ${type}, e.subject, e.data, ${currentEventDepth()}::int
+      from (${rows}) e
+      returning organization_id, id
+    ), ${sql.identifier(`${name}_pending`)} as (
+      insert into domain_events_pending (organization_id, id) select organization_id, id from ${id}
+    )`;
 }

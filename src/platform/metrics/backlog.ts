@@ -102,7 +102,8 @@ async function readBacklog(db: Database, namespace: string): Promise<Backlog> {
     db.system,
     sql`select count(*)::int as pending,
           coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age
-        from domain_events where not dispatched ${ownOrganizations(db, sql`organization_id`)}`,
+        from domain_events_pending p join domain_events e on e.organization_id = p.organization_id and e.id = p.id
+        where true ${ownOrganizations(db, sql`p.organization_id`)}`,
   );
   return { queues, outbox };
 }

@@ -91,10 +91,14 @@ describe('retention', () => {
     const id = await orgId(t.slug);
     const { db } = await getApp();
     await db.system.execute(
-      sql`insert into domain_events (organization_id, event_id, type, subject, data, dispatched, created_at) values
-          (${id}, 'e-old-done', 'x.y', 's', '{}', true, now() - interval '400 days'),
-          (${id}, 'e-old-pending', 'x.y', 's', '{}', false, now() - interval '400 days'),
-          (${id}, 'e-new-done', 'x.y', 's', '{}', true, now())`,
+      sql`with ev as (
+            insert into domain_events (organization_id, event_id, type, subject, data, created_at) values
+              (${id}, 'e-old-done', 'x.y', 's', '{}', now() - interval '400 days'),
+              (${id}, 'e-old-pending', 'x.y', 's', '{}', now() - interval '400 days'),
+              (${id}, 'e-new-done', 'x.y', 's', '{}', now())
+            returning organization_id, id, event_id)
+          insert into domain_events_pending (organization_id, id)
+          select organization_id, id from ev where event_id = 'e-old-pending'`,
     );
     await enforceRetention(db.system);
     const left = await queryRows<{ eventId: string }>(

@@ -315,7 +315,7 @@ describe('outbound webhooks', () => {
     const { db } = await getApp();
     const pending = await queryRows<{ n: number }>(
       db.system,
-      sql`select count(*)::int as n from domain_events where not dispatched and organization_id in ${[...orgIds]}`,
+      sql`select count(*)::int as n from domain_events_pending where organization_id in ${[...orgIds]}`,
     );
     expect(pending[0].n).toBe(0);
     await other.api.delete(`/webhook-subscriptions/${theirs.body.documentId}`);
