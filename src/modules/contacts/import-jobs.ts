@@ -26,6 +26,7 @@ import {
 import { workImportQueue } from '../../platform/imports/worker.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import {
+  forgetPlans,
   type Lookup,
   loadLookups,
   MATCH_KEYS,
@@ -85,8 +86,8 @@ export const contactImportKind: ImportKind<State> = {
     return { targets: mapColumns(header, mapping), lookup: await loadLookups(tx, ctx.orgId), match };
   },
   async writeBatch(tx, ctx, state, rows) {
-    // As the synchronous import: the timeline's foreign-key checks with plans that see this batch's rows.
-    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+    // As the synchronous import: the timeline's foreign-key checks planned for the table's size of now.
+    await forgetPlans(tx);
     const failures: RowFailure[] = [];
     const parsed: ParsedRow[] = [];
     for (const r of rows) {
