@@ -212,7 +212,14 @@ async function contactsByEmail(tx: Tx, orgId: number, emails: string[]) {
 const firstError = (err: AppError) =>
   (err.details.errors as { path: (string | number)[] }[] | undefined)?.[0];
 
-export const cardImportKind: ImportKind<State> = {
+/** A row past its pure checks: the card's input, and the contact it names (looked up in the batch). */
+interface ParsedCard {
+  r: ImportRecord;
+  input: Record<string, unknown>;
+  contactEmail?: string;
+}
+
+export const cardImportKind: ImportKind<State, ParsedCard> = {
   queue: cardImportQueue,
   async prepare(tx, ctx, job, header) {
     const boardId = String(job.options.board);
@@ -230,14 +237,12 @@ export const cardImportKind: ImportKind<State> = {
       actor: { orgId: ctx.orgId, membershipId: ctx.membershipId, ctx },
     };
   },
-  async writeBatch(tx, ctx, state, rows) {
+  parse(state, r) {
+    const p = toInput(r, state);
+    return 'message' in p ? p : { r, ...p };
+  },
+  async writeBatch(tx, ctx, state, parsed) {
     const failures: RowFailure[] = [];
-    const parsed: { r: ImportRecord; input: Record<string, unknown>; contactEmail?: string }[] = [];
-    for (const r of rows) {
-      const p = toInput(r, state);
-      if ('message' in p) failures.push(p);
-      else parsed.push({ r, ...p });
-    }
     const contacts = await contactsByEmail(tx, ctx.orgId, [
       ...new Set(parsed.flatMap((p) => (p.contactEmail ? [p.contactEmail] : []))),
     ]);

@@ -77,25 +77,18 @@ const optionsOf = (o: Record<string, unknown>) => ({
   match: (o.matchBy as MatchKey[] | undefined) ?? ['cpf', 'cnpj', 'email'],
 });
 
-export const contactImportKind: ImportKind<State> = {
+export const contactImportKind: ImportKind<State, ParsedRow> = {
   queue: contactImportQueue,
   async prepare(tx, ctx, job, header) {
     requireRole(ctx, 'member');
     const { mapping, match } = optionsOf(job.options);
     return { targets: mapColumns(header, mapping), lookup: await loadLookups(tx, ctx.orgId), match };
   },
-  async writeBatch(tx, ctx, state, rows) {
+  parse: (state, r) => parseRow(r.record, state.targets, state.lookup, { row: r.row, line: r.line }),
+  async writeBatch(tx, ctx, state, parsed) {
     // As the synchronous import: the timeline's foreign-key checks planned for the table's size of now.
     await forgetPlans(tx);
-    const failures: RowFailure[] = [];
-    const parsed: ParsedRow[] = [];
-    for (const r of rows) {
-      const p = parseRow(r.record, state.targets, state.lookup, { row: r.row, line: r.line });
-      if ('message' in p) failures.push(p);
-      else parsed.push(p);
-    }
-    const outcome = await writeParsed(tx, ctx, state, parsed);
-    return { ...outcome, failures: [...failures, ...outcome.failures].sort((a, b) => a.row - b.row) };
+    return writeParsed(tx, ctx, state, parsed);
   },
 };
 

@@ -19,6 +19,11 @@ import { importJobFailures, importJobs } from './table.js';
  * process died is expired and retried within minutes. Before each batch the run checks, under the row's lock, that
  * the checkpoint is still the one it started from and the job still running: a second run (an expired job
  * retried while the first was only slow) or a cancel stops it.
+ *
+ * Two batches overlap: while one is written (its transaction waits on the database), the next is read and its rows
+ * parsed (the kind's `parse`, pure work), so Node's share and the database's run side by side on a machine's two
+ * cores instead of one after the other. A batch's transaction starts only once the previous one committed, so the
+ * checkpoints still follow each other and a kill loses at most the batch being read.
  */
 
 export type ImportJobRow = typeof importJobs.$inferSelect;
@@ -44,22 +49,24 @@ export interface BatchOutcome {
 }
 
 /** What a kind of import (contacts, cards) does with the file's header and with each batch of rows. */
-export interface ImportKind<S> {
+export interface ImportKind<S, P> {
   queue: QueueDef;
   /**
    * Reads the header and the job's options (at each run, resumed ones too); an AppError fails the whole import
    * with its message (no such column, no such board…).
    */
   prepare(tx: Tx, ctx: TenantContext, job: ImportJobRow, header: string[]): Promise<S>;
-  /** Writes a batch in the batch's transaction; rows it skips are reported as failures, never thrown. */
-  writeBatch(
-    tx: Tx,
-    ctx: TenantContext,
-    state: S,
-    rows: ImportRecord[],
-    job: ImportJobRow,
-  ): Promise<BatchOutcome>;
+  /**
+   * One row's pure work, outside any transaction (run while the previous batch is written): what writeBatch gets
+   * for it, or the row's failure (reported, the row skipped).
+   */
+  parse(state: S, row: ImportRecord): P | RowFailure;
+  /** Writes a batch's parsed rows in the batch's transaction; rows it skips are reported as failures, never thrown. */
+  writeBatch(tx: Tx, ctx: TenantContext, state: S, rows: P[], job: ImportJobRow): Promise<BatchOutcome>;
 }
+
+const isFailure = <P>(p: P | RowFailure): p is RowFailure =>
+  typeof p === 'object' && p !== null && 'message' in p && 'line' in p;
 
 export interface ImportJobData {
   orgId: number;
@@ -274,7 +281,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * Null when the import cannot go on (its creator left, its file is gone, malformed or empty, the kind refuses its
  * header or options): the job is then finished as failed.
  */
-async function openRun<S>(deps: RunDeps, kind: ImportKind<S>, orgId: number, job: ImportJobRow) {
+async function openRun<S, P>(deps: RunDeps, kind: ImportKind<S, P>, orgId: number, job: ImportJobRow) {
   const { db, config } = deps;
   const path = importFilePath(config, orgId, job.documentId);
   const ctx = await creatorContext(db, orgId, job.createdByMembershipId);
@@ -318,9 +325,9 @@ async function openRun<S>(deps: RunDeps, kind: ImportKind<S>, orgId: number, job
  * (done), the slice ends (a continuation is queued), the job is cancelled or superseded, or a whole-import
  * error (failed). Errors of the database itself are thrown: the job is retried and resumes.
  */
-export async function runImportJob<S>(
+export async function runImportJob<S, P>(
   deps: RunDeps,
-  kind: ImportKind<S>,
+  kind: ImportKind<S, P>,
   data: ImportJobData,
   opts: RunOptions = {},
 ): Promise<'done' | 'failed' | 'continued' | 'stopped'> {
@@ -346,22 +353,25 @@ export async function runImportJob<S>(
   const start = job.byteOffset;
   const baseLine = job.line;
   let checkpoint = { byteOffset: job.byteOffset, line: job.line, rowsDone: job.rowsDone };
-  let batch: ImportRecord[] = [];
-  let batchEnd = checkpoint;
+  type Point = typeof checkpoint;
+  /** The batch being read: its rows parsed as they arrive, the failures of parsing, where it ends. */
+  let batch = { rows: [] as P[], failures: [] as RowFailure[], size: 0, end: checkpoint };
 
-  /** Writes the batch and moves the checkpoint to `batchEnd`, in one transaction; false when no longer ours. */
-  const commit = async () => {
-    if (batch.length === 0) return true;
-    const rows = batch;
+  /** Writes a batch and moves the checkpoint to its end, in one transaction; false when no longer ours. */
+  const commit = async (done: typeof batch) => {
+    if (done.size === 0) return true;
     const expected = checkpoint;
-    const next = batchEnd;
+    const next: Point = done.end;
     try {
       await db.tenantTransaction(orgId, async (tx) => {
         const now = await lockJob(tx, orgId, importId);
         if (now?.status !== 'running' || now.byteOffset !== expected.byteOffset) throw new Superseded();
-        const outcome = await kind.writeBatch(tx, ctx, state, rows, now);
+        const outcome = done.rows.length
+          ? await kind.writeBatch(tx, ctx, state, done.rows, now)
+          : { created: 0, updated: 0, failures: [] };
+        const failures = [...done.failures, ...outcome.failures].sort((x, y) => x.row - y.row);
         const room = Math.max(0, MAX_FAILURES_KEPT - now.rowsFailed);
-        const kept = outcome.failures.slice(0, room);
+        const kept = failures.slice(0, room);
         if (kept.length)
           await tx.insert(importJobFailures).values(
             kept.map((f, i) => ({
@@ -382,7 +392,7 @@ export async function runImportJob<S>(
             rowsDone: next.rowsDone,
             rowsCreated: sql`${importJobs.rowsCreated} + ${outcome.created}`,
             rowsUpdated: sql`${importJobs.rowsUpdated} + ${outcome.updated}`,
-            rowsFailed: sql`${importJobs.rowsFailed} + ${outcome.failures.length}`,
+            rowsFailed: sql`${importJobs.rowsFailed} + ${failures.length}`,
             updatedAt: new Date(),
           })
           .where(and(eq(importJobs.organizationId, orgId), eq(importJobs.id, importId)));
@@ -392,34 +402,54 @@ export async function runImportJob<S>(
       throw err;
     }
     checkpoint = next;
-    batch = [];
     await opts.afterBatch?.({ rowsDone: next.rowsDone });
     return true;
+  };
+
+  /** The batch being written while the next is read (at most one). */
+  let writing: Promise<boolean> | null = null;
+  const settle = async () => {
+    const w = writing;
+    writing = null;
+    // A failed write is awaited here (and rethrown); one that started and was never awaited would go unhandled.
+    return w ? await w : true;
   };
 
   const { input, records } = parser(path, start, delimiter);
   try {
     try {
       for await (const { record, info } of records) {
-        const row = batchEnd.rowsDone + 1;
-        batch.push({ record, row, line: baseLine + info.lines });
-        batchEnd = { byteOffset: start + info.bytes, line: baseLine + info.lines, rowsDone: row };
-        if (batch.length < size) continue;
-        if (!(await commit())) return 'stopped';
+        const row = batch.end.rowsDone + 1;
+        const parsed = kind.parse(state, { record, row, line: baseLine + info.lines });
+        if (isFailure(parsed)) batch.failures.push(parsed);
+        else batch.rows.push(parsed);
+        batch.size++;
+        batch.end = { byteOffset: start + info.bytes, line: baseLine + info.lines, rowsDone: row };
+        if (batch.size < size) continue;
+        // The previous batch committed (and the job is still ours) before this one is written.
+        if (!(await settle())) return 'stopped';
         if (Date.now() - began >= sliceMs) {
           await deps.jobs.send(kind.queue, data);
           return 'continued';
         }
+        writing = commit(batch);
+        // Handled at settle(); until then a rejection must not count as unhandled.
+        writing.catch(() => {});
+        batch = { rows: [], failures: [], size: 0, end: batch.end };
       }
     } catch (err) {
       // csv-parse's own errors (an unclosed quote…) end the import; the rows before stay written.
-      if (!(err as { code?: string }).code?.startsWith('CSV_')) throw err;
-      if (!(await commit())) return 'stopped';
+      if (!(err as { code?: string }).code?.startsWith('CSV_')) {
+        await settle().catch(() => {});
+        throw err;
+      }
+      if (!(await settle()) || !(await commit(batch))) return 'stopped';
       await finish(db, config, job, 'failed', `Malformed CSV after line ${checkpoint.line}: ${message(err)}`);
       return 'failed';
     }
-    if (!(await commit())) return 'stopped';
+    if (!(await settle()) || !(await commit(batch))) return 'stopped';
   } finally {
+    await settle().catch(() => {});
     input.destroy();
   }
   await finish(db, config, job, 'done', null);
