@@ -1,22 +1,26 @@
 /**
  * Growth curves (issue 35 item 5): the cost of one request of each kind (phase list, title search, page 400,
  * report, create, move) as one board grows (--cards, default 10,000 and 100,000; 1,000,000 when asked) and as the
- * organizations beside it grow in number (--orgs, default 10 and 1,000). Each size is a fresh data set written by
- * bench/seed.ts (its bulk batches: the fastest seeding the repo has), then the service in this process answers
- * --requests sequential requests of each kind (after 3 unmeasured ones) for the largest organization's main
- * board: p50 and p95 per size, printed as tables and saved in bench/results/growth-<backend>.json.
+ * organizations beside it grow in number (--orgs, default 10, 100, 1,000 and 10,000). The service in this process
+ * answers --requests sequential requests of each kind (after 3 unmeasured ones) for the measured organization's
+ * main board: p50 and p95 per size, printed as tables and saved in bench/results/growth-<backend>.json.
  *
- *   DATABASE_URL=postgres://…/scratch npx tsx bench/growth.ts [--cards 10000,100000] [--orgs 10,1000]
- *     [--requests 40] [--skip-orgs] [--skip-cards]
+ *   DATABASE_URL=postgres://…/scratch npx tsx bench/growth.ts [--cards 10000,100000] [--orgs 10,100,1000,10000]
+ *     [--org-boards 100] [--board-cards 5] [--requests 40] [--skip-orgs] [--skip-cards] [--fresh-sizes]
  *
- * It WIPES the database it is given (seed.ts --fresh), once per size: give it a database of its own.
- * The organizations' curve keeps the largest organization at --org-cards (2,000) cards; each other one gets
- * seed.ts's small share (50 cards, 20 contacts, one board).
+ * It WIPES the database it is given (seed.ts --fresh): give it a database of its own. Each board size is a fresh
+ * data set written by bench/seed.ts. The organizations' curve: bench/seed.ts writes the measured organization
+ * (one board of --org-cards cards, 2,000; 1,000 contacts), then bench/seed-tenants.ts adds the others, each with
+ * --org-boards boards of --board-cards cards (its other flags pass through: --org-members, --org-contacts,
+ * --batch, --jobs). A larger size adds organizations to the previous one (its "seed s" is that step's) unless
+ * --fresh-sizes starts each one over. About 2.4 MB of database per organization: 10,000 take ~24 GB.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
+import { queryRows } from '../src/platform/db/client.js';
 import { startJobs } from '../src/workers.js';
 import { endpoints, headers } from './endpoints.js';
 import {
@@ -28,9 +32,11 @@ import {
   parseFlags,
   percentile,
   readMeta,
+  removeCreatedCards,
   resultsDir,
   rootDir,
 } from './lib.js';
+import { seedTenants, tenantOptions } from './seed-tenants.js';
 
 // The service's request log would be measured with the requests: warnings only, as the other benches.
 process.env.CRM_LOG_LEVEL ??= 'warn';
@@ -38,7 +44,10 @@ const flags = parseFlags(process.argv.slice(2));
 const list = (name: string, fallback: number[]) =>
   typeof flags[name] === 'string' ? (flags[name] as string).split(',').map(Number) : fallback;
 const cardSizes = flags['skip-cards'] ? [] : list('cards', [10_000, 100_000]);
-const orgSizes = flags['skip-orgs'] ? [] : list('orgs', [10, 1_000]);
+const orgSizes = flags['skip-orgs'] ? [] : list('orgs', [10, 100, 1_000, 10_000]).sort((a, b) => a - b);
+// seed-tenants' flags (--org-boards, --board-cards…), without --orgs, which here is a list.
+const { orgs: _sizes, ...tenantFlags } = flags;
+const tenants = tenantOptions(tenantFlags);
 const requests = numberFlag(flags, 'requests', 40);
 const orgCards = numberFlag(flags, 'org-cards', 2_000);
 const KINDS = ['cards-list', 'cards-title', 'cards-deep', 'report', 'cards-create', 'cards-move'];
@@ -107,20 +116,48 @@ async function measure(): Promise<Record<string, Cost>> {
 interface Row {
   size: number;
   seedSeconds: number;
+  /** The database's size once seeded, GB. */
+  databaseGb: number;
   load: string;
   costs: Record<string, Cost>;
 }
 
+async function databaseGb(): Promise<number> {
+  const db = await openBenchDatabase(1);
+  try {
+    const [row] = await queryRows<{ bytes: number }>(
+      db.system,
+      sql`select pg_database_size(current_database())::float8 as bytes`,
+    );
+    return Math.round((row.bytes / 1e9) * 100) / 100;
+  } finally {
+    await db.close();
+  }
+}
+
+/** bench/seed-tenants.ts up to `n` organizations in all: its seconds (inserts and vacuum). */
+async function addTenants(n: number): Promise<number> {
+  const db = await openBenchDatabase(tenants.jobs + 1);
+  try {
+    const r = await seedTenants(db, { ...tenants, orgs: n }, log);
+    return r.insertSeconds + r.vacuumSeconds;
+  } finally {
+    await db.close();
+  }
+}
+
 function table(title: string, unit: string, rows: Row[]) {
-  const head = `| ${unit} | seed s | load | ${KINDS.map((k) => `${k} p50 / p95 ms`).join(' | ')} |`;
+  const head = `| ${unit} | seed s | database GB | load | ${KINDS.map((k) => `${k} p50 / p95 ms`).join(' | ')} |`;
   const lines = rows.map(
     (r) =>
-      `| ${r.size.toLocaleString('en')} | ${r.seedSeconds.toFixed(0)} | ${r.load} | ${KINDS.map((k) => {
-        const c = r.costs[k];
-        return c ? `${c.p50} / ${c.p95}${c.errors ? ` (${c.errors} errors)` : ''}` : '–';
-      }).join(' | ')} |`,
+      `| ${r.size.toLocaleString('en')} | ${r.seedSeconds.toFixed(0)} | ${r.databaseGb} | ${r.load} | ${KINDS.map(
+        (k) => {
+          const c = r.costs[k];
+          return c ? `${c.p50} / ${c.p95}${c.errors ? ` (${c.errors} errors)` : ''}` : '–';
+        },
+      ).join(' | ')} |`,
   );
-  return [`${title}`, '', head, `|${' --- |'.repeat(KINDS.length + 3)}`, ...lines].join('\n');
+  return [`${title}`, '', head, `|${' --- |'.repeat(KINDS.length + 4)}`, ...lines].join('\n');
 }
 
 async function main() {
@@ -130,7 +167,7 @@ async function main() {
   const save = () =>
     writeFileSync(
       join(resultsDir, `growth-${backendName()}.json`),
-      `${JSON.stringify({ backend: backendName(), requests, cards, orgs }, null, 2)}\n`,
+      `${JSON.stringify({ backend: backendName(), requests, tenants, cards, orgs }, null, 2)}\n`,
     );
   for (const n of cardSizes) {
     log(`one board of ${n} cards: seeding`);
@@ -138,22 +175,47 @@ async function main() {
       ...['--cards', String(n), '--contacts', '2000', '--orgs', '1', '--boards', '1', '--segments', '1'],
     ]);
     log(`seeded in ${seedSeconds.toFixed(0)} s; measuring`);
-    cards.push({ size: n, seedSeconds, load: loadAverage(), costs: await measure() });
+    const gb = await databaseGb();
+    cards.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), costs: await measure() });
     save();
   }
+  const freshSizes = Boolean(flags['fresh-sizes']);
+  let seeded = 0;
   for (const n of orgSizes) {
-    log(`${n} organizations: seeding`);
-    const seedSeconds = await seed([
-      ...['--cards', String(orgCards), '--contacts', '1000', '--orgs', String(n), '--boards', '1'],
-      ...['--segments', '1'],
-    ]);
-    log(`seeded in ${seedSeconds.toFixed(0)} s; measuring`);
-    orgs.push({ size: n, seedSeconds, load: loadAverage(), costs: await measure() });
+    let seedSeconds = 0;
+    if (freshSizes || seeded === 0) {
+      log('the measured organization: seeding');
+      seedSeconds += await seed([
+        ...['--cards', String(orgCards), '--contacts', '1000', '--orgs', '1', '--boards', '1'],
+        ...['--segments', '1'],
+      ]);
+    }
+    log(
+      `${n} organizations: seeding${seeded && !freshSizes ? ` (adding ${n - seeded} to the previous size's ${seeded})` : ''}`,
+    );
+    seedSeconds += await addTenants(n);
+    seeded = n;
+    log(`${n} organizations seeded in ${seedSeconds.toFixed(0)} s; measuring`);
+    const gb = await databaseGb();
+    orgs.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), costs: await measure() });
+    // The creates would pile up from one size to the next on the measured board.
+    log(await removeCreatedCards(readMeta()));
     save();
   }
   if (cards.length) console.log(`${table('One board growing (PostgreSQL)', 'cards', cards)}\n`);
   if (orgs.length)
-    console.log(table(`Organizations growing (the measured one: ${orgCards} cards)`, 'orgs', orgs));
+    console.log(
+      table(
+        `Organizations growing (the measured one: ${orgCards} cards on one board; each other one ` +
+          `${tenants.orgBoards} boards of ${tenants.boardCards} cards; ` +
+          (freshSizes
+            ? 'each size seeded afresh'
+            : "each size adds to the previous one: seed s is that step's") +
+          ')',
+        'orgs',
+        orgs,
+      ),
+    );
 }
 
 await main();
