@@ -10,6 +10,7 @@ import { buildApp } from '../src/app.js';
 import { type Config, databaseOptions, loadConfig } from '../src/config.js';
 import { modules } from '../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../src/platform/db/client.js';
+import { startMaintenance } from '../src/platform/db/maintenance.js';
 import { migrateDatabase } from '../src/platform/db/migrate.js';
 import { startJobs } from '../src/workers.js';
 
@@ -242,8 +243,9 @@ export type BenchRequest = (
 
 /**
  * The service in this process for a throughput bench: the embedded database (or DATABASE_URL), migrated, the job
- * workers running, the app answering `req` through inject; and a fresh user with an organization `slug` whose
- * headers are `h`.
+ * workers and the database maintenance running (as `crm serve` runs them: the folds of the running counts, and the
+ * VACUUM of the bookkeeping tables where nothing else vacuums), the app answering `req` through inject; and a fresh
+ * user with an organization `slug` whose headers are `h`.
  */
 export async function startBenchApp(config: Config, slug: string) {
   const db = await openDatabase({
@@ -255,6 +257,7 @@ export async function startBenchApp(config: Config, slug: string) {
   const background = await startJobs(config, db, true);
   const app = await buildApp({ config, db, background });
   await app.ready();
+  const maintenance = await startMaintenance(db, modules, config, app.log, true);
   const req: BenchRequest = async (method, url, payload, headers = {}) => {
     const res = await app.inject({
       method: method as 'GET',
@@ -279,6 +282,7 @@ export async function startBenchApp(config: Config, slug: string) {
     req,
     h,
     async close() {
+      await maintenance.stop();
       await app.close();
       await background.jobs.stop();
       await db.close();

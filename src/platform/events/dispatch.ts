@@ -29,20 +29,43 @@ export type EventConsumer = (tx: Tx, orgId: number, events: PendingEvent[]) => P
 export async function dispatchEvents(db: Database, consumers: EventConsumer[]): Promise<number> {
   const orgs = await queryRows<{ organization_id: number }>(
     db.system,
-    // Oldest waiting first, so a busy organization never starves the others.
-    sql`select organization_id from domain_events_pending where true ${ownOrganizations(db, sql`organization_id`)}
-        group by organization_id order by min(id) limit 200`,
+    // Oldest waiting first, so a busy organization never starves the others. The organizations are found by
+    // skipping through the primary key, one probe each, and each one's oldest event by another: a scan of the
+    // table would read the dead rows of every event dispatched since the last VACUUM (a million-row import leaves
+    // hundreds of thousands between two maintenance runs: 270 ms a pass, measured).
+    sql`with recursive o(organization_id) as (
+          (select organization_id from domain_events_pending order by organization_id limit 1)
+          union all
+          select (select p.organization_id from domain_events_pending p
+                  where p.organization_id > o.organization_id order by p.organization_id limit 1)
+          from o where o.organization_id is not null
+        )
+        select o.organization_id from o
+        where o.organization_id is not null ${ownOrganizations(db, sql`o.organization_id`)}
+        order by (select min(p.id) from domain_events_pending p where p.organization_id = o.organization_id)
+        limit 200`,
   );
   let total = 0;
   for (const { organization_id: orgId } of orgs) {
-    // One organization's failure (logged) never holds the others back.
-    total += await dispatchOrganization(db, Number(orgId), consumers).catch((err) => {
-      console.error(`events: dispatch of organization ${orgId} failed: ${(err as Error).message}`);
-      return 0;
-    });
+    // A busy organization (an import) gets a few full batches per pass, not one: the pass's lookup of the
+    // organizations is then made once per few thousand events, and the others wait at most that long.
+    for (let i = 0; i < BATCHES_PER_PASS; i++) {
+      // One organization's failure (logged) never holds the others back.
+      const n = await dispatchOrganization(db, Number(orgId), consumers).catch((err) => {
+        console.error(`events: dispatch of organization ${orgId} failed: ${(err as Error).message}`);
+        return 0;
+      });
+      total += n;
+      if (n < DISPATCH_BATCH) break;
+    }
   }
   return total;
 }
+
+/** Events handed to the consumers per transaction. */
+const DISPATCH_BATCH = 500;
+/** Full batches of one organization per dispatch pass. */
+const BATCHES_PER_PASS = 8;
 
 export async function dispatchOrganization(
   db: Database,
@@ -67,7 +90,7 @@ export async function dispatchOrganization(
       sql`select p.id, e.event_id, e.type, e.subject, e.data, e.depth, e.created_at
             from domain_events_pending p
             left join domain_events e on e.organization_id = p.organization_id and e.id = p.id
-            where p.organization_id = ${orgId} order by p.id limit 500 for update of p skip locked`,
+            where p.organization_id = ${orgId} order by p.id limit ${DISPATCH_BATCH} for update of p skip locked`,
     );
     if (rows.length === 0) return 0;
     const events: PendingEvent[] = rows.flatMap((r) =>
