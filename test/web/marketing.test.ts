@@ -551,5 +551,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
       await p.context().close();
     }
     expect(problems).toEqual({});
-  });
+    // Twenty pages and dialogs, each audited by axe and photographed: as long as quality.test's sweeps (the CI's
+    // embedded pass, at load 8–9, timed out at 60 s).
+  }, 180_000);
 });
