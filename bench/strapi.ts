@@ -14,7 +14,12 @@
  * `strapi start` with NODE_ENV=production, the same pool of 10 connections), a check that both answer the five
  * requests with the same totals, and per run: VACUUM ANALYZE of both databases, then per endpoint autocannon on
  * ours, then on Strapi (warm-up first on each), then the next endpoint; the cards created are deleted on both
- * sides after every run. Medians (and ranges) over the runs, the ratio of the medians against the issue's target;
+ * sides after every run. Before its warm-up and before its window, each cell waits until the service is idle:
+ * no query running in its database (pg_stat_activity; the requests autocannon abandons at the end of a load keep
+ * theirs running, Strapi's page 400 for up to 3 s) and its health path answering within 50 ms. A cell with
+ * requests whose answer autocannon never read (sent − answered − errors above the number of connections), with a
+ * timeout, whose connections sat waiting on nothing (the answers' latencies cover far less than connections ×
+ * window), or measured from a service still busy, is failed, not printed as a throughput; the bench then exits 1. Medians (and ranges) over the runs, the ratio of the medians against the issue's target;
  * bench/results/strapi-<time>.json. `--setup` only creates, seeds and checks; `--reseed` refills strapi_bench.
  * The medians' table also gives the ratio of connections ÷ mean latency (Little's law for a closed loop):
  * autocannon's req/s counts only the requests completed inside the window, and Strapi's slowest reads take 1–3 s
@@ -67,6 +72,7 @@ import {
 import {
   checkTable,
   checkTotals,
+  failures,
   measureRun,
   medianRows,
   medianTable,
@@ -133,6 +139,7 @@ function sides(
       name: 'ours',
       port,
       health: '/api/health',
+      databaseUrl: crmUrl,
       pid: oursPid,
       headers: headers(meta),
       request: (p) => p.ours.request(),
@@ -143,6 +150,7 @@ function sides(
       name: 'strapi',
       port: strapiPort,
       health: '/_health',
+      databaseUrl: strapiDatabaseUrl,
       pid: strapi.child.pid,
       headers: h,
       request: (p) => p.strapi(),
@@ -151,7 +159,8 @@ function sides(
   ];
 }
 
-async function main() {
+/** Resolves to the number of failed cells (the exit code is 1 when there are any). */
+async function main(): Promise<number> {
   const meta = readMeta();
   ensureStrapiApp(strapiDir, log);
   await ensureStrapiDatabase(log);
@@ -183,7 +192,7 @@ async function main() {
     await removeCreates(meta);
     if ((checks.some((c) => !c.same) || shape) && !noCheck)
       throw new Error('the two sides do not hold the same rows (above); --no-check measures anyway');
-    if (setupOnly) return;
+    if (setupOnly) return 0;
 
     log(
       `${list.length} endpoints × ${connections} connections × ${duration} s (warm-up ${warmup} s), ${runs} run(s)`,
@@ -227,7 +236,10 @@ async function main() {
             ours: p.ours.request(),
             strapi: p.strapi(),
           })),
-          median: med.map((r) => ({ ...r, ratio: r.ours.rps / r.strapi.rps })),
+          median: med.map((r) => ({
+            ...r,
+            ratio: r.ours.failed || r.strapi.failed ? null : r.ours.rps / r.strapi.rps,
+          })),
           runs: allRuns,
         },
         null,
@@ -235,12 +247,17 @@ async function main() {
       )}\n`,
     );
     log(`wrote ${file}`);
+    const failed = failures(allRuns);
+    for (const f of failed) log(`FAILED ${f}`);
+    if (failed.length > 0)
+      log(`${failed.length} cell(s) failed: their counts are not throughputs (above); exit code 1`);
+    return failed.length;
   } finally {
     if (ours) await stopService(ours);
     await stopService(strapi.child);
   }
 }
 
-await main();
+const failedCells = await main();
 // autocannon and the pg pools can keep the event loop alive for a while after the last run.
-process.exit(0);
+process.exit(failedCells > 0 ? 1 : 0);
