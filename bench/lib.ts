@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg as osLoad } from 'node:os';
+import { cpus, loadavg as osLoad, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -444,3 +444,11 @@ export async function removeCreatedCards(meta: SeedMeta): Promise<string> {
     await db.close();
   }
 }
+
+/** The machine a result was measured on, as the results' JSON records it. */
+export const machineInfo = () => ({
+  cpus: cpus().length,
+  model: cpus()[0]?.model,
+  memGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+});

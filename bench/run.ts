@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
@@ -12,6 +12,7 @@ import { type Endpoint, endpoints, headers, loadEndpoint, type Request } from '.
 import {
   backendName,
   benchConfig,
+  machineInfo,
   numberFlag,
   openBenchDatabase,
   parseFlags,
@@ -413,12 +414,7 @@ function writeResults(
       {
         backend,
         loadAverage: { start: startLoad, end: loadavg() },
-        machine: {
-          cpus: cpus().length,
-          model: cpus()[0]?.model,
-          memGiB: Math.round(totalmem() / 2 ** 30),
-          node: process.version,
-        },
+        machine: machineInfo(),
         options: {
           duration,
           warmup,

@@ -56,10 +56,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { endpoints, headers, loadEndpoint } from './endpoints.js';
+import { endpoints, headers, load, loadEndpoint } from './endpoints.js';
 import {
+  machineInfo,
   numberFlag,
   parseFlags,
   readMeta,
@@ -80,7 +81,7 @@ import {
   runTable,
   type Side,
 } from './strapi/measure.js';
-import { load, type Pair, pairNames, pairs, strapiHeaders } from './strapi/requests.js';
+import { type Pair, pairNames, pairs, strapiHeaders } from './strapi/requests.js';
 import { checkShape, removeStrapiCreates, seedStrapi, vacuumAnalyze } from './strapi/seed.js';
 import {
   ensureStrapiApp,
@@ -220,12 +221,7 @@ async function main(): Promise<number> {
           strapi: { version: strapi.version, dir: strapiDir, database: 'strapi_bench' },
           ours: { database: new URL(crmUrl).pathname.slice(1) },
           loadAverage: { start: startLoad, end: loadavg() },
-          machine: {
-            cpus: cpus().length,
-            model: cpus()[0]?.model,
-            memGiB: Math.round(totalmem() / 2 ** 30),
-            node: process.version,
-          },
+          machine: machineInfo(),
           options: { runs, duration, warmup, connections },
           dataSet: { ...meta.options, counts: meta.counts },
           checks,

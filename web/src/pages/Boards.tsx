@@ -1,30 +1,17 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { type Board, client, unwrap } from '../api';
 import { Link } from '../components/Link';
 import { NewBoardDialog } from '../components/NewBoard';
 import { t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { canConfigure, isOrgAdmin } from '../lib/board-access';
+import { useBoardList } from '../lib/board-queries';
 import { Button, PageHeader } from '../ui';
 import * as boardWords from '../words/board-work';
 
 const kw = wordsOf(boardWords);
 
-export function useBoards() {
-  return useQuery({
-    queryKey: ['boards'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as Board[],
-  });
-}
-
 export function BoardsPage() {
-  const boards = useBoards();
+  const boards = useBoardList();
   const [creating, setCreating] = useState(false);
   return (
     <section class="page">

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { ApiError, type Board, client, reason, unwrap } from '../../api';
+import { useBoardList } from '../../lib/board-queries';
 import { fieldMessage } from '../../lib/errors';
 import { Button, Dialog, Field, toast } from '../../ui';
 import { type ActionDraft, ActionFields } from './ActionFields';
@@ -24,7 +25,6 @@ import {
   opWord,
   PHASE_FIELDS,
   useBoard,
-  useBoards,
   useMembers,
 } from './model';
 
@@ -227,7 +227,7 @@ export function AutomationEditor({
   onSecret: (s: string) => void;
 }) {
   const qc = useQueryClient();
-  const boards = useBoards();
+  const boards = useBoardList();
   const members = useMembers();
   const [name, setName] = useState(auto?.name ?? '');
   const [enabled, setEnabled] = useState(auto?.enabled ?? true);

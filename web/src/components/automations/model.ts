@@ -138,18 +138,6 @@ export function useBoard(id: string | null | undefined) {
   });
 }
 
-export function useBoards() {
-  return useQuery({
-    queryKey: ['automation-boards'],
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as { documentId: string; name: string }[],
-  });
-}
-
 export function useMembers() {
   return useQuery({
     queryKey: ['automation-members'],
