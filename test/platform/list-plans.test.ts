@@ -22,6 +22,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Index Cond'?: string;
   'Relation Name'?: string;
+  Filter?: string;
   Plans?: PlanNode[];
 }
 
@@ -271,6 +272,19 @@ function inOrderOrTrigram(plan: Parameters<typeof nodes>[0], trigram: string): b
   return walk || all.some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === trigram);
 }
 
+/**
+ * No sequential scan, and every Sort reads rows that a scan below it has already filtered by `condition`
+ * (so the sort sees the matches, never all the rows it scanned).
+ */
+function sortsOnlyMatches(plan: PlanNode, condition: string): boolean {
+  const all = nodes(plan);
+  if (all.some((n) => n['Node Type'] === 'Seq Scan')) return false;
+  const sorts = all.filter((n) => n['Node Type'] === 'Sort');
+  const filtered = (n: PlanNode) =>
+    nodes(n).some((m) => /Scan$/.test(m['Node Type']) && !!m.Filter?.includes(condition));
+  return sorts.length > 0 && sorts.every(filtered);
+}
+
 describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
   test.each(substring)(
     '%s: the page walks the list index in order, or sorts only the trigram matches',
@@ -341,7 +355,10 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     const indexed = ['cards_text_trgm_idx', 'cards_text_fold_trgm_idx'].some((i) =>
       inOrderOrTrigram(plan, i),
     );
-    expect(indexed, JSON.stringify(plan)).toBe(true);
+    // With the two conditions' selectivities multiplied, the planner may also estimate a handful of matches and
+    // read the board's rows through the board's index, filtering them by the title before the top-N sort (seen in
+    // CI on a database shared with other test files): still an index, and the Sort only sees the matches.
+    expect(indexed || sortsOnlyMatches(plan, 'title ~~'), JSON.stringify(plan)).toBe(true);
   });
 
   test('contacts, filters[name][$contains] stays exact, through the one folded trigram index (migration 0015)', async () => {
