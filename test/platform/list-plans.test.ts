@@ -211,7 +211,7 @@ const substring: [string, () => string, Record<string, unknown>, string, string,
  * The accent-blind search (issue 35): a rare match typed without its accents ("vitoria" for 0.1% "Vitória",
  * "conceicao" for "Conceição") is a bitmap scan of the trigram index over the folded column (crm_fold, LEAKPROOF
  * so RLS lets it answer) and a sort of those few rows, for the page; its count reads the narrow search copy,
- * which holds the folded text, through its own trigram index. The exact `$contains` keeps the plain index.
+ * which holds the folded text, through its own trigram index. The exact `$contains` states the folded condition too, so the folded index serves it as well.
  * The contacts' page is explained with sequential scans disabled: on a fresh test database (32,000 contacts)
  * the planner priced the trigram bitmap at 1,416 and a scan of the tenant at 1,384 (the folded condition is two
  * function calls more per scanned row than ILIKE, enough to tip it at that size; with more rows beside them it
@@ -334,7 +334,7 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     },
   );
 
-  test('cards, filters[title][$contains] stays exact: the plain trigram index or a walk in order, never a sort of all', async () => {
+  test('cards, filters[title][$contains] stays exact: the folded trigram index or a walk in order, never a sort of all', async () => {
     const path = `/boards/${boardId}/cards`;
     expect(
       (await t.api.get(path, { 'filters[title][$contains]': 'Vitória' })).body.meta.pagination.total,
@@ -351,10 +351,9 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     // The exact search only has to keep an index it can use: on a fresh database whose cards are mostly this
     // board, the sampled statistics may price a sequential scan of them lower, as for the contacts case above.
     const plan = await explain(st, 'set local enable_seqscan = off');
-    // `$contains` also states the folded condition it implies (list-query.ts), so the folded index may answer it.
-    const indexed = ['cards_text_trgm_idx', 'cards_text_fold_trgm_idx'].some((i) =>
-      inOrderOrTrigram(plan, i),
-    );
+    // `$contains` also states the folded condition it implies (list-query.ts), so the folded index answers it (the
+    // raw-text one is gone: migration 0018).
+    const indexed = inOrderOrTrigram(plan, 'cards_text_fold_trgm_idx');
     // With the two conditions' selectivities multiplied, the planner may also estimate a handful of matches and
     // read the board's rows through the board's index, filtering them by the title before the top-N sort (seen in
     // CI on a database shared with other test files): still an index, and the Sort only sees the matches.

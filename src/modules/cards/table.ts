@@ -93,19 +93,12 @@ export const cards = pgTable(
       t.value,
       t.currentPhaseEnteredAt,
     ),
-    // `$contains`/`$containsi` (LIKE/ILIKE, marked LEAKPROOF by migrate.ts so RLS lets them use the index) on
-    // the card's searchable text: the count is a bitmap scan of this index; the page an ordered walk of the
-    // created index that stops when full, or this index plus a top-N sort when the match is rare (the
-    // planner's choice, docs/performance.md). One multicolumn GIN: a condition on any column uses it.
-    index('cards_text_trgm_idx').using(
-      'gin',
-      t.organizationId,
-      t.boardId,
-      t.title.op('gin_trgm_ops'),
-      t.description.op('gin_trgm_ops'),
-    ),
-    // The accent-blind `$containsi` (`crm_fold(column) LIKE crm_fold(pattern)`: list-query.ts, search-fold.ts),
-    // the same way; the one above stays for the exact `$contains`.
+    // `$contains`/`$containsi` and the other text operators (LIKE, marked LEAKPROOF by migrate.ts so RLS lets it
+    // use the index) on the card's searchable text, accent-blind for the insensitive forms (`crm_fold(column) LIKE
+    // crm_fold(pattern)`: list-query.ts, search-fold.ts). The exact forms state the folded condition they imply
+    // beside their exact LIKE, so this one index serves both (migration 0018 dropped the raw-text one, as 0015 did
+    // for contacts). The count is a bitmap scan of it; the page an ordered walk of the created index that stops
+    // when full, or this index plus a top-N sort when the match is rare (the planner's choice, docs/performance.md).
     index('cards_text_fold_trgm_idx').using(
       'gin',
       t.organizationId,

@@ -1,0 +1,1 @@
+DROP INDEX "cards_text_trgm_idx";
