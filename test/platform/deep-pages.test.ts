@@ -281,8 +281,14 @@ describe('deep pages: the plan', () => {
       ).not.toContain('Seq Scan');
       // The keys: a walk of the index that serves the order, under the LIMIT/OFFSET, nothing sorted there.
       const walk = nodes(keyWalk(plan));
+      // A page of one phase may also walk the board's list index with the phase as its filter (the same order;
+      // the planner's pick when the phase holds most of the board, seen in a CI run on the shared database).
+      const serving =
+        index === 'cards_org_board_phase_created_idx' ? [index, 'cards_org_board_created_idx'] : [index];
       expect(
-        walk.some((n) => /^Index (Only )?Scan$/.test(n['Node Type']) && n['Index Name'] === index),
+        walk.some(
+          (n) => /^Index (Only )?Scan$/.test(n['Node Type']) && serving.includes(n['Index Name'] ?? ''),
+        ),
         described,
       ).toBe(true);
       expect(
