@@ -211,7 +211,8 @@ const substring: [string, () => string, Record<string, unknown>, string, string,
  * The accent-blind search (issue 35): a rare match typed without its accents ("vitoria" for 0.1% "Vitória",
  * "conceicao" for "Conceição") is a bitmap scan of the trigram index over the folded column (crm_fold, LEAKPROOF
  * so RLS lets it answer) and a sort of those few rows, for the page; its count reads the narrow search copy,
- * which holds the folded text, through its own trigram index. The exact `$contains` states the folded condition too, so the folded index serves it as well.
+ * which holds the folded text, through its own trigram index. The exact `$contains` states the folded condition
+ * too, so the folded index serves it as well.
  * The contacts' page is explained with sequential scans disabled: on a fresh test database (32,000 contacts)
  * the planner priced the trigram bitmap at 1,416 and a scan of the tenant at 1,384 (the folded condition is two
  * function calls more per scanned row than ILIKE, enough to tip it at that size; with more rows beside them it

@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { type Board, type Card, client, reason, unwrap } from '../api';
+import { type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
-import { findCards } from '../lib/board-queries';
+import { findCards, useBoardList } from '../lib/board-queries';
 import { addDays, localInput } from '../lib/dates';
 import { w } from '../lib/words';
 import { Button } from '../ui';
@@ -25,16 +25,7 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
   });
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  const boards = useQuery({
-    queryKey: ['boards'],
-    enabled: !props.boardId,
-    queryFn: async () =>
-      (
-        await unwrap(
-          client.GET('/api/boards', { params: { query: { pagination: { pageSize: 100 } } as never } }),
-        )
-      ).data as unknown as Board[],
-  });
+  const boards = useBoardList(!props.boardId);
   const set = (k: keyof typeof form) => (e: Event) =>
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
   const submit = async (e: Event) => {

@@ -2,9 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { type Board, client, unwrap } from '../api';
 
 /** The organization's boards (the boards page's query and cache key): every picker of a board reads this one. */
-export function useBoardList() {
+export function useBoardList(enabled = true) {
   return useQuery({
     queryKey: ['boards'],
+    enabled,
     queryFn: async () =>
       (
         await unwrap(
