@@ -64,7 +64,16 @@ export function pairs(meta: SeedMeta, ours: Endpoint[], only: Set<string> | null
       strapi: () => ({
         method: 'POST',
         path: '/api/cards',
-        body: { data: { title: 'bench create', value: 1500, board, phase } },
+        // The long form of a relation: Strapi reads a bare documentId that starts with a digit (this seed's
+        // phase `0n0l…`) as a numeric id and answers 400 "Invalid relations".
+        body: {
+          data: {
+            title: 'bench create',
+            value: 1500,
+            board: { connect: [{ documentId: board }] },
+            phase: { connect: [{ documentId: phase }] },
+          },
+        },
       }),
     },
     {
