@@ -7,6 +7,7 @@
  *
  *   DATABASE_URL=postgres://…/scratch npx tsx bench/growth.ts [--cards 10000,100000] [--orgs 10,100,1000,10000]
  *     [--org-boards 100] [--board-cards 5] [--requests 40] [--skip-orgs] [--skip-cards] [--fresh-sizes]
+ *     [--measure-runs 3] [--label orgs]
  *
  * It WIPES the database it is given (seed.ts --fresh): give it a database of its own. Each board size is a fresh
  * data set written by bench/seed.ts. The organizations' curve: bench/seed.ts writes the measured organization
@@ -14,6 +15,9 @@
  * --org-boards boards of --board-cards cards (its other flags pass through: --org-members, --org-contacts,
  * --batch, --jobs). A larger size adds organizations to the previous one (its "seed s" is that step's) unless
  * --fresh-sizes starts each one over. About 2.4 MB of database per organization: 10,000 take ~24 GB.
+ * --measure-runs N measures each size N times (a fresh service each time, the data seeded once) and prints the
+ * median of the runs' p50 and p95 (each run's figures are in the JSON); --label names the results file
+ * (growth-<backend>-<label>.json), so the two curves can run in two databases side by side.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -50,6 +54,8 @@ const { orgs: _sizes, ...tenantFlags } = flags;
 const tenants = tenantOptions(tenantFlags);
 const requests = numberFlag(flags, 'requests', 40);
 const orgCards = numberFlag(flags, 'org-cards', 2_000);
+const measureRuns = Math.max(1, numberFlag(flags, 'measure-runs', 1));
+const label = typeof flags.label === 'string' ? `-${flags.label}` : '';
 const KINDS = ['cards-list', 'cards-title', 'cards-deep', 'report', 'cards-create', 'cards-move'];
 const log = (msg: string) => console.error(`[growth ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
@@ -113,13 +119,35 @@ async function measure(): Promise<Record<string, Cost>> {
   return out;
 }
 
+/** measure() `measureRuns` times: per kind the median of the runs' p50 and of their p95, errors summed. */
+async function measureMedian(): Promise<{ costs: Record<string, Cost>; runs: Record<string, Cost>[] }> {
+  const runs: Record<string, Cost>[] = [];
+  for (let i = 0; i < measureRuns; i++) {
+    runs.push(await measure());
+    // The creates would pile up from one run to the next on the measured board.
+    log(await removeCreatedCards(readMeta()));
+  }
+  const costs: Record<string, Cost> = {};
+  for (const kind of Object.keys(runs[0])) {
+    const of = (k: 'p50' | 'p95') =>
+      percentile(
+        runs.map((r) => r[kind][k]),
+        0.5,
+      );
+    costs[kind] = { p50: of('p50'), p95: of('p95'), errors: runs.reduce((n, r) => n + r[kind].errors, 0) };
+  }
+  return { costs, runs };
+}
+
 interface Row {
   size: number;
   seedSeconds: number;
   /** The database's size once seeded, GB. */
   databaseGb: number;
   load: string;
+  /** The median over the measure runs (measureMedian). */
   costs: Record<string, Cost>;
+  runs: Record<string, Cost>[];
 }
 
 async function databaseGb(): Promise<number> {
@@ -147,6 +175,7 @@ async function addTenants(n: number): Promise<number> {
 }
 
 function table(title: string, unit: string, rows: Row[]) {
+  title += measureRuns > 1 ? ` — medians of ${measureRuns} measure runs` : '';
   const head = `| ${unit} | seed s | database GB | load | ${KINDS.map((k) => `${k} p50 / p95 ms`).join(' | ')} |`;
   const lines = rows.map(
     (r) =>
@@ -166,8 +195,8 @@ async function main() {
   const orgs: Row[] = [];
   const save = () =>
     writeFileSync(
-      join(resultsDir, `growth-${backendName()}.json`),
-      `${JSON.stringify({ backend: backendName(), requests, tenants, cards, orgs }, null, 2)}\n`,
+      join(resultsDir, `growth-${backendName()}${label}.json`),
+      `${JSON.stringify({ backend: backendName(), requests, measureRuns, tenants, cards, orgs }, null, 2)}\n`,
     );
   for (const n of cardSizes) {
     log(`one board of ${n} cards: seeding`);
@@ -176,7 +205,7 @@ async function main() {
     ]);
     log(`seeded in ${seedSeconds.toFixed(0)} s; measuring`);
     const gb = await databaseGb();
-    cards.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), costs: await measure() });
+    cards.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), ...(await measureMedian()) });
     save();
   }
   const freshSizes = Boolean(flags['fresh-sizes']);
@@ -197,9 +226,7 @@ async function main() {
     seeded = n;
     log(`${n} organizations seeded in ${seedSeconds.toFixed(0)} s; measuring`);
     const gb = await databaseGb();
-    orgs.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), costs: await measure() });
-    // The creates would pile up from one size to the next on the measured board.
-    log(await removeCreatedCards(readMeta()));
+    orgs.push({ size: n, seedSeconds, databaseGb: gb, load: loadAverage(), ...(await measureMedian()) });
     save();
   }
   if (cards.length) console.log(`${table('One board growing (PostgreSQL)', 'cards', cards)}\n`);
