@@ -175,7 +175,7 @@ async function addTenants(n: number): Promise<number> {
 }
 
 function table(title: string, unit: string, rows: Row[]) {
-  title += measureRuns > 1 ? ` — medians of ${measureRuns} measure runs` : '';
+  const heading = measureRuns > 1 ? `${title} — medians of ${measureRuns} measure runs` : title;
   const head = `| ${unit} | seed s | database GB | load | ${KINDS.map((k) => `${k} p50 / p95 ms`).join(' | ')} |`;
   const lines = rows.map(
     (r) =>
@@ -186,7 +186,7 @@ function table(title: string, unit: string, rows: Row[]) {
         },
       ).join(' | ')} |`,
   );
-  return [`${title}`, '', head, `|${' --- |'.repeat(KINDS.length + 4)}`, ...lines].join('\n');
+  return [heading, '', head, `|${' --- |'.repeat(KINDS.length + 4)}`, ...lines].join('\n');
 }
 
 async function main() {
