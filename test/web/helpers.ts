@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { WEB_DIR } from '../../src/platform/http/web-app.js';
 
 /**
@@ -130,6 +130,39 @@ export function watchConsole(page: Page, expectedStatuses: number[] = []) {
   });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
+}
+
+/**
+ * The page's API requests, for a failure's message: those still waiting for an answer (with their age) and the
+ * last ones answered (status and time). A step that "did not happen" then says whether the page was still waiting
+ * for the service, got an error, or never asked.
+ */
+export function watchRequests(page: Page) {
+  const started = new Map<Request, number>();
+  const done: string[] = [];
+  const api = (r: Request) => new URL(r.url()).pathname.startsWith('/api/');
+  const label = (r: Request) => {
+    const u = new URL(r.url());
+    return `${r.method()} ${u.pathname}${u.search.length > 60 ? `${u.search.slice(0, 60)}…` : u.search}`;
+  };
+  page.on('request', (r) => {
+    if (api(r)) started.set(r, Date.now());
+  });
+  const finish = async (r: Request, failure?: string) => {
+    const at = started.get(r);
+    if (at === undefined) return;
+    started.delete(r);
+    const status = failure ?? String((await r.response().catch(() => null))?.status() ?? '?');
+    done.push(`${label(r)} → ${status} in ${Date.now() - at} ms`);
+    if (done.length > 12) done.shift();
+  };
+  page.on('requestfinished', (r) => void finish(r));
+  page.on('requestfailed', (r) => void finish(r, `failed (${r.failure()?.errorText ?? '?'})`));
+  return () => {
+    const now = Date.now();
+    const pending = [...started].map(([r, at]) => `${label(r)} waiting ${now - at} ms`);
+    return `in flight: ${pending.join('; ') || 'none'}. Last answered: ${done.join('; ') || 'none'}`;
+  };
 }
 
 export const shot = (page: Page, name: string) =>

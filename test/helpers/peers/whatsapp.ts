@@ -155,7 +155,9 @@ const limitError = (code: LimitCode, status?: number) => {
 };
 
 export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Promise<WhatsAppPeer> {
-  const accessToken = opts.accessToken ?? 'wa-test-token';
+  // Unique per peer: a campaign another test file left running on the shared database (its workers revived by this
+  // file's watchdog, same job namespace within a test process) is refused here, never counted as this file's send.
+  const accessToken = opts.accessToken ?? `wa-test-${randomBytes(6).toString('hex')}`;
   const messages: SentMessage[] = [];
   const templates = new Map<string, PeerTemplate>();
   const uploads = new Map<string, { fileName: string; length: number; type: string; received: number }>();

@@ -25,7 +25,9 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (!onPostgres) return;
-  peers = [await startWhatsAppPeer(), await startWhatsAppPeer()];
+  // One token for both (the channel's credentials reach either peer), unique to this file.
+  const accessToken = `wa-workers-${process.pid}-${Date.now()}`;
+  peers = [await startWhatsAppPeer({ accessToken }), await startWhatsAppPeer({ accessToken })];
   app = await buildApp({
     config: testConfig({ CRM_WHATSAPP_API_URL: peers[0].url, CRM_OUTBOUND_ALLOWLIST: '127.0.0.1' }),
     db: (await getApp()).db,
@@ -124,6 +126,11 @@ test.skipIf(!onPostgres)(
       expect(final.stats).toMatchObject({ sent: 5, failed: 0 });
     }
     const all = peers.flatMap((p) => p.messages);
+    const ours = new Set([...x.phones, ...y.phones]);
+    expect(
+      all.filter((m) => !ours.has(m.to)).map((m) => m.to),
+      'messages to numbers outside the audience',
+    ).toEqual([]);
     expect(all).toHaveLength(20);
     for (const p of peers) expect(p.messages.length, 'both processes sent').toBeGreaterThan(0);
     const times = all.map((m) => m.receivedAt).sort((a, b) => a - b);
