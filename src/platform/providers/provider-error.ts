@@ -35,6 +35,46 @@ export function toBadGateway(err: unknown): never {
 
 const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
 
+/** Network errors raised before a request could reach the provider (no connection, no TLS session): nothing sent. */
+const BEFORE_SENDING = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * A request that got no answer. Only a failure to connect proves the provider received nothing; a timeout, or a
+ * connection lost once open (reset, "other side closed"), may follow a request the provider took, so its outcome
+ * is unknown and an at-most-once sender does not repeat it (docs/messaging.md, "No message is sent twice").
+ */
+function unanswered(provider: ProviderError['provider'], err: unknown, timeoutMs: number) {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError')
+    return new ProviderError(provider, `no answer within ${timeoutMs} ms`, 0, false, undefined, true);
+  const code = e.cause?.code;
+  const detail = e.cause?.message || code || e.message;
+  // No cause: fetch refused the request before any I/O (its URL or headers); "bad port": a port fetch never dials.
+  if (!e.cause || (code && BEFORE_SENDING.has(code)) || detail === 'bad port')
+    return new ProviderError(provider, `unreachable (${detail})`, 0, false);
+  return new ProviderError(
+    provider,
+    `connection lost before an answer (${detail})`,
+    0,
+    false,
+    undefined,
+    true,
+  );
+}
+
 /**
  * One JSON request to a provider's trusted base URL (operator config, not user input), with a timeout.
  * Non-2xx answers and network errors become ProviderError with the provider's own message.
@@ -60,17 +100,12 @@ export async function providerRequest<T>(
       signal: AbortSignal.timeout(init.timeoutMs),
     });
   } catch (err) {
-    const timeout = (err as Error).name === 'TimeoutError';
-    throw new ProviderError(
-      provider,
-      timeout ? `no answer within ${init.timeoutMs} ms` : `unreachable (${(err as Error).message})`,
-      0,
-      false,
-      undefined,
-      timeout,
-    );
+    throw unanswered(provider, err, init.timeoutMs);
   }
-  const text = await res.text();
+  // The body can still fail (timeout, lost connection) after the status arrived: the outcome is as unknown.
+  const text = await res.text().catch((err) => {
+    throw unanswered(provider, err, init.timeoutMs);
+  });
   let body: any = null;
   try {
     body = text ? JSON.parse(text) : null;

@@ -79,6 +79,8 @@ export interface WhatsAppPeer {
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error. */
   failNext(count: number, status?: number, message?: string): void;
+  /** The next `count` message sends are accepted (in `messages`), then the connection is dropped unanswered. */
+  dropNext(count: number): void;
   /**
    * The next `count` message sends (to `to` only, when given) answer WhatsApp's error `code` as Meta does (body
    * and status; `status` overrides the status).
@@ -166,6 +168,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const requests: { method: string; path: string }[] = [];
   let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
   let delayMs = 0;
+  let drops = 0;
   let seq = 0;
   let limitFailures: { code: LimitCode; count: number; to?: string; status?: number }[] = [];
   let pairMs = 0;
@@ -219,6 +222,11 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         payload,
         receivedAt: now,
       });
+      if (drops > 0) {
+        drops--;
+        // Taken, then the connection lost before the answer: the sender cannot know the message left.
+        req.socket.destroy();
+      }
       return {
         status: 200,
         body: {
@@ -352,6 +360,9 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     requests,
     failNext(count, status = 500, message = '') {
       failures = { count, status, message };
+    },
+    dropNext(count) {
+      drops = count;
     },
     failNextWith(code, count, opts = {}) {
       limitFailures.push({ code, count, ...opts });

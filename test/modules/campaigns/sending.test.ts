@@ -282,6 +282,28 @@ describe('WhatsApp campaigns', () => {
     const r2 = (await t2.api.get(`/campaigns/${other.campaign.documentId}/recipients`)).body.data[0];
     expect(r2.error).toBe('whatsapp provider: Recipient phone number not in allowed list');
   });
+
+  test('a send whose connection was lost after the provider took it is failed as unknown, never sent again', async () => {
+    const t = await newTenant(env.app);
+    env.wa.dropNext(1);
+    const { campaign } = await whatsappCampaign(t, env, { city: 'dropped', contacts: 2 });
+    await t.api.post(`/campaigns/${campaign.documentId}/trigger`);
+    const final = await waitFor(
+      async () => (await t.api.get(`/campaigns/${campaign.documentId}`)).body,
+      done,
+      30_000,
+    );
+    expect(final.stats).toMatchObject({ total: 2, sent: 1, failed: 1 });
+    const failed = (await t.api.get(`/campaigns/${campaign.documentId}/recipients`)).body.data.find(
+      (r: { status: string }) => r.status === 'failed',
+    );
+    expect(failed.attempts).toBe(1);
+    expect(failed.error).toMatch(/connection lost before an answer .*outcome unknown, not resent/);
+    // Each person got the template once, the dropped one included (the peer took it before the connection went).
+    const mine = env.wa.messages.filter((m) => m.payload.template?.name === 'promo_dropped');
+    expect(mine).toHaveLength(2);
+    expect(new Set(mine.map((m) => m.to)).size).toBe(2);
+  });
 });
 
 describe('tracking across organizations', () => {

@@ -90,8 +90,34 @@ describe('WhatsApp Cloud API provider', () => {
     );
     const err = await p.sendText('551199', 'x').catch((e) => e);
     wa.setDelay(0);
-    expect(err).toMatchObject({ provider: 'whatsapp', status: 0, permanent: false });
+    expect(err).toMatchObject({ provider: 'whatsapp', status: 0, permanent: false, outcomeUnknown: true });
     expect(err.message).toMatch(/no answer within 100 ms/);
+  });
+
+  test('a refused connection proves nothing was sent; a connection lost after the request leaves the outcome unknown', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const refused = await whatsappProvider(
+      testConfig({ CRM_WHATSAPP_API_URL: `http://127.0.0.1:${port}` }),
+      creds(),
+    )
+      .sendText('551199', 'x')
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect(refused).toMatchObject({ status: 0, permanent: false, outcomeUnknown: false });
+    expect(refused.message).toMatch(/unreachable \(connect ECONNREFUSED/);
+
+    const before = wa.messages.length;
+    wa.dropNext(1);
+    const lost = await whatsappProvider(waConfig(), creds())
+      .sendText('551198', 'y')
+      .catch((e) => e);
+    // The peer took it: a sender that asked again would deliver it twice.
+    expect(wa.messages.length).toBe(before + 1);
+    expect(lost).toMatchObject({ status: 0, permanent: false, outcomeUnknown: true });
+    expect(lost.message).toMatch(/connection lost before an answer \(other side closed\)/);
   });
 });
 
