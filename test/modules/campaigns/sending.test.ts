@@ -216,8 +216,13 @@ describe('WhatsApp campaigns', () => {
     expect(final.stats).toMatchObject({ sent: 3, failed: 0 });
     const sent = env.wa.messages.filter((m) => m.payload.template?.name === 'promo_wa');
     expect(sent).toHaveLength(3);
-    expect(sent[0].payload.template.components[0].parameters[0]).toEqual({ type: 'text', text: 'Person 0' });
-    expect(sent[0].to).toMatch(/^55119\d{8}$/);
+    // Each person's name as the template's parameter; the sends leave concurrently, so in any order.
+    expect(
+      sent
+        .map((m) => m.payload.template.components[0].parameters[0])
+        .sort((a, b) => a.text.localeCompare(b.text)),
+    ).toEqual(['Person 0', 'Person 1', 'Person 2'].map((text) => ({ type: 'text', text })));
+    for (const m of sent) expect(m.to).toMatch(/^55119\d{8}$/);
 
     const contacts = await t.api.get('/contacts');
     const acts = await t.api.get(`/contacts/${contacts.body.data[0].documentId}/activities`);
