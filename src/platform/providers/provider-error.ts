@@ -98,13 +98,19 @@ export async function providerRequest<T>(
       headers: init.headers,
       body: init.body as BodyInit | undefined,
       signal: AbortSignal.timeout(init.timeoutMs),
+      // A redirect is an answer (a non-2xx ProviderError), never followed: a failure to connect to its target
+      // would otherwise read as "nothing sent" after the provider had taken the request.
+      redirect: 'manual',
     });
   } catch (err) {
     throw unanswered(provider, err, init.timeoutMs);
   }
-  // The body can still fail (timeout, lost connection) after the status arrived: the outcome is as unknown.
-  const text = await res.text().catch((err) => {
-    throw unanswered(provider, err, init.timeoutMs);
+  // The status arrived, so the request reached the provider: a body lost now (timeout, lost connection) leaves a
+  // 2xx's outcome unknown, and an error status still says what it says.
+  const text = await res.text().catch((err: Error) => {
+    const detail = `answer lost after HTTP ${res.status} (${(err.cause as Error | undefined)?.message || err.message})`;
+    if (res.ok) throw new ProviderError(provider, detail, 0, false, undefined, true);
+    throw new ProviderError(provider, detail, res.status, !retryable(res.status));
   });
   let body: any = null;
   try {

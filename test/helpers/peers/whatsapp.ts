@@ -79,8 +79,11 @@ export interface WhatsAppPeer {
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error. */
   failNext(count: number, status?: number, message?: string): void;
-  /** The next `count` message sends are accepted (in `messages`), then the connection is dropped unanswered. */
-  dropNext(count: number): void;
+  /**
+   * The next `count` message sends (to `to` only, when given) are accepted (in `messages`), then the connection is
+   * dropped unanswered.
+   */
+  dropNext(count: number, to?: string): void;
   /**
    * The next `count` message sends (to `to` only, when given) answer WhatsApp's error `code` as Meta does (body
    * and status; `status` overrides the status).
@@ -168,7 +171,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const requests: { method: string; path: string }[] = [];
   let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
   let delayMs = 0;
-  let drops = 0;
+  let drops: { count: number; to?: string } = { count: 0 };
   let seq = 0;
   let limitFailures: { code: LimitCode; count: number; to?: string; status?: number }[] = [];
   let pairMs = 0;
@@ -222,8 +225,8 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
         payload,
         receivedAt: now,
       });
-      if (drops > 0) {
-        drops--;
+      if (drops.count > 0 && (!drops.to || drops.to === payload.to)) {
+        drops.count--;
         // Taken, then the connection lost before the answer: the sender cannot know the message left.
         req.socket.destroy();
       }
@@ -361,8 +364,8 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     failNext(count, status = 500, message = '') {
       failures = { count, status, message };
     },
-    dropNext(count) {
-      drops = count;
+    dropNext(count, to) {
+      drops = { count, to };
     },
     failNextWith(code, count, opts = {}) {
       limitFailures.push({ code, count, ...opts });

@@ -109,15 +109,32 @@ describe('WhatsApp Cloud API provider', () => {
     expect(refused).toMatchObject({ status: 0, permanent: false, outcomeUnknown: false });
     expect(refused.message).toMatch(/unreachable \(connect ECONNREFUSED/);
 
-    const before = wa.messages.length;
-    wa.dropNext(1);
+    // Counted and dropped for this number only (the timeout test's late answer to 551199 may still arrive).
+    wa.dropNext(1, '551198');
     const lost = await whatsappProvider(waConfig(), creds())
       .sendText('551198', 'y')
       .catch((e) => e);
     // The peer took it: a sender that asked again would deliver it twice.
-    expect(wa.messages.length).toBe(before + 1);
+    expect(wa.messages.filter((m) => m.to === '551198')).toHaveLength(1);
     expect(lost).toMatchObject({ status: 0, permanent: false, outcomeUnknown: true });
     expect(lost.message).toMatch(/connection lost before an answer \(other side closed\)/);
+
+    // A redirect is the provider's answer, not followed: its target refusing the connection proves nothing.
+    const redirecting = createServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: `http://127.0.0.1:${port}/v21.0/1001/messages` }).end();
+    });
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    const moved = await whatsappProvider(
+      testConfig({
+        CRM_WHATSAPP_API_URL: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`,
+      }),
+      creds(),
+    )
+      .sendText('551197', 'z')
+      .catch((e) => e);
+    await new Promise((r) => redirecting.close(r));
+    expect(moved).toMatchObject({ status: 307, permanent: true, outcomeUnknown: false });
   });
 });
 
