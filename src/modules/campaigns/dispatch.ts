@@ -297,6 +297,15 @@ async function claimStep(
     );
     batch = batch.filter((r) => !busy.has(r.address));
   }
+  // The lease counts from the batch's slot, not from the claim: a wait for the channel (a throughput hold can be a
+  // minute) must not let another dispatcher take the rows back as interrupted and send them too.
+  if (delay > 0)
+    await repo.leaseFrom(
+      tx,
+      orgId,
+      batch.map((r) => r.id),
+      delay,
+    );
   return { stop: false as const, ctx, batch, delay, rate };
 }
 

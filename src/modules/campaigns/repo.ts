@@ -318,6 +318,18 @@ export async function failInterrupted(tx: Tx, orgId: number, campaignId: number,
   return rows.length;
 }
 
+/** Claimed rows whose send waits `delayMs` for the channel's slot: their lease starts then (failInterrupted). */
+export async function leaseFrom(tx: Tx, orgId: number, ids: number[], delayMs: number) {
+  if (ids.length === 0) return;
+  await tx.execute(
+    sql`update campaign_recipients set claimed_at = now() + make_interval(secs => ${delayMs / 1000}::float8)
+        where organization_id = ${orgId} and id in ${sql`(${sql.join(
+          ids.map((i) => sql`${i}`),
+          sql`, `,
+        )})`} and status = 'sending'`,
+  );
+}
+
 /** A claimed recipient's send starts now (committed before the provider is called). */
 export async function markAttempted(tx: Tx, orgId: number, id: number) {
   await tx.execute(
