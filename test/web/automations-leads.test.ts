@@ -7,7 +7,15 @@ import { getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { type LeadAdsPeer, startLeadAdsPeer } from '../helpers/peers/lead-ads.js';
 import { createCard, createPipeline } from '../modules/cards/factory.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole, watchRequests } from './helpers.js';
+import {
+  ensureWebBuild,
+  hasChromium,
+  launchBrowser,
+  requestsSeen,
+  shot,
+  watchConsole,
+  watchRequests,
+} from './helpers.js';
 
 /**
  * The automations and lead ads pages (issue 31 item 1) in pt-BR, end to end with the workers running: an
@@ -57,8 +65,6 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
     await peer?.close();
   });
 
-  /** Each page's API requests (watchRequests), for what a failure says. */
-  const requestsOf = new WeakMap<Page, () => string>();
   async function signedIn(phone = false) {
     const c = await browser.newContext({
       viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
@@ -68,7 +74,7 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
     });
     c.setDefaultTimeout(10_000);
     const p = await c.newPage();
-    requestsOf.set(p, watchRequests(p));
+    watchRequests(p);
     await p.goto(`${base}/app/`);
     await p.fill('input[type=email]', t.user.email);
     await p.fill('input[type=password]', t.user.password);
@@ -263,7 +269,7 @@ describe.skipIf(!hasChromium)('web app: automations and lead ads (Chromium)', ()
       .locator('tr', { hasText: 'Página Acme' })
       .waitFor()
       .catch((err: Error) => {
-        throw new Error(`${err.message}\n${requestsOf.get(p)?.()}`);
+        throw new Error(`${err.message}\n${requestsSeen(p)}`);
       });
     expect(await conns.locator('tbody tr').first().textContent()).toContain('Conectada');
     const integrations = (await t.api.get('/lead-integrations')).body.data;

@@ -137,6 +137,11 @@ export function watchConsole(page: Page, expectedStatuses: number[] = []) {
  * last ones answered (status and time). A step that "did not happen" then says whether the page was still waiting
  * for the service, got an error, or never asked.
  */
+const watched = new WeakMap<Page, () => string>();
+
+/** What watchRequests saw on this page, for a failure's message. */
+export const requestsSeen = (page: Page) => watched.get(page)?.() ?? 'requests not watched';
+
 export function watchRequests(page: Page) {
   const started = new Map<Request, number>();
   const done: string[] = [];
@@ -158,11 +163,13 @@ export function watchRequests(page: Page) {
   };
   page.on('requestfinished', (r) => void finish(r));
   page.on('requestfailed', (r) => void finish(r, `failed (${r.failure()?.errorText ?? '?'})`));
-  return () => {
+  const describe = () => {
     const now = Date.now();
     const pending = [...started].map(([r, at]) => `${label(r)} waiting ${now - at} ms`);
     return `in flight: ${pending.join('; ') || 'none'}. Last answered: ${done.join('; ') || 'none'}`;
   };
+  watched.set(page, describe);
+  return describe;
 }
 
 export const shot = (page: Page, name: string) =>

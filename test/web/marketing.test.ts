@@ -5,7 +5,15 @@ import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
 import { type ConversionsPeer, startConversionsPeer } from '../helpers/peers/conversions.js';
 import { seedContacts, segmentFor } from '../modules/campaigns/helpers.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole, watchRequests } from './helpers.js';
+import {
+  ensureWebBuild,
+  hasChromium,
+  launchBrowser,
+  requestsSeen,
+  shot,
+  watchConsole,
+  watchRequests,
+} from './helpers.js';
 
 /**
  * The marketing pages (issue 31 item 1) in pt-BR, end to end against the local WhatsApp Cloud API and SMTP peers
@@ -14,9 +22,6 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole, watchRe
  * and resume it; an e-mail template's preview and test send; a conversion pixel created and edited; refusals
  * shown; every page audited on a desktop and a 390 px phone.
  */
-/** Each page's API requests (watchRequests), for what a failure says. */
-const requestsOf = new WeakMap<Page, () => string>();
-
 /**
  * The new campaign's page opened; else the form's refusal, or "waiting" with the page's API requests in flight and
  * the last answered, is what the failure says.
@@ -28,7 +33,7 @@ async function opened(p: Page, form: Locator) {
         /\/app\/campaigns\/\w+/.test(p.url())
           ? 'opened'
           : (await form.locator('[role=alert]').allTextContents()).join(' | ') ||
-            `waiting (${requestsOf.get(p)?.() ?? 'requests not watched'})`,
+            `waiting (${requestsSeen(p)})`,
       { timeout: 20_000 },
     )
     .toBe('opened');
@@ -110,7 +115,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
 
   async function signedIn(phone = false, who: Tenant = t) {
     const p = await (await context(phone)).newPage();
-    requestsOf.set(p, watchRequests(p));
+    watchRequests(p);
     await p.goto(`${base}/app/`);
     await p.fill('input[type=email]', who.user.email);
     await p.fill('input[type=password]', who.user.password);
