@@ -11,13 +11,20 @@ import * as repo from './repo.js';
  * redelivery of the same message) finds the consent already withdrawn: nothing is recorded and nothing is sent.
  */
 
-export const stopReplyQueue: QueueDef = { name: 'consent-stop-reply', retryLimit: 3, retryDelay: 10 };
+/**
+ * At most once: pg-boss never runs a confirmation's job again (retryLimit 0), so a worker that dies after the send
+ * (its job expires) cannot lead to a second one. A send refused in a way that proves nothing went out is tried
+ * again as a new job (reply-worker.ts).
+ */
+export const stopReplyQueue: QueueDef = { name: 'consent-stop-reply', retryLimit: 0 };
 
 export interface StopReplyJob {
   orgId: number;
   channelId: number;
   to: string;
   text: string;
+  /** Sends tried before this one, each refused with proof that nothing was sent (absent: none). */
+  attempt?: number;
 }
 
 export const STOP_REPLY_TEXT = (org: string) =>

@@ -3,10 +3,15 @@ import { ProviderError } from '../../platform/providers/provider-error.js';
 import { channelProvider, findChannelById, lazyChannelKit } from '../channels/index.js';
 import { type StopReplyJob, stopReplyQueue } from './keywords.js';
 
+/** Sends after the first, each only when the previous one was refused with proof that nothing was sent. */
+const RETRIES = 3;
+const RETRY_DELAY_MS = 10_000;
+
 /**
- * Sends a stop keyword's confirmation (keywords.ts) inside the 24-hour window the person's message opened. Retried
- * only when the provider proves nothing was sent (refused connection, 429, 5xx); otherwise given up: a
- * confirmation twice is worse than none, and the withdrawal is recorded either way.
+ * Sends a stop keyword's confirmation (keywords.ts) inside the 24-hour window the person's message opened. Tried
+ * again, as a new job, only when the provider proves nothing was sent (refused connection, 429, 5xx); otherwise
+ * given up: a confirmation twice is worse than none, and the withdrawal is recorded either way. The job itself is
+ * never retried (stopReplyQueue): a worker that dies after the send leaves the job to expire as failed.
  */
 export async function registerStopReplyWorker(deps: WorkerDeps) {
   const kit = lazyChannelKit(deps.config, deps.db);
@@ -20,7 +25,11 @@ export async function registerStopReplyWorker(deps: WorkerDeps) {
     try {
       await p.client.sendText(job.to, job.text);
     } catch (err) {
-      if (err instanceof ProviderError && !err.permanent && !err.outcomeUnknown) throw err;
+      const nothingSent = err instanceof ProviderError && !err.permanent && !err.outcomeUnknown;
+      const attempt = job.attempt ?? 0;
+      if (!nothingSent || attempt >= RETRIES) return;
+      const startAfter = new Date(Date.now() + RETRY_DELAY_MS * 2 ** attempt);
+      await deps.jobs.send(stopReplyQueue, { ...job, attempt: attempt + 1 }, { startAfter });
     }
   });
 }
