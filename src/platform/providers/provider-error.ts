@@ -34,13 +34,21 @@ export function toBadGateway(err: unknown): never {
 }
 
 const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
+/**
+ * A gateway in front of the provider answered for it: 502 (the provider's answer was lost or unreadable) and 504
+ * (none came in time) follow a request that may have reached the provider, so the outcome is unknown, like a
+ * timeout of our own. Any other status is the provider's own refusal.
+ */
+const gatewayLost = (status: number) => status === 502 || status === 504;
 
 /** Network errors raised before a request could reach the provider (no connection, no TLS session): nothing sent. */
 const BEFORE_SENDING = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'EAI_FAIL',
   'EHOSTUNREACH',
+  'ENETDOWN',
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
@@ -51,19 +59,34 @@ const BEFORE_SENDING = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+type NetworkCause = { code?: string; message?: string; syscall?: string; errors?: unknown[] };
+
+/**
+ * A cause that proves the request never left: a known connect-phase code, a failure of the connect or name lookup
+ * call itself (a connect timeout included: no connection existed), or every attempt of a dual-stack connect
+ * (Node's AggregateError, one error per address tried) failing so.
+ */
+function beforeSending(cause: NetworkCause | undefined): boolean {
+  if (!cause) return false;
+  if (cause.code && BEFORE_SENDING.has(cause.code)) return true;
+  if (cause.syscall === 'connect' || cause.syscall === 'getaddrinfo') return true;
+  const attempts = Array.isArray(cause.errors) ? (cause.errors as NetworkCause[]) : [];
+  return attempts.length > 0 && attempts.every(beforeSending);
+}
+
 /**
  * A request that got no answer. Only a failure to connect proves the provider received nothing; a timeout, or a
  * connection lost once open (reset, "other side closed"), may follow a request the provider took, so its outcome
  * is unknown and an at-most-once sender does not repeat it (docs/messaging.md, "No message is sent twice").
  */
 function unanswered(provider: ProviderError['provider'], err: unknown, timeoutMs: number) {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const e = err as Error & { cause?: NetworkCause };
   if (e.name === 'TimeoutError')
     return new ProviderError(provider, `no answer within ${timeoutMs} ms`, 0, false, undefined, true);
   const code = e.cause?.code;
   const detail = e.cause?.message || code || e.message;
   // No cause: fetch refused the request before any I/O (its URL or headers); "bad port": a port fetch never dials.
-  if (!e.cause || (code && BEFORE_SENDING.has(code)) || detail === 'bad port')
+  if (!e.cause || beforeSending(e.cause) || detail === 'bad port')
     return new ProviderError(provider, `unreachable (${detail})`, 0, false);
   return new ProviderError(
     provider,
@@ -126,6 +149,7 @@ export async function providerRequest<T>(
       res.status,
       permanent ?? !retryable(res.status),
       code,
+      gatewayLost(res.status),
     );
   }
   return body as T;
