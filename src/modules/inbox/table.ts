@@ -125,6 +125,8 @@ export const chatMessages = pgTable(
       .on(t.organizationId, t.providerMessageId)
       .where(sql`provider_message_id is not null`),
     index('chat_messages_org_conversation_idx').on(t.organizationId, t.conversationId, t.id.desc()),
+    // The sends a crash left between their ledger row and the provider's answer (queued-sweep.ts): few, so small.
+    index('chat_messages_queued_idx').on(t.createdAt).where(sql`status = 'queued'`),
     foreignKey({
       name: 'chat_messages_conversation_fk',
       columns: [t.organizationId, t.conversationId],
