@@ -19,7 +19,8 @@ export interface ActionEnv {
   secret: string;
   /**
    * Commits "sending, outcome unknown" as the action's result before a message goes out: a crash after it never
-   * sends the message again (at most once, as campaigns); the runner overwrites it with the outcome.
+   * sends the message again (at most once, as campaigns); the runner overwrites it with the outcome. Throws, and
+   * the message must not be sent, when the run is no longer this worker's (claimed again after its lease).
    */
   reserve: () => Promise<void>;
   /** Stable per run and action: the webhook-id of an http_request, the same on every retry. */

@@ -139,44 +139,75 @@ export async function claimRunHeads(tx: Tx, orgId: number, limit: number, leaseU
     .sort((a, b) => a.run.id - b.run.id);
 }
 
-/** Appends one action's result, once: a result already at that index (a retry after a crash) is kept. */
+/**
+ * A claimed run as its worker holds it: the claim counted `attempts`, so a later claim of the run (another worker,
+ * after the lease) no longer matches, and the writes below change nothing for the worker it was taken from.
+ */
+export interface RunClaim {
+  id: number;
+  attempts: number;
+}
+
+const heldBy = (claim: RunClaim) =>
+  sql`id = ${claim.id} and status = 'pending' and attempts = ${claim.attempts}`;
+
+/**
+ * Appends one action's result at `index` while the claim still holds the run; whether it did (not when another
+ * worker claimed the run since, or a result is already at that index).
+ */
 export async function appendRunResult(
   tx: Tx,
   orgId: number,
-  runId: number,
+  claim: RunClaim,
   index: number,
   result: ActionResult,
 ) {
-  await tx.execute(
+  const rows = await queryRows(
+    tx,
     sql`update automation_runs set results = results || ${JSON.stringify([result])}::jsonb
-        where organization_id = ${orgId} and id = ${runId} and jsonb_array_length(results) = ${index}`,
+        where organization_id = ${orgId} and ${heldBy(claim)} and jsonb_array_length(results) = ${index}
+        returning 1`,
   );
+  return rows.length > 0;
 }
 
-/** Replaces one action's result (the outcome of a reserved send). */
+/** Replaces one action's result (the outcome of a reserved send) while the claim still holds the run; whether it did. */
 export async function setRunResult(
   tx: Tx,
   orgId: number,
-  runId: number,
+  claim: RunClaim,
   index: number,
   result: ActionResult,
 ) {
-  await tx.execute(
+  const rows = await queryRows(
+    tx,
     sql`update automation_runs set results = jsonb_set(results, ${`{${index}}`}::text[], ${JSON.stringify(result)}::jsonb)
-        where organization_id = ${orgId} and id = ${runId}`,
+        where organization_id = ${orgId} and ${heldBy(claim)} returning 1`,
+  );
+  return rows.length > 0;
+}
+
+/** Moves the leases of runs their worker still works on to `leaseUntil` (those still held by these claims). */
+export async function renewRunLeases(tx: Tx, orgId: number, claims: RunClaim[], leaseUntil: Date) {
+  await tx.execute(
+    sql`update automation_runs r set next_attempt_at = ${leaseUntil}
+        from jsonb_to_recordset(${JSON.stringify(claims)}::jsonb) as c(id bigint, attempts integer)
+        where r.organization_id = ${orgId} and r.id = c.id and r.attempts = c.attempts and r.status = 'pending'`,
   );
 }
 
 /** A run waiting for its retry: due again at `at`, the reason in its message. */
-export async function scheduleRunRetry(tx: Tx, orgId: number, runId: number, at: Date, message: string) {
-  await tx
-    .update(runs)
-    .set({ nextAttemptAt: at, message })
-    .where(and(eq(runs.organizationId, orgId), eq(runs.id, runId)));
+export async function scheduleRunRetry(tx: Tx, orgId: number, claim: RunClaim, at: Date, message: string) {
+  await tx.execute(
+    sql`update automation_runs set next_attempt_at = ${at}, message = ${message}
+        where organization_id = ${orgId} and ${heldBy(claim)}`,
+  );
 }
 
 export interface RunEndValues {
   id: number;
+  /** The claim's attempt: a run claimed again since (by another worker, after the lease) is not ended here. */
+  attempts: number;
   status: 'succeeded' | 'failed' | 'skipped';
   message: string | null;
   /** The last action's result and index, recorded with the end (replacing the outcome a reserved send left). */
@@ -185,19 +216,24 @@ export interface RunEndValues {
   reserved: boolean;
 }
 
-/** Ended runs in one statement: status, message, end time and each one's last action result. */
+/** Ended runs in one statement: status, message, end time and each one's last action result; the ids ended. */
 export async function recordRunEnds(tx: Tx, orgId: number, ends: RunEndValues[]) {
   // A last result is appended once (a result already at its index, after a crash, is kept), or replaces the
   // outcome a reserved send left.
-  await tx.execute(sql`update automation_runs r set
+  const rows = await queryRows<{ id: number }>(
+    tx,
+    sql`update automation_runs r set
       results = case when v.idx is null then r.results
                      when v.reserved then jsonb_set(r.results, array[v.idx::text], v.result)
                      when jsonb_array_length(r.results) = v.idx then r.results || jsonb_build_array(v.result)
                      else r.results end,
       status = v.status, message = v.message, finished_at = now()
     from jsonb_to_recordset(${JSON.stringify(ends)}::jsonb)
-      as v(id bigint, status text, message text, idx integer, result jsonb, reserved boolean)
-    where r.organization_id = ${orgId} and r.id = v.id`);
+      as v(id bigint, attempts integer, status text, message text, idx integer, result jsonb, reserved boolean)
+    where r.organization_id = ${orgId} and r.id = v.id and r.attempts = v.attempts and r.status = 'pending'
+    returning r.id`,
+  );
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 export interface ActorRow {
