@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -13,12 +14,24 @@ export interface TestSmtp {
   received: ReceivedMail[];
   /** Resolves once `predicate` holds for the received mail (polling), or rejects after `ms`. */
   waitFor(predicate: (mail: ReceivedMail[]) => boolean, ms?: number): Promise<void>;
+  /**
+   * The next `count` messages are received (in `received`), then their connection is dropped before the reply to
+   * the message: the client cannot know whether the server took it.
+   */
+  dropAfterData(count: number): void;
+  /** The next `count` messages are received (in `received`) and never answered: the client times out waiting. */
+  silenceAfterData(count: number): void;
   close(): Promise<void>;
 }
+
+/** smtp-server's connection object (not in its types): the session's id and its socket. */
+type ServerConnection = { id: string; _socket: Socket };
 
 /** A real SMTP server on the loopback interface: what the service's SMTP transport delivers to. */
 export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
+  let drops = 0;
+  let silences = 0;
   const options: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -40,6 +53,18 @@ export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSm
           messageId: header('Message-ID'),
           subject: header('Subject'),
         });
+        if (drops > 0) {
+          drops--;
+          const conn = [...(server as unknown as { connections: Set<ServerConnection> }).connections].find(
+            (c) => c.id === session.id,
+          );
+          conn?._socket.destroy();
+          return;
+        }
+        if (silences > 0) {
+          silences--;
+          return;
+        }
         setTimeout(() => callback(), opts.delayMs ?? 0);
       });
     },
@@ -62,6 +87,12 @@ export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSm
           throw new Error(`SMTP: condition not met after ${ms} ms (${received.length} received)`);
         await new Promise((r) => setTimeout(r, 100));
       }
+    },
+    dropAfterData(count) {
+      drops = count;
+    },
+    silenceAfterData(count) {
+      silences = count;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -59,14 +59,14 @@ const BEFORE_SENDING = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-type NetworkCause = { code?: string; message?: string; syscall?: string; errors?: unknown[] };
+export type NetworkCause = { code?: string; message?: string; syscall?: string; errors?: unknown[] };
 
 /**
  * A cause that proves the request never left: a known connect-phase code, a failure of the connect or name lookup
  * call itself (a connect timeout included: no connection existed), or every attempt of a dual-stack connect
  * (Node's AggregateError, one error per address tried) failing so.
  */
-function beforeSending(cause: NetworkCause | undefined): boolean {
+export function beforeSending(cause: NetworkCause | undefined): boolean {
   if (!cause) return false;
   if (cause.code && BEFORE_SENDING.has(cause.code)) return true;
   if (cause.syscall === 'connect' || cause.syscall === 'getaddrinfo') return true;

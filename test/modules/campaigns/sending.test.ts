@@ -311,6 +311,29 @@ describe('WhatsApp campaigns', () => {
   });
 });
 
+describe('e-mail sends whose outcome is unknown', () => {
+  test('an SMTP connection dropped after the message data went out fails that recipient as unknown, never sent again', async () => {
+    const t = await newTenant(env.app);
+    env.smtp.dropAfterData(1);
+    const { campaign } = await emailCampaign(t, { city: 'smtpdrop', contacts: 2, rate: 50 });
+    await t.api.post(`/campaigns/${campaign.documentId}/trigger`);
+    const final = await waitFor(
+      async () => (await t.api.get(`/campaigns/${campaign.documentId}`)).body,
+      done,
+      30_000,
+    );
+    expect(final.stats).toMatchObject({ total: 2, sent: 1, failed: 1 });
+    const failed = (await t.api.get(`/campaigns/${campaign.documentId}/recipients`)).body.data.find(
+      (r: { status: string }) => r.status === 'failed',
+    );
+    expect(failed.attempts).toBe(1);
+    expect(failed.error).toMatch(/email provider: .*outcome unknown, not resent/);
+    // Each person got the e-mail once, the dropped one included (the server took its data before the connection went).
+    const mine = env.smtp.received.filter((m) => m.to[0]?.endsWith('.smtpdrop@example.com'));
+    expect(mine.map((m) => m.to[0]).sort()).toEqual(['p0.smtpdrop@example.com', 'p1.smtpdrop@example.com']);
+  });
+});
+
 describe('tracking across organizations', () => {
   test("a token signed for one organization never touches another's counters; webhooks of one channel match only its messages", async () => {
     const a = await newTenant(env.app);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolvePublicHost } from '../../../src/platform/outbound/resolve-host.js';
 import { emailProvider } from '../../../src/platform/providers/email/client.js';
@@ -276,6 +276,79 @@ describe('SMTP provider', () => {
       smtp.url.replace('127.0.0.1', '127.0.0.2'),
     );
     expect(await refused.verify().catch((e) => e)).toMatchObject({ provider: 'email', permanent: true });
+  });
+
+  const mail = (id: string) => ({
+    from: 'news@example.com',
+    to: 'ana@example.com',
+    subject: 'Hi',
+    html: '<p>Hi</p>',
+    text: 'Hi',
+    messageId: `<${id}@crm.test>`,
+  });
+
+  test('a refused connection or a server that never greets sent nothing: retryable, outcome known', async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = emailProvider(testConfig({ SMTP_URL: `smtp://127.0.0.1:${port}` }));
+    expect(await refused.send(mail('refused')).catch((e) => e)).toMatchObject({
+      provider: 'email',
+      status: 0,
+      permanent: false,
+      outcomeUnknown: false,
+    });
+
+    const mute = createNetServer(() => {});
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    try {
+      const silent = emailProvider(
+        testConfig({
+          SMTP_URL: `smtp://127.0.0.1:${(mute.address() as AddressInfo).port}`,
+          CRM_PROVIDER_TIMEOUT_MS: 300,
+        }),
+      );
+      expect(await silent.send(mail('no-greeting')).catch((e) => e)).toMatchObject({
+        provider: 'email',
+        status: 0,
+        permanent: false,
+        code: 'ETIMEDOUT',
+        outcomeUnknown: false,
+      });
+    } finally {
+      mute.close();
+    }
+  });
+
+  test('a connection dropped, or never answered, after the message data went out: outcome unknown', async () => {
+    const server = await startSmtp();
+    try {
+      const p = emailProvider(testConfig({ SMTP_URL: server.url, CRM_PROVIDER_TIMEOUT_MS: 300 }));
+      server.dropAfterData(1);
+      expect(await p.send(mail('dropped')).catch((e) => e)).toMatchObject({
+        provider: 'email',
+        status: 0,
+        permanent: false,
+        outcomeUnknown: true,
+      });
+      server.silenceAfterData(1);
+      expect(await p.send(mail('unanswered')).catch((e) => e)).toMatchObject({
+        provider: 'email',
+        status: 0,
+        code: 'ETIMEDOUT',
+        outcomeUnknown: true,
+      });
+      // Both reached the server: sending them again would deliver them twice.
+      expect(server.received.map((m) => m.messageId)).toEqual([
+        '<dropped@crm.test>',
+        '<unanswered@crm.test>',
+      ]);
+      await p.send(mail('after'));
+      expect(server.received.at(-1)?.messageId).toBe('<after@crm.test>');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../../config.js';
 import { resolvePublicHost } from '../../outbound/resolve-host.js';
 import { OutboundBlockedError, parseAllowlist } from '../../outbound/safe-fetch.js';
-import { ProviderError } from '../provider-error.js';
+import { beforeSending, ProviderError } from '../provider-error.js';
 
 /**
  * E-mail over SMTP (nodemailer): a channel's own SMTP URL, else the service's SMTP_URL, else (embedded default,
@@ -94,15 +94,46 @@ async function transportFor(config: EmailConfig, channelUrl: string | undefined)
   return opened;
 }
 
+/**
+ * nodemailer's timers of the session's setup (`timeoutType` of its ETIMEDOUT): connecting, the greeting, a STARTTLS
+ * handshake. SOCKET_TIMEOUT, the idle timer that waits for every reply (the message's included), is not one.
+ */
+const SETUP_TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
+
+type SmtpError = {
+  responseCode?: number;
+  code?: string;
+  message?: string;
+  command?: string;
+  timeoutType?: string;
+  originalCode?: string;
+  syscall?: string;
+  errors?: unknown[];
+};
+
+/**
+ * A failure of the SMTP connection that proves none of the message was handed over: no such host, a TLS handshake
+ * or STARTTLS that failed, a connect, greeting or TLS upgrade that timed out, or the connect call itself failing
+ * (nodemailer replaces a socket error's code with ESOCKET and keeps the system's code, ECONNREFUSED and the like, in
+ * `originalCode`).
+ */
+function beforeMessage(e: SmtpError): boolean {
+  if (e.code === 'EDNS' || e.code === 'ETLS') return true;
+  if (e.code === 'ETIMEDOUT') return SETUP_TIMEOUTS.has(e.timeoutType ?? '');
+  return beforeSending({ code: e.originalCode ?? e.code, syscall: e.syscall, errors: e.errors });
+}
+
 function smtpFailure(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   if (err instanceof OutboundBlockedError) return new ProviderError('email', err.message, 0, true);
-  const e = err as { responseCode?: number; code?: string; message?: string; command?: string };
+  const e = err as SmtpError;
   const code = e.responseCode ?? 0;
-  // 5xx SMTP replies are permanent (bad mailbox, policy); 4xx and connection failures are worth a retry. A
-  // socket that dies or times out once the message data went out leaves its fate unknown.
-  const connectPhase = e.code === 'ECONNECTION' || e.code === 'EDNS' || e.command === 'CONN';
-  const unknown = code === 0 && !connectPhase && (e.code === 'ETIMEDOUT' || e.code === 'ESOCKET');
+  // 5xx SMTP replies are permanent (bad mailbox, policy); 4xx and connection failures are worth a retry. nodemailer
+  // tags every failure of the connection itself (socket error, close, timeout) with command 'CONN', whatever the
+  // session was doing, so 'CONN' alone does not mean "while connecting": a connection reset or closed, or a socket
+  // timeout, may follow the message data, its final reply lost. Such a failure leaves the message's fate unknown
+  // (at most once, docs/messaging.md) unless it proves nothing was handed over yet (beforeMessage).
+  const unknown = code === 0 && e.command === 'CONN' && !beforeMessage(e);
   return new ProviderError('email', e.message ?? 'SMTP failure', code, code >= 500, e.code, unknown);
 }
 
