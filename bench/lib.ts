@@ -299,8 +299,10 @@ export async function startServiceProcess(
   env: Record<string, string> = {},
   /** The checkout whose build serves (bench/ab.ts compares two). */
   dir = rootDir,
+  /** Node's own options before the script (bench/prof.ts: `--cpu-prof`). */
+  nodeArgs: string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/crm.js', 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/crm.js', 'serve'], {
     cwd: dir,
     env: {
       ...process.env,

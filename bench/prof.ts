@@ -5,12 +5,19 @@
  * the service's CPU per request (/proc), optionally under `node --cpu-prof`: the profile's self time summed by
  * function and by package is printed (the top 30), for finding where a request's Node time goes.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { endpoints, loadEndpoint } from './endpoints.js';
-import { numberFlag, parseFlags, processCpuMs, readMeta, removeCreatedCards, rootDir } from './lib.js';
+import {
+  numberFlag,
+  parseFlags,
+  processCpuMs,
+  readMeta,
+  removeCreatedCards,
+  rootDir,
+  startServiceProcess,
+  stopService,
+} from './lib.js';
 
 const flags = parseFlags(process.argv.slice(2));
 const only = String(flags.only ?? 'cards-list');
@@ -25,24 +32,7 @@ if (!ep) throw new Error(`no endpoint ${only}`);
 rmSync(profDir, { recursive: true, force: true });
 mkdirSync(profDir, { recursive: true });
 const args = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-const child = spawn(process.execPath, [...args, 'bin/crm.js', 'serve'], {
-  cwd: rootDir,
-  env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_ENABLED: 'false',
-    CRM_LOG_LEVEL: 'warn',
-    CRM_WORKERS: 'external',
-  },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-for (let i = 0; i < 600; i++) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) break;
-  } catch {}
-  await sleep(200);
-}
+const child = await startServiceProcess(port, {}, rootDir, args);
 await loadEndpoint(port, meta, ep, connections, 2);
 const cpu0 = processCpuMs(child.pid) ?? 0;
 const r = await loadEndpoint(port, meta, ep, connections, seconds);
@@ -51,8 +41,7 @@ const answered = r.requests.total;
 console.log(
   `${only}: ${r.requests.average} req/s, non2xx ${r.non2xx}, errors ${r.errors}, service CPU ${((cpu1 - cpu0) / answered).toFixed(2)} ms/req`,
 );
-child.kill('SIGINT');
-await new Promise((res) => child.once('exit', res));
+await stopService(child);
 if (only === 'cards-create') await removeCreatedCards(meta);
 if (flags['cpu-prof']) {
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));

@@ -7,6 +7,7 @@ import { queryRows } from '../../../src/platform/db/client.js';
 import type { Jobs } from '../../../src/platform/jobs/jobs.js';
 import { createBackground } from '../../../src/workers.js';
 import { getApp, type Tenant, testConfig } from '../../helpers/app.js';
+import { createWhatsAppChannel, type MessagingEnv } from '../../helpers/messaging.js';
 
 export interface Received {
   url: string;
@@ -37,6 +38,21 @@ export async function receiver(status: (n: number) => number = () => 200) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { got, url, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A WhatsApp channel of the tenant whose one approved template `name` (pt_BR, body "Oi") is synced: its documentId. */
+export async function channelWithTemplate(env: MessagingEnv, t: Tenant, name: string, id: string) {
+  const channel = (await createWhatsAppChannel(t.api, env)).documentId as string;
+  env.wa.templates.set(`${name}|pt_BR`, {
+    id,
+    name,
+    language: 'pt_BR',
+    category: 'UTILITY',
+    status: 'APPROVED',
+    components: [{ type: 'BODY', text: 'Oi' }],
+  });
+  await t.api.post(`/chat-channels/${channel}/templates/sync`);
+  return channel;
 }
 
 export const allowLoopback = () => testConfig({ CRM_OUTBOUND_ALLOWLIST: '127.0.0.1' });

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newTenant } from '../../helpers/app.js';
-import { createWhatsAppChannel, type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
+import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { grantMarketing } from '../campaigns/helpers.js';
 import { waNumber } from '../inbox/helpers.js';
-import { automationWorld } from './helpers.js';
+import { automationWorld, channelWithTemplate } from './helpers.js';
 
 /**
  * A claimed run's lease against a send that waits for its channel's slot longer than the lease (a throughput hold
@@ -21,16 +21,7 @@ beforeAll(async () => {
     config: { CRM_PROVIDER_TIMEOUT_MS: 1000, CRM_WHATSAPP_PAIR_INTERVAL_MS: 300 },
   });
   t = await world.track(await newTenant(env.app));
-  channel = (await createWhatsAppChannel(t.api, env)).documentId;
-  env.wa.templates.set('lease_auto|pt_BR', {
-    id: '9921',
-    name: 'lease_auto',
-    language: 'pt_BR',
-    category: 'UTILITY',
-    status: 'APPROVED',
-    components: [{ type: 'BODY', text: 'Oi' }],
-  });
-  await t.api.post(`/chat-channels/${channel}/templates/sync`);
+  channel = await channelWithTemplate(env, t, 'lease_auto', '9921');
 });
 afterAll(async () => {
   await world.close();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newTenant } from '../../helpers/app.js';
-import { createWhatsAppChannel, type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
+import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { waNumber } from '../inbox/helpers.js';
-import { automationWorld } from './helpers.js';
+import { automationWorld, channelWithTemplate } from './helpers.js';
 
 /**
  * send_template_message under WhatsApp's limits (issue 33 item 3): paced per recipient, 130429 and 131056 retried
@@ -17,16 +17,7 @@ let channel: string;
 beforeAll(async () => {
   env = await startMessaging({ config: { CRM_WHATSAPP_PAIR_INTERVAL_MS: PAIR_MS } });
   t = await world.track(await newTenant(env.app));
-  channel = (await createWhatsAppChannel(t.api, env)).documentId;
-  env.wa.templates.set('limits_auto|pt_BR', {
-    id: '9911',
-    name: 'limits_auto',
-    language: 'pt_BR',
-    category: 'UTILITY',
-    status: 'APPROVED',
-    components: [{ type: 'BODY', text: 'Oi' }],
-  });
-  await t.api.post(`/chat-channels/${channel}/templates/sync`);
+  channel = await channelWithTemplate(env, t, 'limits_auto', '9911');
 });
 afterAll(async () => {
   await world.close();

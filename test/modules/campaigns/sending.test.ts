@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryRows } from '../../../src/platform/db/client.js';
-import { apiClient, newTenant } from '../../helpers/app.js';
+import { apiClient, newTenant, type Tenant } from '../../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { emailCampaign, waitFor, whatsappCampaign } from './helpers.js';
 
@@ -15,6 +15,18 @@ afterAll(async () => env?.close());
 
 const anon = () => apiClient(env.app, {});
 const done = (c: any) => c.campaignStatus === 'completed' || c.campaignStatus === 'failed';
+
+/** A campaign of two triggered and run to its end with one recipient sent and one failed once: the failed one. */
+async function runWithOneFailure(t: Tenant, campaignId: string) {
+  await t.api.post(`/campaigns/${campaignId}/trigger`);
+  const final = await waitFor(async () => (await t.api.get(`/campaigns/${campaignId}`)).body, done, 30_000);
+  expect(final.stats).toMatchObject({ total: 2, sent: 1, failed: 1 });
+  const failed = (await t.api.get(`/campaigns/${campaignId}/recipients`)).body.data.find(
+    (r: { status: string }) => r.status === 'failed',
+  );
+  expect(failed.attempts).toBe(1);
+  return failed;
+}
 
 /** Header lines folded by the mailer, joined back. */
 const unfold = (raw: string) => raw.replace(/\r?\n[ \t]+/g, ' ');
@@ -292,17 +304,7 @@ describe('WhatsApp campaigns', () => {
     const t = await newTenant(env.app);
     env.wa.dropNext(1);
     const { campaign } = await whatsappCampaign(t, env, { city: 'dropped', contacts: 2 });
-    await t.api.post(`/campaigns/${campaign.documentId}/trigger`);
-    const final = await waitFor(
-      async () => (await t.api.get(`/campaigns/${campaign.documentId}`)).body,
-      done,
-      30_000,
-    );
-    expect(final.stats).toMatchObject({ total: 2, sent: 1, failed: 1 });
-    const failed = (await t.api.get(`/campaigns/${campaign.documentId}/recipients`)).body.data.find(
-      (r: { status: string }) => r.status === 'failed',
-    );
-    expect(failed.attempts).toBe(1);
+    const failed = await runWithOneFailure(t, campaign.documentId);
     expect(failed.error).toMatch(/connection lost before an answer .*outcome unknown, not resent/);
     // Each person got the template once, the dropped one included (the peer took it before the connection went).
     const mine = env.wa.messages.filter((m) => m.payload.template?.name === 'promo_dropped');
@@ -316,17 +318,7 @@ describe('e-mail sends whose outcome is unknown', () => {
     const t = await newTenant(env.app);
     env.smtp.dropAfterData(1);
     const { campaign } = await emailCampaign(t, { city: 'smtpdrop', contacts: 2, rate: 50 });
-    await t.api.post(`/campaigns/${campaign.documentId}/trigger`);
-    const final = await waitFor(
-      async () => (await t.api.get(`/campaigns/${campaign.documentId}`)).body,
-      done,
-      30_000,
-    );
-    expect(final.stats).toMatchObject({ total: 2, sent: 1, failed: 1 });
-    const failed = (await t.api.get(`/campaigns/${campaign.documentId}/recipients`)).body.data.find(
-      (r: { status: string }) => r.status === 'failed',
-    );
-    expect(failed.attempts).toBe(1);
+    const failed = await runWithOneFailure(t, campaign.documentId);
     expect(failed.error).toMatch(/email provider: .*outcome unknown, not resent/);
     // Each person got the e-mail once, the dropped one included (the server took its data before the connection went).
     const mine = env.smtp.received.filter((m) => m.to[0]?.endsWith('.smtpdrop@example.com'));
