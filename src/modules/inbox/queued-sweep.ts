@@ -21,29 +21,34 @@ export const queuedSweepQueue: QueueDef = { name: 'inbox-queued-sweep' };
 /** Fails the outgoing messages still queued `QUEUED_LIMIT_SECONDS` before `now`; answers how many. */
 export async function failInterruptedSends(db: Database, now = new Date()) {
   const cutoff = new Date(now.getTime() - QUEUED_LIMIT_SECONDS * 1000);
-  const failed = await queryRows<{ organization_id: number; id: number; conversation_id: number }>(
-    db.system,
-    sql`update chat_messages set status = 'failed', error = ${INTERRUPTED_ERROR}, updated_at = now()
-        where status = 'queued' and direction = 'outgoing' and created_at < ${cutoff}
-          ${ownOrganizations(db, sql`organization_id`)}
-        returning organization_id, id, conversation_id`,
-  );
-  const byOrg = new Map<number, typeof failed>();
-  for (const m of failed)
-    byOrg.set(Number(m.organization_id), [...(byOrg.get(Number(m.organization_id)) ?? []), m]);
-  for (const [orgId, messages] of byOrg)
+  const failed = (
+    await queryRows<{ organization_id: number; id: number; conversation_id: number }>(
+      db.system,
+      sql`update chat_messages set status = 'failed', error = ${INTERRUPTED_ERROR}, updated_at = now()
+          where status = 'queued' and direction = 'outgoing' and created_at < ${cutoff}
+            ${ownOrganizations(db, sql`organization_id`)}
+          returning organization_id, id, conversation_id`,
+    )
+  ).map((r) => ({
+    orgId: Number(r.organization_id),
+    id: Number(r.id),
+    conversationId: Number(r.conversation_id),
+  }));
+  // Announced per organization, in its own transaction, to whom may see each conversation.
+  for (const orgId of new Set(failed.map((m) => m.orgId)))
     await db.tenantTransaction(orgId, async (tx) => {
-      const ids = [...new Set(messages.map((m) => Number(m.conversation_id)))];
-      const assignees = new Map(
-        (await repo.conversationsByIds(tx, orgId, ids)).map((c) => [c.id, c.assigneeMembershipId]),
-      );
+      const messages = failed.filter((m) => m.orgId === orgId);
+      const conversations = await repo.conversationsByIds(tx, orgId, [
+        ...new Set(messages.map((m) => m.conversationId)),
+      ]);
+      const assignee = new Map(conversations.map((c) => [c.id, c.assigneeMembershipId]));
       for (const m of messages)
         await notifyLive(tx, {
           orgId,
           type: 'conversation.updated',
-          conversationId: Number(m.conversation_id),
-          messageId: Number(m.id),
-          assignee: assignees.get(Number(m.conversation_id)) ?? null,
+          conversationId: m.conversationId,
+          messageId: m.id,
+          assignee: assignee.get(m.conversationId) ?? null,
         });
     });
   return failed.length;

@@ -59,7 +59,7 @@ const BEFORE_SENDING = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-export type NetworkCause = { code?: string; message?: string; syscall?: string; errors?: unknown[] };
+type NetworkCause = { code?: string; message?: string; syscall?: string; errors?: unknown[] };
 
 /**
  * A cause that proves the request never left: a known connect-phase code, a failure of the connect or name lookup
