@@ -5,12 +5,13 @@ import type { WorkerDeps } from './platform/deps.js';
 import { createJobs } from './platform/jobs/jobs.js';
 import { createMailer, registerMailWorker } from './platform/mail/mailer.js';
 import { createMetrics } from './platform/metrics/metrics.js';
+import { secretBox } from './platform/secrets/encryption.js';
 
 export type { WorkerDeps } from './platform/deps.js';
 
 /** The mail worker, then every module's job handlers (ModuleRegistration.registerWorkers, src/modules.ts). */
 export async function registerWorkers(deps: WorkerDeps) {
-  await registerMailWorker(deps.jobs, deps.mailer);
+  await registerMailWorker(deps.jobs, deps.mailer, () => secretBox(deps.config, deps.db));
   for (const m of modules) await m.registerWorkers?.(deps);
 }
 

@@ -10,6 +10,8 @@ import { modules } from '../../src/modules.js';
 import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
 import { queueNameIn } from '../../src/platform/jobs/jobs.js';
+import { type MailJob, type MailMessage, openMail } from '../../src/platform/mail/mailer.js';
+import { secretBox } from '../../src/platform/secrets/encryption.js';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -163,8 +165,8 @@ export async function newTenant(app?: FastifyInstance): Promise<Tenant> {
  * delivered; taking it keeps a shared PostgreSQL database from piling up mail for the tests that run workers.
  */
 export async function invitationMail(email: string) {
-  const { db } = await getApp();
-  const [job] = await queryRows<{ data: { to: string; subject: string; text: string } }>(
+  const { db, config } = await getApp();
+  const [job] = await queryRows<{ data: MailJob }>(
     db.system,
     sql`delete from pgboss.job where id = (
           select id from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')} and data->>'to' = ${email}
@@ -172,9 +174,14 @@ export async function invitationMail(email: string) {
         returning data`,
   );
   if (!job) throw new Error(`no invitation mail to ${email}`);
-  const match = /(https?:\/\/\S+\/api(\/invitations\/(crm_inv_\w+)))/.exec(job.data.text);
-  if (!match) throw new Error(`no invitation link in: ${job.data.text}`);
-  return { ...job.data, link: match[1], path: match[2], token: match[3] };
+  return invitationLink(await openMail(job.data, () => secretBox(config, db)));
+}
+
+/** The link and token of an invitation e-mail (its body opened: invitations are queued sealed). */
+export function invitationLink(mail: MailMessage) {
+  const match = /(https?:\/\/\S+\/api(\/invitations\/(crm_inv_\w+)))/.exec(mail.text);
+  if (!match) throw new Error(`no invitation link in: ${mail.text}`);
+  return { ...mail, link: match[1], path: match[2], token: match[3] };
 }
 
 /** Adds a fresh user with a role to the tenant (invited, then accepting); returns its client and membership documentId. */

@@ -22,9 +22,19 @@ import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { jobReads } from '../../src/platform/db/job-reads.js';
 import { type LaggingReason, type LaggingTarget, MEASURE_EVERY_MS } from '../../src/platform/db/replica.js';
 import { queueNameIn } from '../../src/platform/jobs/jobs.js';
+import { type MailJob, openMail } from '../../src/platform/mail/mailer.js';
 import { createMetrics } from '../../src/platform/metrics/metrics.js';
+import { secretBox } from '../../src/platform/secrets/encryption.js';
 import { createBackground } from '../../src/workers.js';
-import { type Api, apiClient, newTenant, registerUser, type Tenant, testConfig } from '../helpers/app.js';
+import {
+  type Api,
+  apiClient,
+  invitationLink,
+  newTenant,
+  registerUser,
+  type Tenant,
+  testConfig,
+} from '../helpers/app.js';
 import {
   openReplicaDatabase,
   type PgPair,
@@ -74,12 +84,12 @@ describe.skipIf(missing !== null)('reads that may lag, on a streaming replica', 
     expect((await t.api.post('/memberships', { data: { email: user.email, role: 'admin' } })).status).toBe(
       202,
     );
-    const [job] = await queryRows<{ text: string }>(
+    const [job] = await queryRows<{ data: MailJob }>(
       db.system,
-      sql`select data->>'text' as text from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')}
+      sql`select data from pgboss.job where name = ${queueNameIn(process.env.CRM_JOBS_NAMESPACE ?? '', 'mail-send')}
             and data->>'to' = ${user.email}`,
     );
-    const path = /\/api(\/invitations\/crm_inv_\w+)/.exec(job.text)![1];
+    const { path } = invitationLink(await openMail(job.data, () => secretBox(config, db)));
     const userApi = apiClient(app, { authorization: `Bearer ${user.jwt}` });
     expect((await userApi.post(`${path}/accept`)).status).toBe(200);
     const headers = { authorization: `Bearer ${user.jwt}`, 'x-tenant-id': t.slug };

@@ -8,6 +8,7 @@ import { AppError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
+import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { userRefOf } from '../../platform/tenancy/memberships.js';
 import {
@@ -61,6 +62,7 @@ export async function inviteMember(deps: AppDeps, ctx: TenantContext, input: Inv
   if (input.role === 'owner') requireRole(ctx, 'owner');
   const token = randomToken(INVITATION_TOKEN_PREFIX);
   const expiresAt = new Date(Date.now() + INVITATION_DAYS * 86_400_000);
+  const seal = await secretBox(deps.config, deps.db);
   return ctx.transaction(async (tx) => {
     const row = await repo.upsertPendingInvitation(tx, ctx.orgId, {
       email: input.email,
@@ -70,7 +72,12 @@ export async function inviteMember(deps: AppDeps, ctx: TenantContext, input: Inv
       invitedByMembershipId: ctx.membershipId || null,
     });
     const org = (await findOrganizationById(tx, ctx.orgId))!;
-    await enqueueMail(deps.jobs, invitationMail(deps, org.name, row, token), { tx, orgId: ctx.orgId });
+    // The link is the invitation's secret: its body is sealed in the queue (only the hash is stored in clear).
+    await enqueueMail(deps.jobs, invitationMail(deps, org.name, row, token), {
+      tx,
+      orgId: ctx.orgId,
+      seal,
+    });
     await audit(tx, ctx, 'invitation.sent', row.documentId, { email: row.email, role: row.role });
     return toInvitation(row);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../../config.js';
 import type { Jobs, QueueDef, SendOptions } from '../jobs/jobs.js';
+import type { SecretBox } from '../secrets/encryption.js';
 
 export interface MailMessage {
   to: string | string[];
@@ -54,27 +55,49 @@ export const mailQueue: QueueDef = { name: 'mail-send', retryLimit: 8, retryDela
 /**
  * A queued mail: the message and the organization it is sent for. `orgId` follows the tenant jobs' convention, so
  * what acts on an organization's jobs finds its mail too: a person's erasure sweeps only that organization's
- * queued copies, an organization's deletion removes them (docs/lgpd.md).
+ * queued copies, an organization's deletion removes them (docs/lgpd.md). A mail that carries a secret (an
+ * invitation's link) has its body sealed: `sealed` holds text, html and icalEvent encrypted with the instance's
+ * secret box (AES-256-GCM, bound to the Message-ID), so the queue never holds the secret in clear (docs/security.md).
  */
-export type MailJob = MailMessage & { orgId?: number };
+export type MailJob = Partial<MailMessage> &
+  Pick<MailMessage, 'to' | 'subject'> & { orgId?: number; sealed?: string };
+
+type MailBody = Pick<MailMessage, 'text' | 'html' | 'icalEvent'>;
 
 export interface MailSendOptions extends SendOptions {
   /** The organization the mail is for; omit only for mail that belongs to none. */
   orgId?: number;
+  /** Seal the body with this box: the mail carries a secret (the worker opens it with the same instance key). */
+  seal?: SecretBox;
 }
 
+const sealContext = (messageId: string) => `mail:${messageId}`;
+
 export function enqueueMail(jobs: Jobs, msg: MailMessage, opts: MailSendOptions = {}) {
-  const { orgId, ...send } = opts;
+  const { orgId, seal, ...send } = opts;
+  const messageId = msg.messageId ?? `<${randomUUID()}@crm.localhost>`;
+  const { text, html, icalEvent, ...head } = msg;
+  const body: MailBody = { text, html, icalEvent };
   const job: MailJob = {
-    ...msg,
-    messageId: msg.messageId ?? `<${randomUUID()}@crm.localhost>`,
+    ...head,
+    messageId,
+    ...(seal ? { sealed: seal.encrypt(JSON.stringify(body), sealContext(messageId)) } : body),
     ...(orgId !== undefined && { orgId }),
   };
   return jobs.send(mailQueue, job, send);
 }
 
-export function registerMailWorker(jobs: Jobs, mailer: Mailer) {
-  return jobs.work<MailJob>(mailQueue, async ({ orgId: _org, ...msg }) => {
-    await mailer.send(msg);
+/** The message a queued mail job sends: its sealed body opened with the instance's box. */
+export async function openMail(job: MailJob, box: () => Promise<SecretBox>): Promise<MailMessage> {
+  const { orgId: _org, sealed, ...msg } = job;
+  if (sealed === undefined) return msg as MailMessage;
+  if (!msg.messageId) throw new Error('a sealed mail has no Message-ID to open it with');
+  const body = JSON.parse((await box()).decrypt(sealed, sealContext(msg.messageId))) as MailBody;
+  return { ...msg, ...body } as MailMessage;
+}
+
+export function registerMailWorker(jobs: Jobs, mailer: Mailer, box: () => Promise<SecretBox>) {
+  return jobs.work<MailJob>(mailQueue, async (job) => {
+    await mailer.send(await openMail(job, box));
   });
 }
