@@ -114,8 +114,9 @@ export async function pageTexts(page: Page): Promise<string[]> {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const el = n.parentElement;
       const text = n.textContent?.trim();
-      // <code>: identifiers a person types as they are (a token's scopes `contacts:read`).
-      if (!text || !el || el.closest('script,style,code')) continue;
+      // <code>: identifiers a person types as they are (a token's scopes `contacts:read`); translate="no": names the
+      // same in every language (the IANA time zones, America/Mexico_City).
+      if (!text || !el || el.closest('script,style,code,[translate=no]')) continue;
       if (el.closest('select') || visible(el) || el.closest('.sr-only')) out.push(text);
     }
     for (const el of document.querySelectorAll('[placeholder],[aria-label],[title]'))
