@@ -5,6 +5,7 @@ import { BulkBar } from '../components/contacts/BulkBar';
 import { ContactDetail } from '../components/contacts/ContactDetail';
 import { ContactEditor } from '../components/contacts/ContactEditor';
 import { ImportDialog } from '../components/contacts/ImportDialog';
+import { shownName } from '../components/contacts/lgpd';
 import { MergeDialog } from '../components/contacts/MergeDialog';
 import { type Contact, cw, day, phoneText, typeWord } from '../components/contacts/shared';
 import { Link } from '../components/Link';
@@ -88,7 +89,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
               <input
                 type="checkbox"
                 name={`select-${c.documentId}`}
-                aria-label={cw('select', { name: c.name })}
+                aria-label={cw('select', { name: shownName(c.name) })}
                 checked={selected.has(c.documentId)}
                 onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)}
               />
@@ -100,7 +101,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
       key: 'name',
       label: cw('name'),
       sortable: true,
-      render: (c) => <Link href={`/contacts/${c.documentId}`}>{c.name}</Link>,
+      render: (c) => <Link href={`/contacts/${c.documentId}`}>{shownName(c.name)}</Link>,
     },
     { key: 'contact_type', label: cw('type'), sortable: true, render: (c) => typeWord(c.contact_type) },
     { key: 'email', label: cw('email'), sortable: true, render: (c) => c.email ?? '' },

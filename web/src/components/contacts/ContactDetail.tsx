@@ -4,13 +4,16 @@ import { useState } from 'preact/hooks';
 import { ApiError, client, type Page, reason, unwrap } from '../../api';
 import { dateTime } from '../../i18n';
 import { timelineSentence } from '../../lib/events';
-import { refusalOf } from '../../lib/marketing';
+import { isAdmin, refusalOf } from '../../lib/marketing';
 import { list } from '../../lib/words';
 import { navigate } from '../../router';
 import { canWrite } from '../../session';
 import { Button, confirmAction, Field, Skeleton, toast } from '../../ui';
 import { NotFound } from '../NotFound';
+import { Consents } from './Consents';
 import { ContactEditor } from './ContactEditor';
+import { shownName } from './lgpd';
+import { Privacy } from './Privacy';
 import { type Contact, cw, fieldWord, valueText } from './shared';
 
 interface Activity {
@@ -53,7 +56,7 @@ function sentence(a: Activity): string {
   return timelineSentence(a);
 }
 
-/** One contact: every attribute, edit and delete, and its timeline. */
+/** One contact: every attribute, edit and delete, its timeline, its consents and (admins) its LGPD rights. */
 export function ContactDetail({ id }: { id: string }) {
   const qc = useQueryClient();
   const [editing, setEditing] = useState(false);
@@ -78,7 +81,7 @@ export function ContactDetail({ id }: { id: string }) {
     if (!c) return;
     const ok = await confirmAction({
       title: cw('removeTitle'),
-      text: cw('removeText', { name: c.name }),
+      text: cw('removeText', { name: shownName(c.name) }),
       confirmLabel: cw('remove'),
       danger: true,
     });
@@ -96,7 +99,7 @@ export function ContactDetail({ id }: { id: string }) {
   return (
     <aside class="detail ct-detail" aria-labelledby="contact-name" data-testid="contact-detail">
       <header class="ct-detail-head">
-        <h2 id="contact-name">{c?.name ?? cw('title')}</h2>
+        <h2 id="contact-name">{c ? shownName(c.name) : cw('title')}</h2>
         {c && canWrite() && (
           <span class="ds-actions">
             <Button variant="secondary" onClick={() => setEditing(true)}>
@@ -144,6 +147,8 @@ export function ContactDetail({ id }: { id: string }) {
         {timeline.data?.data.length === 0 && <li class="muted">{cw('noTimeline')}</li>}
       </ol>
       {c && canWrite() && <NoteForm id={id} />}
+      <Consents id={id} />
+      {c && isAdmin() && <Privacy contact={c} />}
       {editing && c && <ContactEditor contact={c} onClose={() => setEditing(false)} />}
     </aside>
   );
