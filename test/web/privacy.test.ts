@@ -177,6 +177,7 @@ describe.skipIf(!hasChromium)('web app: consents and LGPD rights on a contact (C
     const download = box.getByRole('link', { name: 'Baixar o arquivo (.zip)' });
     await download.waitFor();
     expect(await box.textContent()).toMatch(/Válido até \d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}; [\d,]+ kB\./);
+    await box.scrollIntoViewIfNeeded();
     await shot(p, 'privacy-export');
     const [file] = await Promise.all([p.waitForEvent('download'), download.click()]);
     expect(file.suggestedFilename()).toBe(`data-export-${request.documentId}.zip`);
@@ -185,7 +186,10 @@ describe.skipIf(!hasChromium)('web app: consents and LGPD rights on a contact (C
       expect.objectContaining({ document_id: id, email: who.email }),
     ]);
     expect(zip.json('consents.json')).toHaveLength(1);
-    // Used once: the service says so, and the link does not work again.
+    // Used once: the page no longer offers it, the service says so, and the link does not work again.
+    await box.getByText('Arquivo baixado: este link já foi usado.', { exact: false }).waitFor();
+    expect(await box.getByRole('link').count()).toBe(0);
+    expect(await box.getByLabel('Link do arquivo').count()).toBe(0);
     expect((await t.api.get(`/privacy-requests/${request.documentId}`)).body.downloadedAt).not.toBeNull();
     expect((await fetch(link)).status).toBe(404);
     expect(errors).toEqual([]);
@@ -248,6 +252,7 @@ describe.skipIf(!hasChromium)('web app: consents and LGPD rights on a contact (C
     const phoneShown = who.phone.replace(/^\+55(\d{2})(\d{5})(\d{4})$/, '+55 ($1) $2-$3');
     for (const gone of [who.name, who.email, phoneShown, who.cpfFormatted, 'Ligou de', 'Aceito receber'])
       expect(page).not.toContain(gone);
+    await box.scrollIntoViewIfNeeded();
     await shot(p, 'privacy-erased');
     expect((await t.api.get(`/contacts/${id}`)).body).toMatchObject({ name: 'Erased contact', email: null });
     expect(await requests()).toHaveLength(1);

@@ -129,14 +129,20 @@ function RequestHead({ label, request }: { label: string; request: PrivacyReques
   );
 }
 
-/** The export: its status and the link the service shows only in the answer to the request. */
+/**
+ * The export: its status and the link the service shows only in the answer to the request. The link works once:
+ * after the person used it the page says so instead of offering it again.
+ */
 function ExportRequest({ first, url }: { first: PrivacyRequest; url: string }) {
   const r = useRequest(first).data;
+  const [used, setUsed] = useState(false);
   return (
     <div class="ct-request ok" data-testid="export-request">
       <RequestHead label={pw('exportStatus')} request={r} />
       {r.status === 'failed' ? (
         <p>{pw('exportFailed')}</p>
+      ) : used ? (
+        <p>{pw('downloaded')}</p>
       ) : (
         <>
           <p>
@@ -153,7 +159,7 @@ function ExportRequest({ first, url }: { first: PrivacyRequest; url: string }) {
           </Field>
           {r.status === 'done' ? (
             <>
-              <a class="button-link" href={url} download>
+              <a class="button-link" href={url} download onClick={() => setUsed(true)}>
                 {pw('download')}
               </a>
               {r.expiresAt && (
