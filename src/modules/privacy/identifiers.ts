@@ -3,8 +3,11 @@
  * CNPJ turned into one PostgreSQL regular expression (ARE, matched case-insensitively) that finds every copy of
  * them in any text: the name as written, lower- or upper-cased and without accents (the search copies fold it);
  * the phone and the documents whatever their punctuation (`+55 (11) 98765-4321`, `5511987654321`,
- * `11987654321`; `529.982.247-25`, `52998224725`).
+ * `11987654321`; `529.982.247-25`, `52998224725`); and the e-mail and phone as the Conversions API receives them
+ * (SHA-256 of the normalised value, kept in the pixels' event log): a hash anyone holding the address can
+ * recompute identifies the person as well as the address does.
  */
+import { hashEmail, hashPhone } from '../../platform/providers/conversions/client.js';
 
 export interface PersonIdentifiers {
   name: string | null;
@@ -48,6 +51,15 @@ function documentAlternative(value: string | null): string | null {
   return digits.length >= 11 ? digitsPattern(digits) : null;
 }
 
+/** The SHA-256 forms of the e-mail and phone that the Conversions API events carry (hex: literal in a pattern). */
+function hashedAlternatives(p: PersonIdentifiers): string[] {
+  const out: string[] = [];
+  if (p.email?.trim()) out.push(hashEmail(p.email));
+  const phone = p.phone?.trim() ? hashPhone(p.phone) : undefined;
+  if (phone) out.push(phone);
+  return out;
+}
+
 /**
  * The pattern of every identifier of the person; null when there is none (a nameless contact with no address).
  * `withName: false` leaves the name out (a one-word name would match unrelated text: only the person's own rows
@@ -60,6 +72,7 @@ export function identifierPattern(p: PersonIdentifiers, opts: { withName: boolea
     phoneAlternative(p.phone),
     documentAlternative(p.cpf),
     documentAlternative(p.cnpj),
+    ...hashedAlternatives(p),
   ].filter((x): x is string => !!x);
   return parts.length ? `(${parts.join('|')})` : null;
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryRows } from '../../../src/platform/db/client.js';
 import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
 import { createCard, createPipeline } from '../cards/factory.js';
+import { createPerson, person, runRequest } from '../privacy/helpers.js';
 import { conversionsEnv } from './helpers.js';
 
 let env: Awaited<ReturnType<typeof conversionsEnv>>;
@@ -137,6 +138,37 @@ describe('conversion pixels', () => {
       eventId: `${card.documentId}:phase:${phase('qualified')}`,
     });
     expect(e.payload.user_data.em).toEqual([sha('ana@example.com')]);
+  });
+
+  test("an erased person's hashed e-mail and phone leave the pixel's event log (LGPD erasure)", async () => {
+    const { boardId, phase } = await createPipeline(t.api);
+    const p = await pixelFor(boardId, { phase: 'qualified' });
+    const who = person();
+    const contact = await createPerson(t.api, who);
+    const card = await createCard(t.api, boardId, {
+      contact,
+      fields: { name: 'Deal', email: 'deal-desk@example.com' },
+    });
+    await t.api.post(`/boards/${boardId}/cards/${card.documentId}/move`, { phase: phase('qualified') });
+    await env.cycle();
+    const hashes = [sha(who.email), sha(who.phone.slice(1))];
+    const [sent] = await eventsOf(p.documentId);
+    expect(sent.status).toBe('sent');
+    expect([...sent.payload.user_data.em, ...sent.payload.user_data.ph]).toEqual(
+      expect.arrayContaining(hashes),
+    );
+
+    const erase = await t.api.post(`/contacts/${contact}/erase`, { confirm: contact });
+    expect(erase.status).toBe(202);
+    await runRequest(t, erase.body.documentId, { db: env.db, config: env.config });
+    expect((await t.api.get(`/privacy-requests/${erase.body.documentId}`)).body.status).toBe('done');
+    const [after] = await eventsOf(p.documentId);
+    expect(after.payload.user_data.em).toEqual(['[erased]', sha('deal-desk@example.com')]);
+    const stored = await queryRows<{ payload: unknown }>(
+      env.db.system,
+      sql`select payload from conversion_events where card_document_id = ${card.documentId}`,
+    );
+    for (const h of hashes) expect(JSON.stringify(stored)).not.toContain(h);
   });
 
   test('admins only, and the conversions plan feature', async () => {
