@@ -222,13 +222,13 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
       await form.locator('input[name=meeting-card-search]').fill('Acme');
       await form.locator(`[data-pick-card="${deal.cardId}"]`).click();
       await form.locator('[data-testid=meeting-card]').waitFor();
-      expect(await form.locator('input[name=meeting-attendee]').inputValue()).toBe('compras@acme.example');
+      expect(await form.locator('input[name=meeting-attendees]').inputValue()).toBe('compras@acme.example');
       await form.locator('input[name=meeting-title]').fill('Apresentação da proposta');
       // Date and time as pt-BR writes them (dd/mm/aaaa, 24 h), not the browser's datetime-local.
       expect(await form.locator('input[name=meeting-start]').inputValue()).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
       expect(await form.locator('input[name=meeting-start-time]').inputValue()).toMatch(/^\d{2}:\d{2}$/);
       await form.getByRole('button', { name: 'Agendar' }).click();
-      await form.getByText('Reunião agendada').waitFor({ timeout: 20_000 });
+      await page.locator('.ds-toast', { hasText: 'Reunião agendada' }).waitFor({ timeout: 20_000 });
       const meetings = await t.api.get(`/boards/${deal.boardId}/cards/${deal.cardId}/calendar-meetings`);
       expect(meetings.body.data).toHaveLength(1);
       const meeting = meetings.body.data[0];

@@ -1,69 +1,150 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { type Card, client, reason, unwrap } from '../api';
+import { ApiError, type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
+import { wordsOf } from '../lib/area-words';
 import { findCards, useBoardList } from '../lib/board-queries';
 import { addDays, localInput } from '../lib/dates';
-import { w } from '../lib/words';
-import { Button } from '../ui';
-import { DateTimeInput } from './DateTimeInput';
+import { refusalOf } from '../lib/marketing';
+import { Button, Dialog, Field, Skeleton, toast } from '../ui';
+import * as catalogue from '../words/agenda';
+import { FreeSlots, MeetingTimes } from './MeetingTimes';
 
-/** A meeting on a card: board, card (title search), title, start, end, attendee (the card's contact by default). */
-export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () => void }) {
-  const qc = useQueryClient();
-  const [boardId, setBoardId] = useState(props.boardId ?? '');
-  const search = useCardSearch(boardId, !props.card);
-  const [card, setCard] = useState<Card | null>(props.card ?? null);
-  // Tomorrow at 10:00 (local), 30 minutes.
+const aw = wordsOf(catalogue);
+type Meeting = import('../api').Schemas['CalendarMeeting'];
+const FIELDS = ['title', 'start', 'end', 'attendees', 'location', 'description'];
+
+/** The form's values: a meeting's (editing) or a new one's (tomorrow 10:00 local, 30 minutes, the card's contact). */
+function initial(meeting?: Meeting, card?: Card) {
+  if (meeting)
+    return {
+      title: meeting.title,
+      start: localInput(new Date(meeting.start)),
+      end: localInput(new Date(meeting.end)),
+      attendees: meeting.attendees.map((a) => a.email).join(', '),
+      location: meeting.location ?? '',
+      description: meeting.description ?? '',
+    };
   const next = addDays(new Date(), 1);
   next.setHours(10, 0, 0, 0);
-  const [form, setForm] = useState({
+  return {
     title: '',
     start: localInput(next),
     end: localInput(new Date(next.getTime() + 30 * 60_000)),
-    attendee: props.card?.contact?.email ?? '',
-  });
-  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+    attendees: card?.contact?.email ?? '',
+    location: '',
+    description: '',
+  };
+}
+
+/**
+ * The API's refusal: field errors at their fields, else one line (an edit refused as organizer-only, cancelled or
+ * changed meanwhile is said as such).
+ */
+function refusal(err: unknown, editing: boolean) {
+  const r = refusalOf(err, FIELDS, (m) =>
+    /^must be after start/.test(m) ? aw('endAfterStart') : /14 days/.test(m) ? aw('atMost14Days') : null,
+  );
+  if (!editing || !(err instanceof ApiError) || Object.keys(r.fields).length) return r;
+  if (err.status === 403 && !err.details?.feature) return { fields: {}, general: aw('onlyOrganizer') };
+  if (err.status === 409) return { fields: {}, general: aw('meetingChanged') };
+  if (err.status === 422 && err.details?.status === 'cancelled')
+    return { fields: {}, general: aw('meetingCancelled') };
+  return r;
+}
+
+/**
+ * A meeting on a card: scheduled (board, card by title search, then the fields) or, given `meeting`, edited (its
+ * card stays). Title, start and end (or a free slot of the day), attendees' e-mails, place, description.
+ */
+export function MeetingForm(props: {
+  boardId?: string;
+  card?: Card;
+  meeting?: Meeting;
+  onDone?: () => void;
+}) {
+  const { meeting } = props;
+  const qc = useQueryClient();
+  const headingId = useId();
+  const [boardId, setBoardId] = useState(meeting?.board.documentId ?? props.boardId ?? '');
+  const search = useCardSearch(boardId, !props.card && !meeting);
+  const [card, setCard] = useState<Card | null>(props.card ?? null);
+  const cardId = meeting?.card.documentId ?? card?.documentId;
+  const [form, setForm] = useState(() => initial(meeting, props.card));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
-  const boards = useBoardList(!props.boardId);
+  const boards = useBoardList(!props.boardId && !meeting);
   const set = (k: keyof typeof form) => (e: Event) =>
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  // Names known for an address (the meeting's attendees, the card's contact) go with it.
+  const names = new Map(
+    [
+      ...(card?.contact?.email ? [{ email: card.contact.email, name: card.contact.name }] : []),
+      ...(meeting?.attendees ?? []),
+    ].map((a) => [a.email.toLowerCase(), a.name ?? null]),
+  );
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!card) return;
-    setStatus(null);
+    if (!cardId) return;
+    setErrors({});
+    setGeneral('');
     setBusy(true);
+    const data = {
+      title: form.title,
+      start: new Date(form.start).toISOString(),
+      end: new Date(form.end).toISOString(),
+      attendees: form.attendees
+        .split(/[\s,;]+/)
+        .filter(Boolean)
+        .map((email) => ({ email, name: names.get(email.toLowerCase()) ?? null })),
+      location: form.location.trim() || null,
+      description: form.description.trim() || null,
+    };
     try {
-      await unwrap(
-        client.POST('/api/boards/{boardId}/cards/{cardId}/calendar-meetings', {
-          params: { path: { boardId, cardId: card.documentId } },
-          body: {
-            data: {
-              title: form.title,
-              start: new Date(form.start).toISOString(),
-              end: new Date(form.end).toISOString(),
-              attendees: form.attendee.trim()
-                ? [{ email: form.attendee.trim(), name: card.contact?.name ?? null }]
-                : [],
-            },
-          },
-        }),
+      if (meeting)
+        await unwrap(
+          client.PATCH('/api/calendar-meetings/{id}', {
+            params: { path: { id: meeting.documentId } },
+            body: { data },
+          }),
+        );
+      else
+        await unwrap(
+          client.POST('/api/boards/{boardId}/cards/{cardId}/calendar-meetings', {
+            params: { path: { boardId, cardId } },
+            body: { data },
+          }),
+        );
+      toast(meeting ? aw('meetingSaved') : t('meetingCreated'));
+      if (!meeting) setForm({ ...form, title: '' });
+      await Promise.all(
+        ['agenda', 'meetings', 'meeting'].map((k) => qc.invalidateQueries({ queryKey: [k] })),
       );
-      setStatus({ kind: 'ok', text: t('meetingCreated') });
-      setForm({ ...form, title: '' });
-      await qc.invalidateQueries({ queryKey: ['agenda'] });
-      await qc.invalidateQueries({ queryKey: ['meetings'] });
       props.onDone?.();
     } catch (err) {
-      setStatus({ kind: 'error', text: reason(err) });
+      const r = refusal(err, !!meeting);
+      setErrors(r.fields);
+      setGeneral(r.general || reason(err));
     } finally {
       setBusy(false);
     }
   };
   return (
-    <form class="card-form" onSubmit={submit} aria-labelledby="meeting-title" data-testid="meeting-form">
-      <h2 id="meeting-title">{t('newMeeting')}</h2>
-      {!props.boardId && (
+    <form
+      class="card-form"
+      onSubmit={submit}
+      {...(meeting ? { 'aria-label': aw('editMeeting') } : { 'aria-labelledby': headingId })}
+      data-testid="meeting-form"
+    >
+      {!meeting && <h2 id={headingId}>{t('newMeeting')}</h2>}
+      {meeting && (
+        <p>
+          <span class="muted">{t('card')}:</span>{' '}
+          <strong data-testid="meeting-card">{meeting.card.title}</strong>
+        </p>
+      )}
+      {!props.boardId && !meeting && (
         <label>
           {t('board')}
           <select
@@ -84,34 +165,82 @@ export function MeetingForm(props: { boardId?: string; card?: Card; onDone?: () 
           </select>
         </label>
       )}
-      {!props.card && boardId && (
+      {!props.card && !meeting && boardId && (
         <CardPicker
           card={card}
           search={search}
           onPick={(c) => {
             setCard(c);
-            if (c?.contact?.email && !form.attendee) setForm({ ...form, attendee: c.contact.email });
+            if (c?.contact?.email && !form.attendees) setForm({ ...form, attendees: c.contact.email });
           }}
         />
       )}
-      <label>
-        {t('title')}
-        <input name="meeting-title" required value={form.title} onInput={set('title')} />
-      </label>
-      <MeetingTimes start={form.start} end={form.end} onChange={(times) => setForm({ ...form, ...times })} />
-      <label>
-        {t('attendeeEmail')}
-        <input name="meeting-attendee" type="email" value={form.attendee} onInput={set('attendee')} />
-      </label>
-      {status && (
-        <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
-          {status.text}
+      <Field label={t('title')} error={errors.title} required>
+        <input name="meeting-title" maxLength={255} value={form.title} onInput={set('title')} />
+      </Field>
+      <MeetingTimes
+        start={form.start}
+        end={form.end}
+        errors={errors}
+        onChange={(times) => setForm({ ...form, ...times })}
+      />
+      {cardId && (
+        <FreeSlots
+          boardId={boardId}
+          cardId={cardId}
+          start={form.start}
+          end={form.end}
+          onPick={(times) => setForm({ ...form, ...times })}
+        />
+      )}
+      <Field label={aw('attendees')} hint={aw('attendeesHint')} error={errors.attendees}>
+        <input
+          name="meeting-attendees"
+          type="email"
+          multiple
+          value={form.attendees}
+          onInput={set('attendees')}
+        />
+      </Field>
+      <Field label={aw('location')} error={errors.location}>
+        <input name="meeting-location" maxLength={1000} value={form.location} onInput={set('location')} />
+      </Field>
+      <Field label={t('description')} error={errors.description}>
+        <textarea name="meeting-description" rows={3} value={form.description} onInput={set('description')} />
+      </Field>
+      {general && (
+        <p role="alert" class="error">
+          {general}
         </p>
       )}
-      <Button submit disabled={!card} busy={busy}>
-        {t('schedule')}
-      </Button>
+      <div>
+        <Button submit disabled={!cardId} busy={busy}>
+          {meeting ? aw('saveMeeting') : t('schedule')}
+        </Button>
+      </div>
     </form>
+  );
+}
+
+/** A meeting's editor in a dialog: the meeting read, then its form. */
+export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const meeting = useQuery({
+    queryKey: ['meeting', id],
+    queryFn: () => unwrap(client.GET('/api/calendar-meetings/{id}', { params: { path: { id } } })),
+  });
+  return (
+    <Dialog open wide title={aw('editMeeting')} onClose={onClose}>
+      {meeting.error && (
+        <p role="alert" class="error">
+          {reason(meeting.error)}
+        </p>
+      )}
+      {meeting.data ? (
+        <MeetingForm meeting={meeting.data} onDone={onClose} />
+      ) : (
+        !meeting.error && <Skeleton lines={4} />
+      )}
+    </Dialog>
   );
 }
 
@@ -178,44 +307,5 @@ function CardPicker(props: {
         </>
       )}
     </fieldset>
-  );
-}
-
-/** Start and end; the end follows the start, keeping the duration. */
-function MeetingTimes(props: {
-  start: string;
-  end: string;
-  onChange: (times: { start: string; end: string }) => void;
-}) {
-  const id = useId();
-  return (
-    <div class="row">
-      <div class="field">
-        <label for={`${id}-start`}>{t('start')}</label>
-        <DateTimeInput
-          id={`${id}-start`}
-          timeLabel={`${t('start')}: ${w('timeOfDay')}`}
-          name="meeting-start"
-          required
-          value={props.start}
-          onChange={(start) => {
-            const length = new Date(props.end).getTime() - new Date(props.start).getTime();
-            const end = new Date(new Date(start).getTime() + (length > 0 ? length : 30 * 60_000));
-            props.onChange({ start, end: Number.isNaN(end.getTime()) ? props.end : localInput(end) });
-          }}
-        />
-      </div>
-      <div class="field">
-        <label for={`${id}-end`}>{t('end')}</label>
-        <DateTimeInput
-          id={`${id}-end`}
-          timeLabel={`${t('end')}: ${w('timeOfDay')}`}
-          name="meeting-end"
-          required
-          value={props.end}
-          onChange={(end) => props.onChange({ start: props.start, end })}
-        />
-      </div>
-    </div>
   );
 }

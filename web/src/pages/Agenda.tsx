@@ -3,11 +3,15 @@ import { useState } from 'preact/hooks';
 import { client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
 import { Link } from '../components/Link';
-import { MeetingForm } from '../components/MeetingForm';
+import { EditMeetingDialog, MeetingForm } from '../components/MeetingForm';
 import { getLang, t } from '../i18n';
-import { addDays } from '../lib/dates';
+import { wordsOf } from '../lib/area-words';
+import { addDays, time } from '../lib/dates';
 import { canWrite } from '../session';
 import { Button, confirmAction } from '../ui';
+import * as catalogue from '../words/agenda';
+
+const aw = wordsOf(catalogue);
 
 type Schemas = import('../api').Schemas;
 type Item = Schemas['AgendaItem'];
@@ -20,17 +24,19 @@ const mondayOf = (d: Date) => {
   return x;
 };
 const dayKey = (d: Date) => `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`;
-const time = (iso: string) =>
-  new Intl.DateTimeFormat(getLang(), { timeStyle: 'short' }).format(new Date(iso));
 const dayLabel = (d: Date) =>
   new Intl.DateTimeFormat(getLang(), { weekday: 'short', day: '2-digit', month: '2-digit' }).format(d);
 
-/** The merged agenda (calendar events with the meetings, tasks, card due dates, campaigns) by week or as a list. */
+/**
+ * The merged agenda (calendar events with the meetings, tasks, card due dates, campaigns) by week or as a list;
+ * its meetings edited and cancelled.
+ */
 export function AgendaPage() {
   const qc = useQueryClient();
   const [view, setView] = useState<'week' | 'list'>('week');
   const [from, setFrom] = useState(() => mondayOf(new Date()));
   const [error, setError] = useState('');
+  const [editing, setEditing] = useState<string | null>(null);
   const start = view === 'week' ? from : new Date(new Date().setHours(0, 0, 0, 0));
   const end = addDays(start, view === 'week' ? 7 : 30);
   const agenda = useQuery({
@@ -85,6 +91,14 @@ export function AgendaPage() {
           {' '}
           <Button
             variant="ghost"
+            data-edit-meeting={it.link.documentId}
+            onClick={() => setEditing(it.link!.documentId)}
+            aria-label={aw('editMeetingOf', { title: it.title })}
+          >
+            {aw('edit')}
+          </Button>{' '}
+          <Button
+            variant="ghost"
             data-cancel-meeting={it.link.documentId}
             onClick={() => cancel(it.link!.documentId)}
             aria-label={`${t('cancelMeeting')}: ${it.title}`}
@@ -112,7 +126,11 @@ export function AgendaPage() {
       {view === 'week' ? (
         <div class="week" data-testid="agenda-week">
           {days.map((d) => (
-            <section key={dayKey(d)} class={`day${dayKey(d) === dayKey(new Date()) ? ' today' : ''}`}>
+            <section
+              key={dayKey(d)}
+              data-day={dayKey(d)}
+              class={`day${dayKey(d) === dayKey(new Date()) ? ' today' : ''}`}
+            >
               <h2>{dayLabel(d)}</h2>
               <ul class="plain">{(byDay.get(dayKey(d)) ?? []).map(renderItem)}</ul>
             </section>
@@ -123,7 +141,7 @@ export function AgendaPage() {
           {days
             .filter((d) => byDay.has(dayKey(d)))
             .map((d) => (
-              <section key={dayKey(d)}>
+              <section key={dayKey(d)} data-day={dayKey(d)}>
                 <h2>{dayLabel(d)}</h2>
                 <ul class="plain">{byDay.get(dayKey(d))!.map(renderItem)}</ul>
               </section>
@@ -135,6 +153,7 @@ export function AgendaPage() {
         {canWrite() && connection && <MeetingForm />}
         <CalendarConnection connection={connection} loaded={!!connections.data} />
       </div>
+      {editing && <EditMeetingDialog id={editing} onClose={() => setEditing(null)} />}
     </section>
   );
 }

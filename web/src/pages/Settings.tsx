@@ -6,7 +6,10 @@ import { Members } from './settings/Members';
 import { Organization } from './settings/Organization';
 import { Tokens } from './settings/Tokens';
 
-/** Settings: the person's profile, API tokens and connected applications; the organization's name, time zone and members. */
+/**
+ * Settings: the person's profile, API tokens and connected applications; the organization's name, time zone and
+ * members.
+ */
 export function SettingsPage() {
   return (
     <section class="page settings" data-testid="settings">
