@@ -163,6 +163,38 @@ describe.skipIf(!hasChromium)('web app: inbox, agenda, settings (Chromium)', () 
     await expect.poll(async () => (await t.api.get(`/conversations/${conv.id}`)).body.unreadCount).toBe(0);
   });
 
+  test('a reply whose answer never reached the page, sent again, reaches the person once', async () => {
+    const text = 'Segue o orçamento, Carla.';
+    const before = env.wa.messages.length;
+    const keys: string[] = [];
+    const pattern = '**/api/conversations/*/messages';
+    await page.route(pattern, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push(route.request().headers()['idempotency-key']);
+      if (keys.length > 1) return route.fallback();
+      // The service takes the first send and answers; the page never sees the answer (a dropped connection).
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.fill('#reply', text);
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await page.locator('[data-testid=send-error]').waitFor();
+    expect(await page.inputValue('#reply')).toBe(text);
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await page.locator('[data-testid=messages] .msg.outgoing').getByText(text).waitFor();
+    await page.unroute(pattern);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^web-[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(env.wa.messages.slice(before).filter((m) => m.payload?.text?.body === text)).toHaveLength(1);
+    const thread = await t.api.get(`/conversations/${conv.id}/messages`, { limit: 100 });
+    expect(thread.body.data.filter((m: { content: string }) => m.content === text)).toHaveLength(1);
+    // The dropped connection is the test's own doing, not the page's.
+    const reset = errors.findIndex((e) => e.includes('ERR_CONNECTION_RESET'));
+    expect(reset).toBeGreaterThanOrEqual(0);
+    errors.splice(reset, 1);
+  });
+
   test('status and assignment change through the thread header; filters narrow the list', async () => {
     await page.selectOption('select[name=conversation-assignee]', { label: t.user.username });
     await expect

@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Conversation, client, reason, unwrap } from '../../api';
 import { t } from '../../i18n';
+import { onceKey } from '../../lib/idempotency';
 import { Button } from '../../ui';
 
 type Schemas = import('../../api').Schemas;
@@ -24,7 +25,10 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [template, setTemplate] = useState(!windowOpen);
   useEffect(() => setTemplate(!windowOpen), [conv.id, windowOpen]);
+  // A message re-sent after its answer was lost keeps its key: the service sends it once.
+  const once = useMemo(onceKey, []);
   const send = async (message: Record<string, unknown>) => {
+    if (sending) return;
     setError(null);
     setSending(true);
     try {
@@ -32,8 +36,10 @@ export function Composer({
         client.POST('/api/conversations/{id}/messages', {
           params: { path: { id: conv.id } },
           body: { data: { message } } as never,
+          headers: { 'Idempotency-Key': once.keyFor({ conversation: conv.id, message }) },
         }),
       );
+      once.settle();
       setText('');
       await Promise.all([
         qc.invalidateQueries({ queryKey: ['messages', conv.id] }),
@@ -41,6 +47,7 @@ export function Composer({
         qc.invalidateQueries({ queryKey: ['conversations'] }),
       ]);
     } catch (err) {
+      if (err instanceof ApiError && err.status < 500) once.settle();
       const windowClosed = err instanceof ApiError && err.status === 422 && !!err.details?.window;
       setError({ text: reason(err), window: windowClosed });
       if (windowClosed) setTemplate(true);
