@@ -119,8 +119,9 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     await form.locator('input[name=meeting-start]').fill(typed(dayB));
     await form.locator('input[name=meeting-start-time]').fill('15:00');
     // The end follows the start, keeping the length (45 minutes).
-    expect(await form.locator('input[name=meeting-end]').inputValue()).toBe(typed(dayB));
-    expect(await form.locator('input[name=meeting-end-time]').inputValue()).toBe('15:45');
+    // (The fields show a new value after the render's effects: polled.)
+    await expect.poll(() => form.locator('input[name=meeting-end]').inputValue()).toBe(typed(dayB));
+    await expect.poll(() => form.locator('input[name=meeting-end-time]').inputValue()).toBe('15:45');
     await form.locator('input[name=meeting-attendees]').fill('compras@acme.example, financeiro@acme.example');
     await form.locator('input[name=meeting-location]').fill('https://meet.example.com/acme');
     await form.getByRole('button', { name: 'Salvar alterações' }).click();
@@ -163,8 +164,8 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     expect(times).toContain('16:00');
     await slots.getByRole('button', { name: 'Marcar às 11:00' }).click();
     const form = dialog().locator('[data-testid=meeting-form]');
-    expect(await form.locator('input[name=meeting-start-time]').inputValue()).toBe('11:00');
-    expect(await form.locator('input[name=meeting-end-time]').inputValue()).toBe('11:45');
+    await expect.poll(() => form.locator('input[name=meeting-start-time]').inputValue()).toBe('11:00');
+    await expect.poll(() => form.locator('input[name=meeting-end-time]').inputValue()).toBe('11:45');
     await form.getByRole('button', { name: 'Salvar alterações' }).click();
     await dialog().waitFor({ state: 'detached', timeout: 20_000 });
     await page
