@@ -11,6 +11,7 @@ import { Button } from '../ui';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { CardForm, useCardDraft } from './CardForm';
 import { DateInput } from './DateInput';
+import { CardProducts } from './sales/CardProducts';
 
 interface Comment {
   documentId: string;
@@ -28,7 +29,7 @@ interface Task {
   dueDate: string | null;
 }
 
-/** The card drawer: fields by type with the board's show/hide conditions, tags, assignees, contact, comments, history, tasks. */
+/** The card drawer: fields by type with the board's show/hide conditions, tags, assignees, contact, products and quotes, comments, history, tasks. */
 export function CardDrawer(props: {
   board: Board;
   cardId: string;
@@ -119,6 +120,7 @@ export function CardDrawer(props: {
               writable={writable}
               edit={edit}
             />
+            <CardProducts board={board} card={c} />
             <Tasks boardId={boardId} card={c} />
             <CardMeetings boardId={boardId} card={c} />
             <CardConversation card={c} />

@@ -117,10 +117,14 @@ export function useCategories() {
   });
 }
 
-/** The active products a quote line may use (first 100 by name). */
-export function useActiveProducts() {
+/**
+ * The active products a quote or card line may use (first 100 by name); with a search, those whose name or SKU
+ * contains it.
+ */
+export function useActiveProducts(search = '') {
+  const q = search.trim();
   return useQuery({
-    queryKey: ['products', 'active'],
+    queryKey: ['products', 'active', q],
     queryFn: async () =>
       (
         await unwrap(
@@ -129,7 +133,10 @@ export function useActiveProducts() {
               query: {
                 pagination: { pageSize: 100 },
                 sort: 'name:asc',
-                filters: { active: { $eq: true } },
+                filters: {
+                  active: { $eq: true },
+                  ...(q ? { $or: [{ name: { $containsi: q } }, { sku: { $containsi: q } }] } : {}),
+                },
               } as never,
             },
           }),
