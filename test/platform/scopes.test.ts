@@ -39,7 +39,7 @@ describe('token scopes', () => {
       for (const s of op.scopes)
         if (!SCOPES.includes(s as never)) wrong.push(`${op.method} ${op.path}: ${s}`);
       // Tenant operations also require the tenantId scheme (x-tenant-id); user routes (no tenant) do not.
-      const tenant = !/^\/api\/(users|organizations|oauth)(\/|$)|^\/api\/invitations\/\{token\}/.test(
+      const tenant = !/^\/api\/(users|organizations|oauth|auth)(\/|$)|^\/api\/invitations\/\{token\}/.test(
         op.path,
       );
       const expected = tenant ? { bearerAuth: op.scopes, tenantId: [] } : { bearerAuth: op.scopes };

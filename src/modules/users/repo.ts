@@ -74,3 +74,49 @@ export async function deleteToken(ex: Executor, userId: number, documentId: stri
     .returning({ id: apiTokens.id });
   return rows.length > 0;
 }
+
+/** Keeps a new pending reset code (its hash) for the user, replacing any earlier one. */
+export async function setPasswordReset(ex: Executor, id: number, hash: string, expiresAt: Date) {
+  await ex
+    .update(users)
+    .set({ passwordResetHash: hash, passwordResetExpiresAt: expiresAt, updatedAt: new Date() })
+    .where(eq(users.id, id));
+}
+
+/**
+ * Takes the pending reset code with this hash, once: the user it was for, with the code cleared in the same
+ * statement (a second use finds nothing); undefined when unknown, expired or the user is blocked.
+ */
+export async function takePasswordReset(ex: Executor, hash: string) {
+  const [row] = await ex
+    .update(users)
+    .set({ passwordResetHash: null, passwordResetExpiresAt: null })
+    .where(
+      and(
+        eq(users.passwordResetHash, hash),
+        sql`${users.passwordResetExpiresAt} > now()`,
+        eq(users.blocked, false),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/**
+ * Sets the password and ends the user's sessions issued before this second (a pending reset code is dropped):
+ * the JWT signed right after still stands.
+ */
+export async function setPassword(ex: Executor, id: number, passwordHash: string) {
+  const [row] = await ex
+    .update(users)
+    .set({
+      passwordHash,
+      sessionsValidFrom: sql`date_trunc('second', now())`,
+      passwordResetHash: null,
+      passwordResetExpiresAt: null,
+      updatedAt: new Date(),
+    })
+    .where(eq(users.id, id))
+    .returning();
+  return row;
+}

@@ -3,14 +3,18 @@ import { z } from 'zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { strictBucket } from '../../platform/http/rate-limit.js';
 import { deleted, idParams } from '../../platform/http/schemas.js';
+import * as passwords from './passwords.js';
 import {
   authResult,
+  changePasswordInput,
   createdToken,
   currentCredential,
+  forgotPasswordInput,
   generateTokenInput,
   loginInput,
   me,
   registerInput,
+  resetPasswordInput,
   tokenInfo,
   updateMeInput,
 } from './schema.js';
@@ -40,6 +44,53 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       schema: { tags, summary: 'Sign up a user', body: registerInput, response: { 200: authResult } },
     },
     async (req) => service.register(deps, req.body),
+  );
+
+  app.post(
+    '/auth/forgot-password',
+    {
+      config: { auth: 'public', ...strictBucket(deps.config, 'login') },
+      schema: {
+        tags,
+        summary: 'Ask for a password reset link by e-mail',
+        description: `When the address is an account's, e-mails it a link to choose a new password (valid ${passwords.PASSWORD_RESET_MINUTES} minutes, once; a newer request replaces it). The answer is the same whether or not the address is registered. Rate bucket \`login\`.`,
+        body: forgotPasswordInput,
+        response: { 200: z.object({ ok: z.literal(true) }) },
+      },
+    },
+    async (req) => passwords.forgotPassword(deps, req.body),
+  );
+
+  app.post(
+    '/auth/reset-password',
+    {
+      config: { auth: 'public', ...strictBucket(deps.config, 'login') },
+      schema: {
+        tags,
+        summary: 'Set a new password with the e-mailed code; a fresh session JWT',
+        description:
+          'The code of the link `POST /auth/forgot-password` e-mailed, the new password (8 to 200 characters) and the same again in `passwordConfirmation`. Every session issued before is ended (API tokens stay). 400 when the passwords differ or the code is unknown, used or expired.',
+        body: resetPasswordInput,
+        response: { 200: authResult },
+      },
+    },
+    async (req) => passwords.resetPassword(deps, req.body),
+  );
+
+  app.post(
+    '/auth/change-password',
+    {
+      config: { scope: 'account:write', auth: 'user', ...strictBucket(deps.config, 'login') },
+      schema: {
+        tags,
+        summary: 'Change the password (with the current one); a fresh session JWT',
+        description:
+          'With a session JWT: `currentPassword`, the new `password` (8 to 200 characters) and the same again in `passwordConfirmation`. Every other session issued before is ended; the answer carries a new one (API tokens stay). 400 when the current password is wrong or the passwords differ; 403 with an API or OAuth token.',
+        body: changePasswordInput,
+        response: { 200: authResult },
+      },
+    },
+    async (req) => passwords.changePassword(deps, req.principal!, req.body),
   );
 
   app.get(

@@ -27,6 +27,28 @@ export const registerInput = z.strictObject({
   name: displayName.optional(),
 });
 
+/** A new password, as at sign-up: 8 to 200 characters. */
+const newPassword = z.string().min(8, 'at least 8 characters').max(200, 'at most 200 characters');
+
+/** POST /auth/forgot-password (Strapi's shape). */
+export const forgotPasswordInput = z.strictObject({
+  email: z.string().trim().toLowerCase().pipe(z.email()).describe("the account's e-mail address"),
+});
+
+/** POST /auth/reset-password (Strapi's shape): the e-mailed code and the new password twice. */
+export const resetPasswordInput = z.strictObject({
+  code: z.string().min(1).max(200).describe('the code of the e-mailed link'),
+  password: newPassword,
+  passwordConfirmation: z.string().max(200).describe('the new password again'),
+});
+
+/** POST /auth/change-password (Strapi's shape). */
+export const changePasswordInput = z.strictObject({
+  currentPassword: z.string().min(1).max(200),
+  password: newPassword,
+  passwordConfirmation: z.string().max(200).describe('the new password again'),
+});
+
 /** PUT /users/me: what a person may change about themselves. */
 export const updateMeInput = z.strictObject({
   name: displayName.nullable().describe('display name (trimmed, 1 to 120 characters); null clears it'),

@@ -14,12 +14,18 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     blocked: boolean('blocked').notNull().default(false),
     confirmed: boolean('confirmed').notNull().default(true),
+    /** Session JWTs issued before this second are refused (set when the password changes); null: all stand. */
+    sessionsValidFrom: timestamp('sessions_valid_from', { withTimezone: true, mode: 'date' }),
+    /** The SHA-256 of the pending password reset code (e-mailed once, single use) and when it expires. */
+    passwordResetHash: text('password_reset_hash'),
+    passwordResetExpiresAt: timestamp('password_reset_expires_at', { withTimezone: true, mode: 'date' }),
     ...timestamps(),
   },
   (t) => [
     uniqueIndex('users_document_id_key').on(t.documentId),
     uniqueIndex('users_email_key').on(t.email),
     uniqueIndex('users_username_key').on(t.username),
+    uniqueIndex('users_password_reset_hash_key').on(t.passwordResetHash),
   ],
 );
 

@@ -221,11 +221,14 @@ async function resolve(
     );
     return row;
   }
-  const userId = await signer.verify(token);
-  if (userId === null) return undefined;
+  const session = await signer.verify(token);
+  if (session === null) return undefined;
+  // A session issued before the password last changed (or was reset) no longer stands.
   const [row] = await preparedRows<ResolvedRow>(
     db.system,
-    sql`select ${columns}, null::text[] as scopes from users u ${tenantJoin} where u.id = ${userId}`,
+    sql`select ${columns}, null::text[] as scopes from users u ${tenantJoin}
+        where u.id = ${session.userId}
+          and (u.sessions_valid_from is null or u.sessions_valid_from <= to_timestamp(${session.issuedAt}))`,
   );
   return row;
 }

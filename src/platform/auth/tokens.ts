@@ -25,9 +25,15 @@ export type TokenExpiration = keyof typeof TOKEN_EXPIRATIONS;
 
 const SESSION_SECONDS = 2 * 60 * 60;
 
+/** A verified session: its user and when it was issued (seconds since the epoch, the JWT's `iat`). */
+export interface Session {
+  userId: number;
+  issuedAt: number;
+}
+
 export interface SessionSigner {
   sign(userId: number): Promise<string>;
-  verify(token: string): Promise<number | null>;
+  verify(token: string): Promise<Session | null>;
 }
 
 /** Session tokens verified recently, by their exact text: a client sends the same token on every request. */
@@ -42,7 +48,7 @@ export function sessionSigner(secret: string): SessionSigner {
   ]);
   // token → (user id, expiry ms). Only tokens that verified are kept, until their `exp`; the same text cannot
   // carry another signature, so a hit is exactly the earlier verification's answer. Bounded: oldest out first.
-  const verified = new Map<string, { id: number; exp: number }>();
+  const verified = new Map<string, Session & { exp: number }>();
   return {
     sign: async (userId) =>
       new SignJWT({})
@@ -55,7 +61,7 @@ export function sessionSigner(secret: string): SessionSigner {
     verify: async (token) => {
       const hit = verified.get(token);
       if (hit) {
-        if (hit.exp > Date.now()) return hit.id;
+        if (hit.exp > Date.now()) return { userId: hit.userId, issuedAt: hit.issuedAt };
         verified.delete(token);
         return null;
       }
@@ -67,13 +73,14 @@ export function sessionSigner(secret: string): SessionSigner {
           requiredClaims: ['exp', 'iat', 'sub'],
           maxTokenAge: `${SESSION_SECONDS}s`,
         });
-        const id = Number(payload.sub);
-        if (!Number.isSafeInteger(id)) return null;
+        const userId = Number(payload.sub);
+        const issuedAt = Number(payload.iat);
+        if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(issuedAt)) return null;
         // The earlier of `exp` and the maximum age from `iat` (jose checked both).
-        const exp = Math.min(Number(payload.exp), Number(payload.iat) + SESSION_SECONDS) * 1000;
+        const exp = Math.min(Number(payload.exp), issuedAt + SESSION_SECONDS) * 1000;
         if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-        verified.set(token, { id, exp });
-        return id;
+        verified.set(token, { userId, issuedAt, exp });
+        return { userId, issuedAt };
       } catch {
         return null;
       }
