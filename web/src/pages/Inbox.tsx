@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Conversation, client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
 import { ConversationView, STATUSES } from '../components/inbox/ConversationView';
+import { StartConversation, scw } from '../components/inbox/StartConversation';
 import { NotFound } from '../components/NotFound';
 import { dateTime, t } from '../i18n';
 import { contactLabel } from '../lib/labels';
@@ -10,7 +11,8 @@ import { personName } from '../lib/people';
 import { num } from '../lib/words';
 import { type LiveEvent, useLive } from '../live';
 import { navigate } from '../router';
-import { Avatar, Badge, EmptyState, Pagination, Skeleton } from '../ui';
+import { canWrite } from '../session';
+import { Avatar, Badge, Button, EmptyState, Pagination, Skeleton } from '../ui';
 
 type Inbox = import('../api').Schemas['ChatInbox'];
 
@@ -102,6 +104,7 @@ function useInboxEvents(on: boolean, onOpen: () => void) {
 export function InboxPage({ conversationId }: { conversationId?: string }) {
   const f = useListFilters();
   const [live, setLive] = useState(false);
+  const [starting, setStarting] = useState(false);
   const inboxes = useQuery({
     queryKey: ['inboxes'],
     queryFn: async () => (await unwrap(client.GET('/api/inboxes'))).data as Inbox[],
@@ -130,6 +133,13 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
             </span>
           )}
         </h1>
+        {canWrite() && !!inboxes.data?.length && (
+          <div class="row">
+            <Button variant="secondary" onClick={() => setStarting(true)}>
+              {scw('newConversation')}
+            </Button>
+          </div>
+        )}
         <ListFilterBar f={f} inboxes={inboxes.data} />
         {(list.error || inboxes.error) && (
           <p role="alert" class="error">
@@ -154,6 +164,7 @@ export function InboxPage({ conversationId }: { conversationId?: string }) {
           <EmptyState text={t('pickConversation')} />
         </div>
       )}
+      <StartConversation open={starting} onClose={() => setStarting(false)} />
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { list } from '../../lib/words';
 import { navigate } from '../../router';
 import { canWrite } from '../../session';
 import { Button, confirmAction, Field, Skeleton, toast } from '../../ui';
+import { StartConversation, scw } from '../inbox/StartConversation';
 import { NotFound } from '../NotFound';
 import { Consents } from './Consents';
 import { ContactEditor } from './ContactEditor';
@@ -60,6 +61,7 @@ function sentence(a: Activity): string {
 export function ContactDetail({ id }: { id: string }) {
   const qc = useQueryClient();
   const [editing, setEditing] = useState(false);
+  const [writing, setWriting] = useState(false);
   const [error, setError] = useState('');
   const contact = useQuery({
     queryKey: ['contact', id],
@@ -104,6 +106,9 @@ export function ContactDetail({ id }: { id: string }) {
           <span class="ds-actions">
             <Button variant="secondary" onClick={() => setEditing(true)}>
               {cw('edit')}
+            </Button>
+            <Button variant="secondary" onClick={() => setWriting(true)}>
+              {scw('sendWhatsapp')}
             </Button>
             <Button variant="ghost" onClick={remove}>
               {cw('remove')}
@@ -150,6 +155,13 @@ export function ContactDetail({ id }: { id: string }) {
       <Consents id={id} />
       {c && isAdmin() && <Privacy contact={c} />}
       {editing && c && <ContactEditor contact={c} onClose={() => setEditing(false)} />}
+      {c && canWrite() && (
+        <StartConversation
+          open={writing}
+          onClose={() => setWriting(false)}
+          contact={{ documentId: c.documentId, name: shownName(c.name), phone: c.phone ?? null }}
+        />
+      )}
     </aside>
   );
 }

@@ -1,13 +1,13 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Conversation, client, reason, unwrap } from '../../api';
 import { t } from '../../i18n';
 import { onceKey } from '../../lib/idempotency';
 import { Button } from '../../ui';
+import { TemplateForm } from './TemplateForm';
 
 type Schemas = import('../../api').Schemas;
 type Inbox = Schemas['ChatInbox'];
-type Template = Schemas['WhatsAppTemplate'];
 
 /** The reply box of a conversation: free text inside the 24-hour window, else (or on request) a template. */
 export function Composer({
@@ -109,99 +109,5 @@ export function Composer({
         </p>
       )}
     </div>
-  );
-}
-
-/** The template alternative (outside the 24-hour window): an approved template of the channel and its variables. */
-function TemplateForm(props: {
-  channelId?: string;
-  sending: boolean;
-  onSend: (m: Record<string, unknown>) => Promise<void>;
-  onText?: () => void;
-}) {
-  const [picked, setPicked] = useState('');
-  const [params, setParams] = useState<string[]>([]);
-  const templates = useQuery({
-    queryKey: ['templates', props.channelId],
-    enabled: !!props.channelId,
-    queryFn: async () =>
-      (
-        (await unwrap(
-          client.GET('/api/chat-channels/{channelId}/templates', {
-            params: {
-              path: { channelId: props.channelId! },
-              query: { pagination: { pageSize: 100 } } as never,
-            },
-          }),
-        )) as { data: Template[] }
-      ).data.filter((x) => x.status === 'APPROVED'),
-  });
-  const tpl = templates.data?.find((x) => x.documentId === picked);
-  const body = String(
-    (tpl?.components.find((c) => String(c.type).toUpperCase() === 'BODY') as { text?: string } | undefined)
-      ?.text ?? '',
-  );
-  const vars = [...new Set([...body.matchAll(/\{\{(\d+)\}\}/g)].map((m) => m[1]))];
-  const rendered = body.replace(/\{\{(\d+)\}\}/g, (_, n: string) => params[Number(n) - 1] || `{{${n}}}`);
-  return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (!tpl) return;
-        void props.onSend({
-          content: rendered,
-          template_params: {
-            name: tpl.name,
-            category: tpl.category,
-            language: tpl.language,
-            processed_params: Object.fromEntries(vars.map((n) => [n, params[Number(n) - 1] ?? ''])),
-          },
-        });
-      }}
-    >
-      <label>
-        {t('template')}
-        <select
-          name="template"
-          value={picked}
-          onChange={(e) => setPicked((e.target as HTMLSelectElement).value)}
-        >
-          <option value="">—</option>
-          {templates.data?.map((x) => (
-            <option key={x.documentId} value={x.documentId}>
-              {x.name} ({x.language})
-            </option>
-          ))}
-        </select>
-      </label>
-      {templates.data?.length === 0 && <p class="muted small">{t('noTemplates')}</p>}
-      {templates.error && <p class="error">{reason(templates.error)}</p>}
-      {vars.map((n) => (
-        <label key={n}>
-          {`{{${n}}}`}
-          <input
-            name={`param-${n}`}
-            required
-            value={params[Number(n) - 1] ?? ''}
-            onInput={(e) => {
-              const next = [...params];
-              next[Number(n) - 1] = (e.target as HTMLInputElement).value;
-              setParams(next);
-            }}
-          />
-        </label>
-      ))}
-      {tpl && <p class="template-preview">{rendered}</p>}
-      <div class="row">
-        <Button submit disabled={!tpl} busy={props.sending}>
-          {t('sendTemplate')}
-        </Button>
-        {props.onText && (
-          <Button variant="ghost" onClick={props.onText}>
-            {t('freeText')}
-          </Button>
-        )}
-      </div>
-    </form>
   );
 }
