@@ -276,6 +276,11 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
       await s.getByRole('button', { name: 'Editar a proposta 1' }).click();
       await p.locator('dialog[open] select[name=item-1-product]').waitFor();
       await check('quote from the card');
+      // Escape closes the quote editor, not the drawer under it.
+      await p.keyboard.press('Escape');
+      await p.locator('dialog[open]').waitFor({ state: 'detached' });
+      await p.waitForTimeout(200);
+      expect(await p.locator('[data-testid=card-drawer]').count()).toBe(1);
       expect(errors).toEqual([]);
       await p.context().close();
     }

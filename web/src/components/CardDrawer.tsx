@@ -73,7 +73,9 @@ export function CardDrawer(props: {
     heading.current?.focus();
   }, [cardId]);
   useEffect(() => {
-    const esc = (e: KeyboardEvent) => e.key === 'Escape' && !e.defaultPrevented && onClose();
+    // A dialog opened over the drawer (the quote editor, a confirmation) takes its own Escape.
+    const esc = (e: KeyboardEvent) =>
+      e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('dialog[open]') && onClose();
     document.addEventListener('keydown', esc);
     return () => document.removeEventListener('keydown', esc);
   }, [onClose]);

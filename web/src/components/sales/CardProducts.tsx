@@ -238,8 +238,8 @@ function LineEditor({
   };
   return (
     <li data-line-id={l.documentId}>
+      <LineName line={l} />
       <form class="sales-line" aria-label={sw('lineOf', { name: l.name })} noValidate onSubmit={save}>
-        <LineName line={l} />
         <Field label={sw('quantity')} error={errors.quantity}>
           <input
             name="line-quantity"
