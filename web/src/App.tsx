@@ -13,6 +13,7 @@ import { KanbanPage } from './pages/Kanban';
 import { MorePage } from './pages/More';
 import { OAuthConsentPage } from './pages/OAuthConsent';
 import { OrgsPage } from './pages/Orgs';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/Passwords';
 import { PublicFormPage } from './pages/PublicForm';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { match, usePath } from './router';
@@ -78,14 +79,23 @@ export function App() {
   const form = match('/f/:boardId', path);
   if (form) return <PublicFormPage boardId={form.boardId} />;
 
-  if (!session) {
+  // The e-mailed reset link works signed in or not: it signs in with the new password.
+  if (!session || path === '/reset-password') {
     return (
       <div class="auth-shell">
         <header class="auth-head">
           <strong>{t('appName')}</strong>
           <LangPicker />
         </header>
-        {path === '/signup' ? <SignUpPage /> : <SignInPage />}
+        {path === '/signup' ? (
+          <SignUpPage />
+        ) : path === '/forgot-password' ? (
+          <ForgotPasswordPage />
+        ) : path === '/reset-password' ? (
+          <ResetPasswordPage />
+        ) : (
+          <SignInPage />
+        )}
       </div>
     );
   }

@@ -2,6 +2,7 @@ import { Profile } from '../components/Profile';
 import { t } from '../i18n';
 import { PageHeader } from '../ui';
 import { ConnectedApps } from './ConnectedApps';
+import { ChangePassword } from './Passwords';
 import { Members } from './settings/Members';
 import { Organization } from './settings/Organization';
 import { Tokens } from './settings/Tokens';
@@ -15,6 +16,7 @@ export function SettingsPage() {
     <section class="page settings" data-testid="settings">
       <PageHeader title={t('settings')} />
       <Profile />
+      <ChangePassword />
       <Organization />
       <Tokens />
       <ConnectedApps />

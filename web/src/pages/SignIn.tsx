@@ -5,6 +5,7 @@ import { t } from '../i18n';
 import { currentPath, navigate } from '../router';
 import { setSession } from '../session';
 import { Button, Field } from '../ui';
+import { pwd } from './Passwords';
 
 /** Where to go once signed in: back to an agent's confirmation link, else to the organizations. */
 function afterSignIn() {
@@ -71,6 +72,7 @@ export function SignInPage() {
       <Button submit busy={busy}>
         {t('signIn')}
       </Button>
+      <Link href="/forgot-password">{pwd('forgotLink')}</Link>
       <Link href="/signup">{t('noAccount')}</Link>
     </form>
   );
