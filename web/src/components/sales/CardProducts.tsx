@@ -358,35 +358,37 @@ function AddLine({
       aria-labelledby="card-product-add-title"
     >
       <h4 id="card-product-add-title">{sw('addLine')}</h4>
-      <fieldset class="sales-picker">
-        <legend>{sw('product')}</legend>
-        <p class="sales-chosen">
-          <strong>
-            {picked ? sw('chosen', { name: `${picked.name} · ${picked.sku}` }) : sw('noneChosen')}
-          </strong>
-        </p>
-        <Field label={sw('searchProduct')} error={errors.product}>
-          <input
-            type="search"
-            name="card-product-search"
-            autocomplete="off"
-            value={search}
-            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
-          />
-        </Field>
-        {searching && found.data && (
-          <ul class="plain" data-testid="card-product-results">
-            {found.data.slice(0, 8).map((p) => (
-              <li key={p.documentId}>
-                <button type="button" class="link" onClick={() => pick(p)}>
-                  {p.name} · {p.sku} · {money(p.price, currency)}
-                </button>
-              </li>
-            ))}
-            {found.data.length === 0 && <li class="muted">{sw('noProductFound')}</li>}
-          </ul>
-        )}
-      </fieldset>
+      <div class="mkt-row">
+        <fieldset class="sales-picker">
+          <legend>{sw('product')}</legend>
+          <p class="sales-chosen">
+            <strong>
+              {picked ? sw('chosen', { name: `${picked.name} · ${picked.sku}` }) : sw('noneChosen')}
+            </strong>
+          </p>
+          <Field label={sw('searchProduct')} error={errors.product}>
+            <input
+              type="search"
+              name="card-product-search"
+              autocomplete="off"
+              value={search}
+              onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+            />
+          </Field>
+          {searching && found.data && (
+            <ul class="plain" data-testid="card-product-results">
+              {found.data.slice(0, 8).map((p) => (
+                <li key={p.documentId}>
+                  <button type="button" class="link" onClick={() => pick(p)}>
+                    {p.name} · {p.sku} · {money(p.price, currency)}
+                  </button>
+                </li>
+              ))}
+              {found.data.length === 0 && <li class="muted">{sw('noProductFound')}</li>}
+            </ul>
+          )}
+        </fieldset>
+      </div>
       <div class="sales-line">
         <Field label={sw('quantity')} error={errors.quantity}>
           <input
