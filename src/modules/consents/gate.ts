@@ -50,6 +50,15 @@ export async function marketingBlocks(tx: Tx, orgId: number, contactIds: number[
   return out;
 }
 
+/**
+ * Whether the contact withdrew marketing on `channel`: the opt-out every marketing send honours, even one a
+ * person sends from a conversation (a MARKETING template; docs/lgpd.md, "Sends").
+ */
+export async function marketingWithdrawn(tx: Tx, orgId: number, contactId: number, channel: ConsentChannel) {
+  const states = await repo.statusesOf(tx, orgId, [contactId], channel, 'marketing');
+  return states.get(contactId) === 'withdrawn';
+}
+
 /** A human sentence for a skip reason (automation results). */
 export function skipSentence(reason: string, channel: ConsentChannel) {
   return reason === SKIP_WITHDRAWN

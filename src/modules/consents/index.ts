@@ -4,6 +4,7 @@ export {
   marketingBlocks,
   marketingRequiresConsent,
   marketingSkipReasonSql,
+  marketingWithdrawn,
   skipSentence,
 } from './gate.js';
 export { keywordForm, withdrawByStopKeywords } from './keywords.js';

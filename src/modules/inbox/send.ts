@@ -7,6 +7,7 @@ import { ProviderError, toBadGateway } from '../../platform/providers/provider-e
 import { whatsappLimit } from '../../platform/providers/whatsapp/errors.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { type ChannelKit, channelProvider, findChannelById, pacedSend } from '../channels/index.js';
+import { marketingWithdrawn } from '../consents/index.js';
 import { findContact } from '../contacts/index.js';
 import { whatsappTemplates } from '../templates/table.js';
 import { cardForConversation } from './ingest.js';
@@ -129,10 +130,13 @@ function templateComponents(t: TemplateParams) {
   return values.length ? [{ type: 'body', parameters: values.map((text) => ({ type: 'text', text })) }] : [];
 }
 
-/** A template the channel knows (synced) must be APPROVED; one it does not know is left to the provider. */
+/**
+ * A template the channel knows (synced) must be APPROVED; one it does not know is left to the provider. Answers
+ * the template's category: the synced one when known (the provider's word), else the one the request names.
+ */
 async function checkTemplate(tx: Tx, orgId: number, channelId: number, t: TemplateParams) {
   const [known] = await tx
-    .select({ status: whatsappTemplates.status })
+    .select({ status: whatsappTemplates.status, category: whatsappTemplates.category })
     .from(whatsappTemplates)
     .where(
       and(
@@ -150,6 +154,22 @@ async function checkTemplate(tx: Tx, orgId: number, channelId: number, t: Templa
         template: { name: t.name, language: t.language, status: known.status },
       },
     );
+  return (known?.category ?? t.category ?? '').toUpperCase();
+}
+
+/**
+ * A MARKETING template is not sent to a contact who withdrew WhatsApp marketing consent (the stop keyword, an
+ * unsubscribe, a recorded withdrawal): an opt-out holds for people's sends too. Other templates, and replies
+ * inside the 24-hour window, are conversation, not marketing (docs/lgpd.md, "Sends").
+ */
+async function checkMarketingOptOut(tx: Tx, orgId: number, contactId: number | null, category: string) {
+  if (category !== 'MARKETING' || contactId === null) return;
+  if (!(await marketingWithdrawn(tx, orgId, contactId, 'whatsapp'))) return;
+  throw new AppError(
+    'UnprocessableEntityError',
+    'The contact withdrew WhatsApp marketing consent: a MARKETING template is not sent to them. Send a UTILITY template, or reply inside the 24-hour window after they write',
+    { consent: { channel: 'whatsapp', purpose: 'marketing', status: 'withdrawn' } },
+  );
 }
 
 type Outgoing =
@@ -169,7 +189,13 @@ async function queueMessage(tx: Tx, ctx: TenantContext, conversationId: number, 
   const channel = await channelOf(tx, ctx.orgId, conv.inboxId);
   const template = out.kind === 'message' ? out.message.template_params : undefined;
   if (!template && !windowOpen(conv)) throw windowClosed(conv);
-  if (template) await checkTemplate(tx, ctx.orgId, channel.id, template);
+  if (template)
+    await checkMarketingOptOut(
+      tx,
+      ctx.orgId,
+      conv.contactId,
+      await checkTemplate(tx, ctx.orgId, channel.id, template),
+    );
   const row = await messagesRepo.insertMessage(tx, ctx.orgId, {
     conversationId: conv.id,
     direction: 'outgoing',

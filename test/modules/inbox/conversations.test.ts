@@ -296,6 +296,50 @@ describe('inboxes and conversations', () => {
     ).toBe(400);
   });
 
+  test('a MARKETING template is not sent to a contact who withdrew WhatsApp marketing consent; a UTILITY one is', async () => {
+    const t = await newTenant(env.app);
+    const { inboxId } = await inboxSetup(env, t, { board: false });
+    const phone = waNumber();
+    const contact = await t.api.post('/contacts', { data: { name: 'Olga', phone: `+${phone}` } });
+    const withdrawn = await t.api.post(`/contacts/${contact.body.documentId}/consents`, {
+      data: { channel: 'whatsapp', purpose: 'marketing', status: 'withdrawn' },
+    });
+    expect(withdrawn.status, JSON.stringify(withdrawn.body)).toBe(201);
+    const sentBefore = env.wa.messages.length;
+    const start = (category: string) =>
+      t.api.post('/conversations', {
+        data: {
+          inboxId,
+          contact: contact.body.documentId,
+          message: { content: 'Oferta', template_params: { name: 'promo', category, language: 'pt_BR' } },
+        },
+      });
+    const refused = await start('marketing');
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.error.message).toMatch(/withdrew WhatsApp marketing consent/);
+    expect(refused.body.error.details.consent).toEqual({
+      channel: 'whatsapp',
+      purpose: 'marketing',
+      status: 'withdrawn',
+    });
+    expect(env.wa.messages.length).toBe(sentBefore);
+    const utility = await start('UTILITY');
+    expect(utility.status, JSON.stringify(utility.body)).toBe(201);
+    expect(env.wa.messages.length).toBe(sentBefore + 1);
+    // In the conversation now open, a MARKETING template is refused alike; a reply inside the window is not marketing.
+    const conversationId = utility.body.conversation.id;
+    const again = await t.api.post(`/conversations/${conversationId}/messages`, {
+      data: {
+        message: {
+          content: 'Oferta',
+          template_params: { name: 'promo', category: 'MARKETING', language: 'pt_BR' },
+        },
+      },
+    });
+    expect(again.status).toBe(422);
+    expect(env.wa.messages.length).toBe(sentBefore + 1);
+  });
+
   test('start a conversation: a template outside the window; contact conversations; sync a contact', async () => {
     const t = await newTenant(env.app);
     const { inboxId, board } = await inboxSetup(env, t);
