@@ -103,6 +103,8 @@ export const wordsPtBR = {
   err_required: 'Preencha os campos obrigatórios de {phase} antes de sair: {fields}',
   err_required_short: 'Preencha os campos obrigatórios: {fields}',
   err_window: 'Fora da janela de 24 horas: envie um modelo aprovado.',
+  err_consent_withdrawn:
+    'O contato retirou o consentimento de marketing no WhatsApp: modelos de marketing não são enviados a ele. Use um modelo utilitário ou responda quando ele escrever.',
   err_feature: 'Não disponível no plano da organização ({feature}).',
   err_fields: 'Verifique os campos: {fields}',
   err_ValidationError: 'Dados inválidos',
@@ -224,6 +226,8 @@ export const wordsEn: Words = {
   err_required: 'Fill in the required fields of {phase} before leaving it: {fields}',
   err_required_short: 'Fill in the required fields: {fields}',
   err_window: 'Outside the 24-hour window: send an approved template.',
+  err_consent_withdrawn:
+    'The contact withdrew WhatsApp marketing consent: marketing templates are not sent to them. Use a utility template or reply when they write.',
   err_feature: "Not available on the organization's plan ({feature}).",
   err_fields: 'Check the fields: {fields}',
   err_ValidationError: 'Invalid data',

@@ -52,6 +52,7 @@ export function localError(err: Refusal, board?: BoardNames): string {
   if (Array.isArray(d.missingFields))
     return w('err_required_short', { fields: fieldLabels(board, d.missingFields).join(', ') });
   if (d.window) return w('err_window');
+  if (d.consent?.status === 'withdrawn') return w('err_consent_withdrawn');
   if (typeof d.feature === 'string') return w('err_feature', { feature: d.feature });
   if (Array.isArray(d.errors) && d.errors.length) {
     const items = (d.errors as FieldError[]).slice(0, 3).map((e) => {
