@@ -159,6 +159,7 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
     expect(await text(refusal)).toBe('Preço R$ 378,00 abaixo do mínimo R$ 400,00 de IMPL.');
     expect((await lines()).data[1].unitPrice).toBe(480);
     await impl.locator('input[name=line-unit-price]').fill('480');
+    expect(await impl.locator('.ds-field.has-error').count()).toBe(0);
 
     // A quote from the card's lines, opened in the quote editor.
     await s.getByRole('button', { name: 'Criar proposta' }).click();

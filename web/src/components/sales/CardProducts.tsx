@@ -207,6 +207,12 @@ function LineEditor({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  // A refusal no longer holds once the value changes: it goes until the next save says otherwise.
+  const edit = (set: (v: string) => void, e: Event) => {
+    set((e.target as HTMLInputElement).value);
+    setErrors({});
+    setGeneral('');
+  };
   const dirty = quantity !== amountText(l.quantity) || unitPrice !== amountText(l.unitPrice);
   const save = async (e: Event) => {
     e.preventDefault();
@@ -246,7 +252,7 @@ function LineEditor({
             inputMode="decimal"
             size={6}
             value={quantity}
-            onInput={(e) => setQuantity((e.target as HTMLInputElement).value)}
+            onInput={(e) => edit(setQuantity, e)}
           />
         </Field>
         <Field label={sw('unitPrice')} error={errors.unitPrice}>
@@ -255,7 +261,7 @@ function LineEditor({
             inputMode="decimal"
             size={9}
             value={unitPrice}
-            onInput={(e) => setUnitPrice((e.target as HTMLInputElement).value)}
+            onInput={(e) => edit(setUnitPrice, e)}
           />
         </Field>
         {l.discount > 0 && <span class="muted small">{sw('discountOff', { pct: pct(l.discount) })}</span>}
