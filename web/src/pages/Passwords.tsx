@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { ApiError, client, reason, unwrap } from '../api';
+import { client, unwrap } from '../api';
 import { Link } from '../components/Link';
 import { t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
+import { useSubmit } from '../lib/submit';
 import { navigate } from '../router';
 import { getSession, type Session, setSession } from '../session';
 import { Button, Field } from '../ui';
@@ -10,34 +11,6 @@ import * as catalogue from '../words/passwords';
 
 /** The words of forgotten and changed passwords (web/src/words/passwords.ts). */
 export const pwd = wordsOf(catalogue);
-
-/** The field a refusal names (`details.errors[0].path`), if any. */
-const refusedField = (err: unknown) =>
-  err instanceof ApiError
-    ? String((err.details?.errors as { path?: unknown[] }[] | undefined)?.[0]?.path?.[0] ?? '')
-    : '';
-
-/**
- * A submit that shows the service's refusal: busy while it runs, the error text after (`own` words a refusal
- * of a field this page knows better than the generic text).
- */
-function useSubmit(own: Record<string, string> = {}) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const run = async (fn: () => Promise<void>) => {
-    if (busy) return;
-    setBusy(true);
-    setError('');
-    try {
-      await fn();
-    } catch (err) {
-      setError(own[refusedField(err)] ?? reason(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, setError, busy, run };
-}
 
 /** `/app/forgot-password`: asks for the e-mailed reset link (POST /api/auth/forgot-password). */
 export function ForgotPasswordPage() {

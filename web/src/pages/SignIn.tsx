@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { client, reason, unwrap } from '../api';
+import { client, unwrap } from '../api';
 import { Link } from '../components/Link';
 import { t } from '../i18n';
+import { useSubmit } from '../lib/submit';
 import { currentPath, navigate } from '../router';
 import { setSession } from '../session';
 import { Button, Field } from '../ui';
@@ -14,27 +15,10 @@ function afterSignIn() {
   return back ? `${currentPath()}${location.search}` : '/orgs';
 }
 
-function useForm() {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError('');
-    try {
-      await fn();
-    } catch (err) {
-      setError(reason(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, busy, run };
-}
-
 export function SignInPage() {
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
-  const { error, busy, run } = useForm();
+  const { error, busy, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
@@ -80,7 +64,7 @@ export function SignInPage() {
 
 export function SignUpPage() {
   const [v, setV] = useState({ username: '', email: '', password: '' });
-  const { error, busy, run } = useForm();
+  const { error, busy, run } = useSubmit();
   const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
   const submit = (e: Event) => {
     e.preventDefault();
