@@ -4,7 +4,7 @@ import { newTenant, type Tenant } from '../helpers/app.js';
 import { radicaleMissing } from '../helpers/peers/radicale.js';
 import { boardAndCard, connectCalendar, startAgendaWorld } from '../modules/agenda/fixture.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
  * Editing a meeting from the agenda in pt-BR, end to end against a loopback Radicale (CalDAV): an end before the
@@ -73,23 +73,7 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     await world?.close();
   });
 
-  async function signedIn(phone = false) {
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-    });
-    c.setDefaultTimeout(10_000);
-    const p = await c.newPage();
-    await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', t.user.email);
-    await p.fill('input[type=password]', t.user.password);
-    await p.click('button[type=submit]');
-    await p.click(`button[data-org="${t.slug}"]`);
-    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
-    return p;
-  }
+  const signedIn = (phone = false) => signedInPage(browser, base, t.user, t.slug, { phone });
 
   /** The agenda's next 30 days, the meeting's editor opened from its item on `day`. */
   async function openEditor(p: Page, day: string, name: string) {

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { createCard, createPipeline } from '../modules/cards/factory.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
  * A card's products and a quote started from the card drawer, in pt-BR, end to end: a member adds two products
@@ -67,23 +67,8 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
     await app?.close();
   });
 
-  async function signedIn(who: { email: string; password: string }, slug = t.slug, phone = false) {
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-    });
-    c.setDefaultTimeout(10_000);
-    const p = await c.newPage();
-    await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', who.email);
-    await p.fill('input[type=password]', who.password);
-    await p.click('button[type=submit]');
-    await p.click(`button[data-org="${slug}"]`);
-    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
-    return p;
-  }
+  const signedIn = (who: { email: string; password: string }, slug = t.slug, phone = false) =>
+    signedInPage(browser, base, who, slug, { phone });
   /** The card's drawer opened from its address, its products section shown. */
   async function drawerOf(p: Page) {
     await p.goto(`${base}/app/boards/${boardId}/cards/${cardId}`);

@@ -105,15 +105,42 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A fresh visitor: its own cookies and storage, a desktop viewport, Brazilian locale and time zone. */
-export async function newPage(browser: Browser): Promise<Page> {
+/** How a test page is opened: a 1400 × 900 desktop, or `phone` (a 390 × 844 touch screen). */
+export interface PageOptions {
+  phone?: boolean;
+  acceptDownloads?: boolean;
+}
+
+/** A page in pt-BR on São Paulo time, in a context of its own. */
+export async function newPage(browser: Browser, opts: PageOptions = {}): Promise<Page> {
   const context = await browser.newContext({
-    viewport: { width: 1400, height: 900 },
+    viewport: opts.phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
+    ...(opts.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
     locale: 'pt-BR',
     timezoneId: 'America/Sao_Paulo',
+    acceptDownloads: opts.acceptDownloads,
   });
   // A step that has not happened in 10 s will not: fail fast (the whole file stays about a minute).
   context.setDefaultTimeout(10_000);
   return context.newPage();
+}
+
+/** A new page signed in as `user` through the sign-in form, in organization `slug`: on its boards. */
+export async function signedInPage(
+  browser: Browser,
+  base: string,
+  user: { email: string; password: string },
+  slug: string,
+  opts: PageOptions = {},
+): Promise<Page> {
+  const p = await newPage(browser, opts);
+  await p.goto(`${base}/app/`);
+  await p.fill('input[type=email]', user.email);
+  await p.fill('input[type=password]', user.password);
+  await p.click('button[type=submit]');
+  await p.click(`button[data-org="${slug}"]`);
+  await p.getByRole('heading', { name: 'Quadros' }).waitFor();
+  return p;
 }
 
 /**

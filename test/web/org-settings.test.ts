@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { addMember, getApp, newTenant, type Tenant, type TestUser, testConfig } from '../helpers/app.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
  * The organization's settings in pt-BR, end to end: an owner renames it and picks another time zone (searched by
@@ -41,23 +41,7 @@ describe.skipIf(!hasChromium)('web app: organization settings (Chromium)', () =>
     await app?.close();
   });
 
-  async function signedIn(user: TestUser, phone = false) {
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-    });
-    c.setDefaultTimeout(10_000);
-    const p = await c.newPage();
-    await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', user.email);
-    await p.fill('input[type=password]', user.password);
-    await p.click('button[type=submit]');
-    await p.click(`button[data-org="${t.slug}"]`);
-    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
-    return p;
-  }
+  const signedIn = (user: TestUser, phone = false) => signedInPage(browser, base, user, t.slug, { phone });
 
   test('an owner renames the organization and picks a time zone; a blank name is refused at the field', async () => {
     await page.getByRole('link', { name: 'Configurações' }).click();

@@ -9,7 +9,7 @@ import { type MailJob, openMail } from '../../src/platform/mail/mailer.js';
 import { secretBox } from '../../src/platform/secrets/encryption.js';
 import { apiClient, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, newPage, shot, watchConsole } from './helpers.js';
 
 /**
  * Passwords in pt-BR, end to end: "Esqueci minha senha" e-mails a link (taken from the mail queue, its body
@@ -40,16 +40,7 @@ describe.skipIf(!hasChromium)('web app: forgotten and changed passwords (Chromiu
     await app?.close();
   });
 
-  async function newContext(phone = false) {
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-    });
-    c.setDefaultTimeout(10_000);
-    return c.newPage();
-  }
+  const newContext = (phone = false) => newPage(browser, { phone });
 
   /** The reset link e-mailed to the tenant's owner, taken out of the mail queue. */
   async function resetLink() {

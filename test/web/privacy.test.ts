@@ -7,7 +7,7 @@ import * as privacyWords from '../../web/src/words/privacy.js';
 import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { createPerson, type Person, person, runRequest, unzip } from '../modules/privacy/helpers.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
  * A contact's consents and LGPD rights from its page (docs/lgpd.md), in pt-BR, end to end against the real
@@ -38,24 +38,9 @@ describe.skipIf(!hasChromium)('web app: consents and LGPD rights on a contact (C
     await app?.close();
   });
 
-  async function signedIn(phone = false, who?: { user: { email: string; password: string }; slug: string }) {
+  function signedIn(phone = false, who?: { user: { email: string; password: string }; slug: string }) {
     const as = who ?? t;
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-      acceptDownloads: true,
-    });
-    c.setDefaultTimeout(10_000);
-    const p = await c.newPage();
-    await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', as.user.email);
-    await p.fill('input[type=password]', as.user.password);
-    await p.click('button[type=submit]');
-    await p.click(`button[data-org="${as.slug}"]`);
-    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
-    return p;
+    return signedInPage(browser, base, as.user, as.slug, { phone, acceptDownloads: true });
   }
   const toast = (p: Page, text: string) => p.locator('.ds-toast', { hasText: text }).first().waitFor();
   /** A contact's page, its consents loaded. */

@@ -4,7 +4,7 @@ import { addMember, newTenant, type Tenant, type TestUser } from '../helpers/app
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
 import { inboxSetup, waNumber } from '../modules/inbox/helpers.js';
 import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
-import { ensureWebBuild, hasChromium, launchBrowser, shot, watchConsole } from './helpers.js';
+import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
  * Writing first to a contact on WhatsApp from the web app, in a real Chromium against the real, listening service
@@ -28,23 +28,7 @@ describe.skipIf(!hasChromium)('web app: starting a WhatsApp conversation (Chromi
   };
   let noPhone = '';
 
-  async function signedIn(user: TestUser, phone = false) {
-    const c = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1400, height: 900 },
-      ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-    });
-    c.setDefaultTimeout(10_000);
-    const p = await c.newPage();
-    await p.goto(`${base}/app/`);
-    await p.fill('input[type=email]', user.email);
-    await p.fill('input[type=password]', user.password);
-    await p.click('button[type=submit]');
-    await p.click(`button[data-org="${t.slug}"]`);
-    await p.getByRole('heading', { name: 'Quadros' }).waitFor();
-    return p;
-  }
+  const signedIn = (user: TestUser, phone = false) => signedInPage(browser, base, user, t.slug, { phone });
 
   /** The dialog's template, its two variables and the live preview. */
   async function fillTemplate(p: Page, name: string, seller: string) {
