@@ -385,6 +385,21 @@ export async function startConversation(ctx: TenantContext, kit: ChannelKit, inp
       return { conversation, message };
     });
   }
+  // The contact asked for is checked before a conversation (and its card and event) is made: an existing
+  // conversation of the number may name no contact, or another one.
+  const template = input.message.template_params;
+  if (template)
+    await ctx.transaction(async (tx) => {
+      const contact = await findContact(tx, ctx.orgId, input.contact);
+      const channel = await channelOf(tx, ctx.orgId, input.inboxId);
+      if (contact)
+        await checkMarketingOptOut(
+          tx,
+          ctx.orgId,
+          contact.id,
+          await checkTemplate(tx, ctx.orgId, channel.id, template),
+        );
+    });
   const { row } = await ctx.transaction((tx) => conversationWith(tx, ctx, input.inboxId, input.contact));
   const message = await sendMessage(ctx, kit, row.id, input.message);
   const conversation = await ctx.transaction(async (tx) =>

@@ -18,6 +18,8 @@ import type { changePasswordInput, forgotPasswordInput, resetPasswordInput } fro
 
 export const PASSWORD_RESET_PREFIX = 'crm_pwr_';
 export const PASSWORD_RESET_MINUTES = 60;
+/** One reset e-mail per address per minute: requests from many addresses cannot flood an inbox or keep killing the link. */
+export const PASSWORD_RESET_COOLDOWN_MS = 60_000;
 
 const mismatch = () =>
   new AppError(
@@ -46,7 +48,8 @@ export async function forgotPassword(deps: AppDeps, input: z.infer<typeof forgot
     const expiresAt = new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000);
     const seal = await secretBox(deps.config, deps.db);
     await deps.db.system.transaction(async (tx) => {
-      await repo.setPasswordReset(tx, user.id, sha256(code), expiresAt);
+      if (!(await repo.setPasswordReset(tx, user.id, sha256(code), expiresAt, PASSWORD_RESET_COOLDOWN_MS)))
+        return;
       // The code is the secret: the queued mail's body is sealed (only its hash is stored in clear).
       await enqueueMail(deps.jobs, resetMail(deps, user, code, expiresAt), { tx, seal });
     });

@@ -75,12 +75,30 @@ export async function deleteToken(ex: Executor, userId: number, documentId: stri
   return rows.length > 0;
 }
 
-/** Keeps a new pending reset code (its hash) for the user, replacing any earlier one. */
-export async function setPasswordReset(ex: Executor, id: number, hash: string, expiresAt: Date) {
-  await ex
+/**
+ * Keeps a new pending reset code (its hash) for the user, replacing any earlier one, unless the earlier one was
+ * made less than `cooldownMs` ago (then nothing changes and the answer is false: no second e-mail, and the link
+ * already sent keeps working).
+ */
+export async function setPasswordReset(
+  ex: Executor,
+  id: number,
+  hash: string,
+  expiresAt: Date,
+  cooldownMs: number,
+) {
+  const latest = new Date(expiresAt.getTime() - cooldownMs);
+  const rows = await ex
     .update(users)
     .set({ passwordResetHash: hash, passwordResetExpiresAt: expiresAt, updatedAt: new Date() })
-    .where(eq(users.id, id));
+    .where(
+      and(
+        eq(users.id, id),
+        sql`(${users.passwordResetExpiresAt} is null or ${users.passwordResetExpiresAt} <= ${latest})`,
+      ),
+    )
+    .returning({ id: users.id });
+  return rows.length > 0;
 }
 
 /**
@@ -104,14 +122,15 @@ export async function takePasswordReset(ex: Executor, hash: string) {
 
 /**
  * Sets the password and ends the user's sessions issued before this second (a pending reset code is dropped):
- * the JWT signed right after still stands.
+ * the JWT signed right after still stands. The second is this process's clock, the one that signs the JWT's
+ * `iat` (the database's could be ahead and refuse the new session).
  */
 export async function setPassword(ex: Executor, id: number, passwordHash: string) {
   const [row] = await ex
     .update(users)
     .set({
       passwordHash,
-      sessionsValidFrom: sql`date_trunc('second', now())`,
+      sessionsValidFrom: new Date(Math.floor(Date.now() / 1000) * 1000),
       passwordResetHash: null,
       passwordResetExpiresAt: null,
       updatedAt: new Date(),

@@ -340,6 +340,33 @@ describe('inboxes and conversations', () => {
     expect(env.wa.messages.length).toBe(sentBefore + 1);
   });
 
+  test("starting a conversation asks about the contact named, not the one the number's conversation names", async () => {
+    const t = await newTenant(env.app);
+    const { inboxId } = await inboxSetup(env, t, { board: false });
+    const phone = waNumber();
+    const start = (contact: string, category: string) =>
+      t.api.post('/conversations', {
+        data: {
+          inboxId,
+          contact,
+          message: { content: 'Oi', template_params: { name: 'promo', category, language: 'pt_BR' } },
+        },
+      });
+    // The number's conversation belongs to a contact who never withdrew.
+    const work = await t.api.post('/contacts', { data: { name: 'Rui (trabalho)', phone: `+${phone}` } });
+    expect((await start(work.body.documentId, 'UTILITY')).status).toBe(201);
+    // Another contact with the same number withdrew: a marketing template started for them is refused.
+    const home = await t.api.post('/contacts', { data: { name: 'Rui', phone: `+${phone}` } });
+    expect(home.status, JSON.stringify(home.body)).toBe(201);
+    await t.api.post(`/contacts/${home.body.documentId}/consents`, {
+      data: { channel: 'whatsapp', purpose: 'marketing', status: 'withdrawn' },
+    });
+    const sentBefore = env.wa.messages.length;
+    const refused = await start(home.body.documentId, 'MARKETING');
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(env.wa.messages.length).toBe(sentBefore);
+  });
+
   test('start a conversation: a template outside the window; contact conversations; sync a contact', async () => {
     const t = await newTenant(env.app);
     const { inboxId, board } = await inboxSetup(env, t);

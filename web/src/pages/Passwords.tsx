@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, unwrap } from '../api';
 import { Link } from '../components/Link';
@@ -94,6 +95,7 @@ function NewPassword(props: {
 
 /** `/app/reset-password?code=…` (the e-mailed link): a new password, then signed in (POST /api/auth/reset-password). */
 export function ResetPasswordPage() {
+  const qc = useQueryClient();
   const code = new URLSearchParams(location.search).get('code') ?? '';
   const [v, setV] = useState({ password: '', confirmation: '' });
   const [mismatch, setMismatch] = useState(false);
@@ -108,6 +110,8 @@ export function ResetPasswordPage() {
           body: { code, password: v.password, passwordConfirmation: v.confirmation },
         }),
       );
+      // Whoever was signed in here before, nothing of theirs is shown to the person who reset.
+      qc.clear();
       setSession({ jwt: res.jwt, user: res.user as never });
       navigate('/orgs', true);
     });

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { client, unwrap } from '../../api';
+import { client, reason, unwrap } from '../../api';
 import { dateTime } from '../../i18n';
 import { useMembers } from '../../lib/directory';
 import { personName } from '../../lib/people';
@@ -36,7 +36,11 @@ export function Consents({ id }: { id: string }) {
     <section class="ct-block" aria-labelledby="consents-title" data-testid="consents">
       <h3 id="consents-title">{pw('consents')}</h3>
       <p class="muted small">{pw('consentsIntro')}</p>
-      {!data ? (
+      {consents.error ? (
+        <p role="alert" class="error">
+          {reason(consents.error)}
+        </p>
+      ) : !data ? (
         <Skeleton lines={3} />
       ) : (
         <ul class="ct-consents" aria-label={pw('stateCaption')}>

@@ -47,7 +47,7 @@ export function Composer({
         qc.invalidateQueries({ queryKey: ['conversations'] }),
       ]);
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) once.settle();
+      once.settleAfter(err);
       const windowClosed = err instanceof ApiError && err.status === 422 && !!err.details?.window;
       setError({ text: reason(err), window: windowClosed });
       if (windowClosed) setTemplate(true);

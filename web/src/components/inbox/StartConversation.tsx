@@ -97,7 +97,7 @@ export function StartConversation({
       onClose();
       navigate(`/inbox/${started.conversation.id}`);
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) once.settle();
+      once.settleAfter(err);
       setRefusal(refusalOf(err));
     } finally {
       setSending(false);

@@ -6,11 +6,27 @@ import * as catalogue from '../../words/settings';
 
 const sw = wordsOf(catalogue);
 
-/** A zone's offset from UTC today (`GMT-03:00`), as Intl writes it. */
-const offsetOf = (zone: string) =>
-  new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
-    .formatToParts(new Date())
-    .find((p) => p.type === 'timeZoneName')?.value ?? '';
+/** A zone's offset from UTC today (`GMT-03:00`), as Intl writes it; empty for a zone this browser does not know. */
+function offsetOf(zone: string) {
+  try {
+    return (
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+        .formatToParts(new Date())
+        .find((p) => p.type === 'timeZoneName')?.value ?? ''
+    );
+  } catch {
+    return '';
+  }
+}
+
+/** The time now in `zone` (the browser's own zone when it does not know that one). */
+function timeIn(zone: string) {
+  try {
+    return new Intl.DateTimeFormat(getLang(), { timeStyle: 'short', timeZone: zone }).format(new Date());
+  } catch {
+    return new Intl.DateTimeFormat(getLang(), { timeStyle: 'short' }).format(new Date());
+  }
+}
 
 /** An IANA zone as a person reads it: `America/Sao Paulo (GMT-03:00)`. */
 export const zoneLabel = (zone: string) => `${zone.replace(/_/g, ' ')} (${offsetOf(zone)})`;
@@ -35,9 +51,7 @@ export function TimeZonePicker(props: { value: string; onChange: (zone: string) 
   const shown = q.trim()
     ? zones.filter((z) => z.zone === props.value || folded(z.label).includes(folded(q.trim())))
     : zones;
-  const now = new Intl.DateTimeFormat(getLang(), { timeStyle: 'short', timeZone: props.value }).format(
-    new Date(),
-  );
+  const now = timeIn(props.value);
   return (
     <div>
       <Field label={sw('timeZoneSearch')}>
