@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { findCards, useBoardList } from '../lib/board-queries';
 import { addDays, localInput } from '../lib/dates';
+import { onceKey } from '../lib/idempotency';
 import { refusalOf } from '../lib/marketing';
 import { Button, Dialog, Field, Skeleton, toast } from '../ui';
 import * as catalogue from '../words/agenda';
@@ -84,9 +85,10 @@ export function MeetingForm(props: {
       ...(meeting?.attendees ?? []),
     ].map((a) => [a.email.toLowerCase(), a.name ?? null]),
   );
+  const once = useMemo(onceKey, []);
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!cardId) return;
+    if (!cardId || busy) return;
     setErrors({});
     setGeneral('');
     setBusy(true);
@@ -114,8 +116,11 @@ export function MeetingForm(props: {
           client.POST('/api/boards/{boardId}/cards/{cardId}/calendar-meetings', {
             params: { path: { boardId, cardId } },
             body: { data },
+            // The attendees are e-mailed an invitation: a create sent again after a lost answer keeps its key.
+            headers: { 'Idempotency-Key': once.keyFor({ boardId, cardId, data }) },
           }),
         );
+      once.settle();
       toast(meeting ? aw('meetingSaved') : t('meetingCreated'));
       if (!meeting) setForm({ ...form, title: '' });
       await Promise.all(
@@ -123,6 +128,7 @@ export function MeetingForm(props: {
       );
       props.onDone?.();
     } catch (err) {
+      once.settleAfter(err);
       const r = refusal(err, !!meeting);
       setErrors(r.fields);
       setGeneral(r.general || reason(err));
