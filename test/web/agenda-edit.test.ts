@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newTenant, type Tenant } from '../helpers/app.js';
 import { radicaleMissing } from '../helpers/peers/radicale.js';
 import { boardAndCard, connectCalendar, startAgendaWorld } from '../modules/agenda/fixture.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
@@ -169,11 +169,7 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
       await openEditor(p, dayB, `${title} (revisada)`);
       await p.locator('dialog[open] [data-testid=free-slots] button').first().click();
       await p.locator('dialog[open] [data-testid=free-slots] li').first().waitFor();
-      const found = [
-        ...untranslated(await pageTexts(p), english, [t.user.username, t.slug]),
-        ...(await a11y(p)),
-        ...(phone ? await tooWide(p) : []),
-      ];
+      const found = await auditPage(p, { english, allowed: [t.user.username, t.slug], phone });
       if (found.length) problems[name] = found;
       await shot(p, name);
       expect(consoleErrors).toEqual([]);

@@ -324,3 +324,18 @@ function inPageChecks(): string[] {
   if (!document.documentElement.lang) out.push('html without lang');
   return [...new Set(out)];
 }
+
+/**
+ * Everything the audits find on the page as it is: English words in a pt-BR page (`allowed`: user data shown as
+ * typed), accessibility violations and, on a phone, what is wider than the screen. An empty list when it passes.
+ */
+export async function auditPage(
+  page: Page,
+  opts: { english: string[]; allowed?: string[]; phone?: boolean },
+): Promise<string[]> {
+  return [
+    ...untranslated(await pageTexts(page), opts.english, opts.allowed ?? []),
+    ...(await a11y(page)),
+    ...(opts.phone ? await tooWide(page) : []),
+  ];
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { createCard, createPipeline } from '../modules/cards/factory.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
@@ -243,11 +243,7 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
       const errors = watchConsole(p);
       const check = async (where: string) => {
         await p.waitForTimeout(200);
-        const found = [
-          ...untranslated(await pageTexts(p), english, allowed),
-          ...(await a11y(p)),
-          ...(phone ? await tooWide(p) : []),
-        ];
+        const found = await auditPage(p, { english, allowed, phone });
         if (found.length) problems[`${where} ${phone ? 'phone' : 'desktop'}`] = found;
       };
       const s = await drawerOf(p);

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { addMember, getApp, newTenant, type Tenant, type TestUser, testConfig } from '../helpers/app.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
@@ -109,11 +109,11 @@ describe.skipIf(!hasChromium)('web app: organization settings (Chromium)', () =>
         await p.locator('[data-testid=org-settings] dl, [data-testid=org-form]').first().waitFor();
         await p.locator('[data-testid=members] tbody tr').first().waitFor();
         const name = `org-settings-${who}-${phone ? 'phone' : 'desktop'}`;
-        const found = [
-          ...untranslated(await pageTexts(p), english, [t.user.username, member.username, t.slug]),
-          ...(await a11y(p)),
-          ...(phone ? await tooWide(p) : []),
-        ];
+        const found = await auditPage(p, {
+          english,
+          allowed: [t.user.username, member.username, t.slug],
+          phone,
+        });
         if (found.length) problems[name] = found;
         await p.locator('[data-testid=org-settings]').scrollIntoViewIfNeeded();
         await shot(p, name);

@@ -8,7 +8,7 @@ import { queueNameIn } from '../../src/platform/jobs/jobs.js';
 import { type MailJob, openMail } from '../../src/platform/mail/mailer.js';
 import { secretBox } from '../../src/platform/secrets/encryption.js';
 import { apiClient, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, newPage, shot, watchConsole } from './helpers.js';
 
 /**
@@ -57,11 +57,11 @@ describe.skipIf(!hasChromium)('web app: forgotten and changed passwords (Chromiu
   }
 
   async function audit(p: Page, name: string, phone: boolean) {
-    const found = [
-      ...untranslated(await pageTexts(p), englishCatalogue(), [t.user.email, t.user.username, t.slug]),
-      ...(await a11y(p)),
-      ...(phone ? await tooWide(p) : []),
-    ];
+    const found = await auditPage(p, {
+      english: englishCatalogue(),
+      allowed: [t.user.email, t.user.username, t.slug],
+      phone,
+    });
     await shot(p, name);
     return found.length ? { [name]: found } : {};
   }

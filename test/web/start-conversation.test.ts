@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { addMember, newTenant, type Tenant, type TestUser } from '../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
 import { inboxSetup, waNumber } from '../modules/inbox/helpers.js';
-import { a11y, englishCatalogue, pageTexts, tooWide, untranslated } from './audit.js';
+import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
 /**
@@ -230,11 +230,7 @@ describe.skipIf(!hasChromium)('web app: starting a WhatsApp conversation (Chromi
       await d.getByRole('button', { name: /Daniel Rocha/ }).waitFor();
       await d.getByRole('button', { name: /Daniel Rocha/ }).click();
       await fillTemplate(p, 'Daniel', 'Marcos');
-      const found = [
-        ...untranslated(await pageTexts(p), english, [t.user.username, t.slug]),
-        ...(await a11y(p)),
-        ...(phone ? await tooWide(p) : []),
-      ];
+      const found = await auditPage(p, { english, allowed: [t.user.username, t.slug], phone });
       if (found.length) problems[name] = found;
       await shot(p, name);
       expect(consoleErrors).toEqual([]);
