@@ -227,23 +227,12 @@ describe('database maintenance (docs/postgresql.md)', () => {
         expect((await t.api.delete(`/boards/${doc}/cards/${card.body.documentId}`)).status).toBe(200);
         expect((await t.api.get(`/boards/${doc}/cards`)).status).toBe(200);
         const before = (await deltaTable()).pages;
-        // Taken before the fold: a transaction begun during the round, before the fold commits, holds its dead rows too.
-        const [{ at: vacuumStart }] = await queryRows<{ at: string }>(
-          db.system,
-          sql`select clock_timestamp()::text as at`,
-        );
-        const report = await maintain(db, { vacuum: true });
-        expect(report?.vacuumed).toContain('card_count_deltas');
-        const after = await deltaTable();
-        // A transaction of another test file open before the fold holds back what any VACUUM may remove.
-        const [{ held }] = await queryRows<{ held: boolean }>(
-          db.system,
-          sql`select exists(select 1 from pg_stat_activity where pid <> pg_backend_pid() and backend_xmin is not null
-                and xact_start < ${vacuumStart}::timestamptz)
-                or exists(select 1 from pg_replication_slots where xmin is not null or catalog_xmin is not null)
-                or exists(select 1 from pg_prepared_xacts) as held`,
-        );
-        sizes.push({ before, after: after.pages, dead: after.tuples?.dead ?? null, held });
+        let sample = await foldAndVacuum(db);
+        // The horizon check races a transaction of another test file that ends between the VACUUM and the check,
+        // and VACUUM skips a page another session has pinned: a clean round that kept more than its own round's
+        // dead rows is measured once more (without the service's VACUUM the second run leaves them all too).
+        if (!sample.held && sample.dead !== null && sample.dead >= 500) sample = await foldAndVacuum(db);
+        sizes.push({ before, ...sample });
         await expectCountsEqualCards(x.org, x.board);
       }
       expect(written).toBeGreaterThanOrEqual(3000);
@@ -325,3 +314,26 @@ describe('database maintenance (docs/postgresql.md)', () => {
     expect(bad.join('\n')).toMatch(/max_connections is 10/);
   });
 });
+
+/** The service's maintenance (fold and VACUUM) once, and what the delta table holds after it. */
+async function foldAndVacuum(
+  db: Parameters<typeof runMaintenance>[0],
+): Promise<{ after: number; dead: number | null; held: boolean }> {
+  // Taken before the fold: a transaction begun during the round, before the fold commits, holds its dead rows too.
+  const [{ at: vacuumStart }] = await queryRows<{ at: string }>(
+    db.system,
+    sql`select clock_timestamp()::text as at`,
+  );
+  const report = await maintain(db, { vacuum: true });
+  expect(report?.vacuumed).toContain('card_count_deltas');
+  const after = await deltaTable();
+  // A transaction of another test file open before the fold holds back what any VACUUM may remove.
+  const [{ held }] = await queryRows<{ held: boolean }>(
+    db.system,
+    sql`select exists(select 1 from pg_stat_activity where pid <> pg_backend_pid() and backend_xmin is not null
+          and xact_start < ${vacuumStart}::timestamptz)
+          or exists(select 1 from pg_replication_slots where xmin is not null or catalog_xmin is not null)
+          or exists(select 1 from pg_prepared_xacts) as held`,
+  );
+  return { after: after.pages, dead: after.tuples?.dead ?? null, held };
+}
