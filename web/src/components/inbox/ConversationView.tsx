@@ -9,6 +9,7 @@ import { Button } from '../../ui';
 import { Link } from '../Link';
 import { NotFound } from '../NotFound';
 import { Composer } from './Composer';
+import { Snooze } from './Snooze';
 
 type Schemas = import('../../api').Schemas;
 type Inbox = Schemas['ChatInbox'];
@@ -185,6 +186,7 @@ function ThreadHeader(props: {
             ))}
           </select>
         </label>
+        <Snooze c={c} writable={writable} act={act} />
         <AssigneeSelect c={c} members={props.members} writable={writable} act={act} />
         {writable && (
           <button
