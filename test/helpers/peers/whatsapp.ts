@@ -73,12 +73,15 @@ export interface WhatsAppPeer {
   uploads: Map<string, { fileName: string; length: number; type: string; received: number }>;
   /** Media uploaded with POST /{phone-number-id}/media (multipart), by media id. */
   media: Map<string, { type: string; filename: string; bytes: number }>;
-  /** Makes media downloadable (GET /{media-id} → url → bytes), as an inbound image would be; its media id. */
+  /**
+   * Makes media downloadable (GET /{media-id} → url → bytes), as an inbound image would be; its media id. Uploaded
+   * media (`media`) is downloadable the same way.
+   */
   addMedia(bytes: Buffer, mimeType: string): string;
   /** Every request the peer saw (method and path). */
   requests: { method: string; path: string }[];
-  /** The next `count` message sends answer `status` with a Graph error. */
-  failNext(count: number, status?: number, message?: string): void;
+  /** The next `count` message sends answer `status` with a Graph error (`code`: its error code, default 131000). */
+  failNext(count: number, status?: number, message?: string, code?: number): void;
   /**
    * The next `count` message sends (to `to` only, when given) are accepted (in `messages`), then the connection is
    * dropped unanswered.
@@ -169,7 +172,11 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const media = new Map<string, { type: string; filename: string; bytes: number }>();
   const stored = new Map<string, { bytes: Buffer; type: string }>();
   const requests: { method: string; path: string }[] = [];
-  let failures: { count: number; status: number; message: string } = { count: 0, status: 500, message: '' };
+  let failures: { count: number; status: number; message: string; code?: number } = {
+    count: 0,
+    status: 500,
+    message: '',
+  };
   let delayMs = 0;
   let drops: { count: number; to?: string } = { count: 0 };
   let seq = 0;
@@ -207,7 +214,11 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
       if (failures.count > 0) {
         failures.count--;
-        return graphError(failures.status, failures.message || 'Service temporarily unavailable', 131000);
+        return graphError(
+          failures.status,
+          failures.message || 'Service temporarily unavailable',
+          failures.code ?? 131000,
+        );
       }
       const now = Date.now();
       const limited = limitFor(payload.to, now);
@@ -249,11 +260,10 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
       if (form?.get('messaging_product') !== 'whatsapp' || !(file instanceof Blob))
         return graphError(400, 'Param file must be a file with one of the following types');
       const id = String(9_000_000 + ++seq);
-      media.set(id, {
-        type: String(form.get('type') ?? file.type),
-        filename: (file as File).name ?? '',
-        bytes: file.size,
-      });
+      const type = String(form.get('type') ?? file.type);
+      media.set(id, { type, filename: (file as File).name ?? '', bytes: file.size });
+      // Uploaded media is retrievable like inbound media (GET /{media-id} → url → bytes) until it expires.
+      stored.set(id, { bytes: Buffer.from(await file.arrayBuffer()), type });
       return { status: 200, body: { id } };
     }
     if (edge === 'message_templates') {
@@ -361,8 +371,8 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     uploads,
     media,
     requests,
-    failNext(count, status = 500, message = '') {
-      failures = { count, status, message };
+    failNext(count, status = 500, message = '', code?: number) {
+      failures = { count, status, message, code };
     },
     dropNext(count, to) {
       drops = { count, to };

@@ -8,6 +8,7 @@ import { canWrite } from '../../session';
 import { Button } from '../../ui';
 import { Link } from '../Link';
 import { NotFound } from '../NotFound';
+import { MessageFile } from './Attachment';
 import { Composer } from './Composer';
 import { Snooze } from './Snooze';
 
@@ -258,7 +259,8 @@ function MessageThread(props: {
     <ol class="thread" ref={props.listRef} data-testid="messages" aria-label={t('messages')} tabIndex={0}>
       {all.map((m) => (
         <li key={m.id} class={`msg ${m.direction}`} data-message-id={m.id}>
-          <p>{m.content || (m.attachments[0]?.filename ?? `[${m.contentType}]`)}</p>
+          {m.attachments.length > 0 && <MessageFile conversationId={c.id} message={m} />}
+          {(m.content || m.attachments.length === 0) && <p>{m.content || `[${m.contentType}]`}</p>}
           <span class="muted small">
             {m.direction === 'outgoing'
               ? m.sender.membership
