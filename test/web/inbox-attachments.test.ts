@@ -332,6 +332,8 @@ describe.skipIf(!hasChromium)('web app: inbox attachments (Chromium)', () => {
         phone,
       });
       if (found.length) problems[name] = found;
+      // On the phone the thread is above: the picture shows the last messages and the composer.
+      await p.getByRole('button', { name: 'Anexar', exact: true }).scrollIntoViewIfNeeded();
       await shot(p, name);
       expect(consoleErrors).toEqual([]);
       await p.context().close();
