@@ -10,6 +10,7 @@ import { Link } from '../Link';
 import { NotFound } from '../NotFound';
 import { MessageFile } from './Attachment';
 import { Composer } from './Composer';
+import { ConversationCardActions } from './ConversationCard';
 import { Snooze } from './Snooze';
 
 type Schemas = import('../../api').Schemas;
@@ -163,6 +164,7 @@ function ThreadHeader(props: {
             </>
           )}
         </p>
+        {writable && <ConversationCardActions c={c} />}
       </div>
       <div class="row">
         <label>
