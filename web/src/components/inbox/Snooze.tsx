@@ -20,12 +20,15 @@ const at9 = (now: Date, days: number) => {
   return d;
 };
 
-/** The quick choices, in the browser's local time: in an hour, tomorrow 9:00, next Monday 9:00 (a week on a Monday). */
+/**
+ * The quick choices, in the browser's local time: in an hour, tomorrow 9:00, next Monday 9:00 (a week on a Monday;
+ * on a Sunday it is tomorrow, offered once).
+ */
 function quickChoices(now: Date) {
   return [
     ['inOneHour', new Date(now.getTime() + 3_600_000)],
     ['tomorrow9', at9(now, 1)],
-    ['nextMonday9', at9(now, (8 - now.getDay()) % 7 || 7)],
+    ...(now.getDay() === 0 ? [] : [['nextMonday9', at9(now, 8 - now.getDay())] as const]),
   ] as const;
 }
 
@@ -96,12 +99,12 @@ function SnoozeDialog(props: { onSnooze: (until: Date) => Promise<void>; onClose
   return (
     <Dialog open title={sw('snoozeTitle')} onClose={props.onClose}>
       <p class="muted small">{sw('snoozeHint')}</p>
-      <ul class="plain" data-testid="snooze-choices">
+      <ul class="plain row snooze-choices" data-testid="snooze-choices">
         {quickChoices(now).map(([key, at]) => (
           <li key={key}>
             <Button variant="secondary" busy={busy} onClick={() => choose(at)}>
               {sw(key)}
-            </Button>{' '}
+            </Button>
             <span class="muted small">{dateTime(at.toISOString())}</span>
           </li>
         ))}
