@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { newTenant, type Tenant } from '../helpers/app.js';
+import { addMember, newTenant, type Tenant, type TestUser } from '../helpers/app.js';
 import { radicaleMissing } from '../helpers/peers/radicale.js';
 import { boardAndCard, connectCalendar, startAgendaWorld } from '../modules/agenda/fixture.js';
 import { auditPage, englishCatalogue } from './audit.js';
@@ -10,7 +10,9 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchCo
  * Editing a meeting from the agenda in pt-BR, end to end against a loopback Radicale (CalDAV): an end before the
  * start refused at the field as the API says; a new title, day, time and attendee saved, the meeting moved to its
  * new day in the agenda; a free slot of the day picked (the meeting's own time is busy); each read back through the
- * API. The agenda with the editor open audited on a desktop and a 390 px phone.
+ * API. The agenda with the editor open audited on a desktop and a 390 px phone. In the card drawer the meeting names
+ * its organizer, who edits it there; another member of the board sees the name and neither "Editar" nor "Cancelar
+ * reunião" (the API lets only the organizer change it), both audited on a desktop and a phone.
  */
 const noCalDav = radicaleMissing();
 if (noCalDav) console.warn(`test/web/agenda-edit: skipped: ${noCalDav}`);
@@ -31,6 +33,8 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
   let base: string;
   let t: Tenant;
   let meetingId: string;
+  let deal: { boardId: string; cardId: string };
+  let colleague: TestUser;
   let browser: Browser;
   let page: Page;
   let errors: string[];
@@ -63,6 +67,11 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     });
     expect(made.status).toBe(201);
     meetingId = made.body.documentId;
+    deal = { boardId, cardId };
+    // A member who sees the board (and its card's meetings) but organizes none of them.
+    const m = await addMember(t, 'member');
+    colleague = m.user;
+    expect((await t.api.put(`/boards/${boardId}`, { data: { members: [m.membershipId] } })).status).toBe(200);
     browser = await launchBrowser();
     page = await signedIn();
     errors = watchConsole(page, [400]);
@@ -177,6 +186,71 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     }
     expect(problems).toEqual({});
   }, 90_000);
+
+  test('the card drawer: the organizer edits the meeting there; another member sees who organizes it, and no action', async () => {
+    const name = `${title} (revisada)`;
+    const drawerItem = (p: Page) => p.locator('[data-testid=card-meetings] li', { hasText: name });
+    await page.goto(`${base}/app/boards/${deal.boardId}/cards/${deal.cardId}`);
+    const item = drawerItem(page);
+    await item
+      .locator('[data-testid=meeting-organizer]')
+      .getByText(`organizada por ${t.user.username}`)
+      .waitFor();
+    await item.getByRole('button', { name: 'Cancelar reunião' }).waitFor();
+    await item.getByRole('button', { name: `Editar reunião: ${name}` }).click();
+    const form = dialog().locator('[data-testid=meeting-form]');
+    await form.locator('[data-testid=meeting-card]').getByText('Acme — renovação').waitFor();
+    await form.locator('input[name=meeting-location]').fill('Sala 2, Rua das Flores 100');
+    await form.getByRole('button', { name: 'Salvar alterações' }).click();
+    await page.locator('.ds-toast', { hasText: 'Reunião alterada' }).waitFor({ timeout: 20_000 });
+    await dialog().waitFor({ state: 'detached' });
+    expect(await stored()).toMatchObject({
+      title: name,
+      location: 'Sala 2, Rua das Flores 100',
+      start: at(dayB, '11:00'),
+      sequence: 3,
+      status: 'scheduled',
+    });
+    // The card's history says it in pt-BR (the service's system comment is English).
+    await page
+      .locator('[data-testid=card-drawer]')
+      .getByText(`Reunião alterada: “${name}” (${typed(dayB)}, 11:00)`)
+      .first()
+      .waitFor();
+    await shot(page, 'web-140-meetings-organizer');
+
+    const problems: Record<string, string[]> = {};
+    const english = englishCatalogue();
+    for (const [who, user, phone] of [
+      ['organizer', t.user, true],
+      ['member', colleague, false],
+      ['member', colleague, true],
+    ] as const) {
+      const p = await signedInPage(browser, base, user, t.slug, { phone });
+      const consoleErrors = watchConsole(p);
+      await p.goto(`${base}/app/boards/${deal.boardId}/cards/${deal.cardId}`);
+      const it = drawerItem(p);
+      await it
+        .locator('[data-testid=meeting-organizer]')
+        .getByText(`organizada por ${t.user.username}`)
+        .waitFor();
+      if (who === 'member') {
+        expect(await it.getByRole('button').count()).toBe(0);
+      } else await it.getByRole('button', { name: 'Cancelar reunião' }).waitFor();
+      const label = `web-140-meetings-${who}${phone ? '-phone' : ''}`;
+      await it.scrollIntoViewIfNeeded();
+      const found = await auditPage(p, {
+        english,
+        allowed: [t.user.username, colleague.username, t.slug],
+        phone,
+      });
+      if (found.length) problems[label] = found;
+      if (who === 'member' || phone) await shot(p, label);
+      expect(consoleErrors).toEqual([]);
+      await p.context().close();
+    }
+    expect(problems).toEqual({});
+  }, 120_000);
 
   test('no console errors on the way', () => {
     expect(errors).toEqual([]);

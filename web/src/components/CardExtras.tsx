@@ -2,18 +2,31 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { type Card, type ChatMessage, type Conversation, client, featureOff, reason, unwrap } from '../api';
 import { dateTime, t } from '../i18n';
+import { wordsOf } from '../lib/area-words';
 import { contactLabel } from '../lib/labels';
-import { canWrite } from '../session';
+import { personName } from '../lib/people';
+import { canWrite, getSession } from '../session';
 import { Button, confirmAction } from '../ui';
+import * as agendaWords from '../words/agenda';
 import { Link } from './Link';
-import { MeetingForm } from './MeetingForm';
+import { EditMeetingDialog, MeetingForm } from './MeetingForm';
+
+const aw = wordsOf(agendaWords);
 
 type Meeting = import('../api').Schemas['CalendarMeeting'];
 
-/** The card's meetings (agenda area); hidden when the plan has no agenda. */
+/** Whether the signed-in person organizes the meeting: only they may change or cancel it (it is in their calendar). */
+const organizes = (m: Meeting) =>
+  !!m.organizer && m.organizer.user.email.toLowerCase() === getSession()?.user.email.toLowerCase();
+
+/**
+ * The card's meetings (agenda area), each with its organizer; "Editar" and "Cancelar reunião" for the organizer
+ * only. Hidden when the plan has no agenda.
+ */
 export function CardMeetings({ boardId, card }: { boardId: string; card: Card }) {
   const qc = useQueryClient();
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState('');
   const cardId = card.documentId;
   const list = useQuery({
@@ -53,10 +66,25 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
             <strong>{m.title}</strong>{' '}
             <span class="muted small">
               {dateTime(m.start)} · {m.status === 'cancelled' ? t('cancelled') : t('scheduled')}
+              {m.organizer && (
+                <>
+                  {' · '}
+                  <span data-testid="meeting-organizer">
+                    {aw('organizedBy', { name: personName(m.organizer) })}
+                  </span>
+                </>
+              )}
             </span>
-            {m.status !== 'cancelled' && canWrite() && (
+            {m.status !== 'cancelled' && canWrite() && organizes(m) && (
               <>
                 {' '}
+                <Button
+                  variant="ghost"
+                  aria-label={aw('editMeetingOf', { title: m.title })}
+                  onClick={() => setEditing(m.documentId)}
+                >
+                  {aw('edit')}
+                </Button>
                 <Button variant="ghost" onClick={() => cancel(m.documentId)}>
                   {t('cancelMeeting')}
                 </Button>
@@ -85,6 +113,7 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
             {t('newMeeting')}
           </Button>
         ))}
+      {editing && <EditMeetingDialog id={editing} onClose={() => setEditing(null)} />}
     </section>
   );
 }

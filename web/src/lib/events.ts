@@ -1,4 +1,4 @@
-import { date } from '../i18n';
+import { date, dateTime } from '../i18n';
 import type { Words } from './catalog-words';
 import { code, list, num, w } from './words';
 
@@ -31,6 +31,12 @@ export function historySentence(
     case 'tag_added':
     case 'tag_removed':
       return w(`h_${e.activityType}`, { tag: tagName(m.tag?.slug ?? '') });
+    case 'meeting_scheduled':
+    case 'meeting_updated':
+    case 'meeting_cancelled':
+      return m.meeting
+        ? w(`h_${e.activityType}`, { title: m.meeting.title ?? '', when: dateTime(m.meeting.start) })
+        : e.content;
   }
   const key = `h_${e.activityType}`;
   return has(key) ? w(key) : e.content;
