@@ -147,6 +147,8 @@ describe('row-level security', () => {
       'campaigns_status_heartbeat_idx',
       // The inbox's sweep fails the sends a crash left queued, in every organization (docs/inbox.md).
       'chat_messages_queued_idx',
+      // The inbox's sweep reopens the conversations whose snooze has passed, in every organization (docs/inbox.md).
+      'conversations_snoozed_idx',
       // The public leadgen webhook names a page and form only (docs/lead-ads.md).
       'lead_form_routes_page_form_idx',
       // A person's data-export link (/data-exports/{token}) names its one-time token only (docs/lgpd.md).

@@ -78,6 +78,8 @@ export const conversations = pgTable(
     index('conversations_org_contact_idx').on(t.organizationId, t.contactId),
     index('conversations_org_assignee_idx').on(t.organizationId, t.assigneeMembershipId),
     index('conversations_org_card_idx').on(t.organizationId, t.cardId),
+    // The sweep that reopens conversations whose snooze has passed (snooze-sweep.ts), across organizations.
+    index('conversations_snoozed_idx').on(t.snoozedUntil).where(sql`status = 'snoozed'`),
     index('conversations_org_unread_idx').on(t.organizationId, t.inboxId).where(sql`unread_count > 0`),
     foreignKey({
       name: 'conversations_inbox_fk',

@@ -1,0 +1,1 @@
+CREATE INDEX "conversations_snoozed_idx" ON "conversations" USING btree ("snoozed_until") WHERE status = 'snoozed';
