@@ -3,7 +3,7 @@ export const ptBR = {
   snooze: 'Adiar',
   snoozeTitle: 'Adiar conversa',
   snoozeHint:
-    'Até a data, a conversa fica como adiada. Se o contato escrever, ela reabre na hora; passada a data, ela continua adiada até alguém reabrir.',
+    'Até a data, a conversa fica como adiada; na data, ela volta para as abertas. Se o contato escrever antes, ela reabre na hora.',
   inOneHour: 'Em 1 hora',
   tomorrow9: 'Amanhã às 9h',
   nextMonday9: 'Próxima segunda às 9h',
@@ -11,14 +11,14 @@ export const ptBR = {
   snoozeUntilThis: 'Adiar até esta data',
   mustBeFuture: 'deve ser no futuro',
   snoozedUntil: 'Adiada até {date}',
-  snoozePassed: 'a data já passou',
+  snoozePassed: 'reabre em instantes',
   reopen: 'Reabrir',
 };
 export const en: typeof ptBR = {
   snooze: 'Snooze',
   snoozeTitle: 'Snooze conversation',
   snoozeHint:
-    'Until the date the conversation stays snoozed. If the contact writes, it reopens at once; once the date has passed it stays snoozed until someone reopens it.',
+    'Until the date the conversation stays snoozed; on the date it is back among the open ones. If the contact writes earlier, it reopens at once.',
   inOneHour: 'In 1 hour',
   tomorrow9: 'Tomorrow at 9 AM',
   nextMonday9: 'Next Monday at 9 AM',
@@ -26,6 +26,6 @@ export const en: typeof ptBR = {
   snoozeUntilThis: 'Snooze until this date',
   mustBeFuture: 'must be in the future',
   snoozedUntil: 'Snoozed until {date}',
-  snoozePassed: 'the date has passed',
+  snoozePassed: 'reopening shortly',
   reopen: 'Reopen',
 };
