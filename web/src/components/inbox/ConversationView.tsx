@@ -3,6 +3,7 @@ import { type MutableRef, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type ChatMessage, type Conversation, client, reason, unwrap } from '../../api';
 import { dateTime, t } from '../../i18n';
 import { contactLabel } from '../../lib/labels';
+import { messageError } from '../../lib/message-errors';
 import { personName } from '../../lib/people';
 import { canWrite } from '../../session';
 import { Button } from '../../ui';
@@ -270,7 +271,7 @@ function MessageThread(props: {
                 : t('system')
               : contactLabel(c)}{' '}
             · {dateTime(m.createdAt)} · {t(`msg_${m.status}`)}
-            {m.error ? ` · ${m.error}` : ''}
+            {m.error ? ` · ${messageError(m.error)}` : ''}
           </span>
         </li>
       ))}
