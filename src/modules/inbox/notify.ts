@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Tx } from '../../platform/db/client.js';
+import type { Database, Tx } from '../../platform/db/client.js';
 
 /** The PostgreSQL notification channel of live inbox updates (live.ts listens to it in every API process). */
 export const LIVE_CHANNEL = 'crm_inbox';
@@ -19,4 +19,12 @@ export interface LiveNotice {
  */
 export async function notifyLive(tx: Tx, notice: LiveNotice) {
   await tx.execute(sql`select pg_notify(${LIVE_CHANNEL}, ${JSON.stringify(notice)})`);
+}
+
+/** Announces notices of many organizations (a sweep's changes), each organization's in its own transaction. */
+export async function notifyEach(db: Database, notices: LiveNotice[]) {
+  for (const orgId of new Set(notices.map((n) => n.orgId)))
+    await db.tenantTransaction(orgId, async (tx) => {
+      for (const n of notices) if (n.orgId === orgId) await notifyLive(tx, n);
+    });
 }

@@ -3,8 +3,7 @@ import { type Database, queryRows } from '../../platform/db/client.js';
 import { ownOrganizations } from '../../platform/db/namespace.js';
 import type { WorkerDeps } from '../../platform/deps.js';
 import type { QueueDef } from '../../platform/jobs/jobs.js';
-import { notifyLive } from './notify.js';
-import * as repo from './repo.js';
+import { notifyEach } from './notify.js';
 
 /**
  * Sends a crash interrupted (docs/inbox.md, "Sending"): a message's ledger row is committed `queued` before the
@@ -21,36 +20,31 @@ export const queuedSweepQueue: QueueDef = { name: 'inbox-queued-sweep' };
 /** Fails the outgoing messages still queued `QUEUED_LIMIT_SECONDS` before `now`; answers how many. */
 export async function failInterruptedSends(db: Database, now = new Date()) {
   const cutoff = new Date(now.getTime() - QUEUED_LIMIT_SECONDS * 1000);
-  const failed = (
-    await queryRows<{ organization_id: number; id: number; conversation_id: number }>(
-      db.system,
-      sql`update chat_messages set status = 'failed', error = ${INTERRUPTED_ERROR}, updated_at = now()
-          where status = 'queued' and direction = 'outgoing' and created_at < ${cutoff}
-            ${ownOrganizations(db, sql`organization_id`)}
-          returning organization_id, id, conversation_id`,
-    )
-  ).map((r) => ({
-    orgId: Number(r.organization_id),
-    id: Number(r.id),
-    conversationId: Number(r.conversation_id),
-  }));
-  // Announced per organization, in its own transaction, to whom may see each conversation.
-  for (const orgId of new Set(failed.map((m) => m.orgId)))
-    await db.tenantTransaction(orgId, async (tx) => {
-      const messages = failed.filter((m) => m.orgId === orgId);
-      const conversations = await repo.conversationsByIds(tx, orgId, [
-        ...new Set(messages.map((m) => m.conversationId)),
-      ]);
-      const assignee = new Map(conversations.map((c) => [c.id, c.assigneeMembershipId]));
-      for (const m of messages)
-        await notifyLive(tx, {
-          orgId,
-          type: 'conversation.updated',
-          conversationId: m.conversationId,
-          messageId: m.id,
-          assignee: assignee.get(m.conversationId) ?? null,
-        });
-    });
+  // With each conversation's assignee: the notice goes to whom may see it.
+  const failed = await queryRows<{
+    organization_id: number;
+    id: number;
+    conversation_id: number;
+    assignee_membership_id: number | null;
+  }>(
+    db.system,
+    sql`update chat_messages m set status = 'failed', error = ${INTERRUPTED_ERROR}, updated_at = now()
+        from conversations c
+        where m.status = 'queued' and m.direction = 'outgoing' and m.created_at < ${cutoff}
+          ${ownOrganizations(db, sql`m.organization_id`)}
+          and c.organization_id = m.organization_id and c.id = m.conversation_id
+        returning m.organization_id, m.id, m.conversation_id, c.assignee_membership_id`,
+  );
+  await notifyEach(
+    db,
+    failed.map((r) => ({
+      orgId: Number(r.organization_id),
+      type: 'conversation.updated' as const,
+      conversationId: Number(r.conversation_id),
+      messageId: Number(r.id),
+      assignee: r.assignee_membership_id == null ? null : Number(r.assignee_membership_id),
+    })),
+  );
   return failed.length;
 }
 

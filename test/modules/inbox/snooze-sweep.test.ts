@@ -3,16 +3,23 @@ import { reopenSnoozed } from '../../../src/modules/inbox/snooze-sweep.js';
 import { newTenant } from '../../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../../helpers/messaging.js';
 import { conversationOf, inbound, inboxSetup, waNumber } from './helpers.js';
+import { openStream, type SseStream } from './sse.js';
 
 /**
  * A snoozed conversation comes back to the open ones when its date passes (docs/inbox.md, "Snoozing"): the sweep is
  * run here with a clock past the dates instead of waiting for its minute.
  */
 let env: MessagingEnv;
+let url: string;
+const streams: SseStream[] = [];
 beforeAll(async () => {
   env = await startMessaging();
+  url = await env.app.listen({ port: 0, host: '127.0.0.1' });
 });
-afterAll(async () => env?.close());
+afterAll(async () => {
+  for (const s of streams) s.close();
+  await env?.close();
+});
 
 async function conversations(count: number) {
   const t = await newTenant(env.app);
@@ -39,6 +46,13 @@ test('a conversation whose snooze has passed is reopened; a later date, no date 
   expect((await patch(undated.id, { status: 'snoozed' })).status).toBe(200);
   expect((await patch(resolved.id, { status: 'resolved' })).status).toBe(200);
 
+  const stream = await openStream(url, '/api/conversations/events', {
+    authorization: `Bearer ${t.user.jwt}`,
+    'x-tenant-id': t.slug,
+  });
+  streams.push(stream);
+  expect(stream.status).toBe(200);
+
   // Before the date nothing moves.
   await reopenSnoozed(env.db, new Date());
   expect((await t.api.get(`/conversations/${due.id}`)).body).toMatchObject({ status: 'snoozed' });
@@ -47,6 +61,13 @@ test('a conversation whose snooze has passed is reopened; a later date, no date 
   expect(await reopenSnoozed(env.db, hours(2))).toBeGreaterThanOrEqual(1);
   const read = async (id: number) => (await t.api.get(`/conversations/${id}`)).body;
   expect(await read(due.id)).toMatchObject({ status: 'open', snoozedUntil: null });
+  // The inbox open in a browser learns of it.
+  await stream.next(
+    (e) =>
+      e.event === 'conversation.updated' &&
+      e.data.conversation.id === due.id &&
+      e.data.conversation.status === 'open',
+  );
   expect(await read(later.id)).toMatchObject({ status: 'snoozed', snoozedUntil: expect.any(String) });
   expect(await read(undated.id)).toMatchObject({ status: 'snoozed', snoozedUntil: null });
   expect(await read(resolved.id)).toMatchObject({ status: 'resolved' });
