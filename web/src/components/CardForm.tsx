@@ -110,6 +110,7 @@ export function CardForm(props: {
                   value={values[f.slug]}
                   onChange={(v) => setDraft((d) => ({ ...d, [f.slug]: v }))}
                   onFile={upload}
+                  downloadFrom={board.documentId}
                 />
               ))}
           </fieldset>

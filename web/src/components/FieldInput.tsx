@@ -1,8 +1,16 @@
 import type { ComponentChildren } from 'preact';
-import type { Field } from '../api';
+import { useState } from 'preact/hooks';
+import { type Field, reason } from '../api';
 import { t } from '../i18n';
+import { wordsOf } from '../lib/area-words';
+import { boardFileUrl, downloadBoardFile } from '../lib/board-files';
+import { fileSize } from '../lib/file-size';
+import * as fileWords from '../words/board-files';
 import { DateInput } from './DateInput';
 import { DateTimeInput } from './DateTimeInput';
+
+/** The file fields' words (web/src/words/board-files.ts). */
+const fw = wordsOf(fileWords);
 
 const optionList = (f: Field) => f.options.map((o) => (typeof o === 'string' ? { value: o, label: o } : o));
 
@@ -12,6 +20,8 @@ interface FieldInputProps {
   onChange: (v: unknown) => void;
   disabled?: boolean;
   onFile?: (file: File) => Promise<unknown>;
+  /** The board whose files a file field lists, given where the session may download them (the card drawer). */
+  downloadFrom?: string;
 }
 
 /** The `<input type>` of the field types shown as a text-like input other than `text`. */
@@ -158,12 +168,11 @@ function fieldControl(props: FieldInputProps) {
 /** A file field: the picked file goes up through `onFile` at once; the field's value lists the uploaded files. */
 function FileControl(props: FieldInputProps) {
   const { field: f, value, onChange, disabled } = props;
-  // Each file by its name (the upload answers it, the card presents it); a bare documentId as "Arquivo 1".
+  // Each file by its name and size (the upload answers them, the card presents them); a bare documentId as "Arquivo 1".
   const files = (Array.isArray(value) ? value : value ? [value] : []) as (
     | string
-    | { documentId: string; name?: string }
+    | { documentId: string; name?: string; size?: number }
   )[];
-  const names = files.map((x, i) => (typeof x === 'object' && x.name) || `${t('file')} ${i + 1}`);
   return (
     <>
       <input
@@ -180,7 +189,63 @@ function FileControl(props: FieldInputProps) {
           }
         }}
       />
-      {files.length > 0 && <span class="muted">{names.join(', ')}</span>}
+      {files.length > 0 && (
+        <ul class="field-files" aria-label={fw('files', { field: f.label })}>
+          {files.map((x, i) => {
+            const ref = typeof x === 'object' ? x : { documentId: x };
+            const name = ref.name || `${t('file')} ${i + 1}`;
+            return (
+              <li key={ref.documentId}>
+                <span class="file-name">{name}</span>
+                {typeof ref.size === 'number' && <span class="muted small">{fileSize(ref.size)}</span>}
+                {props.downloadFrom && (
+                  <FileDownload boardId={props.downloadFrom} file={{ documentId: ref.documentId, name }} />
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/**
+ * "Baixar" beside a file: a link to it (a viewer's form is a disabled fieldset, which disables buttons, not links)
+ * whose click fetches the file with the session's token and saves it; its failure said beside it.
+ */
+function FileDownload({ boardId, file }: { boardId: string; file: { documentId: string; name: string } }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  return (
+    <>
+      <a
+        href={boardFileUrl(boardId, file.documentId)}
+        download={file.name}
+        class="btn btn-secondary"
+        aria-busy={busy || undefined}
+        aria-label={fw('downloadName', { name: file.name })}
+        onClick={async (e) => {
+          e.preventDefault();
+          if (busy) return;
+          setBusy(true);
+          setError('');
+          try {
+            await downloadBoardFile(boardId, file);
+          } catch (err) {
+            setError(fw('downloadFailed', { name: file.name, reason: reason(err) }));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {fw('download')}
+      </a>
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../api';
+import { ApiError, client, unwrap } from '../api';
 
 /** A file uploaded for a board's file field: its documentId (or the whole object) is the field's value. */
 export interface BoardFile {
@@ -29,4 +29,32 @@ export async function uploadBoardFile(boardId: string, file: File): Promise<Boar
       json.error?.details,
     );
   return json as BoardFile;
+}
+
+/** Where a file of the board is downloaded (with the session's token: see downloadBoardFile). */
+export const boardFileUrl = (boardId: string, id: string) =>
+  `/api/boards/${encodeURIComponent(boardId)}/files/${encodeURIComponent(id)}`;
+
+/**
+ * Saves a file of the board under its name. The download (GET /api/boards/{boardId}/files/{id}) needs the
+ * session's token, which a plain link cannot send: fetched here, then saved from memory through a blob URL.
+ */
+export async function downloadBoardFile(
+  boardId: string,
+  file: Pick<BoardFile, 'documentId' | 'name'>,
+): Promise<void> {
+  const blob = (await unwrap(
+    client.GET('/api/boards/{boardId}/files/{id}', {
+      params: { path: { boardId, id: file.documentId } },
+      parseAs: 'blob',
+    }),
+  )) as unknown as Blob;
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = file.name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -13,6 +13,7 @@ import { StartConversation, scw } from '../inbox/StartConversation';
 import { NotFound } from '../NotFound';
 import { Consents } from './Consents';
 import { ContactEditor } from './ContactEditor';
+import { customText } from './CustomFields';
 import { shownName } from './lgpd';
 import { Privacy } from './Privacy';
 import { type Contact, cw, fieldWord, valueText } from './shared';
@@ -132,7 +133,7 @@ export function ContactDetail({ id }: { id: string }) {
           {custom.map(([k, v]) => (
             <Fragment key={`c-${k}`}>
               <dt>{k}</dt>
-              <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+              <dd data-custom={k}>{customText(v)}</dd>
             </Fragment>
           ))}
         </dl>

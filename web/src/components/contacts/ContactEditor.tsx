@@ -7,6 +7,14 @@ import { personName } from '../../lib/people';
 import { Button, Dialog, Field, toast } from '../../ui';
 import { DateInput } from '../DateInput';
 import {
+  type CustomErrors,
+  CustomFieldsEditor,
+  type CustomRow,
+  customBody,
+  customRefusals,
+  customRows,
+} from './CustomFields';
+import {
   ALL_FIELDS,
   type Contact,
   cnpjText,
@@ -22,7 +30,6 @@ type Form = Record<(typeof TEXT_FIELDS)[number] | (typeof DATE_FIELDS)[number], 
   owner: string;
   team: string;
 };
-type Custom = { key: string; value: string }[];
 
 const formOf = (c: Partial<Contact> | null): Form => ({
   name: c?.name ?? '',
@@ -41,11 +48,6 @@ const formOf = (c: Partial<Contact> | null): Form => ({
   owner: c?.owner?.documentId ?? '',
   team: c?.team?.documentId ?? '',
 });
-const customOf = (c: Partial<Contact> | null): Custom =>
-  Object.entries(c?.customFields ?? {}).map(([key, value]) => ({
-    key,
-    value: typeof value === 'string' ? value : JSON.stringify(value),
-  }));
 
 /**
  * Every attribute of a contact in one dialog (new or existing): identity, location, relationship and custom
@@ -67,14 +69,15 @@ export function ContactEditor({
   const members = useMembers();
   const teams = useTeams();
   const [form, setForm] = useState<Form>(() => formOf(contact ?? initial ?? null));
-  const [custom, setCustom] = useState<Custom>(() => customOf(contact));
+  const [custom, setCustom] = useState<CustomRow[]>(() => customRows(contact?.customFields));
+  const [customErrors, setCustomErrors] = useState<CustomErrors>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
   const set = (k: keyof Form) => (e: Event) =>
     setForm({ ...form, [k]: (e.target as HTMLInputElement | HTMLSelectElement).value });
 
-  const body = () => {
+  const body = (fields: Record<string, unknown>) => {
     const data: Record<string, unknown> = {};
     for (const k of [...TEXT_FIELDS, ...DATE_FIELDS]) {
       const v = form[k].trim();
@@ -84,10 +87,6 @@ export function ContactEditor({
     data.contact_type = form.contact_type;
     if (form.owner || contact) data.owner = form.owner || null;
     if (form.team || contact) data.team = form.team || null;
-    const fields: Record<string, unknown> = {};
-    for (const { key, value } of custom) if (key.trim()) fields[key.trim()] = value;
-    // On an update only the keys sent change: a removed key is sent as null.
-    for (const k of Object.keys(contact?.customFields ?? {})) if (!(k in fields)) fields[k] = null;
     if (Object.keys(fields).length) data.customFields = fields;
     return data;
   };
@@ -96,9 +95,12 @@ export function ContactEditor({
     e.preventDefault();
     setErrors({});
     setGeneral('');
+    const typed = customBody(custom, contact?.customFields);
+    setCustomErrors(typed.errors);
+    if (Object.keys(typed.errors).length) return;
     setBusy(true);
     try {
-      const data = body() as never;
+      const data = body(typed.fields) as never;
       const saved = (
         contact
           ? await unwrap(
@@ -116,9 +118,12 @@ export function ContactEditor({
       onSaved?.(saved);
       onClose();
     } catch (err) {
+      // A custom field's refusal shows at its row; the others beside their fields, else in one line.
+      const atRows = customRefusals(err, custom);
+      setCustomErrors(atRows);
       const r = refusalOf(err, [...ALL_FIELDS], taxIdRefusal);
       setErrors(r.fields);
-      setGeneral(r.general);
+      setGeneral(Object.keys(atRows).length ? '' : r.general);
     } finally {
       setBusy(false);
     }
@@ -217,52 +222,7 @@ export function ContactEditor({
             {dateField('first_buy_date')}
           </div>
         </fieldset>
-        <fieldset>
-          <legend>{cw('customFields')}</legend>
-          {custom.map((c, i) => (
-            <div class="ct-custom" key={i}>
-              <Field label={cw('customKey')}>
-                <input
-                  name={`custom-key-${i}`}
-                  value={c.key}
-                  maxLength={64}
-                  onInput={(e) =>
-                    setCustom(
-                      custom.map((x, j) =>
-                        j === i ? { ...x, key: (e.target as HTMLInputElement).value } : x,
-                      ),
-                    )
-                  }
-                />
-              </Field>
-              <Field label={cw('customValue')}>
-                <input
-                  name={`custom-value-${i}`}
-                  value={c.value}
-                  onInput={(e) =>
-                    setCustom(
-                      custom.map((x, j) =>
-                        j === i ? { ...x, value: (e.target as HTMLInputElement).value } : x,
-                      ),
-                    )
-                  }
-                />
-              </Field>
-              <Button variant="ghost" onClick={() => setCustom(custom.filter((_, j) => j !== i))}>
-                <span aria-hidden="true">×</span>
-                <span class="sr-only">{cw('removeCustom', { key: c.key })}</span>
-              </Button>
-            </div>
-          ))}
-          {errors.customFields && (
-            <p class="ds-error" role="alert">
-              {errors.customFields}
-            </p>
-          )}
-          <Button variant="secondary" onClick={() => setCustom([...custom, { key: '', value: '' }])}>
-            {cw('addCustom')}
-          </Button>
-        </fieldset>
+        <CustomFieldsEditor rows={custom} errors={customErrors} onChange={setCustom} />
         {general && (
           <p role="alert" class="error">
             {general}

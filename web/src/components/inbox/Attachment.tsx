@@ -9,6 +9,7 @@ import {
   MAX_ATTACHMENT_BYTES,
   type MediaKind,
 } from '../../lib/attachment-types';
+import { fileSize } from '../../lib/file-size';
 import { Button } from '../../ui';
 import * as catalogue from '../../words/attachments';
 
@@ -20,17 +21,6 @@ export interface PickedFile {
   file: File;
   mimeType: string;
   kind: MediaKind;
-}
-
-/** A size in the chosen language's numbers: 980 byte, 12,5 kB, 3,2 MB. */
-export function fileSize(bytes: number): string {
-  const [value, unit] =
-    bytes >= 1024 * 1024
-      ? [bytes / 1024 / 1024, 'megabyte']
-      : bytes >= 1024
-        ? [bytes / 1024, 'kilobyte']
-        : [bytes, 'byte'];
-  return new Intl.NumberFormat(getLang(), { style: 'unit', unit, maximumFractionDigits: 1 }).format(value);
 }
 
 const kindWord = (kind: string) => aw(`kind_${kind}` as keyof typeof catalogue.ptBR);
