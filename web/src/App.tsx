@@ -44,6 +44,7 @@ const LeadAdsPage = lazyPage(() => import('./pages/LeadAds').then((m) => m.LeadA
 // Sales (products, quotes) and distribution queues (issue 31 item 1): their own chunks, loaded when first opened.
 const ProductsPage = lazyPage(() => import('./pages/Products').then((m) => m.ProductsPage));
 const QuotesPage = lazyPage(() => import('./pages/Quotes').then((m) => m.QuotesPage));
+const PdfTemplatesPage = lazyPage(() => import('./pages/PdfTemplates').then((m) => m.PdfTemplatesPage));
 const DistributionPage = lazyPage(() => import('./pages/Distribution').then((m) => m.DistributionPage));
 // The board editor (issue 31 item 1): its own chunk, loaded when a board's structure is edited.
 const BoardEditorPage = lazyPage(() => import('./pages/BoardEditor').then((m) => m.BoardEditorPage));
@@ -136,6 +137,7 @@ const routes: [string, (p: Record<string, string>) => any][] = [
   ['/webhooks', () => <WebhooksPage />],
   ['/products', () => <ProductsPage />],
   ['/quotes', () => <QuotesPage />],
+  ['/pdf-templates', () => <PdfTemplatesPage />],
   ['/distribution', () => <DistributionPage />],
   ['/automations', () => <AutomationsPage />],
   ['/lead-ads', () => <LeadAdsPage />],

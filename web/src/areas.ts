@@ -59,6 +59,7 @@ const saw = wordsOf(salesAreaWords);
 areas.push(
   { path: '/products', label: () => saw('products'), description: () => saw('productsText') },
   { path: '/quotes', label: () => saw('quotes'), description: () => saw('quotesText') },
+  { path: '/pdf-templates', label: () => saw('pdfTemplates'), description: () => saw('pdfTemplatesText') },
   {
     path: '/distribution',
     label: () => saw('distribution'),

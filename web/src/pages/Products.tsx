@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
+import { CategoryManager } from '../components/sales/CategoryManager';
 import { ProductEditor } from '../components/sales/ProductEditor';
 import { SalesTabs } from '../components/sales/SalesTabs';
 import { money, type Product, sw, useOrgCurrency } from '../components/sales/shared';
@@ -28,6 +29,7 @@ export function ProductsPage() {
   const [sort, setSort] = useState<Sort>({ key: 'name', dir: 'asc' });
   const [editing, setEditing] = useState<Product | 'new' | null>(null);
   const [error, setError] = useState('');
+  const [categories, setCategories] = useState(false);
   const list = useQuery({
     queryKey: ['products', 'page', page, sort.key, sort.dir],
     placeholderData: keepPreviousData,
@@ -115,7 +117,16 @@ export function ProductsPage() {
     <section class="page mkt" data-testid="products">
       <PageHeader
         title={sw('products')}
-        actions={admin && <Button onClick={() => setEditing('new')}>{sw('newProduct')}</Button>}
+        actions={
+          admin && (
+            <>
+              <Button variant="secondary" onClick={() => setCategories(true)}>
+                {sw('categories')}
+              </Button>
+              <Button onClick={() => setEditing('new')}>{sw('newProduct')}</Button>
+            </>
+          )
+        }
       >
         <p class="muted">{sw('productsIntro', { currency })}</p>
       </PageHeader>
@@ -152,6 +163,7 @@ export function ProductsPage() {
           onClose={() => setEditing(null)}
         />
       )}
+      {categories && <CategoryManager onClose={() => setCategories(false)} />}
     </section>
   );
 }

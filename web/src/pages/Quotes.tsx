@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
+import { renderTemplate, saveBlob, usePdfTemplates } from '../components/sales/pdf-layout';
 import { QuoteEditor } from '../components/sales/QuoteEditor';
 import { SalesTabs } from '../components/sales/SalesTabs';
 import {
@@ -41,19 +42,17 @@ const TONE: Record<QuoteStatus, Tone> = {
   expired: 'warning',
 };
 
-/** The quote as a PDF file, downloaded with the person's session (the API renders it). */
-async function downloadPdf(q: Quote) {
-  const blob = (await unwrap(
-    client.GET('/api/quotes/{id}/pdf', { params: { path: { id: q.documentId } }, parseAs: 'blob' }),
-  )) as unknown as Blob;
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `${sw('numberOf', { number: q.number }).replace(/\s+/g, '-').toLowerCase()}.pdf`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+/**
+ * The quote as a PDF file, downloaded with the person's session: rendered with the organization's default template
+ * (or the built-in layout), or with the template picked for it (the template's render with this quote).
+ */
+async function downloadPdf(q: Quote, template: string) {
+  const blob = template
+    ? await renderTemplate(template, q.documentId)
+    : ((await unwrap(
+        client.GET('/api/quotes/{id}/pdf', { params: { path: { id: q.documentId } }, parseAs: 'blob' }),
+      )) as unknown as Blob);
+  saveBlob(blob, `${sw('numberOf', { number: q.number }).replace(/\s+/g, '-').toLowerCase()}.pdf`);
 }
 
 /** Quotes: the list (status as words, totals in the quote's currency), create and edit, the PDF, delete. */
@@ -66,6 +65,8 @@ export function QuotesPage() {
   const [sort, setSort] = useState<Sort>({ key: 'number', dir: 'desc' });
   const [editing, setEditing] = useState<Quote | 'new' | null>(null);
   const [error, setError] = useState('');
+  const [template, setTemplate] = useState('');
+  const templates = usePdfTemplates();
   const list = useQuery({
     queryKey: ['quotes', page, status, sort.key, sort.dir],
     placeholderData: keepPreviousData,
@@ -88,7 +89,7 @@ export function QuotesPage() {
   const pdf = async (q: Quote) => {
     setError('');
     try {
-      await downloadPdf(q);
+      await downloadPdf(q, template);
       toast(sw('pdfReady', { number: q.number }));
     } catch (err) {
       setError(reason(err));
@@ -204,6 +205,23 @@ export function QuotesPage() {
             ))}
           </select>
         </label>
+        {!!templates.data?.length && (
+          <label>
+            {sw('pdfTemplate')}{' '}
+            <select
+              name="quote-pdf-template"
+              value={template}
+              onChange={(e) => setTemplate((e.target as HTMLSelectElement).value)}
+            >
+              <option value="">{sw('pdfDefaultTemplate')}</option>
+              {templates.data.map((t) => (
+                <option key={t.documentId} value={t.documentId}>
+                  {t.isDefault ? sw('pdfTemplateDefaultMark', { name: t.name }) : t.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
       </div>
       <DataTable
         caption={sw('quotes')}

@@ -123,6 +123,24 @@ export const ptBR = {
   st_accepted: 'Aceita',
   st_rejected: 'Recusada',
   st_expired: 'Expirada',
+  // PDF templates (the tab; pages/PdfTemplates.tsx has its own words) and the template a quote's PDF uses
+  pdfTemplates: 'Modelos de PDF',
+  pdfTemplate: 'Modelo do PDF',
+  pdfDefaultTemplate: 'O padrão da organização',
+  pdfTemplateDefaultMark: '{name} (padrão)',
+  // Product categories (components/sales/CategoryManager.tsx)
+  categories: 'Categorias',
+  categoriesTitle: 'Categorias de produtos',
+  categoriesIntro:
+    'Renomeie ou exclua as categorias do catálogo; os produtos de uma categoria excluída ficam sem categoria.',
+  categoriesEmpty: 'Nenhuma categoria ainda.',
+  categoryNameOf: 'Nome da categoria {name}',
+  renameOf: 'Renomear {name}',
+  rename: 'Renomear',
+  categoryRenamed: 'Categoria renomeada.',
+  removeCategoryTitle: 'Excluir a categoria?',
+  removeCategoryText: '{name} sai do catálogo; os produtos dela continuam, sem categoria.',
+  categoryRemoved: 'Categoria excluída.',
 };
 export const en: typeof ptBR = {
   tabs: 'Sales',
@@ -243,4 +261,20 @@ export const en: typeof ptBR = {
   st_accepted: 'Accepted',
   st_rejected: 'Rejected',
   st_expired: 'Expired',
+  pdfTemplates: 'PDF templates',
+  pdfTemplate: 'PDF template',
+  pdfDefaultTemplate: "The organization's default",
+  pdfTemplateDefaultMark: '{name} (default)',
+  categories: 'Categories',
+  categoriesTitle: 'Product categories',
+  categoriesIntro:
+    "Rename or delete the catalogue's categories; the products of a deleted category are left without one.",
+  categoriesEmpty: 'No categories yet.',
+  categoryNameOf: 'Name of the category {name}',
+  renameOf: 'Rename {name}',
+  rename: 'Rename',
+  categoryRenamed: 'Category renamed.',
+  removeCategoryTitle: 'Delete the category?',
+  removeCategoryText: '{name} leaves the catalogue; its products stay, without a category.',
+  categoryRemoved: 'Category deleted.',
 };
