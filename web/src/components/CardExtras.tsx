@@ -51,8 +51,8 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
     setError('');
     try {
       await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));
-      await qc.invalidateQueries({ queryKey: ['meetings'] });
-      await qc.invalidateQueries({ queryKey: ['agenda'] });
+      // The card's history (comments) gains the cancellation.
+      for (const k of ['meetings', 'agenda', 'comments']) await qc.invalidateQueries({ queryKey: [k] });
     } catch (err) {
       setError(reason(err));
     }

@@ -124,7 +124,8 @@ export function MeetingForm(props: {
       toast(meeting ? aw('meetingSaved') : t('meetingCreated'));
       if (!meeting) setForm({ ...form, title: '' });
       await Promise.all(
-        ['agenda', 'meetings', 'meeting'].map((k) => qc.invalidateQueries({ queryKey: [k] })),
+        // The card's history (comments) gains the meeting's step.
+        ['agenda', 'meetings', 'meeting', 'comments'].map((k) => qc.invalidateQueries({ queryKey: [k] })),
       );
       props.onDone?.();
     } catch (err) {

@@ -34,8 +34,8 @@ function quickChoices(now: Date) {
 
 /**
  * A conversation's snooze (members and up): "Adiada até <date>" and "Reabrir" on a snoozed one; "Adiar" opens the
- * quick choices and a date of one's own (`PATCH { status: 'snoozed', snoozedUntil }`). The service does not reopen a
- * conversation when the date passes (a message of the contact does): a past date is said as such.
+ * quick choices and a date of one's own (`PATCH { status: 'snoozed', snoozedUntil }`). The service reopens it within a
+ * minute of its date (earlier when the contact writes); in that minute the page says it reopens shortly.
  */
 export function Snooze({ c, writable, act }: { c: Conversation; writable: boolean; act: Act }) {
   const [open, setOpen] = useState(false);
