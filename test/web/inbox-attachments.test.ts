@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SUPPORTED_TYPES } from '../../src/modules/inbox/send.js';
-import { MAX_ATTACHMENT_BYTES, MEDIA_TYPES } from '../../web/src/lib/attachment-types.js';
+import { MEDIA, SUPPORTED_TYPES } from '../../src/modules/inbox/send.js';
+import { MAX_ATTACHMENT_BYTES, MEDIA_LIMITS, MEDIA_TYPES } from '../../web/src/lib/attachment-types.js';
 import { addMember, newTenant, type Tenant, type TestUser } from '../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
 import { conversationOf, inbound, inboxSetup, waNumber } from '../modules/inbox/helpers.js';
@@ -111,8 +111,12 @@ describe.skipIf(!hasChromium)('web app: inbox attachments (Chromium)', () => {
     await rm(big, { force: true });
   });
 
-  test("the web app's list of files WhatsApp takes is the service's", () => {
+  test("the web app's list of files WhatsApp takes is the service's, each with the service's kind and limit", () => {
     expect(Object.keys(MEDIA_TYPES).sort()).toEqual([...SUPPORTED_TYPES].sort());
+    for (const [type, { kind }] of Object.entries(MEDIA_TYPES)) {
+      expect(MEDIA[kind].types, type).toContain(type);
+      expect(MEDIA_LIMITS[kind], kind).toBe(MEDIA[kind].maxBytes);
+    }
   });
 
   test('a PDF attached with a caption is sent once, even when the first answer is lost; the peer gets its bytes', async () => {

@@ -35,27 +35,28 @@ import {
 export const MAX_ATTACHMENT_BYTES = 50 * 1024 * 1024;
 
 /** The media WhatsApp Cloud API accepts, by kind, with its own size limits (at most our 50 MB). */
-const MEDIA: Record<'image' | 'audio' | 'video' | 'document', { types: string[]; maxBytes: number }> = {
-  image: { types: ['image/jpeg', 'image/png'], maxBytes: 5 * 1024 * 1024 },
-  audio: {
-    types: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
-    maxBytes: 16 * 1024 * 1024,
-  },
-  video: { types: ['video/mp4', 'video/3gpp'], maxBytes: 16 * 1024 * 1024 },
-  document: {
-    types: [
-      'application/pdf',
-      'text/plain',
-      'application/msword',
-      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-      'application/vnd.ms-excel',
-      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-      'application/vnd.ms-powerpoint',
-      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-    ],
-    maxBytes: MAX_ATTACHMENT_BYTES,
-  },
-};
+export const MEDIA: Record<'image' | 'audio' | 'video' | 'document', { types: string[]; maxBytes: number }> =
+  {
+    image: { types: ['image/jpeg', 'image/png'], maxBytes: 5 * 1024 * 1024 },
+    audio: {
+      types: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
+      maxBytes: 16 * 1024 * 1024,
+    },
+    video: { types: ['video/mp4', 'video/3gpp'], maxBytes: 16 * 1024 * 1024 },
+    document: {
+      types: [
+        'application/pdf',
+        'text/plain',
+        'application/msword',
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        'application/vnd.ms-excel',
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        'application/vnd.ms-powerpoint',
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      ],
+      maxBytes: MAX_ATTACHMENT_BYTES,
+    },
+  };
 export const SUPPORTED_TYPES = Object.values(MEDIA).flatMap((m) => m.types);
 
 const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
