@@ -3,7 +3,7 @@ import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
-import { findCards, useBoardList } from '../lib/board-queries';
+import { useBoardList, useCardSearch } from '../lib/board-queries';
 import { addDays, localInput } from '../lib/dates';
 import { onceKey } from '../lib/idempotency';
 import { refusalOf } from '../lib/marketing';
@@ -249,22 +249,6 @@ export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => 
       )}
     </Dialog>
   );
-}
-
-/** The card search of the form: the typed text and the board's cards whose title holds it (asked 300 ms after typing stops). */
-function useCardSearch(boardId: string, enabled: boolean) {
-  const [text, setText] = useState('');
-  const [q, setQ] = useState('');
-  useEffect(() => {
-    const id = setTimeout(() => setQ(text.trim()), 300);
-    return () => clearTimeout(id);
-  }, [text]);
-  const cards = useQuery({
-    queryKey: ['card-pick', boardId, q],
-    enabled: enabled && !!boardId,
-    queryFn: () => findCards<Card>(boardId, q, 8),
-  });
-  return { text, setText, cards: cards.data };
 }
 
 /** The meeting's card: the one picked (with a "change" button), else the title search and its results. */

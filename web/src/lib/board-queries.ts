@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { type Board, client, unwrap } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { type Board, type Card, client, unwrap } from '../api';
 
 /** The organization's boards (the boards page's query and cache key): every picker of a board reads this one. */
 export function useBoardList(enabled = true) {
@@ -35,4 +36,20 @@ export async function findCards<C = { documentId: string; title: string }>(
       }),
     )
   ).data as unknown as C[];
+}
+
+/** A card picker's search: the typed text, and the board's cards holding it (the newest 8 when empty), 300 ms after typing. */
+export function useCardSearch(boardId: string, enabled = true) {
+  const [text, setText] = useState('');
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const id = setTimeout(() => setQ(text.trim()), 300);
+    return () => clearTimeout(id);
+  }, [text]);
+  const cards = useQuery({
+    queryKey: ['card-pick', boardId, q],
+    enabled: enabled && !!boardId,
+    queryFn: () => findCards<Card>(boardId, q, 8),
+  });
+  return { text, setText, cards: cards.data, error: cards.error };
 }

@@ -3,7 +3,7 @@ import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Card, type Conversation, client, reason, unwrap } from '../../api';
 import { date, t } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
-import { findCards, useBoardList } from '../../lib/board-queries';
+import { useBoardList, useCardSearch } from '../../lib/board-queries';
 import { onceKey } from '../../lib/idempotency';
 import { contactLabel } from '../../lib/labels';
 import { Button, Dialog, Field, toast } from '../../ui';
@@ -222,17 +222,7 @@ function CardSearch(props: {
   onPick: (documentId: string) => void;
   error: string | null;
 }) {
-  const [q, setQ] = useState('');
-  const [debounced, setDebounced] = useState('');
-  useEffect(() => {
-    const id = setTimeout(() => setDebounced(q.trim()), 250);
-    return () => clearTimeout(id);
-  }, [q]);
-  const found = useQuery({
-    queryKey: ['card-pick', props.boardId, debounced],
-    enabled: !!props.boardId,
-    queryFn: () => findCards<Card>(props.boardId, debounced, 8),
-  });
+  const search = useCardSearch(props.boardId);
   return (
     <>
       <Field label={ccw('search')} hint={ccw('searchHint')}>
@@ -240,13 +230,13 @@ function CardSearch(props: {
           type="search"
           name="card-search"
           autocomplete="off"
-          value={q}
-          onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          value={search.text}
+          onInput={(e) => search.setText((e.target as HTMLInputElement).value)}
         />
       </Field>
       <fieldset class={`conv-card-results${props.error ? ' has-error' : ''}`} data-testid="card-results">
         <legend>{ccw('found')}</legend>
-        {found.data?.map((card) => (
+        {search.cards?.map((card) => (
           <label key={card.documentId} class="conv-card-option">
             <input
               type="radio"
@@ -270,8 +260,8 @@ function CardSearch(props: {
             </span>
           </label>
         ))}
-        {found.data?.length === 0 && <p class="muted">{ccw('noneFound')}</p>}
-        {found.error && <p class="error">{reason(found.error)}</p>}
+        {search.cards?.length === 0 && <p class="muted">{ccw('noneFound')}</p>}
+        {search.error && <p class="error">{reason(search.error)}</p>}
         {props.error && (
           <p class="ds-error" role="alert" data-testid="card-pick-error">
             {props.error}
