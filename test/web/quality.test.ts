@@ -371,6 +371,7 @@ describe.skipIf(!hasChromium)('web app: language, phone, accessibility (Chromium
       '/lead-ads',
       '/products',
       '/quotes',
+      '/pdf-templates',
       '/distribution',
     ].map((path) => ({ name: path.slice(1), path, ready: 'main h1' }));
     // The demo's boards are in Portuguese (phases, fields, options, tags): every string of their structure.
