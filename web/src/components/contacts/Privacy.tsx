@@ -2,8 +2,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../../api';
 import { dateTime, getLang } from '../../i18n';
+import { fileSize } from '../../lib/file-size';
 import { Badge, Button, confirmAction, Field, type Tone, toast } from '../../ui';
-import { codeWord, fileSize, isErased, type PrivacyRequest, pw, shownName } from './lgpd';
+import { codeWord, isErased, type PrivacyRequest, pw, shownName } from './lgpd';
 import type { Contact } from './shared';
 
 const TONES: Record<PrivacyRequest['status'], Tone> = {

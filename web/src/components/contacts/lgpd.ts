@@ -1,5 +1,4 @@
 import type { Schemas } from '../../api';
-import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import * as catalogue from '../../words/privacy';
 
@@ -26,13 +25,3 @@ export const isErased = (c: { name: string }) => c.name === ERASED_NAME;
 
 /** A contact's name to show: an erased contact's marker in the chosen language. */
 export const shownName = (name: string) => (name === ERASED_NAME ? pw('erasedName') : name);
-
-/** A file size as the chosen language writes it (kB under a megabyte, else MB). */
-export function fileSize(bytes: number): string {
-  const mb = bytes >= 1_000_000;
-  return new Intl.NumberFormat(getLang(), {
-    style: 'unit',
-    unit: mb ? 'megabyte' : 'kilobyte',
-    maximumFractionDigits: 1,
-  }).format(mb ? bytes / 1_000_000 : Math.max(bytes / 1000, 0.1));
-}
