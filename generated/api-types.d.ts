@@ -32527,14 +32527,10 @@ export interface operations {
       content: {
         'application/json': {
           data: {
-            /**
-             * @description the template quotes of this kind render with; setting it clears the previous default
-             * @default false
-             */
+            /** @description the template quotes of this kind render with; setting it clears the previous default */
             isDefault?: boolean;
             /**
              * @description what the template renders
-             * @default quote
              * @enum {string}
              */
             kind?: 'quote';

@@ -2,18 +2,25 @@ import { z } from 'zod';
 import { pdfLayout } from './layout.js';
 import { PDF_TEMPLATE_KINDS } from './table.js';
 
-export const templateInput = z.strictObject({
+// No defaults in the shared fields: a `.partial()` update must not reset what it was not given (zod applies a
+// default inside an optional), so a PUT of the name alone keeps the template the default.
+const templateFields = {
   name: z.string().trim().min(1).max(120).describe('unique per organization'),
-  kind: z.enum(PDF_TEMPLATE_KINDS).default('quote').describe('what the template renders'),
+  kind: z.enum(PDF_TEMPLATE_KINDS).describe('what the template renders'),
   isDefault: z
     .boolean()
-    .default(false)
     .describe('the template quotes of this kind render with; setting it clears the previous default'),
   layout: pdfLayout,
+};
+
+export const templateInput = z.strictObject({
+  ...templateFields,
+  kind: templateFields.kind.default('quote'),
+  isDefault: templateFields.isDefault.default(false),
 });
 export type TemplateInput = z.infer<typeof templateInput>;
 
-export const templateUpdate = templateInput.partial();
+export const templateUpdate = z.strictObject(templateFields).partial();
 export type TemplateUpdate = z.infer<typeof templateUpdate>;
 
 export const pdfTemplate = z

@@ -101,6 +101,11 @@ describe('PDF templates', () => {
     expect(back.body.isDefault).toBe(true);
     const defaults = await api.get('/pdf-templates', { 'filters[isDefault][$eq]': 'true' });
     expect(defaults.body.data.map((t: any) => t.name)).toEqual(['A']);
+
+    // An update that does not name `isDefault` leaves it (a partial PUT once reset it to false).
+    const renamed = await api.put(`/pdf-templates/${a.body.documentId}`, { data: { name: 'A2' } });
+    expect(renamed.body).toMatchObject({ name: 'A2', isDefault: true, kind: 'quote' });
+    expect((await api.get(`/pdf-templates/${a.body.documentId}`)).body.isDefault).toBe(true);
   });
 
   test('concurrent default switches leave exactly one default', async () => {
