@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Page, type Phase, reason, unwrap } from '../api';
 import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
+import { useMembers } from '../lib/directory';
 import { historySentence } from '../lib/events';
 import { type PersonUser, personName } from '../lib/people';
 import { code } from '../lib/words';
@@ -11,6 +12,7 @@ import { Button } from '../ui';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { CardForm, useCardDraft } from './CardForm';
 import { DateInput } from './DateInput';
+import { type Mention, MentionBox, MentionText, mentionsIn } from './MentionBox';
 import { CardProducts } from './sales/CardProducts';
 
 interface Comment {
@@ -18,6 +20,7 @@ interface Comment {
   content: string;
   type: 'user' | 'system';
   activityType: string | null;
+  mentions: string[];
   author: { documentId: string; user?: PersonUser } | null;
   metadata: Record<string, unknown>;
   createdAt: string;
@@ -173,7 +176,9 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
   const tagName = (slug: string) => board.tags.find((x) => x.slug === slug)?.name ?? slug;
   const qc = useQueryClient();
   const [text, setText] = useState('');
+  const [picked, setPicked] = useState<Mention[]>([]);
   const [error, setError] = useState('');
+  const members = useMembers().data ?? [];
   const list = useQuery({
     queryKey: ['comments', boardId, cardId],
     queryFn: async () =>
@@ -190,10 +195,11 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
       await unwrap(
         client.POST('/api/boards/{boardId}/cards/{cardId}/comments', {
           params: { path: { boardId, cardId } },
-          body: { data: { content: text } } as never,
+          body: { data: { content: text, mentions: mentionsIn(text, picked) } },
         }),
       );
       setText('');
+      setPicked([]);
       await qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] });
     } catch (err) {
       setError(reason(err));
@@ -212,20 +218,20 @@ function Comments({ board, cardId }: { board: Board; cardId: string }) {
               <span class="muted small">
                 {personName(x.author)} · {dateTime(x.createdAt)}
               </span>
-              <p>{x.content}</p>
+              <MentionText content={x.content} mentions={x.mentions ?? []} members={members} />
             </li>
           ))}
         </ul>
         {canWrite() && (
           <form onSubmit={post} class="comment-form">
             <label for="new-comment">{t('newComment')}</label>
-            <textarea
+            <MentionBox
               id="new-comment"
               name="comment"
-              required
-              rows={2}
               value={text}
-              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+              members={members}
+              onText={setText}
+              onMention={(m) => setPicked((all) => [...all, m])}
             />
             {error && (
               <p role="alert" class="error">

@@ -36,8 +36,12 @@ const LINE_FIELDS = ['product', 'quantity', 'unitPrice', 'discount'];
 const pct = (discount: number) =>
   new Intl.NumberFormat(getLang(), { style: 'percent', maximumFractionDigits: 2 }).format(discount / 100);
 
-/** The API's refusal of a line: a price below the product's minimum said with both prices, the rest by field. */
-function lineRefusal(err: unknown, currency: string) {
+/**
+ * The API's refusal of a line: a price below the product's minimum said with both prices (at the discount when only
+ * the discount changed: it is what brought the price down), a discount out of 0..100 or with more than two decimals
+ * said as the rule, the rest by field.
+ */
+function lineRefusal(err: unknown, currency: string, belowAt: 'unitPrice' | 'discount' = 'unitPrice') {
   const below = (err instanceof ApiError ? (err.details?.belowMinPrice ?? []) : []) as {
     sku: string;
     effectiveUnitPrice: number;
@@ -46,7 +50,7 @@ function lineRefusal(err: unknown, currency: string) {
   if (below[0])
     return {
       fields: {
-        unitPrice: sw('belowMinLine', {
+        [belowAt]: sw('belowMinLine', {
           sku: below[0].sku,
           price: money(below[0].effectiveUnitPrice, currency),
           min: money(below[0].minPrice, currency),
@@ -54,12 +58,14 @@ function lineRefusal(err: unknown, currency: string) {
       } as Record<string, string>,
       general: '',
     };
-  return refusalOf(err, LINE_FIELDS);
+  const r = refusalOf(err, LINE_FIELDS);
+  if (r.fields.discount) r.fields.discount = sw('discountRange');
+  return r;
 }
 
 /**
  * The card's products (boards with products): its lines with their totals in the board's currency; members and up
- * add a product found in the catalogue, change a line's quantity and price, take a line off; a draft quote made from
+ * add a product found in the catalogue, change a line's quantity, price and discount, take a line off; a draft quote made from
  * the lines (quotes plan feature) and the card's quotes. Left out on a board without products and no lines.
  */
 export function CardProducts({ board, card }: { board: Board; card: Card }) {
@@ -124,12 +130,23 @@ export function CardProducts({ board, card }: { board: Board; card: Card }) {
         {lines.map((l) =>
           writer ? (
             <LineEditor
-              key={`${l.documentId}-${l.quantity}-${l.unitPrice}`}
+              key={`${l.documentId}-${l.quantity}-${l.unitPrice}-${l.discount}`}
               boardId={boardId}
               cardId={cardId}
               line={l}
               currency={currency}
-              onSaved={changed}
+              onSaved={async (saved) => {
+                // The line as the service answered at once; the totals (and the card's value) read again.
+                qc.setQueryData<CardLines>(
+                  key,
+                  (old) =>
+                    old && {
+                      ...old,
+                      data: old.data.map((x) => (x.documentId === saved.documentId ? saved : x)),
+                    },
+                );
+                await changed();
+              }}
               onRemove={() => remove(l)}
             />
           ) : (
@@ -186,7 +203,7 @@ function LineTotal({ line: l, currency }: { line: CardLine; currency: string }) 
   );
 }
 
-/** One line as a member changes it: quantity and unit price saved together, the discount shown, a remove button. */
+/** One line as a member changes it: quantity, unit price and discount saved together, a remove button. */
 function LineEditor({
   boardId,
   cardId,
@@ -199,11 +216,12 @@ function LineEditor({
   cardId: string;
   line: CardLine;
   currency: string;
-  onSaved: () => Promise<void>;
+  onSaved: (line: CardLine) => Promise<void>;
   onRemove: () => void;
 }) {
   const [quantity, setQuantity] = useState(amountText(l.quantity));
   const [unitPrice, setUnitPrice] = useState(amountText(l.unitPrice));
+  const [discount, setDiscount] = useState(amountText(l.discount));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
@@ -213,29 +231,36 @@ function LineEditor({
     setErrors({});
     setGeneral('');
   };
-  const dirty = quantity !== amountText(l.quantity) || unitPrice !== amountText(l.unitPrice);
+  const dirty =
+    quantity !== amountText(l.quantity) ||
+    unitPrice !== amountText(l.unitPrice) ||
+    discount !== amountText(l.discount);
   const save = async (e: Event) => {
     e.preventDefault();
     setErrors({});
     setGeneral('');
     const q = parseAmount(quantity);
     const p = parseAmount(unitPrice);
+    // An emptied discount is no discount.
+    const d = parseAmount(discount) ?? 0;
     const bad: Record<string, string> = {};
     if (q === null || Number.isNaN(q)) bad.quantity = sw('notANumber');
     if (p === null || Number.isNaN(p)) bad.unitPrice = sw('notANumber');
+    if (Number.isNaN(d)) bad.discount = sw('notANumber');
     if (Object.keys(bad).length) return setErrors(bad);
     setBusy(true);
     try {
-      await unwrap(
+      const saved = (await unwrap(
         client.PUT('/api/boards/{boardId}/cards/{cardId}/products/{id}', {
           params: { path: { boardId, cardId, id: l.documentId } },
-          body: { data: { quantity: q as number, unitPrice: p as number } },
+          body: { data: { quantity: q as number, unitPrice: p as number, discount: d } },
         }),
-      );
+      )) as CardLine;
       toast(sw('lineSaved'));
-      await onSaved();
+      await onSaved(saved);
     } catch (err) {
-      const r = lineRefusal(err, currency);
+      const onlyDiscount = unitPrice === amountText(l.unitPrice) && discount !== amountText(l.discount);
+      const r = lineRefusal(err, currency, onlyDiscount ? 'discount' : 'unitPrice');
       setErrors(r.fields);
       setGeneral(r.general);
     } finally {
@@ -264,7 +289,15 @@ function LineEditor({
             onInput={(e) => edit(setUnitPrice, e)}
           />
         </Field>
-        {l.discount > 0 && <span class="muted small">{sw('discountOff', { pct: pct(l.discount) })}</span>}
+        <Field label={sw('discount')} error={errors.discount}>
+          <input
+            name="line-discount"
+            inputMode="decimal"
+            size={5}
+            value={discount}
+            onInput={(e) => edit(setDiscount, e)}
+          />
+        </Field>
         <div class="sales-line-end">
           <LineTotal line={l} currency={currency} />
           {dirty && (
