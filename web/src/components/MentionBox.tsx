@@ -119,6 +119,8 @@ export function MentionBox({
 
   useEffect(() => {
     setActive(0);
+    // Once that "@" is gone (sent, deleted, the caret elsewhere), a new "@" in its place opens the list again.
+    if (at < 0) setClosedAt(-1);
   }, [at, typed?.[1]]);
   useEffect(() => {
     if (open)
