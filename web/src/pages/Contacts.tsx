@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { client, type Page, reason, unwrap } from '../api';
-import { BulkBar } from '../components/contacts/BulkBar';
+import { BulkBar, type Matching } from '../components/contacts/BulkBar';
 import { ContactDetail } from '../components/contacts/ContactDetail';
 import { ContactEditor } from '../components/contacts/ContactEditor';
 import { ImportDialog } from '../components/contacts/ImportDialog';
@@ -31,7 +31,7 @@ const PAGE_SIZE = 25;
 /**
  * Contacts (issue 31 item 1): the list (search, sorting, pages), a contact's detail beside it, a quick new contact
  * and the full editor, a CSV import with its progress, and actions on the selected rows (owner, team, type, merge,
- * delete).
+ * delete). A search whose whole page is selected offers every contact it matches, acted on by the same search.
  */
 export function ContactsPage({ contactId }: { contactId?: string }) {
   const write = canWrite();
@@ -40,12 +40,15 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState<Sort>({ key: 'createdAt', dir: 'desc' });
   const [selected, setSelected] = useState<Map<string, Contact>>(new Map());
+  // The search whose every match is selected: another search (or none) drops it.
+  const [allOf, setAllOf] = useState<string | null>(null);
   const [merging, setMerging] = useState(false);
   const [importing, setImporting] = useState(false);
   useEffect(() => {
     const id = setTimeout(() => {
       setQuery(q.trim().length >= 3 ? q.trim() : '');
       setPage(1);
+      setAllOf(null);
     }, 300);
     return () => clearTimeout(id);
   }, [q]);
@@ -67,18 +70,34 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   });
   const rows = list.data?.data;
   const pag = list.data?.meta.pagination;
+  const matching: Matching | null = query && allOf === query && pag ? { q: query, total: pag.total } : null;
   const toggle = (c: Contact, on: boolean) => {
     const next = new Map(selected);
     if (on) next.set(c.documentId, c);
     else next.delete(c.documentId);
     setSelected(next);
+    if (!on) setAllOf(null);
   };
-  const pageAll = !!rows?.length && rows.every((c) => selected.has(c.documentId));
+  const pageAll = !!rows?.length && (!!matching || rows.every((c) => selected.has(c.documentId)));
   const togglePage = (on: boolean) => {
     const next = new Map(selected);
     for (const c of rows ?? []) on ? next.set(c.documentId, c) : next.delete(c.documentId);
     setSelected(next);
+    if (!on) setAllOf(null);
   };
+  const clear = () => {
+    setSelected(new Map());
+    setAllOf(null);
+  };
+  // Only a search is offered "every match": it is sent to the service as the list sent it (`q`), and without one
+  // the selection would be every contact of the organization.
+  const offerAll =
+    write &&
+    !!query &&
+    pageAll &&
+    !matching &&
+    !list.isPlaceholderData &&
+    (pag?.total ?? 0) > (rows?.length ?? 0);
   const columns: Column<Contact>[] = [
     ...(write
       ? [
@@ -90,7 +109,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
                 type="checkbox"
                 name={`select-${c.documentId}`}
                 aria-label={cw('select', { name: shownName(c.name) })}
-                checked={selected.has(c.documentId)}
+                checked={!!matching || selected.has(c.documentId)}
                 onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)}
               />
             ),
@@ -167,10 +186,27 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
             </label>
           )}
         </div>
-        {write && count > 0 && (
+        {offerAll && (
+          <p class="ct-all" data-testid="select-all-matching">
+            {cw('pageSelected', { n: num(rows?.length ?? 0) })}{' '}
+            <Button variant="ghost" onClick={() => setAllOf(query)}>
+              {cw('selectAllMatching', { n: num(pag?.total ?? 0) })}
+            </Button>
+          </p>
+        )}
+        {matching && (
+          <p class="ct-all" data-testid="all-matching">
+            {cw('allMatchingSelected', { n: num(matching.total) })}{' '}
+            <Button variant="ghost" onClick={() => setAllOf(null)}>
+              {cw('onlyThisPage')}
+            </Button>
+          </p>
+        )}
+        {write && (count > 0 || matching) && (
           <BulkBar
             contacts={[...selected.values()]}
-            onClear={() => setSelected(new Map())}
+            matching={matching}
+            onClear={clear}
             onMerge={() => setMerging(true)}
           />
         )}
@@ -214,7 +250,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
           onClose={() => setMerging(false)}
           onMerged={(c) => {
             setMerging(false);
-            setSelected(new Map());
+            clear();
             navigate(`/contacts/${c.documentId}`);
           }}
         />

@@ -103,6 +103,19 @@ export const ptBR = {
   bulkDeleteText: 'Os contatos saem da lista; seus cards e conversas ficam sem contato.',
   bulkDeleted: '{n} contato excluído.',
   bulkDeletedMany: '{n} contatos excluídos.',
+  // Everything a search matches (POST /contacts/bulk-* with the list's `q`, not ids)
+  pageSelected: 'Os {n} contatos desta página estão selecionados.',
+  selectAllMatching: 'Selecionar todos os {n} contatos que correspondem à busca',
+  allMatchingSelected: 'Todos os {n} contatos que correspondem à busca estão selecionados.',
+  onlyThisPage: 'Só os desta página',
+  matchingCount: 'Todos os {n} da busca',
+  bulkAllUpdateTitle: 'Alterar {n} contatos?',
+  bulkAllUpdateText:
+    'A mudança vale para os {n} contatos que correspondem à busca “{q}”, inclusive os das outras páginas. {field}: {value}.',
+  bulkAllUpdateConfirm: 'Alterar {n} contatos',
+  bulkAllDeleteText:
+    'Os {n} contatos que correspondem à busca “{q}”, inclusive os das outras páginas, saem da lista; seus cards e conversas ficam sem contato.',
+  bulkAllDeleteConfirm: 'Excluir {n} contatos',
   // Merge
   merge: 'Mesclar',
   mergeTitle: 'Mesclar contatos',
@@ -279,6 +292,18 @@ export const en: typeof ptBR = {
   bulkDeleteText: 'The contacts leave the list; their cards and conversations keep no contact.',
   bulkDeleted: '{n} contact deleted.',
   bulkDeletedMany: '{n} contacts deleted.',
+  pageSelected: 'All {n} contacts on this page are selected.',
+  selectAllMatching: 'Select all {n} contacts that match the search',
+  allMatchingSelected: 'All {n} contacts that match the search are selected.',
+  onlyThisPage: 'Only this page',
+  matchingCount: 'All {n} matching',
+  bulkAllUpdateTitle: 'Change {n} contacts?',
+  bulkAllUpdateText:
+    'The change applies to the {n} contacts that match the search “{q}”, other pages included. {field}: {value}.',
+  bulkAllUpdateConfirm: 'Change {n} contacts',
+  bulkAllDeleteText:
+    'The {n} contacts that match the search “{q}”, other pages included, leave the list; their cards and conversations keep no contact.',
+  bulkAllDeleteConfirm: 'Delete {n} contacts',
   merge: 'Merge',
   mergeTitle: 'Merge contacts',
   mergeIntro:

@@ -4,21 +4,32 @@ import { client, reason, unwrap } from '../../api';
 import { useMembers, useTeams } from '../../lib/directory';
 import { isAdmin } from '../../lib/marketing';
 import { personName } from '../../lib/people';
+import { num } from '../../lib/words';
 import { Button, confirmAction, Field, toast } from '../../ui';
 import { type Contact, counted, cw } from './shared';
 
 type Action = 'owner' | 'team' | 'contact_type';
 
+/** Every contact the list's search matches (`total` of them), acted on by that search rather than by ids. */
+export interface Matching {
+  q: string;
+  total: number;
+}
+
 /**
  * What the selected contacts can have done to them at once: an owner, a team or a type set
- * (POST /contacts/bulk-update), a merge (two or more), a delete (admins: POST /contacts/bulk-delete).
+ * (POST /contacts/bulk-update), a merge (two or more), a delete (admins: POST /contacts/bulk-delete). With
+ * `matching`, the selection is everything the search matches: both are sent the list's `q` (the service selects
+ * by it as the list does) after a confirmation that names how many; a merge needs rows picked one by one.
  */
 export function BulkBar({
   contacts,
+  matching,
   onClear,
   onMerge,
 }: {
   contacts: Contact[];
+  matching: Matching | null;
   onClear: () => void;
   onMerge: () => void;
 }) {
@@ -30,13 +41,27 @@ export function BulkBar({
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const ids = contacts.map((c) => c.documentId);
-  const n = ids.length;
+  const n = matching ? matching.total : ids.length;
+  const selection = matching ? { q: matching.q } : { ids };
   const apply = async () => {
+    if (matching) {
+      const ok = await confirmAction({
+        title: cw('bulkAllUpdateTitle', { n: num(n) }),
+        text: cw('bulkAllUpdateText', {
+          n: num(n),
+          q: matching.q,
+          field: cw(action === 'contact_type' ? 'type' : action),
+          value: options.find(([v]) => v === value)?.[1] ?? '',
+        }),
+        confirmLabel: cw('bulkAllUpdateConfirm', { n: num(n) }),
+      });
+      if (!ok) return;
+    }
     setError('');
     setBusy(true);
     try {
       const data = { [action]: value || null } as never;
-      const r = await unwrap(client.POST('/api/contacts/bulk-update', { body: { ids, data } }));
+      const r = await unwrap(client.POST('/api/contacts/bulk-update', { body: { ...selection, data } }));
       const count = r.updated ?? r.matched;
       toast(counted(count, 'bulkDone', 'bulkDoneMany'));
       await qc.invalidateQueries({ queryKey: ['contacts'] });
@@ -52,14 +77,14 @@ export function BulkBar({
   const remove = async () => {
     const ok = await confirmAction({
       title: counted(n, 'bulkDeleteTitleOne', 'bulkDeleteTitle'),
-      text: cw('bulkDeleteText'),
-      confirmLabel: cw('remove'),
+      text: matching ? cw('bulkAllDeleteText', { n: num(n), q: matching.q }) : cw('bulkDeleteText'),
+      confirmLabel: matching ? cw('bulkAllDeleteConfirm', { n: num(n) }) : cw('remove'),
       danger: true,
     });
     if (!ok) return;
     setError('');
     try {
-      const r = await unwrap(client.POST('/api/contacts/bulk-delete', { body: { ids } }));
+      const r = await unwrap(client.POST('/api/contacts/bulk-delete', { body: selection }));
       const count = r.deleted ?? r.matched;
       toast(counted(count, 'bulkDeleted', 'bulkDeletedMany'));
       await qc.invalidateQueries({ queryKey: ['contacts'] });
@@ -79,7 +104,9 @@ export function BulkBar({
           ];
   return (
     <section class="ct-bulk" aria-label={cw('bulkTitle')} data-testid="bulk-bar">
-      <strong>{counted(n, 'selected', 'selectedMany')}</strong>
+      <strong>
+        {matching ? cw('matchingCount', { n: num(n) }) : counted(n, 'selected', 'selectedMany')}
+      </strong>
       <Field label={cw('bulkField')}>
         <select
           name="bulk-action"
@@ -111,7 +138,7 @@ export function BulkBar({
       <Button busy={busy} onClick={apply}>
         {cw('bulkApply')}
       </Button>
-      {n >= 2 && (
+      {!matching && n >= 2 && (
         <Button variant="secondary" onClick={onMerge}>
           {cw('merge')}
         </Button>

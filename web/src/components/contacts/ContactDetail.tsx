@@ -11,6 +11,7 @@ import { canWrite } from '../../session';
 import { Button, confirmAction, Field, Skeleton, toast } from '../../ui';
 import { StartConversation, scw } from '../inbox/StartConversation';
 import { NotFound } from '../NotFound';
+import { CallLog, callSentence } from './CallLog';
 import { Consents } from './Consents';
 import { ContactEditor } from './ContactEditor';
 import { customText } from './CustomFields';
@@ -43,9 +44,10 @@ const SHOWN = [
   'team',
 ];
 
-/** A timeline entry in words: changed fields and merges by this area's words, the rest as the app words them. */
+/** A timeline entry in words: calls, changes and merges by this area's words, the rest as the app words them. */
 function sentence(a: Activity): string {
   const m = a.metadata ?? {};
+  if (a.activityType === 'call_completed' || a.activityType === 'call_attempted') return callSentence(a);
   if (a.activityType === 'contact_updated' && m.action === 'merge') {
     const names = list((m.merged ?? []).map((x: { name: string }) => x.name));
     const filled = (m.filled ?? []) as string[];
@@ -58,7 +60,10 @@ function sentence(a: Activity): string {
   return timelineSentence(a);
 }
 
-/** One contact: every attribute, edit and delete, its timeline, its consents and (admins) its LGPD rights. */
+/**
+ * One contact: every attribute, edit and delete, its timeline (a note or a call added to it), its consents and
+ * (admins) its LGPD rights.
+ */
 export function ContactDetail({ id }: { id: string }) {
   const qc = useQueryClient();
   const [editing, setEditing] = useState(false);
@@ -153,6 +158,7 @@ export function ContactDetail({ id }: { id: string }) {
         {timeline.data?.data.length === 0 && <li class="muted">{cw('noTimeline')}</li>}
       </ol>
       {c && canWrite() && <NoteForm id={id} />}
+      {c && canWrite() && <CallLog id={id} />}
       <Consents id={id} />
       {c && isAdmin() && <Privacy contact={c} />}
       {editing && c && <ContactEditor contact={c} onClose={() => setEditing(false)} />}
