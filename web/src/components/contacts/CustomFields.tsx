@@ -20,16 +20,21 @@ export interface CustomRow {
   structured?: boolean;
 }
 
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A `YYYY-MM-DD` that is a day of the calendar (not "0000-00-00" nor "2024-02-30", which stay texts). */
+const isDay = (v: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+};
 
-/** A stored value's kind: a `YYYY-MM-DD` string is a date, any other string a text. */
+/** A stored value's kind: a string that is a calendar day is a date, any other string a text. */
 export const kindOf = (v: unknown): CustomKind =>
   typeof v === 'number'
     ? 'number'
     : typeof v === 'boolean'
       ? 'boolean'
       : typeof v === 'string'
-        ? ISO_DAY.test(v)
+        ? isDay(v)
           ? 'date'
           : 'text'
         : 'json';
@@ -69,7 +74,8 @@ export function customBody(
   rows: CustomRow[],
   before: Record<string, unknown> | undefined,
 ): { fields: Record<string, unknown>; errors: CustomErrors } {
-  const fields: Record<string, unknown> = {};
+  // No prototype: a key named `constructor` or `toString` is a key like any other.
+  const fields: Record<string, unknown> = Object.create(null);
   const errors: CustomErrors = {};
   rows.forEach((r, i) => {
     const key = r.key.trim();
@@ -78,12 +84,16 @@ export function customBody(
       if (r.text.trim() || r.flag) errors[`key-${i}`] = cw('customKeyMissing');
       return;
     }
-    if (key in fields) errors[`key-${i}`] = cw('customKeyTwice');
+    if (Object.hasOwn(fields, key)) errors[`key-${i}`] = cw('customKeyTwice');
     const value = typedValue(r);
     if (value === undefined) errors[`value-${i}`] = cw(`customBad_${r.kind}` as 'customBad_number');
     else fields[key] = value;
   });
-  for (const k of Object.keys(before ?? {})) if (!(k in fields)) fields[k] = null;
+  for (const k of Object.keys(before ?? {})) if (!Object.hasOwn(fields, k)) fields[k] = null;
+  // Only what changed goes (the service counts every key sent against its limit of 100, removals included).
+  for (const [k, v] of Object.entries(fields))
+    if (before && Object.hasOwn(before, k) && JSON.stringify(before[k]) === JSON.stringify(v))
+      delete fields[k];
   return { fields, errors };
 }
 
@@ -97,7 +107,7 @@ function typedValue(r: CustomRow): unknown {
     case 'boolean':
       return r.flag;
     case 'date':
-      return ISO_DAY.test(r.text) ? r.text : undefined;
+      return isDay(r.text) ? r.text : undefined;
     case 'json':
       try {
         return JSON.parse(r.text);
@@ -115,7 +125,7 @@ function retyped(r: CustomRow, kind: CustomKind): CustomRow {
     kind === 'number'
       ? r.text.trim() !== '' && Number.isFinite(Number(r.text))
       : kind === 'date'
-        ? ISO_DAY.test(r.text)
+        ? isDay(r.text)
         : r.kind !== 'boolean';
   return { ...r, kind, text: keep ? r.text : '' };
 }

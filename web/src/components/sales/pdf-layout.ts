@@ -198,7 +198,8 @@ export function fromDraft(d: BlockDraft, i: number, bad: Record<string, string>)
     case 'fields':
       return { type: 'fields', rows: d.rows.map(({ label, value }) => ({ label, value })) };
     case 'items': {
-      const columns = ITEM_COLUMNS.filter((c) => d.columns.includes(c));
+      // In the draft's order: the renderer draws the columns as listed.
+      const columns = d.columns.filter((c) => ITEM_COLUMNS.includes(c));
       const labels = Object.fromEntries(
         columns.filter((c) => d.labels[c]?.trim()).map((c) => [c, d.labels[c].trim()]),
       );
