@@ -6048,6 +6048,8 @@ export interface components {
        * @default 10
        */
       fontSize: number;
+      /** @description how amounts, quantities and dates are written (a BCP 47 tag: pt-BR writes R$ 1.234,56 and 31/12/2026) and the language of the item and total headings not renamed; absent: en-US amounts and ISO dates */
+      locale?: string;
       /**
        * @description page margin in points
        * @default 50
@@ -6185,6 +6187,8 @@ export interface components {
        * @default 10
        */
       fontSize: number;
+      /** @description how amounts, quantities and dates are written (a BCP 47 tag: pt-BR writes R$ 1.234,56 and 31/12/2026) and the language of the item and total headings not renamed; absent: en-US amounts and ISO dates */
+      locale?: string;
       /**
        * @description page margin in points
        * @default 50

@@ -2,7 +2,7 @@
 
 export type { PdfLayout, PlaceholderValues } from './layout.js';
 export { builtInQuoteLayout } from './layout.js';
-export type { RenderInput } from './render.js';
-export { formatMoney, renderPdf } from './render.js';
+export type { Formats, RenderInput } from './render.js';
+export { formatsFor, renderPdf } from './render.js';
 export { findDefaultTemplate } from './repo.js';
 export { pdfResponse } from './schema.js';

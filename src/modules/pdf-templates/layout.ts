@@ -115,6 +115,20 @@ export const pdfLayout = z
     margin: z.number().min(18).max(144).default(50).describe('page margin in points'),
     fontSize: z.number().min(6).max(18).default(10).describe('base font size in points'),
     accentColor: hexColor.default('#1f2937'),
+    locale: z
+      .string()
+      .max(35)
+      .refine((l) => {
+        try {
+          return Intl.NumberFormat.supportedLocalesOf(l).length === 1;
+        } catch {
+          return false;
+        }
+      }, 'a language tag such as pt-BR or en-US')
+      .optional()
+      .describe(
+        'how amounts, quantities and dates are written (a BCP 47 tag: pt-BR writes R$ 1.234,56 and 31/12/2026) and the language of the item and total headings not renamed; absent: en-US amounts and ISO dates',
+      ),
     blocks: z.array(block).min(1).max(100),
   })
   .meta({ id: 'PdfLayout' });

@@ -26,21 +26,51 @@ export interface RenderInput {
   totals: { subtotal: number; discount: number; total: number };
 }
 
-export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+/** How a layout writes amounts, quantities and days: its `locale`'s way, else en-US amounts and ISO days. */
+export interface Formats {
+  locale?: string;
+  money(amount: number, currency: string): string;
+  quantity(n: number): string;
+  day(isoDay: string): string;
 }
 
-const formatQuantity = (n: number) => new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n);
+export function formatsFor(locale?: string): Formats {
+  const tag = locale ?? 'en-US';
+  const quantity = new Intl.NumberFormat(tag, { maximumFractionDigits: 3 });
+  const days = locale ? new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }) : undefined;
+  return {
+    locale,
+    money: (amount, currency) => new Intl.NumberFormat(tag, { style: 'currency', currency }).format(amount),
+    quantity: (n) => quantity.format(n),
+    day: (iso) => (days && /^\d{4}-\d{2}-\d{2}$/.test(iso) ? days.format(new Date(`${iso}T00:00:00Z`)) : iso),
+  };
+}
 
-const columnLabels: Record<ItemColumn, string> = {
-  name: 'Product',
-  sku: 'SKU',
-  quantity: 'Qty',
-  unit: 'Unit',
-  unitPrice: 'Unit price',
-  discount: 'Discount',
-  total: 'Total',
-};
+/** Item and total headings a layout does not rename, by the layout's language (English otherwise). */
+const headings = {
+  en: {
+    name: 'Product',
+    sku: 'SKU',
+    quantity: 'Qty',
+    unit: 'Unit',
+    unitPrice: 'Unit price',
+    discount: 'Discount',
+    total: 'Total',
+    subtotal: 'Subtotal',
+  },
+  pt: {
+    name: 'Produto',
+    sku: 'SKU',
+    quantity: 'Qtd.',
+    unit: 'Unid.',
+    unitPrice: 'Preço unit.',
+    discount: 'Desconto',
+    total: 'Total',
+    subtotal: 'Subtotal',
+  },
+} satisfies Record<string, Record<ItemColumn | 'subtotal', string>>;
+const headingsOf = (locale?: string) => (locale?.toLowerCase().startsWith('pt') ? headings.pt : headings.en);
+
 const columnWidths: Record<Exclude<ItemColumn, 'name'>, number> = {
   sku: 70,
   quantity: 40,
@@ -161,14 +191,16 @@ function drawItems(
   input: RenderInput,
 ) {
   const columns = block.columns ?? defaultColumns;
-  const labels = { ...columnLabels, ...block.labels };
+  const defaults = headingsOf(layout.locale);
+  const labels: Record<ItemColumn, string> = { ...defaults, ...block.labels };
   const left = doc.page.margins.left;
   const width = contentWidth(doc);
   const fixed = columns.filter((c) => c !== 'name').reduce((sum, c) => sum + columnWidths[c as 'sku'], 0);
   const nameWidth = Math.max(width - fixed, 80);
   const scale = columns.includes('name') ? Math.min(1, width / (fixed + nameWidth)) : width / fixed;
   const widths = columns.map((c) => (c === 'name' ? nameWidth : columnWidths[c]) * scale);
-  const money = (n: number) => formatMoney(n, input.currency);
+  const formats = formatsFor(layout.locale);
+  const money = (n: number) => formats.money(n, input.currency);
   const cell = (item: RenderItem, column: ItemColumn): string => {
     switch (column) {
       case 'name':
@@ -178,11 +210,11 @@ function drawItems(
       case 'unit':
         return item.unit ?? '';
       case 'quantity':
-        return formatQuantity(item.quantity);
+        return formats.quantity(item.quantity);
       case 'unitPrice':
         return money(item.unitPrice);
       case 'discount':
-        return item.discount ? `${formatQuantity(item.discount)}%` : '';
+        return item.discount ? `${formats.quantity(item.discount)}%` : '';
       case 'total':
         return money(item.total);
     }
@@ -198,7 +230,7 @@ function drawItems(
       doc.addPage();
       if (!header)
         drawRow(
-          columns.map((c) => labels[c] ?? columnLabels[c]),
+          columns.map((c) => labels[c]),
           true,
         );
     }
@@ -225,7 +257,7 @@ function drawItems(
   };
 
   drawRow(
-    columns.map((c) => labels[c] ?? columnLabels[c]),
+    columns.map((c) => labels[c]),
     true,
   );
   for (const item of input.items) {
@@ -244,13 +276,15 @@ function drawTotals(
   labels: { subtotal?: string; discount?: string; total?: string },
   input: RenderInput,
 ) {
+  const defaults = headingsOf(layout.locale);
   const width = 240;
   const x = doc.page.margins.left + contentWidth(doc) - width;
   const rows: [string, number, boolean][] = [
-    [labels.subtotal ?? 'Subtotal', input.totals.subtotal, false],
-    [labels.discount ?? 'Discount', -input.totals.discount, false],
-    [labels.total ?? 'Total', input.totals.total, true],
+    [labels.subtotal ?? defaults.subtotal, input.totals.subtotal, false],
+    [labels.discount ?? defaults.discount, -input.totals.discount, false],
+    [labels.total ?? defaults.total, input.totals.total, true],
   ];
+  const formats = formatsFor(layout.locale);
   doc.fillColor('#000000');
   for (const [label, amount, strong] of rows) {
     doc
@@ -260,7 +294,7 @@ function drawTotals(
     ensureRoom(doc, height);
     const y = doc.y;
     doc.text(label, x, y, { width: width / 2 });
-    doc.text(formatMoney(amount, input.currency), x + width / 2, y, { width: width / 2, align: 'right' });
+    doc.text(formats.money(amount, input.currency), x + width / 2, y, { width: width / 2, align: 'right' });
     doc.y = y + height;
   }
   doc.x = doc.page.margins.left;

@@ -6,7 +6,7 @@ import { isoRequired } from '../../platform/http/schemas.js';
 import { requireFeature, requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { loadQuote, organizationName, quoteRenderInput } from '../quotes/index.js';
 import type { PdfLayout } from './layout.js';
-import { type RenderInput, renderPdf } from './render.js';
+import { formatsFor, type RenderInput, renderPdf } from './render.js';
 import * as repo from './repo.js';
 import type { PdfTemplate, TemplateInput, TemplateUpdate } from './schema.js';
 
@@ -85,9 +85,10 @@ export async function previewTemplate(ctx: TenantContext, documentId: string, qu
   return ctx.transaction(async (tx) => {
     const row = await repo.findTemplate(tx, ctx.orgId, documentId);
     if (!row) throw notFound('PDF template');
+    const { locale } = row.layout as PdfLayout;
     const input = quoteDocumentId
-      ? await quoteRenderInput(tx, ctx, await loadQuote(tx, ctx, quoteDocumentId))
-      : sampleInput(await orgName(tx, ctx));
+      ? await quoteRenderInput(tx, ctx, await loadQuote(tx, ctx, quoteDocumentId), locale)
+      : sampleInput(await orgName(tx, ctx), locale);
     return renderPdf(row.layout as PdfLayout, input);
   });
 }
@@ -96,59 +97,107 @@ async function orgName(tx: Tx, ctx: TenantContext) {
   return (await organizationName(tx, ctx.orgId))?.name ?? ctx.orgSlug;
 }
 
-/** What a preview without a quote shows: every placeholder filled with plausible values. */
-function sampleInput(organization: string): RenderInput {
+/** A sample quote's words, in the layout's language (English unless Portuguese). */
+const sampleWords = {
+  en: {
+    currency: 'USD',
+    product: 'Sample product',
+    service: 'Sample service',
+    unit: ['pc', 'h'],
+    title: 'Sample quote',
+    notes: 'Prices valid for 30 days.',
+    contact: [
+      'Jane Sample',
+      'jane@example.com',
+      '+1 555 0100',
+      '1 Sample Street',
+      'Springfield',
+      'IL',
+      'US',
+      '62701',
+    ],
+    card: 'Sample opportunity',
+  },
+  pt: {
+    currency: 'BRL',
+    product: 'Produto de exemplo',
+    service: 'Serviço de exemplo',
+    unit: ['un', 'h'],
+    title: 'Proposta de exemplo',
+    notes: 'Preços válidos por 30 dias.',
+    contact: [
+      'Maria Exemplo',
+      'maria@exemplo.com.br',
+      '+55 11 99999-0100',
+      'Rua Exemplo, 100',
+      'São Paulo',
+      'SP',
+      'BR',
+      '01000-000',
+    ],
+    card: 'Oportunidade de exemplo',
+  },
+};
+
+/** What a preview without a quote shows: every placeholder filled with plausible values, as the layout writes them. */
+function sampleInput(organization: string, locale?: string): RenderInput {
+  const w = locale?.toLowerCase().startsWith('pt') ? sampleWords.pt : sampleWords.en;
+  const formats = formatsFor(locale);
+  const money = (n: number) => formats.money(n, w.currency);
+  const day = (offsetDays: number) =>
+    formats.day(new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10));
   const items = [
     {
-      name: 'Sample product',
+      name: w.product,
       sku: 'SAMPLE-1',
-      unit: 'pc',
+      unit: w.unit[0],
       quantity: 2,
       unitPrice: 150,
       discount: 10,
       total: 270,
     },
     {
-      name: 'Sample service',
+      name: w.service,
       sku: 'SAMPLE-2',
-      unit: 'h',
+      unit: w.unit[1],
       quantity: 5,
       unitPrice: 80,
       discount: 0,
       total: 400,
     },
   ];
+  const [name, email, phone, address, city, state, country, postalCode] = w.contact;
   return {
-    currency: 'USD',
+    currency: w.currency,
     items,
     totals: { subtotal: 700, discount: 30, total: 670 },
     values: {
       'organization.name': organization,
       'organization.slug': 'sample',
       'quote.number': '1001',
-      'quote.title': 'Sample quote',
+      'quote.title': w.title,
       'quote.status': 'draft',
-      'quote.createdAt': new Date().toISOString().slice(0, 10),
-      'quote.validUntil': new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
-      'quote.currency': 'USD',
-      'quote.subtotal': '$700.00',
-      'quote.discount': '$30.00',
-      'quote.total': '$670.00',
-      'quote.notes': 'Prices valid for 30 days.',
+      'quote.createdAt': day(0),
+      'quote.validUntil': day(30),
+      'quote.currency': w.currency,
+      'quote.subtotal': money(700),
+      'quote.discount': money(30),
+      'quote.total': money(670),
+      'quote.notes': w.notes,
       'quote.itemCount': '2',
-      'contact.name': 'Jane Sample',
-      'contact.email': 'jane@example.com',
-      'contact.phone': '+1 555 0100',
-      'contact.address': '1 Sample Street',
-      'contact.city': 'Springfield',
-      'contact.state': 'IL',
-      'contact.country': 'US',
-      'contact.postalCode': '62701',
-      'card.title': 'Sample opportunity',
-      'card.value': '$670.00',
+      'contact.name': name,
+      'contact.email': email,
+      'contact.phone': phone,
+      'contact.address': address,
+      'contact.city': city,
+      'contact.state': state,
+      'contact.country': country,
+      'contact.postalCode': postalCode,
+      'card.title': w.card,
+      'card.value': money(670),
       'owner.username': 'sales',
       'owner.email': 'sales@example.com',
-      today: new Date().toISOString().slice(0, 10),
+      today: day(0),
     },
   };
 }

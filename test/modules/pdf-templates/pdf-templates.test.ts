@@ -177,6 +177,69 @@ describe('PDF templates', () => {
     expect(badBody.status).toBe(400);
   });
 
+  test("a layout's locale writes amounts, quantities and days its way and names the headings it does not rename", async () => {
+    const tenant = await newTenant();
+    const { api } = tenant;
+    const product = await api.post('/products', { data: { name: 'Inversor', sku: 'INV-5', price: 1234.5 } });
+    const quote = await api.post('/quotes', {
+      data: {
+        currency: 'BRL',
+        validUntil: '2030-01-31',
+        items: [{ product: product.body.documentId, quantity: 1.5 }],
+      },
+    });
+    expect(quote.status).toBe(201);
+    const ptLayout = {
+      locale: 'pt-BR',
+      blocks: [
+        { type: 'fields', rows: [{ label: 'Validade', value: '{{quote.validUntil}}' }] },
+        { type: 'items', columns: ['name', 'quantity', 'unitPrice', 'total'] },
+        { type: 'totals' },
+      ],
+    };
+    const pt = await api.post('/pdf-templates', { data: { name: 'Brasil', layout: ptLayout } });
+    expect(pt.status).toBe(201);
+    expect(pt.body.layout.locale).toBe('pt-BR');
+    const text = await pdfText(
+      (
+        await fetchPdf(tenant, 'POST', `/pdf-templates/${pt.body.documentId}/preview`, {
+          quote: quote.body.documentId,
+        })
+      ).buffer,
+    );
+    expect(text).toContain('Validade 31/01/2030');
+    expect(text).toContain('Produto Qtd. Preço unit. Total');
+    // Intl writes a no-break space after R$.
+    expect(text.replace(/\u00a0/g, ' ')).toContain('Inversor 1,5 R$ 1.234,50 R$ 1.851,75');
+    expect(text.replace(/\u00a0/g, ' ')).toContain('Subtotal R$ 1.851,75');
+    // The sample preview speaks the layout's language too.
+    const sample = await pdfText(
+      (await fetchPdf(tenant, 'POST', `/pdf-templates/${pt.body.documentId}/preview`)).buffer,
+    );
+    expect(sample).toContain('Produto de exemplo');
+
+    // Without a locale, as before: en-US amounts, ISO days, English headings.
+    const en = await api.post('/pdf-templates', {
+      data: { name: 'Plain', layout: { ...ptLayout, locale: undefined } },
+    });
+    const plain = await pdfText(
+      (
+        await fetchPdf(tenant, 'POST', `/pdf-templates/${en.body.documentId}/preview`, {
+          quote: quote.body.documentId,
+        })
+      ).buffer,
+    );
+    expect(plain).toContain('Validade 2030-01-31');
+    expect(plain).toContain('Product Qty Unit price Total');
+    expect(plain).toContain('R$1,851.75');
+
+    const bad = await api.post('/pdf-templates', {
+      data: { name: 'Bad', layout: { ...ptLayout, locale: 'xx-!!' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error.details)).toContain('locale');
+  });
+
   test('viewers and members read and preview; only admins write', async () => {
     const tenant = await newTenant();
     const { body } = await tenant.api.post('/pdf-templates', { data: { name: 'Classic', layout } });
