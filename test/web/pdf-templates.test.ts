@@ -140,6 +140,7 @@ describe.skipIf(!hasChromium)('web app: PDF templates and product categories (Ch
       align: 'center',
       bold: true,
     });
+    expect(acme.layout.locale).toBe('pt-BR');
     expect(acme.layout.blocks[6]).toMatchObject({
       type: 'items',
       labels: { name: 'Produto', quantity: 'Qtd.' },
@@ -150,7 +151,9 @@ describe.skipIf(!hasChromium)('web app: PDF templates and product categories (Ch
       p.getByRole('button', { name: 'Visualizar o PDF de Proposta Acme com dados de exemplo' }).click(),
     );
     expect(sample.name).toBe('proposta-acme.pdf');
-    expect(sample.text).toContain('Obrigado pela preferência, Jane Sample.');
+    expect(sample.text).toContain('Obrigado pela preferência, Maria Exemplo.');
+    // A new template writes as the chosen language does: amounts in reais, Portuguese sample data.
+    expect(sample.text.replace(/\u00a0/g, ' ')).toContain('R$ 670,00');
     expect(sample.text).toContain('Preço unitário');
     await toast(p, 'PDF de exemplo de Proposta Acme baixado.');
 

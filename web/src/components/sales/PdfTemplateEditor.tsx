@@ -8,6 +8,7 @@ import {
   type BlockDraft,
   type BlockType,
   fromDraft,
+  LOCALES,
   newBlock,
   PAGE_SIZES,
   type PdfTemplate,
@@ -43,6 +44,7 @@ export function PdfTemplateEditor({
     margin: amountText(layout.margin),
     fontSize: amountText(layout.fontSize),
     accentColor: layout.accentColor,
+    locale: layout.locale ?? '',
   });
   const [blocks, setBlocks] = useState<BlockDraft[]>(() => layout.blocks.map(toDraft));
   const [adding, setAdding] = useState<BlockType>('text');
@@ -77,6 +79,7 @@ export function PdfTemplateEditor({
         margin: number('margin'),
         fontSize: number('fontSize'),
         accentColor: form.accentColor,
+        ...(form.locale ? { locale: form.locale } : {}),
         blocks: blocks.map((b, i) => fromDraft(b, i, bad)),
       },
     };
@@ -161,6 +164,22 @@ export function PdfTemplateEditor({
               value={form.fontSize}
               onInput={set('fontSize')}
             />
+          </Field>
+          <Field label={pw('locale')} hint={pw('localeHint')} error={errors['layout.locale']}>
+            <select name="template-locale" value={form.locale} onChange={set('locale')}>
+              {/* A locale set through the API that the list does not name stays as it is. */}
+              {[...LOCALES, ...(LOCALES.includes(form.locale as never) ? [] : [form.locale])].map((l) => (
+                <option key={l} value={l}>
+                  {l === 'pt-BR'
+                    ? pw('locale_pt')
+                    : l === 'en-US'
+                      ? pw('locale_en')
+                      : l
+                        ? l
+                        : pw('locale_none')}
+                </option>
+              ))}
+            </select>
           </Field>
           <Field label={pw('accentColor')} hint={pw('accentHint')} error={errors['layout.accentColor']}>
             <input

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, client, unwrap } from '../../api';
+import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import { fieldMessage } from '../../lib/errors';
 import { num } from '../../lib/words';
@@ -69,6 +70,8 @@ export interface PdfLayout {
   margin: number;
   fontSize: number;
   accentColor: string;
+  /** How amounts and days are written and the headings' language (absent: en-US amounts, ISO days). */
+  locale?: string;
   blocks: ApiBlock[];
 }
 export interface PdfTemplate {
@@ -130,13 +133,17 @@ export function newBlock(type: BlockType): BlockDraft {
   return toDraft({ type });
 }
 
-/** What a new template starts with: the built-in layout's blocks, its words in the chosen language. */
+/** The languages a template can write its amounts, days and headings in (`''`: as the service did before). */
+export const LOCALES = ['pt-BR', 'en-US', ''] as const;
+
+/** What a new template starts with: the built-in layout's blocks, its words and formats in the chosen language. */
 export function starterLayout(): PdfLayout {
   return {
     pageSize: 'A4',
     margin: 50,
     fontSize: 10,
     accentColor: '#1f2937',
+    locale: getLang() === 'en' ? 'en-US' : 'pt-BR',
     blocks: [
       { type: 'heading', text: '{{organization.name}}' },
       { type: 'text', text: pw('st_quote'), size: 14, bold: true },
@@ -220,7 +227,7 @@ export function fromDraft(d: BlockDraft, i: number, bad: Record<string, string>)
 
 /** The fields of a block a refusal can be shown at (anything else about the block is shown under the whole block). */
 const BLOCK_FIELDS = /^(text|size|color|height|when|align|columns|rows\.\d+\.(label|value)|labels\.\w+)$/;
-const LAYOUT_FIELDS = ['pageSize', 'margin', 'fontSize', 'accentColor'];
+const LAYOUT_FIELDS = ['pageSize', 'margin', 'fontSize', 'accentColor', 'locale'];
 
 /** The service's word on one field, in the chosen language: unknown placeholders named, ranges with their numbers. */
 export function templateFieldMessage(message = ''): string {
