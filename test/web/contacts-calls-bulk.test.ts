@@ -143,7 +143,9 @@ describe.skipIf(!hasChromium)('web app: contact calls and bulk actions on every 
     await form.locator('select[name=call-direction]').selectOption('inbound');
     expect(await form.locator('input[name=call-duration]').count()).toBe(0);
     await form.locator('select[name=call-outcome]').selectOption({ label: 'Ocupado' });
-    await form.locator('input[name=call-when]').fill('2025-03-05T14:30');
+    // The date as pt-BR writes it and the time in 24 h, whatever the browser's own language (DateTimeInput).
+    await form.locator('input[name=call-when]').fill('05/03/2025');
+    await form.locator('input[name=call-when-time]').fill('14:30');
     await form.locator('textarea[name=call-notes]').fill('Retornar amanhã cedo');
     await form.getByRole('button', { name: 'Registrar' }).click();
     await detail
@@ -214,6 +216,28 @@ describe.skipIf(!hasChromium)('web app: contact calls and bulk actions on every 
     // The selection is gone after the action.
     await p.getByTestId('bulk-bar').waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
+    await p.context().close();
+  }, 90_000);
+
+  test('leaving "every match" on page 2 keeps the rows on screen selected, not page 1\'s', async () => {
+    const p = await signedIn();
+    await p.goto(`${base}/app/contacts`);
+    await search(p, 'Lote Azul', '32 no total');
+    await p.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
+    await p.getByRole('button', { name: 'Selecionar todos os 32 contatos que correspondem à busca' }).click();
+    await p.getByTestId('all-matching').waitFor();
+    await p.getByRole('button', { name: 'Próxima página' }).first().click();
+    await p.getByTestId('all-matching').getByRole('button', { name: 'Só os desta página' }).click();
+    // Page 2 holds the 7 oldest matches: they, and only they, are selected.
+    const bar = p.getByTestId('bulk-bar');
+    await bar.getByText('7 selecionados').waitFor();
+    const ticked = await p
+      .locator('[data-testid=contacts-table] tbody input[type=checkbox]:checked')
+      .evaluateAll((els) => els.length);
+    expect(ticked).toBe(7);
+    // Unticking one of them leaves the other six (none of page 1 comes back).
+    await p.locator('[data-testid=contacts-table] tbody input[type=checkbox]').first().uncheck();
+    await bar.getByText('6 selecionados').waitFor();
     await p.context().close();
   }, 90_000);
 

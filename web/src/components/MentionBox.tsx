@@ -33,7 +33,31 @@ function matching(members: Member[], typed: string): Member[] {
  * mentioned (each member once).
  */
 export function mentionsIn(text: string, picked: Mention[]): string[] {
-  return [...new Set(picked.filter((m) => text.includes(`@${m.name}`)).map((m) => m.documentId))];
+  const written = writtenNames(
+    text,
+    picked.map((m) => m.name),
+  );
+  return [...new Set(picked.filter((m) => written.has(m.name)).map((m) => m.documentId))];
+}
+
+const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** "@Name" not followed by a letter or digit ("@Ana" is not in "@Anabela"). */
+const mentionPattern = (names: string[], flags = 'u') =>
+  new RegExp(`(${names.map((n) => `@${escaped(n)}`).join('|')})(?![\\p{L}\\p{M}\\p{N}])`, flags);
+
+/**
+ * The names a text writes as "@Name", the longer ones first: "@Ana Paula" is Ana Paula's, and is no mention of an
+ * "Ana" unless "@Ana" is also written elsewhere.
+ */
+function writtenNames(text: string, names: string[]): Set<string> {
+  const found = new Set<string>();
+  let rest = text;
+  for (const name of [...new Set(names)].sort((a, b) => b.length - a.length)) {
+    if (!mentionPattern([name]).test(rest)) continue;
+    found.add(name);
+    rest = rest.replace(mentionPattern([name], 'gu'), ' ');
+  }
+  return found;
 }
 
 /**
@@ -53,13 +77,10 @@ export function MentionText({
     .map((id) => members.find((m) => m.documentId === id))
     .filter((m): m is Member => !!m)
     .map((m) => personName(m));
-  const written = names.filter((n) => content.includes(`@${n}`)).sort((a, b) => b.length - a.length);
+  const mentioned = writtenNames(content, names);
+  const written = names.filter((n) => mentioned.has(n)).sort((a, b) => b.length - a.length);
   const apart = names.filter((n) => !written.includes(n));
-  const parts = written.length
-    ? content.split(
-        new RegExp(`(${written.map((n) => `@${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).join('|')})`, 'u'),
-      )
-    : [content];
+  const parts = written.length ? content.split(mentionPattern(written)) : [content];
   return (
     <>
       <p>

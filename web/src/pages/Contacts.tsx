@@ -70,9 +70,13 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   });
   const rows = list.data?.data;
   const pag = list.data?.meta.pagination;
-  const matching: Matching | null = query && allOf === query && pag ? { q: query, total: pag.total } : null;
+  // Every match stays selected only while the box still says the search the list shows (not while a new one is typed).
+  const matching: Matching | null =
+    query && allOf === query && pag && q.trim() === query ? { q: query, total: pag.total } : null;
+  // Leaving "every match" keeps what the screen shows as selected: the rows on it, not an older page's.
+  const onScreen = () => new Map((rows ?? []).map((c) => [c.documentId, c] as const));
   const toggle = (c: Contact, on: boolean) => {
-    const next = new Map(selected);
+    const next = matching ? onScreen() : new Map(selected);
     if (on) next.set(c.documentId, c);
     else next.delete(c.documentId);
     setSelected(next);
@@ -80,10 +84,14 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   };
   const pageAll = !!rows?.length && (!!matching || rows.every((c) => selected.has(c.documentId)));
   const togglePage = (on: boolean) => {
-    const next = new Map(selected);
+    const next = matching ? onScreen() : new Map(selected);
     for (const c of rows ?? []) on ? next.set(c.documentId, c) : next.delete(c.documentId);
     setSelected(next);
     if (!on) setAllOf(null);
+  };
+  const onlyThisPage = () => {
+    setSelected(onScreen());
+    setAllOf(null);
   };
   const clear = () => {
     setSelected(new Map());
@@ -197,7 +205,7 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
         {matching && (
           <p class="ct-all" data-testid="all-matching">
             {cw('allMatchingSelected', { n: num(matching.total) })}{' '}
-            <Button variant="ghost" onClick={() => setAllOf(null)}>
+            <Button variant="ghost" onClick={onlyThisPage}>
               {cw('onlyThisPage')}
             </Button>
           </p>

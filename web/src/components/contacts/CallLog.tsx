@@ -9,6 +9,7 @@ import { refusalOf } from '../../lib/marketing';
 import { list, upperFirst, w } from '../../lib/words';
 import { Button, Field, toast } from '../../ui';
 import * as catalogue from '../../words/calls';
+import { DateTimeInput } from '../DateTimeInput';
 
 /** The calls' words (web/src/words/calls.ts). */
 const kw = wordsOf(catalogue);
@@ -171,7 +172,17 @@ export function CallLog({ id }: { id: string }) {
 
   if (!open)
     return (
-      <Button variant="secondary" class="ct-call-open" onClick={() => setOpen(true)}>
+      <Button
+        variant="secondary"
+        class="ct-call-open"
+        onClick={() => {
+          // "Quando" starts at the moment the form opens, not when the page did.
+          setForm(blank());
+          setErrors({});
+          setGeneral('');
+          setOpen(true);
+        }}
+      >
         {kw('open')}
       </Button>
     );
@@ -212,12 +223,11 @@ export function CallLog({ id }: { id: string }) {
         </Field>
       )}
       <Field label={kw('when')} error={errors.when}>
-        <input
+        <DateTimeInput
           name="call-when"
-          type="datetime-local"
+          timeLabel={`${kw('when')}: ${w('timeOfDay')}`}
           value={form.when}
-          max={localInput(new Date())}
-          onInput={set('when')}
+          onChange={(when) => setForm({ ...form, when })}
         />
       </Field>
       <Field label={kw('notes')} error={errors.notes} required class="ct-call-notes">
