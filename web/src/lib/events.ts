@@ -1,4 +1,6 @@
-import { date, dateTime } from '../i18n';
+import { date, dateTime, getLang } from '../i18n';
+import * as calls from '../words/calls';
+import { wordsOf } from './area-words';
 import type { Words } from './catalog-words';
 import { code, list, num, w } from './words';
 
@@ -47,9 +49,10 @@ export function timelineSentence(a: { activityType: string; metadata?: Meta; des
   const m = a.metadata ?? {};
   switch (a.activityType) {
     case 'note_added':
+      return `${w('ev_note_added')}: ${a.description}`;
     case 'call_completed':
     case 'call_attempted':
-      return `${w(`ev_${a.activityType}`)}: ${a.description}`;
+      return callSentence(a.activityType, m, a.description);
     case 'contact_updated':
       return Array.isArray(m.fields) && m.fields.length
         ? w('ev_contact_updated_fields', { fields: list(m.fields.map((f: string) => code('cf', f))) })
@@ -61,4 +64,40 @@ export function timelineSentence(a: { activityType: string; metadata?: Meta; des
   }
   const key = `ev_${a.activityType}`;
   return has(key) ? w(key) : a.description;
+}
+
+/** The calls' words (web/src/words/calls.ts). */
+const kw = wordsOf(calls);
+type CallKey = keyof typeof calls.ptBR;
+
+export type CallType = 'call_completed' | 'call_attempted';
+export const CALL_DIRECTIONS = ['outbound', 'inbound'] as const;
+export const CALL_OUTCOMES = ['no_answer', 'busy', 'voicemail', 'wrong_number'] as const;
+
+/** Seconds as the chosen language says a duration ("4 minutos e 5 segundos", "1 hour and 2 minutes"). */
+function durationText(total: number): string {
+  const unit = (n: number, u: string) =>
+    new Intl.NumberFormat(getLang(), { style: 'unit', unit: u, unitDisplay: 'long' }).format(n);
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const parts = [h ? unit(h, 'hour') : '', m ? unit(m, 'minute') : '', s ? unit(s, 'second') : ''];
+  return total > 0 ? list(parts.filter(Boolean)) : unit(0, 'second');
+}
+
+/**
+ * A call of the timeline in words: who called and whether it was answered (metadata.direction), the duration
+ * (metadata.durationSeconds) or the reason no one answered (metadata.outcome), then what the person wrote. A call
+ * logged without them (through the API) keeps the plain "Ligação feita: …".
+ */
+function callSentence(type: CallType, m: Record<string, any>, description: string): string {
+  const head = (CALL_DIRECTIONS as readonly unknown[]).includes(m.direction)
+    ? kw(`tl_${type}_${m.direction}` as CallKey)
+    : w(`ev_${type}`);
+  const seconds = Number(m.durationSeconds);
+  const detail =
+    type === 'call_completed' && Number.isInteger(seconds) && seconds >= 0
+      ? durationText(seconds)
+      : type === 'call_attempted' && (CALL_OUTCOMES as readonly unknown[]).includes(m.outcome)
+        ? kw(`outcome_${m.outcome}` as CallKey)
+        : '';
+  return `${head}${detail ? ` (${detail})` : ''}: ${description}`;
 }

@@ -1,4 +1,7 @@
-/** A contact's calls (components/contacts/CallLog.tsx): the "log a call" form and call entries of the timeline. */
+/**
+ * A contact's calls: the "log a call" form (components/contacts/CallLog.tsx) and the timeline's call entries
+ * (lib/events.ts).
+ */
 export const ptBR = {
   open: 'Registrar ligação',
   title: 'Registrar ligação',

@@ -1,60 +1,26 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { client, type Page, type Schemas, unwrap } from '../../api';
-import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import { localInput } from '../../lib/dates';
+import { CALL_DIRECTIONS, CALL_OUTCOMES, type CallType } from '../../lib/events';
 import { onceKey } from '../../lib/idempotency';
 import { refusalOf } from '../../lib/marketing';
-import { list, upperFirst, w } from '../../lib/words';
+import { upperFirst, w } from '../../lib/words';
 import { Button, Field, toast } from '../../ui';
 import * as catalogue from '../../words/calls';
 import { DateTimeInput } from '../DateTimeInput';
 
 /** The calls' words (web/src/words/calls.ts). */
 const kw = wordsOf(catalogue);
-type CallKey = keyof typeof catalogue.ptBR;
 
 type Activity = Schemas['ContactActivity'];
-type CallType = 'call_completed' | 'call_attempted';
-const DIRECTIONS = ['outbound', 'inbound'] as const;
-const OUTCOMES = ['no_answer', 'busy', 'voicemail', 'wrong_number'] as const;
-
-/** Seconds as the chosen language says a duration ("4 minutos e 5 segundos", "1 hour and 2 minutes"). */
-export function durationText(total: number): string {
-  const unit = (n: number, u: string) =>
-    new Intl.NumberFormat(getLang(), { style: 'unit', unit: u, unitDisplay: 'long' }).format(n);
-  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
-  const parts = [h ? unit(h, 'hour') : '', m ? unit(m, 'minute') : '', s ? unit(s, 'second') : ''];
-  return total > 0 ? list(parts.filter(Boolean)) : unit(0, 'second');
-}
-
-/**
- * A call of the timeline in words: who called and whether it was answered (metadata.direction), the duration
- * (metadata.durationSeconds) or the reason no one answered (metadata.outcome), then what the person wrote. A call
- * logged without them (through the API) keeps the plain "Ligação feita: …".
- */
-export function callSentence(a: { activityType: string; description: string; metadata?: unknown }): string {
-  const m = (a.metadata ?? {}) as Record<string, unknown>;
-  const type = a.activityType as CallType;
-  const head = (DIRECTIONS as readonly unknown[]).includes(m.direction)
-    ? kw(`tl_${type}_${m.direction}` as CallKey)
-    : w(`ev_${type}`);
-  const seconds = Number(m.durationSeconds);
-  const detail =
-    type === 'call_completed' && Number.isInteger(seconds) && seconds >= 0
-      ? durationText(seconds)
-      : type === 'call_attempted' && (OUTCOMES as readonly unknown[]).includes(m.outcome)
-        ? kw(`outcome_${m.outcome}` as CallKey)
-        : '';
-  return `${head}${detail ? ` (${detail})` : ''}: ${a.description}`;
-}
 
 interface Form {
   type: CallType;
-  direction: (typeof DIRECTIONS)[number];
+  direction: (typeof CALL_DIRECTIONS)[number];
   duration: string;
-  outcome: (typeof OUTCOMES)[number];
+  outcome: (typeof CALL_OUTCOMES)[number];
   when: string;
   notes: string;
 }
@@ -200,7 +166,7 @@ export function CallLog({ id }: { id: string }) {
       </Field>
       <Field label={kw('direction')}>
         <select name="call-direction" value={form.direction} onChange={set('direction')}>
-          {DIRECTIONS.map((d) => (
+          {CALL_DIRECTIONS.map((d) => (
             <option key={d} value={d}>
               {kw(`direction_${d}`)}
             </option>
@@ -214,7 +180,7 @@ export function CallLog({ id }: { id: string }) {
       ) : (
         <Field label={kw('outcome')}>
           <select name="call-outcome" value={form.outcome} onChange={set('outcome')}>
-            {OUTCOMES.map((o) => (
+            {CALL_OUTCOMES.map((o) => (
               <option key={o} value={o}>
                 {upperFirst(kw(`outcome_${o}`))}
               </option>

@@ -11,7 +11,7 @@ import { canWrite } from '../../session';
 import { Button, confirmAction, Field, Skeleton, toast } from '../../ui';
 import { StartConversation, scw } from '../inbox/StartConversation';
 import { NotFound } from '../NotFound';
-import { CallLog, callSentence } from './CallLog';
+import { CallLog } from './CallLog';
 import { Consents } from './Consents';
 import { ContactEditor } from './ContactEditor';
 import { customText } from './CustomFields';
@@ -44,10 +44,9 @@ const SHOWN = [
   'team',
 ];
 
-/** A timeline entry in words: calls, changes and merges by this area's words, the rest as the app words them. */
+/** A timeline entry in words: changes and merges by this area's words, the rest (calls too) by lib/events. */
 function sentence(a: Activity): string {
   const m = a.metadata ?? {};
-  if (a.activityType === 'call_completed' || a.activityType === 'call_attempted') return callSentence(a);
   if (a.activityType === 'contact_updated' && m.action === 'merge') {
     const names = list((m.merged ?? []).map((x: { name: string }) => x.name));
     const filled = (m.filled ?? []) as string[];
