@@ -3,6 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import {
+  ITEM_COLUMNS as API_COLUMNS,
+  PLACEHOLDERS as API_PLACEHOLDERS,
+} from '../../src/modules/pdf-templates/layout.js';
+import { ITEM_COLUMNS, PAGE_SIZES, PLACEHOLDERS } from '../../web/src/lib/pdf-vocabulary.js';
 import { addMember, getApp, newTenant, type Tenant, testConfig } from '../helpers/app.js';
 import { pdfText } from '../modules/quotes/pdf.js';
 import { auditPage, englishCatalogue } from './audit.js';
@@ -77,7 +82,7 @@ describe.skipIf(!hasChromium)('web app: PDF templates and product categories (Ch
       documentId: string;
       name: string;
       isDefault: boolean;
-      layout: { pageSize: string; margin: number; blocks: Record<string, unknown>[] };
+      layout: { pageSize: string; margin: number; locale?: string; blocks: Record<string, unknown>[] };
     }[];
   /** The text of the PDF a click downloads, and the file's name. */
   async function downloaded(p: Page, click: () => Promise<void>) {
@@ -87,6 +92,13 @@ describe.skipIf(!hasChromium)('web app: PDF templates and product categories (Ch
     expect(file.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     return { text: await pdfText(file), name: (await download).suggestedFilename() };
   }
+
+  test("the web app's placeholders, item columns and page sizes are the service's", async () => {
+    expect([...PLACEHOLDERS]).toEqual([...API_PLACEHOLDERS]);
+    expect([...ITEM_COLUMNS]).toEqual([...API_COLUMNS]);
+    const { pdfLayout } = await import('../../src/modules/pdf-templates/layout.js');
+    expect([...PAGE_SIZES]).toEqual(pdfLayout.shape.pageSize.unwrap().options);
+  });
 
   test('a template: refused at its field, created as the default, previewed, edited, another made default, deleted', async () => {
     const p = await signedIn();

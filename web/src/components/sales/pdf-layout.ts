@@ -3,51 +3,22 @@ import { ApiError, client, unwrap } from '../../api';
 import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import { fieldMessage } from '../../lib/errors';
+import { ITEM_COLUMNS, type ItemColumn, PAGE_SIZES, PLACEHOLDERS } from '../../lib/pdf-vocabulary';
 import { num } from '../../lib/words';
 import * as catalogue from '../../words/pdf-templates';
 import { amountText, parseAmount } from './shared';
+
+export { ITEM_COLUMNS, type ItemColumn, PAGE_SIZES, PLACEHOLDERS };
 
 /** PDF templates have their own catalogue (web/src/words/pdf-templates.ts). */
 export const pw = wordsOf(catalogue);
 export type PdfWord = keyof typeof catalogue.ptBR;
 
-// What the API accepts (src/modules/pdf-templates/layout.ts; docs/products-quotes.md "Layout format").
-export const PLACEHOLDERS = [
-  'organization.name',
-  'organization.slug',
-  'quote.number',
-  'quote.title',
-  'quote.status',
-  'quote.createdAt',
-  'quote.validUntil',
-  'quote.currency',
-  'quote.subtotal',
-  'quote.discount',
-  'quote.total',
-  'quote.notes',
-  'quote.itemCount',
-  'contact.name',
-  'contact.email',
-  'contact.phone',
-  'contact.address',
-  'contact.city',
-  'contact.state',
-  'contact.country',
-  'contact.postalCode',
-  'card.title',
-  'card.value',
-  'owner.username',
-  'owner.email',
-  'today',
-] as const;
 export const placeholderWord = (p: string) => pw(`ph_${p.replace('.', '_')}` as PdfWord);
 
-export const ITEM_COLUMNS = ['name', 'sku', 'quantity', 'unit', 'unitPrice', 'discount', 'total'] as const;
-export type ItemColumn = (typeof ITEM_COLUMNS)[number];
 const DEFAULT_COLUMNS: ItemColumn[] = ['name', 'quantity', 'unitPrice', 'discount', 'total'];
 export const BLOCK_TYPES = ['heading', 'text', 'fields', 'items', 'totals', 'divider', 'spacer'] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
-export const PAGE_SIZES = ['A4', 'LETTER', 'LEGAL'] as const;
 export const ALIGNS = ['left', 'center', 'right'] as const;
 const TOTALS = ['subtotal', 'discount', 'total'] as const;
 
