@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import { ApiError, type Card, client, reason, unwrap } from '../api';
 import { t } from '../i18n';
 import { wordsOf } from '../lib/area-words';

@@ -1,6 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'preact/hooks';
-import { ApiError, type Card, type Conversation, client, reason, unwrap } from '../../api';
+import { ApiError, type Conversation, client, reason, unwrap } from '../../api';
 import { date, t } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import { useBoardList, useCardSearch } from '../../lib/board-queries';
