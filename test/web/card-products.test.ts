@@ -27,6 +27,7 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
   let cardId: string;
   let member: { email: string; password: string };
   let viewer: { email: string; password: string };
+  let reader: { email: string; password: string };
 
   beforeAll(async () => {
     await ensureWebBuild();
@@ -36,14 +37,16 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
     other = await newTenant(app);
     const m = await addMember(t, 'member');
     const v = await addMember(t, 'viewer');
+    const r = await addMember(t, 'member');
     member = m.user;
     viewer = v.user;
+    reader = r.user;
     const pipeline = await createPipeline(t.api, { enableProducts: true, autoUpdateCardValue: true });
     boardId = pipeline.boardId;
     boardName = pipeline.board.name;
-    // The member edits the board, the viewer sees it.
+    // The member edits the board; the viewer and another member (the reader) only see it.
     const shared = await t.api.put(`/boards/${boardId}`, {
-      data: { editors: [m.membershipId], members: [v.membershipId] },
+      data: { editors: [m.membershipId], members: [v.membershipId, r.membershipId] },
     });
     expect(shared.status).toBe(200);
     const contact = await t.api.post('/contacts', {
@@ -209,6 +212,29 @@ describe.skipIf(!hasChromium)('web app: a card’s products and a quote from the
     expect(await s.getByRole('button').count()).toBe(0);
     expect(await s.getByRole('form').count()).toBe(0);
     await shot(p, 'card-products-viewer');
+    expect(errors).toEqual([]);
+    await p.context().close();
+  }, 60_000);
+
+  test('a member who sees the board but does not edit it gets no card or line controls (the API would refuse them)', async () => {
+    const p = await signedIn(reader);
+    const errors = watchConsole(p);
+    const s = await drawerOf(p);
+    await s.locator('[data-line-id]').first().waitFor();
+    expect(await s.locator('[data-line-id] input').count()).toBe(0);
+    expect(await s.locator('input[name=card-product-search]').count()).toBe(0);
+    // The card's own fields are shown, not editable; the API says why.
+    await p.locator('[data-testid=card-drawer] fieldset[disabled]').first().waitFor();
+    const put = await fetch(`${base}/api/boards/${boardId}/cards/${cardId}`, {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/json',
+        'x-tenant-id': t.slug,
+        authorization: `Bearer ${await p.evaluate(() => JSON.parse(localStorage.getItem('crm.session')!).jwt)}`,
+      },
+      body: JSON.stringify({ data: { title: 'Mudado' } }),
+    });
+    expect(put.status).toBe(403);
     expect(errors).toEqual([]);
     await p.context().close();
   }, 60_000);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Board, type Card, client, type Page, type Phase, reason, unwrap } from '../api';
 import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
+import { canEditCards } from '../lib/board-access';
 import { useMembers } from '../lib/directory';
 import { historySentence } from '../lib/events';
 import { type PersonUser, personName } from '../lib/people';
@@ -43,7 +44,6 @@ export function CardDrawer(props: {
   const { board, cardId, onClose } = props;
   const boardId = board.documentId;
   const qc = useQueryClient();
-  const writable = canWrite();
   const card = useQuery({
     queryKey: ['card', boardId, cardId],
     queryFn: async () =>
@@ -51,6 +51,9 @@ export function CardDrawer(props: {
         client.GET('/api/boards/{boardId}/cards/{id}', { params: { path: { boardId, id: cardId } } }),
       )) as unknown as Card,
   });
+  // The card's fields and phase: for whom the service lets change this board's cards (comments and tasks need
+  // only the member role).
+  const writable = canEditCards(board, card.data);
   const conditions = useQuery({
     queryKey: ['conditions', boardId],
     queryFn: async () =>

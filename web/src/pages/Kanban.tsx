@@ -36,14 +36,13 @@ import { NotFound } from '../components/NotFound';
 import { SavedFilters } from '../components/SavedFilters';
 import { date, money, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
-import { canConfigure } from '../lib/board-access';
+import { canConfigure, canEditCards } from '../lib/board-access';
 import type { CardFilters } from '../lib/card-filters';
 import { inkOn } from '../lib/contrast';
 import { people, personName } from '../lib/labels';
 import { initials } from '../lib/people';
 import { num, plural, upperFirst, w } from '../lib/words';
 import { navigate } from '../router';
-import { canWrite } from '../session';
 import { Button } from '../ui';
 import * as boardWords from '../words/board-work';
 
@@ -173,7 +172,8 @@ export function KanbanPage({ boardId, cardId }: { boardId: string; cardId?: stri
   const [filters, setFilters] = useState<CardFilters>({ q: '', tag: '', assignee: '' });
   const [q, setQ] = useState('');
   const moves = useCardMoves(boardId, board.data);
-  const writable = canWrite();
+  // New cards and moves: for whom the service lets change this board's cards (a member who only sees it reads).
+  const writable = !!board.data && canEditCards(board.data);
   // The phase a new card is being created in ('' : the entry phase); null: no new card form open.
   const [newIn, setNewIn] = useState<string | null>(null);
 

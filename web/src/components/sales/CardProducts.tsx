@@ -2,8 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { type Board, type Card, client, featureOff, reason, unwrap } from '../../api';
 import { getLang } from '../../i18n';
+import { canEditCards } from '../../lib/board-access';
 import { num } from '../../lib/words';
-import { canWrite } from '../../session';
 import { confirmAction, toast } from '../../ui';
 import { CardLineAdd } from './CardLineAdd';
 import { CardLineEditor, LineName, LineTotal } from './CardLineEditor';
@@ -49,7 +49,7 @@ export function CardProducts({ board, card }: { board: Board; card: Card }) {
   if (featureOff(list.error)) return null;
   const lines = list.data?.data ?? [];
   if (!settings.enableProducts && lines.length === 0 && !list.error) return null;
-  const writer = canWrite() && !!settings.enableProducts;
+  const writer = canEditCards(board, card) && !!settings.enableProducts;
 
   /** After a write: the lines, and the card's value when the board keeps it equal to their total. */
   const changed = async () => {
