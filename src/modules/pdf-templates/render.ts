@@ -37,10 +37,16 @@ export interface Formats {
 export function formatsFor(locale?: string): Formats {
   const tag = locale ?? 'en-US';
   const quantity = new Intl.NumberFormat(tag, { maximumFractionDigits: 3 });
+  const currencies = new Map<string, Intl.NumberFormat>();
   const days = locale ? new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }) : undefined;
   return {
     locale,
-    money: (amount, currency) => new Intl.NumberFormat(tag, { style: 'currency', currency }).format(amount),
+    money: (amount, currency) => {
+      // One formatter per currency for the whole document (every cell and total asks).
+      const f = currencies.get(currency) ?? new Intl.NumberFormat(tag, { style: 'currency', currency });
+      currencies.set(currency, f);
+      return f.format(amount);
+    },
     quantity: (n) => quantity.format(n),
     day: (iso) => (days && /^\d{4}-\d{2}-\d{2}$/.test(iso) ? days.format(new Date(`${iso}T00:00:00Z`)) : iso),
   };

@@ -2,7 +2,10 @@ import { useState } from 'preact/hooks';
 import { client, unwrap } from '../../api';
 import { Button, Field, toast } from '../../ui';
 import { lineRefusal } from './card-lines';
-import { amountText, money, type Product, parseAmount, sw, useActiveProducts } from './shared';
+import { LineAmountFields, type LineAmounts, parseLineAmounts } from './LineAmounts';
+import { amountText, money, type Product, sw, useActiveProducts } from './shared';
+
+const blank: LineAmounts = { quantity: '1', unitPrice: '', discount: '0' };
 
 /** A product found in the catalogue by its name or SKU, with quantity, unit price (the product's) and discount. */
 export function CardLineAdd({
@@ -18,9 +21,7 @@ export function CardLineAdd({
 }) {
   const [search, setSearch] = useState('');
   const [picked, setPicked] = useState<Product | null>(null);
-  const [quantity, setQuantity] = useState('1');
-  const [unitPrice, setUnitPrice] = useState('');
-  const [discount, setDiscount] = useState('0');
+  const [amounts, setAmounts] = useState<LineAmounts>(blank);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
@@ -28,7 +29,7 @@ export function CardLineAdd({
   const found = useActiveProducts(searching ? search : '');
   const pick = (p: Product) => {
     setPicked(p);
-    setUnitPrice(amountText(p.price));
+    setAmounts({ ...amounts, unitPrice: amountText(p.price) });
     setSearch('');
     setErrors({});
   };
@@ -36,14 +37,8 @@ export function CardLineAdd({
     e.preventDefault();
     setErrors({});
     setGeneral('');
-    const q = parseAmount(quantity);
-    const p = parseAmount(unitPrice);
-    const d = parseAmount(discount) ?? 0;
-    const bad: Record<string, string> = {};
+    const { values, bad } = parseLineAmounts(amounts, false);
     if (!picked) bad.product = sw('pickProduct');
-    if (q === null || Number.isNaN(q)) bad.quantity = sw('notANumber');
-    if (Number.isNaN(p)) bad.unitPrice = sw('notANumber');
-    if (Number.isNaN(d)) bad.discount = sw('notANumber');
     if (Object.keys(bad).length || !picked) return setErrors(bad);
     setBusy(true);
     try {
@@ -53,18 +48,16 @@ export function CardLineAdd({
           body: {
             data: {
               product: picked.documentId,
-              quantity: q as number,
-              discount: d,
-              ...(p !== null ? { unitPrice: p } : {}),
+              quantity: values.quantity,
+              discount: values.discount,
+              ...(values.unitPrice !== null ? { unitPrice: values.unitPrice } : {}),
             },
           },
         }),
       );
       toast(sw('lineAdded'));
       setPicked(null);
-      setQuantity('1');
-      setUnitPrice('');
-      setDiscount('0');
+      setAmounts(blank);
       await onAdded();
     } catch (err) {
       const r = lineRefusal(err, currency);
@@ -114,33 +107,12 @@ export function CardLineAdd({
         </fieldset>
       </div>
       <div class="sales-line">
-        <Field label={sw('quantity')} error={errors.quantity}>
-          <input
-            name="card-product-quantity"
-            inputMode="decimal"
-            size={6}
-            value={quantity}
-            onInput={(e) => setQuantity((e.target as HTMLInputElement).value)}
-          />
-        </Field>
-        <Field label={sw('unitPrice')} error={errors.unitPrice}>
-          <input
-            name="card-product-unit-price"
-            inputMode="decimal"
-            size={9}
-            value={unitPrice}
-            onInput={(e) => setUnitPrice((e.target as HTMLInputElement).value)}
-          />
-        </Field>
-        <Field label={sw('discount')} error={errors.discount}>
-          <input
-            name="card-product-discount"
-            inputMode="decimal"
-            size={5}
-            value={discount}
-            onInput={(e) => setDiscount((e.target as HTMLInputElement).value)}
-          />
-        </Field>
+        <LineAmountFields
+          prefix="card-product"
+          amounts={amounts}
+          errors={errors}
+          onInput={(key, value) => setAmounts({ ...amounts, [key]: value })}
+        />
         <Button submit busy={busy}>
           {sw('addLine')}
         </Button>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { client, unwrap } from '../../api';
-import { Button, Field, toast } from '../../ui';
+import { Button, toast } from '../../ui';
 import { type CardLine, lineRefusal } from './card-lines';
-import { amountText, money, parseAmount, sw } from './shared';
+import { LineAmountFields, type LineAmounts, parseLineAmounts } from './LineAmounts';
+import { amountText, money, sw } from './shared';
 
 /** A line's product name and SKU, in the editor and in the read-only row. */
 export function LineName({ line: l }: { line: CardLine }) {
@@ -39,47 +40,46 @@ export function CardLineEditor({
   onSaved: (line: CardLine) => Promise<void>;
   onRemove: () => void;
 }) {
-  const [quantity, setQuantity] = useState(amountText(l.quantity));
-  const [unitPrice, setUnitPrice] = useState(amountText(l.unitPrice));
-  const [discount, setDiscount] = useState(amountText(l.discount));
+  const stored: LineAmounts = {
+    quantity: amountText(l.quantity),
+    unitPrice: amountText(l.unitPrice),
+    discount: amountText(l.discount),
+  };
+  const [amounts, setAmounts] = useState(stored);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
   // A refusal no longer holds once the value changes: it goes until the next save says otherwise.
-  const edit = (set: (v: string) => void, e: Event) => {
-    set((e.target as HTMLInputElement).value);
+  const edit = (key: keyof LineAmounts, value: string) => {
+    setAmounts({ ...amounts, [key]: value });
     setErrors({});
     setGeneral('');
   };
-  const dirty =
-    quantity !== amountText(l.quantity) ||
-    unitPrice !== amountText(l.unitPrice) ||
-    discount !== amountText(l.discount);
+  const dirty = (Object.keys(stored) as (keyof LineAmounts)[]).some((k) => amounts[k] !== stored[k]);
   const save = async (e: Event) => {
     e.preventDefault();
     setErrors({});
     setGeneral('');
-    const q = parseAmount(quantity);
-    const p = parseAmount(unitPrice);
-    // An emptied discount is no discount.
-    const d = parseAmount(discount) ?? 0;
-    const bad: Record<string, string> = {};
-    if (q === null || Number.isNaN(q)) bad.quantity = sw('notANumber');
-    if (p === null || Number.isNaN(p)) bad.unitPrice = sw('notANumber');
-    if (Number.isNaN(d)) bad.discount = sw('notANumber');
+    const { values, bad } = parseLineAmounts(amounts, true);
     if (Object.keys(bad).length) return setErrors(bad);
     setBusy(true);
     try {
       const saved = (await unwrap(
         client.PUT('/api/boards/{boardId}/cards/{cardId}/products/{id}', {
           params: { path: { boardId, cardId, id: l.documentId } },
-          body: { data: { quantity: q as number, unitPrice: p as number, discount: d } },
+          body: {
+            data: {
+              quantity: values.quantity,
+              unitPrice: values.unitPrice as number,
+              discount: values.discount,
+            },
+          },
         }),
       )) as CardLine;
       toast(sw('lineSaved'));
       await onSaved(saved);
     } catch (err) {
-      const onlyDiscount = unitPrice === amountText(l.unitPrice) && discount !== amountText(l.discount);
+      const onlyDiscount = amounts.unitPrice === stored.unitPrice && amounts.discount !== stored.discount;
       const r = lineRefusal(err, currency, onlyDiscount ? 'discount' : 'unitPrice');
       setErrors(r.fields);
       setGeneral(r.general);
@@ -91,33 +91,7 @@ export function CardLineEditor({
     <li data-line-id={l.documentId}>
       <LineName line={l} />
       <form class="sales-line" aria-label={sw('lineOf', { name: l.name })} noValidate onSubmit={save}>
-        <Field label={sw('quantity')} error={errors.quantity}>
-          <input
-            name="line-quantity"
-            inputMode="decimal"
-            size={6}
-            value={quantity}
-            onInput={(e) => edit(setQuantity, e)}
-          />
-        </Field>
-        <Field label={sw('unitPrice')} error={errors.unitPrice}>
-          <input
-            name="line-unit-price"
-            inputMode="decimal"
-            size={9}
-            value={unitPrice}
-            onInput={(e) => edit(setUnitPrice, e)}
-          />
-        </Field>
-        <Field label={sw('discount')} error={errors.discount}>
-          <input
-            name="line-discount"
-            inputMode="decimal"
-            size={5}
-            value={discount}
-            onInput={(e) => edit(setDiscount, e)}
-          />
-        </Field>
+        <LineAmountFields prefix="line" amounts={amounts} errors={errors} onInput={edit} />
         <div class="sales-line-end">
           <LineTotal line={l} currency={currency} />
           {dirty && (
