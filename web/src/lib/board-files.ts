@@ -1,4 +1,5 @@
 import { ApiError, client, unwrap } from '../api';
+import { saveBlob } from './save-blob';
 
 /** A file uploaded for a board's file field: its documentId (or the whole object) is the field's value. */
 export interface BoardFile {
@@ -49,12 +50,5 @@ export async function downloadBoardFile(
       parseAs: 'blob',
     }),
   )) as unknown as Blob;
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = file.name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(blob, file.name);
 }

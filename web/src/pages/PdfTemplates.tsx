@@ -8,12 +8,12 @@ import {
   type PdfWord,
   pw,
   renderTemplate,
-  saveBlob,
   usePdfTemplates,
 } from '../components/sales/pdf-layout';
 import { SalesTabs } from '../components/sales/SalesTabs';
 import { dateTime } from '../i18n';
 import { isAdmin } from '../lib/marketing';
+import { saveBlob } from '../lib/save-blob';
 import { num } from '../lib/words';
 import { Badge, Button, type Column, confirmAction, DataTable, PageHeader, toast } from '../ui';
 

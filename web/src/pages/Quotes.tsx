@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
-import { renderTemplate, saveBlob, usePdfTemplates } from '../components/sales/pdf-layout';
+import { renderTemplate, usePdfTemplates } from '../components/sales/pdf-layout';
 import { QuoteEditor } from '../components/sales/QuoteEditor';
 import { SalesTabs } from '../components/sales/SalesTabs';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../components/sales/shared';
 import { dateTime } from '../i18n';
 import { personName } from '../lib/people';
+import { saveBlob } from '../lib/save-blob';
 import { num } from '../lib/words';
 import { canWrite } from '../session';
 import {

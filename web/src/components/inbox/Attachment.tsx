@@ -10,6 +10,7 @@ import {
   type MediaKind,
 } from '../../lib/attachment-types';
 import { fileSize } from '../../lib/file-size';
+import { saveBlob } from '../../lib/save-blob';
 import { Button } from '../../ui';
 import * as catalogue from '../../words/attachments';
 
@@ -178,16 +179,8 @@ export function MessageFile({
           parseAs: 'blob',
         }),
       );
-      // The file needs the session's token: fetched here, then saved from memory under its name.
-      const url = URL.createObjectURL(blob as Blob);
       const ext = extensionOf(a.mimeType ?? (blob as Blob).type);
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = a.filename || `${name}-${m.id}${ext ? `.${ext}` : ''}`;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveBlob(blob as Blob, a.filename || `${name}-${m.id}${ext ? `.${ext}` : ''}`);
     } catch (err) {
       setError(aw('downloadFailed', { name, reason: reason(err) }));
     } finally {

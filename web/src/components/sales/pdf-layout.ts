@@ -263,15 +263,3 @@ export async function renderTemplate(id: string, quote?: string): Promise<Blob> 
     }),
   )) as unknown as Blob;
 }
-
-/** Hands a file to the browser to save (the API's PDFs come with the session, not as a link). */
-export function saveBlob(blob: Blob, filename: string) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
