@@ -1,12 +1,13 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { client, type Page, reason, unwrap } from '../api';
-import { BulkBar, type Matching } from '../components/contacts/BulkBar';
+import { BulkBar } from '../components/contacts/BulkBar';
 import { ContactDetail } from '../components/contacts/ContactDetail';
 import { ContactEditor } from '../components/contacts/ContactEditor';
 import { ImportDialog } from '../components/contacts/ImportDialog';
 import { shownName } from '../components/contacts/lgpd';
 import { MergeDialog } from '../components/contacts/MergeDialog';
+import { useContactSelection } from '../components/contacts/selection';
 import { type Contact, cw, day, phoneText, typeWord } from '../components/contacts/shared';
 import { Link } from '../components/Link';
 import { refusalOf } from '../lib/marketing';
@@ -39,16 +40,13 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState<Sort>({ key: 'createdAt', dir: 'desc' });
-  const [selected, setSelected] = useState<Map<string, Contact>>(new Map());
-  // The search whose every match is selected: another search (or none) drops it.
-  const [allOf, setAllOf] = useState<string | null>(null);
   const [merging, setMerging] = useState(false);
   const [importing, setImporting] = useState(false);
   useEffect(() => {
     const id = setTimeout(() => {
       setQuery(q.trim().length >= 3 ? q.trim() : '');
       setPage(1);
-      setAllOf(null);
+      selection.searchChanged();
     }, 300);
     return () => clearTimeout(id);
   }, [q]);
@@ -70,42 +68,24 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
   });
   const rows = list.data?.data;
   const pag = list.data?.meta.pagination;
-  // Every match stays selected only while the box still says the search the list shows (not while a new one is typed).
-  const matching: Matching | null =
-    query && allOf === query && pag && q.trim() === query ? { q: query, total: pag.total } : null;
-  // Leaving "every match" keeps what the screen shows as selected: the rows on it, not an older page's.
-  const onScreen = () => new Map((rows ?? []).map((c) => [c.documentId, c] as const));
-  const toggle = (c: Contact, on: boolean) => {
-    const next = matching ? onScreen() : new Map(selected);
-    if (on) next.set(c.documentId, c);
-    else next.delete(c.documentId);
-    setSelected(next);
-    if (!on) setAllOf(null);
-  };
-  const pageAll = !!rows?.length && (!!matching || rows.every((c) => selected.has(c.documentId)));
-  const togglePage = (on: boolean) => {
-    const next = matching ? onScreen() : new Map(selected);
-    for (const c of rows ?? []) on ? next.set(c.documentId, c) : next.delete(c.documentId);
-    setSelected(next);
-    if (!on) setAllOf(null);
-  };
-  const onlyThisPage = () => {
-    setSelected(onScreen());
-    setAllOf(null);
-  };
-  const clear = () => {
-    setSelected(new Map());
-    setAllOf(null);
-  };
-  // Only a search is offered "every match": it is sent to the service as the list sent it (`q`), and without one
-  // the selection would be every contact of the organization.
-  const offerAll =
-    write &&
-    !!query &&
-    pageAll &&
-    !matching &&
-    !list.isPlaceholderData &&
-    (pag?.total ?? 0) > (rows?.length ?? 0);
+  const selection = useContactSelection({
+    rows,
+    query,
+    typed: q,
+    total: pag?.total,
+    stale: list.isPlaceholderData,
+  });
+  const {
+    selected,
+    matching,
+    toggle,
+    pageAll,
+    togglePage,
+    offerAll,
+    selectAllMatching,
+    onlyThisPage,
+    clear,
+  } = selection;
   const columns: Column<Contact>[] = [
     ...(write
       ? [
@@ -194,10 +174,10 @@ export function ContactsPage({ contactId }: { contactId?: string }) {
             </label>
           )}
         </div>
-        {offerAll && (
+        {write && offerAll && (
           <p class="ct-all" data-testid="select-all-matching">
             {cw('pageSelected', { n: num(rows?.length ?? 0) })}{' '}
-            <Button variant="ghost" onClick={() => setAllOf(query)}>
+            <Button variant="ghost" onClick={selectAllMatching}>
               {cw('selectAllMatching', { n: num(pag?.total ?? 0) })}
             </Button>
           </p>
