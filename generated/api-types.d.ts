@@ -2228,7 +2228,7 @@ export interface paths {
     head?: never;
     /**
      * Change status or assignee
-     * @description BETA: status open|pending|resolved|snoozed (snoozedUntil with snoozed), assignee a membership documentId or null.
+     * @description BETA: status open|pending|resolved|snoozed (snoozedUntil with snoozed: the conversation is reopened within a minute of that date, or earlier when the contact writes), assignee a membership documentId or null.
      *
      *     Token scope: `chat:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *

@@ -349,11 +349,12 @@ const writeTools: Tool[] = [
   writeTool({
     name: 'update_conversation_status',
     title: 'Update conversation status',
-    description: 'Sets a conversation open, pending, resolved or snoozed (snoozedUntil with snoozed).',
+    description:
+      'Sets a conversation open, pending, resolved or snoozed (snoozedUntil with snoozed: it is reopened within a minute of that date, or earlier when the contact writes).',
     input: {
       conversationId,
       status: z.enum(['open', 'pending', 'resolved', 'snoozed']).describe('the new status'),
-      snoozedUntil: z.string().optional().describe('ISO time, with status snoozed'),
+      snoozedUntil: z.string().optional().describe('ISO time, with status snoozed: when it comes back open'),
     },
     output: conversation,
     destructive: false,

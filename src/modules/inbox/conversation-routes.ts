@@ -124,7 +124,7 @@ export function registerConversationRoutes(app: RouteApp, kit: () => Promise<Cha
         tags,
         summary: 'Change status or assignee',
         description: beta(
-          'status open|pending|resolved|snoozed (snoozedUntil with snoozed), assignee a membership documentId or null.',
+          'status open|pending|resolved|snoozed (snoozedUntil with snoozed: the conversation is reopened within a minute of that date, or earlier when the contact writes), assignee a membership documentId or null.',
         ),
         params: idParams,
         body: dataBody(conversationUpdate, [{ status: 'resolved' }, { assignee: null }]),
