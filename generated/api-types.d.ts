@@ -3419,6 +3419,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/notifications/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark every unread notification of the caller as read
+     * @description Marks all of the caller’s unread notifications read at once and answers how many changed (0 when none was unread); other members’ notifications are untouched.
+     *
+     *     Token scope: `notifications:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     *
+     *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
+     */
+    post: operations['markAllNotificationsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/oauth/applications': {
     parameters: {
       query?: never;
@@ -5849,6 +5873,9 @@ export interface components {
       user: components['schemas']['UserRef'];
     };
     Notification: {
+      /** @description who caused it (the comment’s author); null for reminders */
+      actor: components['schemas']['MembershipRef'] | null;
+      /** @description for a mention, the comment as plain text (up to 300 characters) */
       body: string;
       createdAt: string;
       documentId: string;
@@ -5856,11 +5883,18 @@ export interface components {
       readAt: string | null;
       /** @description what it is about */
       subject: {
+        /** @description a card's board */
+        boardDocumentId?: string;
+        /** @description the comment that mentions the member */
+        commentDocumentId?: string;
         documentId: string;
+        /** @description `task` or `card` */
         kind: string;
+        /** @description the subject's name when the notification was made (task name, card title) */
+        label?: string;
       };
       title: string;
-      /** @description `task_reminder` */
+      /** @description `task_reminder` (a task assigned to the member is due soon) or `comment_mention` (a comment on a card the member sees mentions them) */
       type: string;
     };
     Organization: {
@@ -30490,6 +30524,104 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Notification'];
+        };
+      };
+      /** @description Bad request or validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, expired or invalid token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No permission, not a member, or feature outside the plan */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: already exists, a concurrent write won (retry after Retry-After), or the organization is being deleted (writes refused) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Business rule failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  markAllNotificationsRead: {
+    parameters: {
+      query?: {
+        /** @description true: run the request in full (validation, access, rules) without writing anything or contacting anyone; success is a 200 with the would-be body, `meta.dryRun: true` and the `Dry-Run: true` header, failure the 4xx the real call would give (docs/dry-run.md). */
+        dryRun?: components['parameters']['DryRun'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description how many unread notifications were marked read */
+            read: number;
+          };
         };
       };
       /** @description Bad request or validation error */

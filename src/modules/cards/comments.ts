@@ -8,6 +8,7 @@ import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadCard, openBoard } from './board-scope.js';
 import * as commentsRepo from './comments-repo.js';
+import { notifyMentions } from './mention-notices.js';
 
 /** A card's comments: members' comments (plain or sanitised HTML, with mentions) and the card's history entries. */
 
@@ -79,6 +80,7 @@ export async function addComment(ctx: TenantContext, boardId: string, cardId: st
         metadata: {},
       },
     ]);
+    await notifyMentions(tx, ctx, scope, card, row, mentions);
     return (await presentComments(tx, ctx.orgId, [row]))[0];
   });
 }
@@ -115,7 +117,7 @@ async function loadOwnComment(
       'ForbiddenError',
       `Only the author may ${op} this comment${op === 'delete' ? ' (or an admin)' : ''}`,
     );
-  return row;
+  return { row, scope, card };
 }
 
 export async function updateComment(
@@ -127,7 +129,7 @@ export async function updateComment(
 ) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
-    const row = await loadOwnComment(tx, ctx, boardId, cardId, id, 'edit');
+    const { row, scope, card } = await loadOwnComment(tx, ctx, boardId, cardId, id, 'edit');
     const mentions = input.mentions ? await checkMentions(tx, ctx.orgId, input.mentions) : undefined;
     // Switching a plain comment to html re-checks its stored text as HTML.
     const rewrite = input.content !== undefined || input.contentFormat === 'html';
@@ -142,6 +144,7 @@ export async function updateComment(
       ...(input.contentFormat !== undefined ? { contentFormat: input.contentFormat } : {}),
       ...(mentions ? { mentions } : {}),
     });
+    if (mentions) await notifyMentions(tx, ctx, scope, card, updated, mentions);
     return (await presentComments(tx, ctx.orgId, [updated]))[0];
   });
 }
@@ -149,7 +152,7 @@ export async function updateComment(
 export async function deleteComment(ctx: TenantContext, boardId: string, cardId: string, id: string) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
-    const row = await loadOwnComment(tx, ctx, boardId, cardId, id, 'delete');
+    const { row } = await loadOwnComment(tx, ctx, boardId, cardId, id, 'delete');
     await commentsRepo.deleteComment(tx, ctx.orgId, row.id);
     await audit(tx, ctx, 'comment.deleted', row.documentId, {
       card: cardId,

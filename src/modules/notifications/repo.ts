@@ -6,7 +6,7 @@ import { notifications } from './table.js';
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NotificationValues = Pick<
   typeof notifications.$inferInsert,
-  'membershipId' | 'type' | 'title' | 'body' | 'subject' | 'dedupeKey'
+  'membershipId' | 'type' | 'title' | 'body' | 'subject' | 'dedupeKey' | 'actorMembershipId'
 >;
 
 /** The new notification, or undefined when this member already has one with the key (a retried job). */
@@ -53,4 +53,20 @@ export async function markRead(tx: Tx, orgId: number, membershipId: number, docu
   if (!row || row.readAt) return row;
   const [updated] = await tx.update(notifications).set({ readAt: new Date() }).where(where).returning();
   return updated;
+}
+
+/** Every unread notification of the member, read now; answers how many. */
+export async function markAllRead(tx: Tx, orgId: number, membershipId: number) {
+  const rows = await tx
+    .update(notifications)
+    .set({ readAt: new Date() })
+    .where(
+      and(
+        eq(notifications.organizationId, orgId),
+        eq(notifications.membershipId, membershipId),
+        isNull(notifications.readAt),
+      ),
+    )
+    .returning({ id: notifications.id });
+  return rows.length;
 }

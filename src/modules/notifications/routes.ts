@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { paginatedSchema } from '../../platform/http/list-query.js';
 import { idParams } from '../../platform/http/schemas.js';
-import { notification, notificationQuery } from './schema.js';
+import { notification, notificationQuery, notificationsRead } from './schema.js';
 import * as service from './service.js';
 
 const tags = ['Notifications'];
@@ -20,6 +20,21 @@ export const notificationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
       },
     },
     async (req) => service.listNotifications(req.tenant, req.query),
+  );
+
+  app.post(
+    '/notifications/read',
+    {
+      config: { scope: 'notifications:write' },
+      schema: {
+        tags,
+        summary: 'Mark every unread notification of the caller as read',
+        description:
+          'Marks all of the caller’s unread notifications read at once and answers how many changed (0 when none was unread); other members’ notifications are untouched.',
+        response: { 200: notificationsRead },
+      },
+    },
+    async (req) => service.readAllNotifications(req.tenant),
   );
 
   app.post(

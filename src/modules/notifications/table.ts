@@ -12,7 +12,17 @@ import {
 import { tenantColumns } from '../../platform/db/columns.js';
 import { memberships } from '../organizations/table.js';
 
-/** In-app notifications of one member (task reminders today). */
+/** What a notification is about; `label` is the subject's name when it was made (a card's title, a task's name). */
+export interface NotificationSubject {
+  kind: string;
+  documentId: string;
+  label?: string;
+  /** A card's board and, for a mention, the comment. */
+  boardDocumentId?: string;
+  commentDocumentId?: string;
+}
+
+/** In-app notifications of one member: task reminders and mentions in comments. */
 export const notifications = pgTable(
   'notifications',
   {
@@ -21,8 +31,13 @@ export const notifications = pgTable(
     type: text('type').notNull(),
     title: text('title').notNull(),
     body: text('body').notNull().default(''),
-    /** What it is about: `{ kind: 'task', documentId }`. */
-    subject: jsonb('subject').$type<{ kind: string; documentId: string }>().notNull(),
+    /** What it is about: `{ kind: 'task' | 'card', documentId, label?, … }` (NotificationSubject). */
+    subject: jsonb('subject').$type<NotificationSubject>().notNull(),
+    /**
+     * Who caused it (a comment's author), when someone did; no foreign key, so that the notification outlives the
+     * membership (the reference then reads as null).
+     */
+    actorMembershipId: bigint('actor_membership_id', { mode: 'number' }),
     /** A retried job must not notify twice: one notification per member and key. */
     dedupeKey: text('dedupe_key').notNull(),
     readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }),

@@ -47,7 +47,7 @@ export async function registerTaskWorkers({ db, jobs }: WorkerDeps) {
           type: 'task_reminder',
           title: `Reminder: ${task.name}`,
           body: `Task "${task.name}" is due ${due}.`,
-          subject: { kind: 'task', documentId: task.documentId },
+          subject: { kind: 'task', documentId: task.documentId, label: task.name },
           dedupeKey: `task-reminder:${task.documentId}:${due}`,
         });
         if (!created || ref.user.blocked) continue;

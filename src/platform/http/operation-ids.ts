@@ -41,6 +41,7 @@ const overrides: Record<string, string> = {
   'POST /pdf-templates/{id}/preview': 'previewPdfTemplate',
   'PUT /tasks/{id}/status': 'setTaskStatus',
   'POST /notifications/{id}/read': 'markNotificationRead',
+  'POST /notifications/read': 'markAllNotificationsRead',
   'POST /agent-confirmations': 'requestAgentConfirmation',
   'POST /agent-confirmations/{id}/approve': 'approveAgentConfirmation',
   'POST /agent-confirmations/{id}/decline': 'declineAgentConfirmation',

@@ -70,3 +70,26 @@ export function sanitizeRichText(html: string): string {
 
 /** Schema of a rich-text input: at most `max` characters as sent, sanitised on parse. */
 export const richText = (max: number) => z.string().max(max).transform(sanitizeRichText);
+
+const ENTITIES: Record<string, string> = {
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+  '&amp;': '&',
+};
+
+/**
+ * The text of a rich-text value, for places that show plain text (a notification's excerpt): every tag dropped,
+ * blocks and line breaks turned into spaces, whitespace collapsed, and the entities sanitize-html writes decoded.
+ */
+export function richTextToPlain(html: string): string {
+  const text = sanitizeHtml(html.replace(/<\/(p|div|li|h[1-6]|blockquote)>|<br\s*\/?>/gi, ' '), {
+    allowedTags: [],
+    allowedAttributes: {},
+  });
+  return text
+    .replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e])
+    .replace(/\s+/g, ' ')
+    .trim();
+}
