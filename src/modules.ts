@@ -12,6 +12,7 @@ import { leadAdsModule } from './modules/lead-ads/registration.js';
 import { oauthModule } from './modules/oauth/registration.js';
 import { orgLifecycleModule } from './modules/org-lifecycle/registration.js';
 import { privacyModule } from './modules/privacy/registration.js';
+import { quotesModule } from './modules/quotes/registration.js';
 import { tasksModule } from './modules/tasks/registration.js';
 import { webhooksModule } from './modules/webhooks/registration.js';
 import { eventOutbox } from './platform/events/dispatcher.js';
@@ -43,4 +44,5 @@ export const modules: readonly ModuleRegistration[] = [
   channelsModule,
   consentsModule,
   oauthModule,
+  quotesModule,
 ];
