@@ -3987,8 +3987,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The quote as a PDF, rendered with the organization's default quote template
-     * @description Token scope: `quotes:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     * The quote as a PDF, rendered with the organization's default quote template or a chosen one
+     * @description Renders the quote with `template` (a PDF template of the organization, by documentId) when given, else with the default quote template, else with the built-in layout. An unknown template is a 404 naming `template`.
+     *
+     *     Token scope: `quotes:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
     get: operations['getQuotePdf'];
     put?: never;
@@ -34856,7 +34858,10 @@ export interface operations {
   };
   getQuotePdf: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description a PDF template's documentId (GET /pdf-templates); the default quote template when absent */
+        template?: string;
+      };
       header?: never;
       path: {
         /** @description documentId */

@@ -4,5 +4,5 @@ export type { PdfLayout, PlaceholderValues } from './layout.js';
 export { builtInQuoteLayout } from './layout.js';
 export type { Formats, RenderInput } from './render.js';
 export { formatsFor, renderPdf } from './render.js';
-export { findDefaultTemplate } from './repo.js';
+export { findDefaultTemplate, findTemplate } from './repo.js';
 export { pdfResponse } from './schema.js';

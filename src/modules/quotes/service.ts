@@ -8,7 +8,7 @@ import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadBoardForRead } from '../boards/index.js';
 import { cardVisibility, findCard } from '../cards/index.js';
 import { contactIdByDocumentId, contactRefsByIds } from '../contacts/index.js';
-import { findDefaultTemplate } from '../pdf-templates/index.js';
+import { findDefaultTemplate, findTemplate } from '../pdf-templates/index.js';
 import { type PricedLine, priceLines } from '../products/index.js';
 import { renderQuotePdf } from './pdf.js';
 import * as repo from './repo.js';
@@ -99,11 +99,22 @@ export async function deleteQuote(ctx: TenantContext, documentId: string) {
 }
 
 /** The quote as a PDF, through the organization's default quote template (or the built-in layout). */
-export async function quotePdf(ctx: TenantContext, documentId: string) {
+export async function quotePdf(ctx: TenantContext, documentId: string, templateDocumentId?: string) {
   requireFeature(ctx, 'quotes');
   return ctx.transaction(async (tx) => {
     const quote = await loadQuote(tx, ctx, documentId);
-    const template = await findDefaultTemplate(tx, ctx.orgId, 'quote');
+    const template = templateDocumentId
+      ? await findTemplate(tx, ctx.orgId, templateDocumentId)
+      : await findDefaultTemplate(tx, ctx.orgId, 'quote');
+    if (templateDocumentId && !template)
+      throw notFound('PDF template', {
+        errors: [
+          {
+            path: ['template'],
+            message: `no PDF template ${templateDocumentId} in this organization (GET /pdf-templates lists them)`,
+          },
+        ],
+      });
     return { number: quote.number, pdf: await renderQuotePdf(tx, ctx, quote, template?.layout) };
   });
 }

@@ -450,6 +450,29 @@ describe('quote PDF', () => {
     expect(text).toContain('To pay €199.98');
     expect(text).not.toContain('Ignored');
     expect(text).not.toContain('Support plan');
+
+    // A chosen template instead of the default (?template=); an unknown one, or another organization's, is a 404
+    // naming the parameter, never the default in its place.
+    const chosen = await tenant.api.post('/pdf-templates', {
+      data: { name: 'Chosen', layout: layout('Chosen {{quote.number}}') },
+    });
+    const withChosen = await pdfText(
+      (await fetchPdf(tenant, 'GET', `/quotes/${body.documentId}/pdf?template=${chosen.body.documentId}`))
+        .buffer,
+    );
+    expect(withChosen).toContain('Chosen 1');
+    expect(withChosen).not.toContain('Proposal');
+    const other = await newTenant();
+    const theirs = await other.api.post('/pdf-templates', {
+      data: { name: 'Theirs', layout: layout('Theirs') },
+    });
+    for (const id of ['t'.repeat(24), theirs.body.documentId]) {
+      const res = await fetchPdf(tenant, 'GET', `/quotes/${body.documentId}/pdf?template=${id}`);
+      expect(res.status).toBe(404);
+      expect(res.json.error.details.errors[0].path).toEqual(['template']);
+    }
+    const unknownParam = await fetchPdf(tenant, 'GET', `/quotes/${body.documentId}/pdf?tempalte=x`);
+    expect(unknownParam.status).toBe(400);
   });
 
   test('an unknown quote is a 404 in the JSON error envelope', async () => {

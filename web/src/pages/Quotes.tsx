@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState } from 'preact/hooks';
 import { client, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
-import { renderTemplate, usePdfTemplates } from '../components/sales/pdf-layout';
+import { usePdfTemplates } from '../components/sales/pdf-layout';
 import { QuoteEditor } from '../components/sales/QuoteEditor';
 import { SalesTabs } from '../components/sales/SalesTabs';
 import {
@@ -44,15 +44,16 @@ const TONE: Record<QuoteStatus, Tone> = {
 };
 
 /**
- * The quote as a PDF file, downloaded with the person's session: rendered with the organization's default template
- * (or the built-in layout), or with the template picked for it (the template's render with this quote).
+ * The quote as a PDF file, downloaded with the person's session: rendered with the template picked for it, else the
+ * organization's default template (or the built-in layout).
  */
 async function downloadPdf(q: Quote, template: string) {
-  const blob = template
-    ? await renderTemplate(template, q.documentId)
-    : ((await unwrap(
-        client.GET('/api/quotes/{id}/pdf', { params: { path: { id: q.documentId } }, parseAs: 'blob' }),
-      )) as unknown as Blob);
+  const blob = (await unwrap(
+    client.GET('/api/quotes/{id}/pdf', {
+      params: { path: { id: q.documentId }, query: template ? { template } : {} },
+      parseAs: 'blob',
+    }),
+  )) as unknown as Blob;
   saveBlob(blob, `${sw('numberOf', { number: q.number }).replace(/\s+/g, '-').toLowerCase()}.pdf`);
 }
 

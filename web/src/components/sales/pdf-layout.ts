@@ -253,12 +253,12 @@ export function usePdfTemplates(enabled = true) {
   });
 }
 
-/** A template rendered as a PDF: with one of the organization's quotes, or with sample data. */
-export async function renderTemplate(id: string, quote?: string): Promise<Blob> {
+/** A template rendered as a PDF with sample data (a quote's PDF with a template: GET /quotes/{id}/pdf?template=). */
+export async function renderTemplate(id: string): Promise<Blob> {
   return (await unwrap(
     client.POST('/api/pdf-templates/{id}/preview', {
       params: { path: { id } },
-      body: (quote ? { quote } : {}) as never,
+      body: {} as never,
       parseAs: 'blob',
     }),
   )) as unknown as Blob;
