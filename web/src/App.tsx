@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { lazyPage } from './components/LazyPage';
 import { Link } from './components/Link';
 import { NotFound } from './components/NotFound';
+import { NotificationBell, NotificationsPanel } from './components/Notifications';
 import { getLang, type Lang, setLang, t, useLang } from './i18n';
 import { wordsOf } from './lib/area-words';
 import { userName } from './lib/people';
@@ -157,6 +158,8 @@ function Shell({ children }: { children: any }) {
   // The navigation folds behind a "Menu" button on a narrow screen (CSS); a followed link folds it again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
+  // The notifications' panel opens from the bell; it sits outside the header (whose links and text are white).
+  const [notes, setNotes] = useState(false);
   const nav = [
     ['/boards', t('boards')],
     ['/contacts', t('contacts')],
@@ -197,6 +200,7 @@ function Shell({ children }: { children: any }) {
           </nav>
         )}
         <div class="spacer" />
+        {s.org && <NotificationBell onOpen={() => setNotes(true)} />}
         {s.org && (
           <Link href="/orgs" class="org">
             {s.org.name}
@@ -210,6 +214,7 @@ function Shell({ children }: { children: any }) {
         </button>
       </header>
       <main id="main">{children}</main>
+      {s.org && <NotificationsPanel open={notes} onClose={() => setNotes(false)} />}
       <Toasts />
       <ConfirmHost />
     </div>

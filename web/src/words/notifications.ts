@@ -1,0 +1,31 @@
+/** The notifications bell in the header and its panel (components/Notifications.tsx). */
+export const ptBR = {
+  title: 'Notificações',
+  unreadOne: 'Notificações, {n} não lida',
+  unreadMany: 'Notificações, {n} não lidas',
+  unread: 'Não lida',
+  mentioned: '{name} mencionou você em «{card}»',
+  mentionedOnCard: '{name} mencionou você em um card',
+  someone: 'Alguém',
+  taskReminder: 'Lembrete da tarefa «{task}»',
+  taskReminderNoName: 'Lembrete de tarefa',
+  none: 'Nenhuma notificação por enquanto.',
+  more: 'Ver mais',
+  readAll: 'Marcar todas como lidas',
+  allRead: 'Todas as notificações foram marcadas como lidas.',
+};
+export const en: typeof ptBR = {
+  title: 'Notifications',
+  unreadOne: 'Notifications, {n} unread',
+  unreadMany: 'Notifications, {n} unread',
+  unread: 'Unread',
+  mentioned: '{name} mentioned you in “{card}”',
+  mentionedOnCard: '{name} mentioned you on a card',
+  someone: 'Someone',
+  taskReminder: 'Reminder of the task “{task}”',
+  taskReminderNoName: 'Task reminder',
+  none: 'No notifications yet.',
+  more: 'See more',
+  readAll: 'Mark all as read',
+  allRead: 'Every notification was marked as read.',
+};
