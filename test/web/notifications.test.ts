@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium)('web app: the notifications bell (Chromium)', () =
       read: true,
       subject: { kind: 'card', documentId: cardId, boardDocumentId: boardId, label: 'Proposta Globex' },
     });
-    // The drawer has the focus (the panel closing gives it back to the bell only when nothing else took it).
+    // The drawer's title has the focus, not the bell the panel was opened from.
     await expect.poll(() => p.evaluate(() => document.activeElement?.id)).toBe('drawer-title');
     expect(errors).toEqual([]);
     await p.context().close();
