@@ -27,6 +27,7 @@ const funilDeVendas: BoardTemplate = {
     {
       name: 'Novo lead',
       slug: 'novo-lead',
+      color: '#1E88E5',
       description: 'Leads do formulário do site e de importações.',
       sla: 24,
       blocked: ['ganho'],
@@ -54,6 +55,7 @@ const funilDeVendas: BoardTemplate = {
     {
       name: 'Qualificação',
       slug: 'qualificacao',
+      color: '#3949AB',
       sla: 72,
       blocked: ['ganho'],
       fields: [
@@ -68,6 +70,7 @@ const funilDeVendas: BoardTemplate = {
     {
       name: 'Proposta',
       slug: 'proposta',
+      color: '#8E24AA',
       sla: 120,
       fields: [
         field('Condição de pagamento', 'condicao-pagamento', 'select', {
@@ -82,16 +85,23 @@ const funilDeVendas: BoardTemplate = {
     {
       name: 'Negociação',
       slug: 'negociacao',
+      color: '#FB8C00',
       sla: 168,
       fields: [
         field('Próxima reunião', 'proxima-reuniao', 'datetime'),
         field('Observações', 'observacoes', 'richtext'),
       ],
     },
-    { name: 'Ganho', slug: 'ganho', fields: [field('Contrato assinado em', 'assinado-em', 'date')] },
+    {
+      name: 'Ganho',
+      slug: 'ganho',
+      color: '#43A047',
+      fields: [field('Contrato assinado em', 'assinado-em', 'date')],
+    },
     {
       name: 'Perdido',
       slug: 'perdido',
+      color: '#757575',
       fields: [
         field('Motivo da perda', 'motivo-perda', 'select', {
           options: ['Preço', 'Concorrente', 'Sem orçamento', 'Sem resposta', 'Outro'],
@@ -127,6 +137,7 @@ const recrutamento: BoardTemplate = {
     {
       name: 'Candidatura',
       slug: 'candidatura',
+      color: '#1E88E5',
       description: 'O formulário público de candidatura.',
       fields: [
         field('Nome completo', 'nome-completo', 'text', { required: true }),
@@ -146,6 +157,7 @@ const recrutamento: BoardTemplate = {
     {
       name: 'Triagem',
       slug: 'triagem',
+      color: '#3949AB',
       sla: 72,
       fields: [
         field('Nota da triagem', 'nota-triagem', 'number', { helpText: 'de 1 a 5' }),
@@ -155,6 +167,7 @@ const recrutamento: BoardTemplate = {
     {
       name: 'Entrevista',
       slug: 'entrevista',
+      color: '#8E24AA',
       sla: 240,
       fields: [
         field('Entrevista em', 'entrevista-em', 'datetime'),
@@ -165,11 +178,17 @@ const recrutamento: BoardTemplate = {
     {
       name: 'Proposta',
       slug: 'proposta',
+      color: '#FB8C00',
       sla: 120,
       fields: [field('Proposta aceita', 'proposta-aceita', 'switch')],
     },
-    { name: 'Contratado', slug: 'contratado', fields: [field('Data de início', 'data-inicio', 'date')] },
-    { name: 'Reprovado', slug: 'reprovado', blocked: ['contratado'] },
+    {
+      name: 'Contratado',
+      slug: 'contratado',
+      color: '#43A047',
+      fields: [field('Data de início', 'data-inicio', 'date')],
+    },
+    { name: 'Reprovado', slug: 'reprovado', color: '#757575', blocked: ['contratado'] },
   ]),
   tags: [
     { name: 'Indicação', slug: 'indicacao', color: '#00897B' },
@@ -198,6 +217,7 @@ const atendimento: BoardTemplate = {
     {
       name: 'Nova solicitação',
       slug: 'nova-solicitacao',
+      color: '#1E88E5',
       sla: 4,
       fields: [
         field('Nome', 'nome', 'text', { required: true }),
@@ -223,6 +243,7 @@ const atendimento: BoardTemplate = {
     {
       name: 'Triagem',
       slug: 'triagem',
+      color: '#FB8C00',
       sla: 8,
       fields: [
         field('Pedido relacionado', 'card-relacionado', 'card_link'),
@@ -232,13 +253,15 @@ const atendimento: BoardTemplate = {
     {
       name: 'Em andamento',
       slug: 'em-andamento',
+      color: '#3949AB',
       sla: 48,
       fields: [field('Notas internas', 'notas-internas', 'richtext')],
     },
-    { name: 'Aguardando cliente', slug: 'aguardando-cliente', sla: 120 },
+    { name: 'Aguardando cliente', slug: 'aguardando-cliente', color: '#F9A825', sla: 120 },
     {
       name: 'Resolvido',
       slug: 'resolvido',
+      color: '#43A047',
       fields: [field('Solução', 'solucao', 'textarea'), field('Satisfeito', 'satisfeito', 'checkbox')],
     },
   ]),
@@ -269,6 +292,7 @@ const implantacao: BoardTemplate = {
     {
       name: 'Contrato assinado',
       slug: 'contrato-assinado',
+      color: '#1E88E5',
       fields: [
         field('Cliente', 'cliente', 'text', { required: true }),
         field('E-mail do contato principal', 'email-contato', 'email', { required: true }),
@@ -279,6 +303,7 @@ const implantacao: BoardTemplate = {
     {
       name: 'Kickoff',
       slug: 'kickoff',
+      color: '#3949AB',
       sla: 72,
       fields: [
         field('Reunião de kickoff', 'kickoff-em', 'datetime'),
@@ -288,6 +313,7 @@ const implantacao: BoardTemplate = {
     {
       name: 'Configuração',
       slug: 'configuracao',
+      color: '#8E24AA',
       sla: 336,
       fields: [
         field('Integrações', 'integracoes', 'multiselect', {
@@ -299,11 +325,17 @@ const implantacao: BoardTemplate = {
     {
       name: 'Treinamento',
       slug: 'treinamento',
+      color: '#FB8C00',
       sla: 168,
       fields: [field('Data do treinamento', 'data-treinamento', 'date')],
     },
-    { name: 'Em produção', slug: 'em-producao', fields: [field('Data do go-live', 'data-go-live', 'date')] },
-    { name: 'Cancelado', slug: 'cancelado' },
+    {
+      name: 'Em produção',
+      slug: 'em-producao',
+      color: '#43A047',
+      fields: [field('Data do go-live', 'data-go-live', 'date')],
+    },
+    { name: 'Cancelado', slug: 'cancelado', color: '#757575' },
   ]),
   tags: [
     { name: 'Em risco', slug: 'em-risco', color: '#D84315' },

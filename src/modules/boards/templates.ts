@@ -24,6 +24,7 @@ const salesFunnel: BoardTemplate = {
     {
       name: 'New lead',
       slug: 'new-lead',
+      color: '#1E88E5',
       description: 'Leads from the website form and imports.',
       sla: 24,
       blocked: ['won'],
@@ -50,6 +51,7 @@ const salesFunnel: BoardTemplate = {
     {
       name: 'Qualification',
       slug: 'qualification',
+      color: '#3949AB',
       sla: 72,
       blocked: ['won'],
       fields: [
@@ -62,6 +64,7 @@ const salesFunnel: BoardTemplate = {
     {
       name: 'Proposal',
       slug: 'proposal',
+      color: '#8E24AA',
       sla: 120,
       fields: [
         field('Proposal document', 'proposal-file', 'file'),
@@ -72,16 +75,23 @@ const salesFunnel: BoardTemplate = {
     {
       name: 'Negotiation',
       slug: 'negotiation',
+      color: '#FB8C00',
       sla: 168,
       fields: [
         field('Next meeting', 'next-meeting', 'datetime'),
         field('Notes', 'negotiation-notes', 'richtext'),
       ],
     },
-    { name: 'Won', slug: 'won', fields: [field('Contract signed on', 'signed-on', 'date')] },
+    {
+      name: 'Won',
+      slug: 'won',
+      color: '#43A047',
+      fields: [field('Contract signed on', 'signed-on', 'date')],
+    },
     {
       name: 'Lost',
       slug: 'lost',
+      color: '#757575',
       fields: [
         field('Loss reason', 'loss-reason', 'select', {
           options: ['Price', 'Competitor', 'No budget', 'No response', 'Other'],
@@ -117,6 +127,7 @@ const recruiting: BoardTemplate = {
     {
       name: 'Application',
       slug: 'application',
+      color: '#1E88E5',
       description: 'The public application form.',
       fields: [
         field('Full name', 'full-name', 'text', { required: true }),
@@ -136,6 +147,7 @@ const recruiting: BoardTemplate = {
     {
       name: 'Screening',
       slug: 'screening',
+      color: '#3949AB',
       sla: 72,
       fields: [
         field('Screening score', 'screening-score', 'number', { helpText: '1 to 5' }),
@@ -145,6 +157,7 @@ const recruiting: BoardTemplate = {
     {
       name: 'Interview',
       slug: 'interview',
+      color: '#8E24AA',
       sla: 240,
       fields: [
         field('Interview at', 'interview-at', 'datetime'),
@@ -152,9 +165,15 @@ const recruiting: BoardTemplate = {
         field('Interview notes', 'interview-notes', 'richtext'),
       ],
     },
-    { name: 'Offer', slug: 'offer', sla: 120, fields: [field('Offer accepted', 'offer-accepted', 'switch')] },
-    { name: 'Hired', slug: 'hired', fields: [field('Start date', 'start-date', 'date')] },
-    { name: 'Rejected', slug: 'rejected', blocked: ['hired'] },
+    {
+      name: 'Offer',
+      slug: 'offer',
+      color: '#FB8C00',
+      sla: 120,
+      fields: [field('Offer accepted', 'offer-accepted', 'switch')],
+    },
+    { name: 'Hired', slug: 'hired', color: '#43A047', fields: [field('Start date', 'start-date', 'date')] },
+    { name: 'Rejected', slug: 'rejected', color: '#757575', blocked: ['hired'] },
   ]),
   tags: [
     { name: 'Referral', slug: 'referral', color: '#00897B' },
@@ -183,6 +202,7 @@ const customerSupport: BoardTemplate = {
     {
       name: 'New request',
       slug: 'new-request',
+      color: '#1E88E5',
       sla: 4,
       fields: [
         field('Name', 'name', 'text', { required: true }),
@@ -206,6 +226,7 @@ const customerSupport: BoardTemplate = {
     {
       name: 'Triage',
       slug: 'triage',
+      color: '#FB8C00',
       sla: 8,
       fields: [
         field('Related order', 'related-card', 'card_link'),
@@ -215,13 +236,15 @@ const customerSupport: BoardTemplate = {
     {
       name: 'In progress',
       slug: 'in-progress',
+      color: '#3949AB',
       sla: 48,
       fields: [field('Internal notes', 'internal-notes', 'richtext')],
     },
-    { name: 'Waiting on customer', slug: 'waiting-on-customer', sla: 120 },
+    { name: 'Waiting on customer', slug: 'waiting-on-customer', color: '#F9A825', sla: 120 },
     {
       name: 'Resolved',
       slug: 'resolved',
+      color: '#43A047',
       fields: [field('Resolution', 'resolution', 'textarea'), field('Satisfied', 'satisfied', 'checkbox')],
     },
   ]),
@@ -252,6 +275,7 @@ const onboarding: BoardTemplate = {
     {
       name: 'Signed',
       slug: 'signed',
+      color: '#1E88E5',
       fields: [
         field('Customer', 'customer', 'text', { required: true }),
         field('Main contact email', 'contact-email', 'email', { required: true }),
@@ -262,12 +286,14 @@ const onboarding: BoardTemplate = {
     {
       name: 'Kickoff',
       slug: 'kickoff',
+      color: '#3949AB',
       sla: 72,
       fields: [field('Kickoff meeting', 'kickoff-at', 'datetime'), field('Goals', 'goals', 'textarea')],
     },
     {
       name: 'Setup',
       slug: 'setup',
+      color: '#8E24AA',
       sla: 336,
       fields: [
         field('Integrations', 'integrations', 'multiselect', {
@@ -279,11 +305,12 @@ const onboarding: BoardTemplate = {
     {
       name: 'Training',
       slug: 'training',
+      color: '#FB8C00',
       sla: 168,
       fields: [field('Training date', 'training-date', 'date')],
     },
-    { name: 'Live', slug: 'live', fields: [field('Go-live date', 'go-live-date', 'date')] },
-    { name: 'Churned', slug: 'churned' },
+    { name: 'Live', slug: 'live', color: '#43A047', fields: [field('Go-live date', 'go-live-date', 'date')] },
+    { name: 'Churned', slug: 'churned', color: '#757575' },
   ]),
   tags: [
     { name: 'At risk', slug: 'at-risk', color: '#D84315' },

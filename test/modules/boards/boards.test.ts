@@ -456,6 +456,10 @@ describe('board templates', () => {
       // The same phases with the same SLAs; the pt-BR funnel adds a CPF/CNPJ and a payment-terms field.
       const sla = (x: any) => x.phases.map((p: any) => p.maxTimeInPhaseHours);
       expect(sla(b)).toEqual(sla(a));
+      // Every phase has a colour (the Kanban column's stripe), the same in both languages.
+      const colors = (x: any) => x.phases.map((p: any) => p.color);
+      expect(colors(a).every((c: unknown) => typeof c === 'string' && /^#[0-9A-F]{6}$/.test(c))).toBe(true);
+      expect(colors(b)).toEqual(colors(a));
       a.phases.forEach((p: any, i: number) => {
         const types = b.phases[i].fields.map((f: any) => f.type);
         for (const f of p.fields) expect(types, `${pt} ${i} ${f.type}`).toContain(f.type);
@@ -491,6 +495,7 @@ describe('board templates', () => {
     expect(b.template).toBe(id);
     expect(b.boardType).toBe(tpl.boardType);
     expect(b.phases.map((p: any) => p.slug)).toEqual(tpl.phases.map((p: any) => p.slug));
+    expect(b.phases.map((p: any) => p.color)).toEqual(tpl.phases.map((p: any) => p.color));
     expect(b.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required]))).toEqual(
       tpl.phases.map((p: any) => p.fields.map((f: any) => [f.slug, f.type, f.required])),
     );
