@@ -12,7 +12,9 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchCo
  * new day in the agenda; a free slot of the day picked (the meeting's own time is busy); each read back through the
  * API. The agenda with the editor open audited on a desktop and a 390 px phone. In the card drawer the meeting names
  * its organizer, who edits it there; another member of the board sees the name and neither "Editar" nor "Cancelar
- * reunião" (the API lets only the organizer change it), both audited on a desktop and a phone.
+ * reunião" (the API lets only the organizer change it), both audited on a desktop and a phone. The agenda follows
+ * the same rule: with a calendar both share, each sees the other's meeting with its organizer's name and no action,
+ * and "Editar" and "Cancelar reunião" on their own.
  */
 const noCalDav = radicaleMissing();
 if (noCalDav) console.warn(`test/web/agenda-edit: skipped: ${noCalDav}`);
@@ -35,6 +37,8 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
   let meetingId: string;
   let deal: { boardId: string; cardId: string };
   let colleague: TestUser;
+  let colleagueApi: Awaited<ReturnType<typeof addMember>>['api'];
+  let calendar: Awaited<ReturnType<typeof connectCalendar>>['user'];
   let browser: Browser;
   let page: Page;
   let errors: string[];
@@ -49,7 +53,7 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     world = await startAgendaWorld();
     base = await world.app.listen({ port: 0, host: '127.0.0.1' });
     t = await newTenant(world.app);
-    await connectCalendar(t.api, world.radicale);
+    calendar = (await connectCalendar(t.api, world.radicale)).user;
     const contact = await t.api.post('/contacts', {
       data: { name: 'Compras Acme', email: 'compras@acme.example' },
     });
@@ -71,6 +75,7 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     // A member who sees the board (and its card's meetings) but organizes none of them.
     const m = await addMember(t, 'member');
     colleague = m.user;
+    colleagueApi = m.api;
     expect((await t.api.put(`/boards/${boardId}`, { data: { members: [m.membershipId] } })).status).toBe(200);
     browser = await launchBrowser();
     page = await signedIn();
@@ -254,6 +259,59 @@ describe.skipIf(!hasChromium || !!noCalDav)('web app: editing a meeting (Chromiu
     }
     expect(problems).toEqual({});
   }, 120_000);
+
+  test("the agenda offers a meeting's actions to its organizer only (a calendar both share)", async () => {
+    const mine = `${title} (revisada)`;
+    const theirs = 'Alinhamento interno';
+    // The colleague connects the same calendar (a shared team calendar) and organizes a meeting on the same card.
+    const shared = await colleagueApi.post('/calendar-connections', {
+      data: {
+        provider: 'caldav',
+        url: world.radicale.url,
+        username: calendar.username,
+        password: calendar.password,
+      },
+    });
+    expect(shared.status).toBe(201);
+    const made = await colleagueApi.post(`/boards/${deal.boardId}/cards/${deal.cardId}/calendar-meetings`, {
+      data: { title: theirs, start: at(dayB, '16:00'), end: at(dayB, '16:30'), attendees: [] },
+    });
+    expect(made.status).toBe(201);
+    // The API refuses the owner a change of the colleague's meeting (and the colleague one of the owner's).
+    expect(
+      (await t.api.patch(`/calendar-meetings/${made.body.documentId}`, { data: { title: 'x' } })).status,
+    ).toBe(403);
+    expect(
+      (await colleagueApi.request({ method: 'DELETE', url: `/api/calendar-meetings/${meetingId}` })).status,
+    ).toBe(403);
+
+    for (const [who, user, own, other, organizer] of [
+      ['organizer', t.user, mine, theirs, colleague.username],
+      ['colleague', colleague, theirs, mine, t.user.username],
+    ] as const) {
+      const p = await signedInPage(browser, base, user, t.slug);
+      const consoleErrors = watchConsole(p);
+      await p.goto(`${base}/app/agenda`);
+      await p.getByLabel('Próximos 30 dias').check();
+      const item = (name: string) =>
+        p.locator(`[data-day="${dayKey(dayB)}"] .agenda-item`, { hasText: name });
+      await item(own)
+        .getByRole('button', { name: `Editar reunião: ${own}` })
+        .waitFor();
+      await item(own)
+        .getByRole('button', { name: `Cancelar reunião: ${own}` })
+        .waitFor();
+      // Once the other's meeting is read (its organizer named), it has no action.
+      await item(other)
+        .locator('[data-testid=meeting-organizer]')
+        .getByText(`organizada por ${organizer}`)
+        .waitFor();
+      expect(await item(other).getByRole('button').count()).toBe(0);
+      if (who === 'colleague') await shot(p, 'agenda-meeting-of-another');
+      expect(consoleErrors).toEqual([]);
+      await p.context().close();
+    }
+  }, 90_000);
 
   test('no console errors on the way', () => {
     expect(errors).toEqual([]);

@@ -3,9 +3,10 @@ import { useState } from 'preact/hooks';
 import { type Card, type ChatMessage, type Conversation, client, featureOff, reason, unwrap } from '../api';
 import { dateTime, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
+import { canChangeMeeting } from '../lib/board-access';
 import { contactLabel } from '../lib/labels';
 import { personName } from '../lib/people';
-import { canWrite, getSession } from '../session';
+import { canWrite } from '../session';
 import { Button, confirmAction } from '../ui';
 import * as agendaWords from '../words/agenda';
 import { Link } from './Link';
@@ -14,10 +15,6 @@ import { EditMeetingDialog, MeetingForm } from './MeetingForm';
 const aw = wordsOf(agendaWords);
 
 type Meeting = import('../api').Schemas['CalendarMeeting'];
-
-/** Whether the signed-in person organizes the meeting: only they may change or cancel it (it is in their calendar). */
-const organizes = (m: Meeting) =>
-  !!m.organizer && m.organizer.user.email.toLowerCase() === getSession()?.user.email.toLowerCase();
 
 /**
  * The card's meetings (agenda area), each with its organizer; "Editar" and "Cancelar reunião" for the organizer
@@ -75,7 +72,7 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
                 </>
               )}
             </span>
-            {m.status !== 'cancelled' && canWrite() && organizes(m) && (
+            {canChangeMeeting(m) && (
               <>
                 {' '}
                 <Button

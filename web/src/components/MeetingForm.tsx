@@ -229,12 +229,17 @@ export function MeetingForm(props: {
   );
 }
 
-/** A meeting's editor in a dialog: the meeting read, then its form. */
-export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => void }) {
-  const meeting = useQuery({
+/** One meeting by its id (its editor, the agenda's actions): one cached read each. */
+export const useMeeting = (id: string, enabled = true) =>
+  useQuery({
     queryKey: ['meeting', id],
+    enabled,
     queryFn: () => unwrap(client.GET('/api/calendar-meetings/{id}', { params: { path: { id } } })),
   });
+
+/** A meeting's editor in a dialog: the meeting read, then its form. */
+export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const meeting = useMeeting(id);
   return (
     <Dialog open wide title={aw('editMeeting')} onClose={onClose}>
       {meeting.error && (

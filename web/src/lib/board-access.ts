@@ -1,8 +1,14 @@
 import type { Board, Card, Ref } from '../api';
-import { getSession } from '../session';
+import { canWrite, getSession } from '../session';
 
 /** Organization owners and admins: they create boards and share filters with the whole organization. */
 export const isOrgAdmin = () => ['owner', 'admin'].includes(getSession()?.org?.role ?? '');
+
+/** Whether a member (a board's owner or editor, a meeting's organizer) is the signed-in person. */
+export function isMe(r: Ref | null | undefined): boolean {
+  const email = getSession()?.user.email.toLowerCase();
+  return !!email && r?.user?.email.toLowerCase() === email;
+}
 
 /**
  * Whether the signed-in person may change a board's structure (phases, fields, tags, people): an admin, or a
@@ -11,7 +17,7 @@ export const isOrgAdmin = () => ['owner', 'admin'].includes(getSession()?.org?.r
 export function canConfigure(b: Board): boolean {
   const s = getSession();
   if (!s?.org || s.org.role === 'viewer') return false;
-  return isOrgAdmin() || (!!b.owner?.user && b.owner.user.email === s.user.email);
+  return isOrgAdmin() || isMe(b.owner);
 }
 
 /**
@@ -23,9 +29,15 @@ export function canEditCards(b: Board, card?: Pick<Card, 'assignees'>): boolean 
   const s = getSession();
   if (!s?.org || s.org.role === 'viewer') return false;
   if (isOrgAdmin()) return true;
-  const me = (r: Ref | null | undefined) => !!r?.user && r.user.email === s.user.email;
-  if (me(b.owner)) return true;
-  if (!b.editors?.some(me)) return false;
+  if (isMe(b.owner)) return true;
+  if (!b.editors?.some(isMe)) return false;
   const restricted = (b.boardSettings as { restrictEditToAssignees?: boolean }).restrictEditToAssignees;
-  return !restricted || !card || card.assignees.some(me);
+  return !restricted || !card || card.assignees.some(isMe);
 }
+
+/**
+ * Whether the signed-in person may change or cancel a meeting: its organizer only, while it is scheduled (it lives
+ * in the organizer's calendar) — the service's rule (agenda/meetings.ts); the card drawer and the agenda ask here.
+ */
+export const canChangeMeeting = (m: { status: string; organizer: Ref | null }) =>
+  m.status !== 'cancelled' && canWrite() && isMe(m.organizer);

@@ -3,10 +3,12 @@ import { useState } from 'preact/hooks';
 import { client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
 import { Link } from '../components/Link';
-import { EditMeetingDialog, MeetingForm } from '../components/MeetingForm';
+import { EditMeetingDialog, MeetingForm, useMeeting } from '../components/MeetingForm';
 import { getLang, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
+import { canChangeMeeting } from '../lib/board-access';
 import { addDays, time } from '../lib/dates';
+import { personName } from '../lib/people';
 import { canWrite } from '../session';
 import { Button, confirmAction } from '../ui';
 import * as catalogue from '../words/agenda';
@@ -29,7 +31,7 @@ const dayLabel = (d: Date) =>
 
 /**
  * The merged agenda (calendar events with the meetings, tasks, card due dates, campaigns) by week or as a list;
- * its meetings edited and cancelled.
+ * its meetings edited and cancelled by their organizer.
  */
 export function AgendaPage() {
   const qc = useQueryClient();
@@ -86,26 +88,8 @@ export function AgendaPage() {
           <Link href="/tasks">{t('tasks')}</Link>
         </>
       )}
-      {it.link?.type === 'meeting' && canWrite() && (
-        <>
-          {' '}
-          <Button
-            variant="ghost"
-            data-edit-meeting={it.link.documentId}
-            onClick={() => setEditing(it.link!.documentId)}
-            aria-label={aw('editMeetingOf', { title: it.title })}
-          >
-            {aw('edit')}
-          </Button>{' '}
-          <Button
-            variant="ghost"
-            data-cancel-meeting={it.link.documentId}
-            onClick={() => cancel(it.link!.documentId)}
-            aria-label={`${t('cancelMeeting')}: ${it.title}`}
-          >
-            {t('cancelMeeting')}
-          </Button>
-        </>
+      {it.link?.type === 'meeting' && (
+        <MeetingActions id={it.link.documentId} title={it.title} onEdit={setEditing} onCancel={cancel} />
       )}
     </li>
   );
@@ -155,6 +139,53 @@ export function AgendaPage() {
       </div>
       {editing && <EditMeetingDialog id={editing} onClose={() => setEditing(null)} />}
     </section>
+  );
+}
+
+/**
+ * A meeting's organizer and, to the organizer only, "Editar" and "Cancelar reunião" (the card drawer's rule): the
+ * meeting read by its id, since the agenda shows whatever the person's calendar holds, a shared calendar's meetings
+ * organized by others among them (the API lets only the organizer change one).
+ */
+function MeetingActions(props: {
+  id: string;
+  title: string;
+  onEdit: (id: string) => void;
+  onCancel: (id: string) => void;
+}) {
+  const { id, title } = props;
+  const meeting = useMeeting(id).data;
+  if (!meeting) return null;
+  return (
+    <>
+      {meeting.organizer && (
+        <span class="muted small" data-testid="meeting-organizer">
+          {' · '}
+          {aw('organizedBy', { name: personName(meeting.organizer) })}
+        </span>
+      )}
+      {canChangeMeeting(meeting) && (
+        <>
+          {' '}
+          <Button
+            variant="ghost"
+            data-edit-meeting={id}
+            onClick={() => props.onEdit(id)}
+            aria-label={aw('editMeetingOf', { title })}
+          >
+            {aw('edit')}
+          </Button>{' '}
+          <Button
+            variant="ghost"
+            data-cancel-meeting={id}
+            onClick={() => props.onCancel(id)}
+            aria-label={`${t('cancelMeeting')}: ${title}`}
+          >
+            {t('cancelMeeting')}
+          </Button>
+        </>
+      )}
+    </>
   );
 }
 
