@@ -83,7 +83,7 @@ export async function lockBoard(tx: Tx, orgId: number, boardId: number) {
 }
 
 /** Boards a non-admin membership sees: it owns them, or is a member or editor of them. */
-export function visibleTo(membershipId: number): SQL {
+export function visibleTo(membershipId: number | SQL): SQL {
   return sql`(${boards.ownerMembershipId} = ${membershipId} or exists (select 1 from board_members bm
     where bm.organization_id = ${boards.organizationId} and bm.board_id = ${boards.id}
     and bm.membership_id = ${membershipId}))`;

@@ -27,12 +27,23 @@ export function cardVisibility(ctx: TenantContext, access: BoardAccess): SQL | u
  */
 export function visibleCardsAcrossBoards(ctx: TenantContext): SQL | undefined {
   if (hasRole(ctx, 'admin')) return undefined;
-  const me = ctx.membershipId;
-  return and(
-    boardVisibleTo(me),
-    or(not(boards.restrictViewToAssignees), eq(boards.ownerMembershipId, me), repo.assignedTo(me)),
-  );
+  return cardVisibleToMember(ctx.membershipId);
 }
+
+/** The same for any member who is not an org owner or admin (a membership id, or an SQL expression of one). */
+function cardVisibleToMember(member: number | SQL): SQL {
+  return and(
+    boardVisibleTo(member),
+    or(not(boards.restrictViewToAssignees), eq(boards.ownerMembershipId, member), repo.assignedTo(member)),
+  )!;
+}
+
+/**
+ * Of these members (others than the caller: a comment's mentions), those who may read the card, by the rules a
+ * request of theirs would meet: an org owner or admin, else `cardVisibleToMember`.
+ */
+export const membersWhoSeeCard = (tx: Tx, ctx: TenantContext, cardId: number, ids: number[]) =>
+  repo.membershipsSeeingCard(tx, ctx.orgId, cardId, ids, cardVisibleToMember);
 
 /** restrictEditToAssignees: non-admins change only the cards they are assigned to (403 otherwise). */
 export async function requireCardEdit(tx: Tx, ctx: TenantContext, access: BoardAccess, cardId: number) {

@@ -8,7 +8,7 @@ import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadCard, openBoard } from './board-scope.js';
 import * as commentsRepo from './comments-repo.js';
-import { notifyMentions } from './mention-notices.js';
+import { notifyMentions, refreshMentionExcerpts } from './mention-notices.js';
 
 /** A card's comments: members' comments (plain or sanitised HTML, with mentions) and the card's history entries. */
 
@@ -36,9 +36,10 @@ async function presentComments(tx: Tx, orgId: number, rows: commentsRepo.Comment
   }));
 }
 
+/** The mentioned members, each once: their documentIds as stored, and their internal ids (to notify them). */
 async function checkMentions(tx: Tx, orgId: number, mentions: string[]) {
   const unique = [...new Set(mentions)];
-  const { missing } = await membershipIdsByDocumentIds(tx, orgId, unique);
+  const { ids, missing } = await membershipIdsByDocumentIds(tx, orgId, unique);
   if (missing.length) {
     throw validationError(
       'Unknown mentioned member',
@@ -49,7 +50,7 @@ async function checkMentions(tx: Tx, orgId: number, mentions: string[]) {
       })),
     );
   }
-  return unique;
+  return { documentIds: unique, ids: unique.map((d) => ids.get(d)!) };
 }
 
 export async function listComments(ctx: TenantContext, boardId: string, cardId: string, w: PageWindow) {
@@ -75,12 +76,12 @@ export async function addComment(ctx: TenantContext, boardId: string, cardId: st
         contentFormat: input.contentFormat,
         type: 'user',
         activityType: null,
-        mentions,
+        mentions: mentions.documentIds,
         authorMembershipId: ctx.membershipId,
         metadata: {},
       },
     ]);
-    await notifyMentions(tx, ctx, scope, card, row, mentions);
+    await notifyMentions(tx, ctx, scope, card, row, mentions.ids);
     return (await presentComments(tx, ctx.orgId, [row]))[0];
   });
 }
@@ -142,9 +143,11 @@ export async function updateComment(
     const updated = await commentsRepo.updateComment(tx, ctx.orgId, row.id, {
       ...(content !== undefined ? { content } : {}),
       ...(input.contentFormat !== undefined ? { contentFormat: input.contentFormat } : {}),
-      ...(mentions ? { mentions } : {}),
+      ...(mentions ? { mentions: mentions.documentIds } : {}),
     });
-    if (mentions) await notifyMentions(tx, ctx, scope, card, updated, mentions);
+    if (content !== undefined && updated.content !== row.content)
+      await refreshMentionExcerpts(tx, ctx.orgId, updated);
+    if (mentions) await notifyMentions(tx, ctx, scope, card, updated, mentions.ids);
     return (await presentComments(tx, ctx.orgId, [updated]))[0];
   });
 }

@@ -1,46 +1,37 @@
-import { sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../platform/db/client.js';
-import { richTextToPlain } from '../../platform/http/rich-text.js';
+import type { Tx } from '../../platform/db/client.js';
+import { htmlToText } from '../../platform/http/rich-text.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
-import { insertNotification } from '../notifications/index.js';
+import { insertNotification, setBodyByKey } from '../notifications/index.js';
+import { membersWhoSeeCard } from './access.js';
 import type { BoardScope } from './board-scope.js';
 import type { CommentRow } from './comments-repo.js';
 
+/**
+ * A comment's mentions as notifications (docs/jobs-mail-tasks.md, "Notifications"): `comment_mention` for each
+ * mentioned member who may read the card, with an excerpt of the comment kept in step with it — an edit rewrites
+ * the excerpt, and a deleted comment (itself, or with its card or board) takes its notifications with it
+ * (MENTION_NOTICES_SQL), so no copy of a comment's text outlives it.
+ */
+
 const EXCERPT = 300;
 
-/**
- * Of the members a comment mentions, those who may read the card (DESIGN.md §6, as boards/access.ts and
- * cardVisibility decide it for a request): an org owner or admin; else the board's owner or one of its members,
- * and, on a board that shows non-admins only their cards, its owner or an assignee of this card. A mention of
- * anyone else is kept on the comment but notifies nobody: the notice would show them a card they cannot open.
- */
-async function membersSeeingCard(tx: Tx, orgId: number, scope: BoardScope, cardId: number, ids: number[]) {
-  const board = scope.access.board;
-  const rows = await queryRows<{ id: number }>(
-    tx,
-    sql`select m.id from memberships m
-        where m.organization_id = ${orgId} and m.id in ${ids}
-          and (m.role in ('owner', 'admin')
-            or ((m.id = ${board.ownerMembershipId}
-                 or exists (select 1 from board_members bm where bm.organization_id = ${orgId}
-                              and bm.board_id = ${board.id} and bm.membership_id = m.id))
-                and (not ${board.restrictViewToAssignees} or m.id = ${board.ownerMembershipId}
-                     or exists (select 1 from card_assignees ca where ca.organization_id = ${orgId}
-                                  and ca.card_id = ${cardId} and ca.membership_id = m.id))))`,
-  );
-  return rows.map((r) => r.id);
-}
+/** One notification per member and comment: an edit that adds a mention notifies only the added member. */
+const keyOf = (comment: Pick<CommentRow, 'documentId'>) => `comment-mention:${comment.documentId}`;
 
-function excerpt(comment: CommentRow) {
-  const text = comment.contentFormat === 'html' ? richTextToPlain(comment.content) : comment.content.trim();
-  return text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text;
+/** The comment as one line of plain text, cut at EXCERPT characters (whole code points). */
+function excerpt(comment: Pick<CommentRow, 'content' | 'contentFormat'>) {
+  const text = (comment.contentFormat === 'html' ? htmlToText(comment.content) : comment.content)
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = Array.from(text);
+  return chars.length > EXCERPT ? `${chars.slice(0, EXCERPT - 1).join('')}…` : text;
 }
 
 /**
- * A notification for each member a comment mentions (`comment_mention`), the author excepted, in the comment's
- * transaction. One per member and comment (the dedupe key): an edit that adds a mention notifies the new member
- * only; one that keeps or removes mentions notifies nobody again.
+ * Notifies the members a comment mentions (internal membership ids), the author excepted, who may read the card;
+ * a mention of anyone else stays on the comment but notifies nobody (the notice would name a card they cannot
+ * open). In the comment's transaction.
  */
 export async function notifyMentions(
   tx: Tx,
@@ -48,22 +39,10 @@ export async function notifyMentions(
   scope: BoardScope,
   card: { id: number; documentId: string; title: string },
   comment: CommentRow,
-  mentioned: string[],
+  mentioned: number[],
 ) {
-  if (mentioned.length === 0) return;
-  const ids = await queryRows<{ id: number }>(
-    tx,
-    sql`select id from memberships where organization_id = ${ctx.orgId} and document_id in ${mentioned}
-          and id <> ${ctx.membershipId}`,
-  );
-  if (ids.length === 0) return;
-  const recipients = await membersSeeingCard(
-    tx,
-    ctx.orgId,
-    scope,
-    card.id,
-    ids.map((r) => r.id),
-  );
+  const others = mentioned.filter((id) => id !== ctx.membershipId);
+  const recipients = await membersWhoSeeCard(tx, ctx, card.id, others);
   if (recipients.length === 0) return;
   const author = (await membershipRefsByIds(tx, ctx.orgId, [ctx.membershipId])).get(ctx.membershipId);
   const who = author?.user.name ?? author?.user.username ?? 'A member';
@@ -81,7 +60,27 @@ export async function notifyMentions(
         commentDocumentId: comment.documentId,
       },
       actorMembershipId: ctx.membershipId,
-      dedupeKey: `comment-mention:${comment.documentId}`,
+      dedupeKey: keyOf(comment),
     });
   }
 }
+
+/** An edited comment's text, in the notifications it made. */
+export const refreshMentionExcerpts = (tx: Tx, orgId: number, comment: CommentRow) =>
+  setBodyByKey(tx, orgId, keyOf(comment), excerpt(comment));
+
+/**
+ * A deleted comment's notifications go with it, whatever deletes it (the comment route, its card's or board's
+ * deletion, the organization's): a row trigger on comments that mention someone.
+ */
+export const MENTION_NOTICES_SQL = [
+  `CREATE OR REPLACE FUNCTION crm_comment_mention_notices_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM notifications
+    WHERE organization_id = OLD.organization_id AND dedupe_key = 'comment-mention:' || OLD.document_id;
+  RETURN NULL;
+END $$`,
+  `DROP TRIGGER IF EXISTS comments_mention_notices_delete ON comments`,
+  `CREATE TRIGGER comments_mention_notices_delete AFTER DELETE ON comments
+    FOR EACH ROW WHEN (cardinality(OLD.mentions) > 0) EXECUTE FUNCTION crm_comment_mention_notices_delete()`,
+];

@@ -2,13 +2,14 @@ import type { ModuleRegistration } from '../../platform/modules.js';
 import { CARD_COUNTS_SQL, foldAllCounts } from './counts.js';
 import { registerUploadWorkers } from './files.js';
 import { registerCardImportWorker } from './import-jobs.js';
+import { MENTION_NOTICES_SQL } from './mention-notices.js';
 import { foldAllReports, REPORT_ROLLUP_SQL } from './report-rollups.js';
 import { CARD_TITLE_SEARCH_SQL } from './title-search.js';
 
 /** What the platform runs for the cards module (src/platform/modules.ts). */
 export const cardsModule: ModuleRegistration = {
   name: 'cards',
-  schemaSql: [...CARD_COUNTS_SQL, ...REPORT_ROLLUP_SQL, ...CARD_TITLE_SEARCH_SQL],
+  schemaSql: [...CARD_COUNTS_SQL, ...REPORT_ROLLUP_SQL, ...CARD_TITLE_SEARCH_SQL, ...MENTION_NOTICES_SQL],
   // The card counts' deltas and the board report's (report-rollups.ts), the same pattern.
   maintenance: [
     { report: 'folded', run: foldAllCounts },

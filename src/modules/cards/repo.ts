@@ -6,6 +6,7 @@ import { newDocumentId } from '../../platform/db/ids.js';
 import { sqlRowMapper } from '../../platform/db/rows.js';
 import type { MembershipRef } from '../../platform/http/schemas.js';
 import { userRefOf } from '../../platform/tenancy/memberships.js';
+import { boards } from '../boards/table.js';
 import type { ContactRef } from '../contacts/index.js';
 import type { CommentValues } from './comments-repo.js';
 import { cardAssignees, cardFiles, cards, cardTags } from './table.js';
@@ -15,7 +16,7 @@ export type FileRow = typeof cardFiles.$inferSelect;
 export type CardValues = Omit<typeof cards.$inferInsert, 'organizationId' | 'id' | 'documentId' | 'boardId'>;
 
 /** Cards a non-admin may see on a board that restricts viewing to assignees. */
-export function assignedTo(membershipId: number): SQL {
+export function assignedTo(membershipId: number | SQL): SQL {
   return sql`exists (select 1 from card_assignees va where va.organization_id = ${cards.organizationId} and va.card_id = ${cards.id} and va.membership_id = ${membershipId})`;
 }
 
@@ -472,4 +473,27 @@ export async function findFile(tx: Tx, orgId: number, boardId: number, documentI
       ),
     );
   return row;
+}
+
+/**
+ * Of these memberships, those who may read the card: an org owner or admin, else a member for whom `visible` (a
+ * condition on the card joined to its board, for the member `m.id`) holds — cards/access.ts gives it.
+ */
+export async function membershipsSeeingCard(
+  tx: Tx,
+  orgId: number,
+  cardId: number,
+  ids: number[],
+  visible: (member: SQL) => SQL,
+) {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<{ id: number }>(
+    tx,
+    sql`select m.id from memberships m
+        join ${cards} on ${cards.organizationId} = ${orgId} and ${cards.id} = ${cardId}
+        join ${boards} on ${boards.organizationId} = ${cards.organizationId} and ${boards.id} = ${cards.boardId}
+        where m.organization_id = ${orgId} and m.id in ${ids}
+          and (m.role in ('owner', 'admin') or ${visible(sql`m.id`)})`,
+  );
+  return rows.map((r) => Number(r.id));
 }

@@ -1,4 +1,5 @@
 import { validationError } from '../../platform/http/errors.js';
+import { htmlToText } from '../../platform/http/rich-text.js';
 
 /**
  * E-mail template variables (DESIGN.md §11): {{contact.name}}, {{contact.email}}, {{contact.phone}},
@@ -67,25 +68,6 @@ export function renderString(tpl: string, ctx: RenderContext, html: boolean): st
   return tpl.replace(VARIABLE, (_, name: string) =>
     html ? escapeHtml(lookup(name, ctx)) : lookup(name, ctx),
   );
-}
-
-/** A plain-text part from HTML when the template has none. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr)>/gi, '\n')
-    .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, '$2 ($1)')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 export function renderEmail(

@@ -70,3 +70,11 @@ export async function markAllRead(tx: Tx, orgId: number, membershipId: number) {
     .returning({ id: notifications.id });
   return rows.length;
 }
+
+/** The body of every notification made under one key (a mention's, when its comment is edited). */
+export async function setBodyByKey(tx: Tx, orgId: number, dedupeKey: string, body: string) {
+  await tx
+    .update(notifications)
+    .set({ body })
+    .where(and(eq(notifications.organizationId, orgId), eq(notifications.dedupeKey, dedupeKey)));
+}

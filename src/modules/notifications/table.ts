@@ -48,6 +48,8 @@ export const notifications = pgTable(
     uniqueIndex('notifications_org_document_id_key').on(t.organizationId, t.documentId),
     uniqueIndex('notifications_org_member_dedupe_key').on(t.organizationId, t.membershipId, t.dedupeKey),
     index('notifications_org_member_created_idx').on(t.organizationId, t.membershipId, t.createdAt),
+    // Every member's notification of one key: a mention's, rewritten or deleted with its comment.
+    index('notifications_org_dedupe_idx').on(t.organizationId, t.dedupeKey),
     foreignKey({
       name: 'notifications_membership_fk',
       columns: [t.organizationId, t.membershipId],

@@ -17,14 +17,19 @@ export const QUOTE_EXPIRY_SECONDS = 600;
 
 /**
  * Expires the quotes past their date as of `now`; answers how many. One statement across organizations; rows a
- * person's edit holds are skipped (SKIP LOCKED) and taken by the next pass, which also re-checks their status.
+ * person's edit holds are skipped (SKIP LOCKED) and taken by the next pass, which also re-checks their status. An
+ * organization's time zone is checked by Node's ICU when set; one the database's time zone data does not know
+ * (an older tzdata) counts as UTC here rather than failing the pass for every organization.
  */
 export async function expireQuotes(db: Database, now = new Date()) {
   const rows = await queryRows<{ n: number }>(
     db.system,
-    sql`with due as (
+    sql`with zones as (select name from pg_timezone_names),
+        due as (
           select q.organization_id, q.id from quotes q join organizations o on o.id = q.organization_id
-          where q.status = 'sent' and q.valid_until < (${now}::timestamptz at time zone o.time_zone)::date
+            left join zones z on z.name = o.time_zone
+          where q.status = 'sent'
+            and q.valid_until < (${now}::timestamptz at time zone coalesce(z.name, 'UTC'))::date
             ${ownOrganizations(db, sql`q.organization_id`)}
           for update of q skip locked),
         expired as (

@@ -106,7 +106,7 @@ export async function quotePdf(ctx: TenantContext, documentId: string, templateD
     const template = templateDocumentId
       ? await findTemplate(tx, ctx.orgId, templateDocumentId)
       : await findDefaultTemplate(tx, ctx.orgId, 'quote');
-    if (templateDocumentId && !template)
+    if (templateDocumentId && template?.kind !== 'quote')
       throw notFound('PDF template', {
         errors: [
           {

@@ -71,25 +71,26 @@ export function sanitizeRichText(html: string): string {
 /** Schema of a rich-text input: at most `max` characters as sent, sanitised on parse. */
 export const richText = (max: number) => z.string().max(max).transform(sanitizeRichText);
 
-const ENTITIES: Record<string, string> = {
-  '&lt;': '<',
-  '&gt;': '>',
-  '&quot;': '"',
-  '&#39;': "'",
-  '&amp;': '&',
-};
-
 /**
- * The text of a rich-text value, for places that show plain text (a notification's excerpt): every tag dropped,
- * blocks and line breaks turned into spaces, whitespace collapsed, and the entities sanitize-html writes decoded.
+ * The text of an HTML value (a mail's plain part, a notification's excerpt of a comment): scripts and styles
+ * dropped, blocks and line breaks as new lines, a link as "text (url)", every other tag dropped and the entities
+ * sanitize-html writes decoded.
  */
-export function richTextToPlain(html: string): string {
-  const text = sanitizeHtml(html.replace(/<\/(p|div|li|h[1-6]|blockquote)>|<br\s*\/?>/gi, ' '), {
-    allowedTags: [],
-    allowedAttributes: {},
-  });
-  return text
-    .replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e])
-    .replace(/\s+/g, ' ')
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|h[1-6]|li|tr|blockquote)>/gi, '\n')
+    .replace(/<\/(td|th)>/gi, ' ')
+    .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, '$2 ($1)')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -86,6 +86,32 @@ describe('mention notifications', () => {
     expect((await narrowed.api.get('/notifications')).body.meta.pagination.total).toBe(0);
     expect((await admin.api.get('/notifications')).body.meta.pagination.total).toBe(1);
 
+    // A board member of kind 'member' and a viewer-role board member read the card on an open board, as does a
+    // non-admin board owner on an assignee-only board without being assigned.
+    const reader = await addMember(t, 'member');
+    const viewer = await addMember(t, 'viewer');
+    const boardOwner = await addMember(t, 'member');
+    const open = await createPipeline(
+      t.api,
+      {},
+      { editors: [ana.membershipId], members: [reader.membershipId, viewer.membershipId] },
+    );
+    const openCard = await createCard(t.api, open.boardId);
+    await ana.api.post(commentsOf(open.boardId, openCard.documentId), {
+      data: { content: 'open board', mentions: [reader.membershipId, viewer.membershipId] },
+    });
+    expect((await reader.api.get('/notifications')).body.meta.pagination.total).toBe(1);
+    expect((await viewer.api.get('/notifications')).body.meta.pagination.total).toBe(1);
+    expect((await t.api.put(`/boards/${boardId}`, { data: { owner: boardOwner.membershipId } })).status).toBe(
+      200,
+    );
+    await ana.api.post(commentsOf(boardId, card.documentId), {
+      data: { content: 'for the owner', mentions: [boardOwner.membershipId] },
+    });
+    expect((await boardOwner.api.get('/notifications')).body.data.map((n: any) => n.body)).toEqual([
+      'for the owner',
+    ]);
+
     // Assigned to the card, the narrowed member now reads it: a new mention reaches them.
     expect(
       (
@@ -127,5 +153,48 @@ describe('mention notifications', () => {
     expect((await bia.api.post('/notifications/read')).body).toEqual({ read: 0 });
     // The owner's stay unread.
     expect((await t.api.get('/notifications', { unread: 'true' })).body.meta.pagination.total).toBe(2);
+  });
+
+  test('the excerpt follows the comment: rewritten by an edit, gone with the comment, its card or its board', async () => {
+    const t = await newTenant();
+    const ana = await addMember(t, 'member');
+    const bia = await addMember(t, 'member');
+    const { boardId } = await createPipeline(t.api, {}, { editors: [ana.membershipId, bia.membershipId] });
+    const card = await createCard(t.api, boardId);
+    const say = async (cardId: string, content: string, contentFormat = 'plain') =>
+      (
+        await ana.api.post(commentsOf(boardId, cardId), {
+          data: { content, contentFormat, mentions: [bia.membershipId] },
+        })
+      ).body.documentId as string;
+    const bodies = async () => (await bia.api.get('/notifications')).body.data.map((n: any) => n.body);
+
+    const first = await say(card.documentId, 'o preço é R$ 10 mil');
+    const path = `${commentsOf(boardId, card.documentId)}/${first}`;
+    expect(await bodies()).toEqual(['o preço é R$ 10 mil']);
+    // Edited without touching the mentions: the excerpt says the new text, and nobody is notified again.
+    expect((await ana.api.put(path, { data: { content: 'o preço é R$ 12 mil' } })).status).toBe(200);
+    expect(await bodies()).toEqual(['o preço é R$ 12 mil']);
+    // HTML: a table's cells apart, a long text cut on whole characters.
+    await say(
+      card.documentId,
+      `<table><tr><td>a</td><td>b</td></tr></table><p>${'😀'.repeat(400)}</p>`,
+      'html',
+    );
+    const [long] = await bodies();
+    expect(long.startsWith('a b 😀')).toBe(true);
+    expect(Array.from(long)).toHaveLength(300);
+    expect(long.endsWith('😀…')).toBe(true);
+    // Deleted: its notification goes with it.
+    expect((await ana.api.delete(path)).status).toBe(200);
+    expect(await bodies()).toEqual([long]);
+    // A card deleted takes its comments' notifications; so does a board.
+    expect((await t.api.delete(`/boards/${boardId}/cards/${card.documentId}`)).status).toBe(200);
+    expect(await bodies()).toEqual([]);
+    const other = await createCard(t.api, boardId);
+    await say(other.documentId, 'on another card');
+    expect(await bodies()).toEqual(['on another card']);
+    expect((await t.api.delete(`/boards/${boardId}`)).status).toBe(200);
+    expect(await bodies()).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, expect, test } from 'vitest';
 import { expireQuotes } from '../../../src/modules/quotes/expiry.js';
 import { getApp, newTenant, type Tenant } from '../../helpers/app.js';
@@ -64,4 +65,18 @@ test('a sent quote expires the day after its validUntil, in its organization’s
   expect(await statusOf(sp, spPast)).toBe('sent');
   await expireQuotes((await getApp()).db, NOW);
   expect(await statusOf(sp, spPast)).toBe('expired');
+});
+
+test('a time zone the database does not know counts as UTC instead of failing the pass for everyone', async () => {
+  const { db } = await getApp();
+  const odd = await tenantIn('America/Sao_Paulo');
+  const other = await tenantIn('America/Sao_Paulo');
+  const oddQuote = await quote(odd, 'sent', '2030-03-09');
+  const otherQuote = await quote(other, 'sent', '2030-03-08');
+  // As if Node's ICU knew a zone this server's tzdata does not (set past the API, which checks it with ICU).
+  await db.system.execute(sql`update organizations set time_zone = 'Mars/Olympus_Mons' where slug = ${odd.slug}`);
+  await expireQuotes(db, NOW);
+  // 02:00 UTC on the 10th: the 9th is over in UTC.
+  expect(await statusOf(odd, oddQuote)).toBe('expired');
+  expect(await statusOf(other, otherQuote)).toBe('expired');
 });

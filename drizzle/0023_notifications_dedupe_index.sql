@@ -1,0 +1,1 @@
+CREATE INDEX "notifications_org_dedupe_idx" ON "notifications" USING btree ("organization_id","dedupe_key");
