@@ -1,31 +1,18 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Board, type Card, client, type Page, type Phase, reason, unwrap } from '../api';
+import { type Board, type Card, client, type Phase, reason, unwrap } from '../api';
 import type { Condition } from '../conditions';
 import { date, dateTime, t } from '../i18n';
 import { canEditCards } from '../lib/board-access';
-import { useMembers } from '../lib/directory';
-import { historySentence } from '../lib/events';
-import { type PersonUser, personName } from '../lib/people';
 import { code } from '../lib/words';
 import { canWrite } from '../session';
 import { Button } from '../ui';
+import { CardComments } from './CardComments';
 import { CardConversation, CardMeetings } from './CardExtras';
 import { CardForm, useCardDraft } from './CardForm';
 import { DateInput } from './DateInput';
-import { type Mention, MentionBox, MentionText, mentionsIn } from './MentionBox';
 import { CardProducts } from './sales/CardProducts';
 
-interface Comment {
-  documentId: string;
-  content: string;
-  type: 'user' | 'system';
-  activityType: string | null;
-  mentions: string[];
-  author: { documentId: string; user?: PersonUser } | null;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
 interface Task {
   documentId: string;
   name: string;
@@ -132,7 +119,7 @@ export function CardDrawer(props: {
             <Tasks boardId={boardId} card={c} />
             <CardMeetings boardId={boardId} card={c} />
             <CardConversation card={c} />
-            <Comments board={board} cardId={cardId} />
+            <CardComments board={board} cardId={cardId} />
           </>
         )}
       </aside>
@@ -171,94 +158,6 @@ function MoveSelect({
           ))}
       </select>
     </label>
-  );
-}
-
-function Comments({ board, cardId }: { board: Board; cardId: string }) {
-  const boardId = board.documentId;
-  const tagName = (slug: string) => board.tags.find((x) => x.slug === slug)?.name ?? slug;
-  const qc = useQueryClient();
-  const [text, setText] = useState('');
-  const [picked, setPicked] = useState<Mention[]>([]);
-  const [error, setError] = useState('');
-  const members = useMembers().data ?? [];
-  const list = useQuery({
-    queryKey: ['comments', boardId, cardId],
-    queryFn: async () =>
-      (await unwrap(
-        client.GET('/api/boards/{boardId}/cards/{cardId}/comments', {
-          params: { path: { boardId, cardId }, query: { pagination: { pageSize: 100 } } as never },
-        }),
-      )) as unknown as Page<Comment>,
-  });
-  const post = async (e: Event) => {
-    e.preventDefault();
-    setError('');
-    try {
-      await unwrap(
-        client.POST('/api/boards/{boardId}/cards/{cardId}/comments', {
-          params: { path: { boardId, cardId } },
-          body: { data: { content: text, mentions: mentionsIn(text, picked) } },
-        }),
-      );
-      setText('');
-      setPicked([]);
-      await qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] });
-    } catch (err) {
-      setError(reason(err));
-    }
-  };
-  const all = list.data?.data ?? [];
-  const user = all.filter((x) => x.type === 'user');
-  const history = all.filter((x) => x.type === 'system').reverse();
-  return (
-    <>
-      <section aria-labelledby="comments-title">
-        <h3 id="comments-title">{t('comments')}</h3>
-        <ul class="comments" data-testid="comments">
-          {user.map((x) => (
-            <li key={x.documentId}>
-              <span class="muted small">
-                {personName(x.author)} · {dateTime(x.createdAt)}
-              </span>
-              <MentionText content={x.content} mentions={x.mentions ?? []} members={members} />
-            </li>
-          ))}
-        </ul>
-        {canWrite() && (
-          <form onSubmit={post} class="comment-form">
-            <label for="new-comment">{t('newComment')}</label>
-            <MentionBox
-              id="new-comment"
-              name="comment"
-              value={text}
-              members={members}
-              onText={setText}
-              onMention={(m) => setPicked((all) => [...all, m])}
-            />
-            {error && (
-              <p role="alert" class="error">
-                {error}
-              </p>
-            )}
-            <Button submit>{t('comment')}</Button>
-          </form>
-        )}
-      </section>
-      <section aria-labelledby="history-title">
-        <h3 id="history-title">{t('history')}</h3>
-        <ul class="history">
-          {history.map((x) => (
-            <li key={x.documentId}>
-              <span class="muted small">
-                {dateTime(x.createdAt)} · {personName(x.author)}
-              </span>{' '}
-              {historySentence(x, tagName)}
-            </li>
-          ))}
-        </ul>
-      </section>
-    </>
   );
 }
 

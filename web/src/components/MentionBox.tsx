@@ -103,7 +103,8 @@ export function MentionText({
  * The comment box with mentions: "@" and the start of a name offers the organization's members in a listbox under
  * the text (arrows move, Enter or a click mentions, Escape closes it, leaving the drawer open). The textarea keeps
  * its textbox role (HTML allows no other on a textarea) and carries the combobox pattern's aria-autocomplete,
- * aria-controls and aria-activedescendant; a polite status says how many members were found.
+ * aria-controls and aria-activedescendant; a polite status says how many members were found. As the control of a
+ * design-system Field (a comment edited), it takes the Field's id, aria-invalid and aria-describedby (its error).
  */
 export function MentionBox({
   id,
@@ -112,13 +113,17 @@ export function MentionBox({
   members,
   onText,
   onMention,
+  'aria-invalid': invalid,
+  'aria-describedby': describedBy,
 }: {
-  id: string;
+  id?: string;
   name: string;
   value: string;
   members: Member[];
   onText: (text: string) => void;
   onMention: (m: Mention) => void;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
 }) {
   const uid = useId();
   const listId = `${uid}-mentions`;
@@ -192,7 +197,8 @@ export function MentionBox({
         required
         rows={2}
         value={value}
-        aria-describedby={hintId}
+        aria-describedby={describedBy ? `${hintId} ${describedBy}` : hintId}
+        aria-invalid={invalid}
         aria-autocomplete="list"
         aria-controls={open ? listId : undefined}
         aria-activedescendant={open ? optionId(current) : undefined}

@@ -4,7 +4,7 @@ import { canWrite, getSession } from '../session';
 /** Organization owners and admins: they create boards and share filters with the whole organization. */
 export const isOrgAdmin = () => ['owner', 'admin'].includes(getSession()?.org?.role ?? '');
 
-/** Whether a member (a board's owner or editor, a meeting's organizer) is the signed-in person. */
+/** Whether a member (a board's owner or editor, a comment's author, a meeting's organizer) is the signed-in person. */
 export function isMe(r: Ref | null | undefined): boolean {
   const email = getSession()?.user.email.toLowerCase();
   return !!email && r?.user?.email.toLowerCase() === email;
@@ -41,3 +41,16 @@ export function canEditCards(b: Board, card?: Pick<Card, 'assignees'>): boolean 
  */
 export const canChangeMeeting = (m: { status: string; organizer: Ref | null }) =>
   m.status !== 'cancelled' && canWrite() && isMe(m.organizer);
+
+/** A card's comment as the rules below read it. */
+interface CommentRef {
+  type: 'user' | 'system';
+  author: Ref | null;
+}
+/**
+ * Who may change a card's comment — the service's rule (cards/comments.ts loadOwnComment): its author edits it;
+ * its author or an organization admin deletes it; the history (system comments) never changes.
+ */
+export const canEditComment = (c: CommentRef) => c.type === 'user' && canWrite() && isMe(c.author);
+export const canDeleteComment = (c: CommentRef) =>
+  c.type === 'user' && canWrite() && (isMe(c.author) || isOrgAdmin());
