@@ -86,8 +86,9 @@ export async function registerHttpConventions(app: FastifyInstance, config: Conf
       useDefaults: true,
       directives: {
         // Swagger UI: its own scripts and styles, inline SVG icons as data: URIs, and "Try it out" to this origin.
+        // blob: the web app's inbox shows a message's picture from the bytes it fetched with the session's token.
         'script-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
+        'img-src': ["'self'", 'data:', 'blob:'],
         'connect-src': ["'self'"],
         'frame-ancestors': ["'none'"],
         // The service is often reached over plain HTTP (127.0.0.1, a LAN address): upgrading would break it.

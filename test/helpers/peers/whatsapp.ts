@@ -78,6 +78,8 @@ export interface WhatsAppPeer {
    * media (`media`) is downloadable the same way.
    */
   addMedia(bytes: Buffer, mimeType: string): string;
+  /** From now on the media's download URL answers 404, as WhatsApp's does once the media is gone. */
+  expireMedia(id: string): void;
   /** Every request the peer saw (method and path). */
   requests: { method: string; path: string }[];
   /** The next `count` message sends answer `status` with a Graph error (`code`: its error code, default 131000). */
@@ -171,6 +173,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
   const uploads = new Map<string, { fileName: string; length: number; type: string; received: number }>();
   const media = new Map<string, { type: string; filename: string; bytes: number }>();
   const stored = new Map<string, { bytes: Buffer; type: string }>();
+  const expired = new Set<string>();
   const requests: { method: string; path: string }[] = [];
   let failures: { count: number; status: number; message: string; code?: number } = {
     count: 0,
@@ -336,6 +339,7 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
     }
     if (method === 'GET' && node && stored.has(node)) {
       const m = stored.get(node)!;
+      if (edge === 'download' && expired.has(node)) return graphError(404, 'Media not found');
       if (edge === 'download')
         return { status: 200, body: { __raw: m.bytes.toString('base64'), type: m.type } };
       return {
@@ -419,6 +423,9 @@ export async function startWhatsAppPeer(opts: { accessToken?: string } = {}): Pr
       const id = `in-media-${randomBytes(6).toString('hex')}`;
       stored.set(id, { bytes, type: mimeType });
       return id;
+    },
+    expireMedia(id) {
+      expired.add(id);
     },
     messagesWebhook(appSecret, phoneNumberId, messages) {
       const body = JSON.stringify({

@@ -70,3 +70,10 @@ export function checkFile(file: { name: string; type: string; size: number }): F
 /** The extension a downloaded file of this type gets when the message names no file ('' when unknown). */
 export const extensionOf = (mimeType: string | null | undefined) =>
   MEDIA_TYPES[(mimeType ?? '').split(';')[0].trim()]?.ext[0] ?? '';
+
+/**
+ * The pictures a message shows in the thread (components/inbox/MessagePicture.tsx): WhatsApp's image types and its
+ * stickers' WebP, up to WhatsApp's own limit for images. Anything else, or larger, is named and downloaded only.
+ */
+export const PICTURE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+export const MAX_PICTURE_BYTES = MEDIA_LIMITS.image;

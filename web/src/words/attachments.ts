@@ -1,4 +1,7 @@
-/** Attachments in the inbox (components/inbox/Attachment.tsx): sending a file from the composer, downloading a message's. */
+/**
+ * Attachments in the inbox (components/inbox/Attachment.tsx, MessagePicture.tsx): sending a file from the composer,
+ * downloading a message's, showing its picture.
+ */
 export const ptBR = {
   attach: 'Anexar',
   attachFile: 'Anexar arquivo',
@@ -19,6 +22,15 @@ export const ptBR = {
   errSize: 'O arquivo tem {size}: o WhatsApp aceita arquivos de {kind} de até {max}.',
   errEmpty: 'O arquivo está vazio.',
   errProvider: 'O WhatsApp recusou o arquivo (código {code}).',
+  pictureLoading: 'Carregando imagem',
+  pictureSentBy: 'Imagem enviada por {name}',
+  pictureSent: 'Imagem enviada',
+  pictureReceived: 'Imagem recebida',
+  pictureEnlarge: '(ampliar)',
+  pictureFailed: 'Não foi possível mostrar a imagem: {reason}',
+  pictureGone: 'o WhatsApp não guarda mais este arquivo',
+  pictureProvider: 'o WhatsApp não a entregou agora',
+  pictureUnreadable: 'o navegador não consegue abri-la',
 };
 
 export const en: typeof ptBR = {
@@ -41,4 +53,13 @@ export const en: typeof ptBR = {
   errSize: 'The file is {size}: WhatsApp accepts {kind} files of up to {max}.',
   errEmpty: 'The file is empty.',
   errProvider: 'WhatsApp refused the file (code {code}): {message}',
+  pictureLoading: 'Loading image',
+  pictureSentBy: 'Image sent by {name}',
+  pictureSent: 'Image sent',
+  pictureReceived: 'Image received',
+  pictureEnlarge: '(enlarge)',
+  pictureFailed: 'The image cannot be shown: {reason}',
+  pictureGone: 'WhatsApp no longer keeps this file',
+  pictureProvider: 'WhatsApp did not deliver it just now',
+  pictureUnreadable: 'the browser cannot open it',
 };

@@ -13,6 +13,7 @@ import { fileSize } from '../../lib/file-size';
 import { saveBlob } from '../../lib/save-blob';
 import { Button } from '../../ui';
 import * as catalogue from '../../words/attachments';
+import { MessagePicture, showsPicture } from './MessagePicture';
 
 /** Attachments' words (web/src/words/attachments.ts). */
 const aw = wordsOf(catalogue);
@@ -156,7 +157,11 @@ export function ChosenFile(props: {
   );
 }
 
-/** The file a message carries: its name (or kind), its size when known and, when the provider keeps it, "Baixar". */
+/**
+ * The file a message carries: an image's picture (MessagePicture.tsx) above, then its name (or kind), its size when
+ * known and, when the provider keeps it, "Baixar". A picture that cannot be shown leaves the name and "Baixar", with
+ * the reason.
+ */
 export function MessageFile({
   conversationId,
   message: m,
@@ -167,6 +172,8 @@ export function MessageFile({
   const a = m.attachments[0];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  // Why the picture is not shown ('' for a file past the cap); null while it is.
+  const [pictureFailed, setPictureFailed] = useState<string | null>(null);
   if (!a) return null;
   const name = a.filename || kindWord(m.contentType);
   const download = async () => {
@@ -188,19 +195,34 @@ export function MessageFile({
     }
   };
   return (
-    <div class="msg-file" data-testid="message-file">
-      <span class="file-name">{name}</span>
-      {a.size !== null && <span class="muted small">{fileSize(a.size)}</span>}
-      {a.mediaId && (
-        <Button variant="secondary" busy={busy} aria-label={aw('downloadName', { name })} onClick={download}>
-          {aw('download')}
-        </Button>
+    <>
+      {pictureFailed === null && showsPicture(m) && (
+        <MessagePicture conversationId={conversationId} message={m} onFail={setPictureFailed} />
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-    </div>
+      <div class="msg-file" data-testid="message-file">
+        <span class="file-name">{name}</span>
+        {a.size !== null && <span class="muted small">{fileSize(a.size)}</span>}
+        {a.mediaId && (
+          <Button
+            variant="secondary"
+            busy={busy}
+            aria-label={aw('downloadName', { name })}
+            onClick={download}
+          >
+            {aw('download')}
+          </Button>
+        )}
+        {pictureFailed && (
+          <p class="muted small msg-file-note" data-testid="picture-failed">
+            {pictureFailed}
+          </p>
+        )}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </div>
+    </>
   );
 }

@@ -249,6 +249,36 @@ function AssigneeSelect(props: { c: Conversation; members?: Member[]; writable: 
   );
 }
 
+/**
+ * While the thread shows its end, it stays there as its messages change size (a picture replacing its wait box, in
+ * MessagePicture.tsx): the newest message is not pushed out of sight. Once the person scrolls up, nothing moves.
+ */
+function useKeepAtEnd(listRef: MutableRef<HTMLOListElement | null>) {
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    let atEnd = true;
+    const scrolled = () => {
+      atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
+    };
+    const resized = new ResizeObserver(() => {
+      if (atEnd) list.scrollTop = list.scrollHeight;
+    });
+    const watch = () => {
+      for (const item of list.children) resized.observe(item);
+    };
+    const added = new MutationObserver(watch);
+    watch();
+    added.observe(list, { childList: true });
+    list.addEventListener('scroll', scrolled, { passive: true });
+    return () => {
+      resized.disconnect();
+      added.disconnect();
+      list.removeEventListener('scroll', scrolled);
+    };
+  }, []);
+}
+
 /** The thread, oldest message first: a scrolling region the view keeps at its newest message. */
 function MessageThread(props: {
   c: Conversation;
@@ -257,6 +287,7 @@ function MessageThread(props: {
   listRef: MutableRef<HTMLOListElement | null>;
 }) {
   const { c, all } = props;
+  useKeepAtEnd(props.listRef);
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reachable by keyboard to scroll it
     <ol class="thread" ref={props.listRef} data-testid="messages" aria-label={t('messages')} tabIndex={0}>
