@@ -194,6 +194,10 @@ describe.skipIf(!hasChromium)('web app: inbox images (Chromium)', () => {
 
   test('an image the contact sent shows in the thread: drawn from its bytes, 240 px at most, its caption as alt and below, "Baixar" kept', async () => {
     await page.goto(`${base}/app/inbox/${conv.id}`);
+    // The list says the last message's kind in words: the service's preview of a picture without text is "[image]".
+    const preview = page.locator(`[data-conversation-id="${conv.id}"] .conv-preview`);
+    await preview.waitFor();
+    expect(await preview.textContent()).toBe('Imagem');
     const img = await drawn(page, ids.photo);
     expect(await img.getAttribute('alt')).toBe(caption);
     expect(await img.getAttribute('loading')).toBe('lazy');

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'preact/hooks';
 import { type Conversation, client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
+import { previewWords } from '../components/inbox/Attachment';
 import { ConversationView, STATUSES } from '../components/inbox/ConversationView';
 import { StartConversation, scw } from '../components/inbox/StartConversation';
 import { NotFound } from '../components/NotFound';
@@ -281,7 +282,7 @@ function ConversationList({
                 </span>
               )}
             </span>
-            <span class="conv-preview">{c.lastMessagePreview ?? ''}</span>
+            <span class="conv-preview">{previewWords(c.lastMessagePreview)}</span>
             <span class="muted small conv-meta">
               {c.assignee && <Avatar user={c.assignee.user} />}
               <span>

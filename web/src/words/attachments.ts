@@ -16,6 +16,7 @@ export const ptBR = {
   kind_audio: 'Áudio',
   kind_video: 'Vídeo',
   kind_document: 'Documento',
+  previewTemplate: 'Modelo {name}',
   errType:
     'O WhatsApp não aceita este tipo de arquivo ({type}). Envie uma imagem JPEG ou PNG, um áudio, um vídeo MP4 ou 3GP, um PDF, um texto ou um documento do Office.',
   errUnknownType: 'desconhecido',
@@ -47,6 +48,7 @@ export const en: typeof ptBR = {
   kind_audio: 'Audio',
   kind_video: 'Video',
   kind_document: 'Document',
+  previewTemplate: 'Template {name}',
   errType:
     'WhatsApp does not accept this type of file ({type}). Send a JPEG or PNG image, an audio file, an MP4 or 3GP video, a PDF, a text file or an Office document.',
   errUnknownType: 'unknown',

@@ -27,6 +27,18 @@ export interface PickedFile {
 
 const kindWord = (kind: string) => aw(`kind_${kind}` as keyof typeof catalogue.ptBR);
 
+/**
+ * A conversation's last-message preview in words: the service writes a message without text as `[image]`,
+ * `[audio]`, `[video]` or `[document]` and a template without text as `[template <name>]`.
+ */
+export function previewWords(preview: string | null | undefined): string {
+  const media = /^\[(image|audio|video|document)\]$/.exec(preview ?? '');
+  if (media) return kindWord(media[1]);
+  const template = /^\[template (.+)\]$/.exec(preview ?? '');
+  if (template) return aw('previewTemplate', { name: template[1] });
+  return preview ?? '';
+}
+
 /** A picked file with the type WhatsApp will be told, or why it cannot go out, in words. */
 function refusalOf(file: File): { picked: PickedFile; text?: never } | { text: string; picked?: never } {
   const check = checkFile(file);
