@@ -54,9 +54,7 @@ test('a sent quote expires the day after its validUntil, in its organization’s
   expect(log.status, JSON.stringify(log.body)).toBe(200);
   expect(log.body.data.map((e: { target: string }) => e.target)).toEqual([spPast]);
   const theirs = await lisbon.api.get('/audit-logs', { action: 'quote.expired' });
-  expect(theirs.body.data.map((e: { target: string }) => e.target)).toEqual([
-    lisbonLastDay,
-  ]);
+  expect(theirs.body.data.map((e: { target: string }) => e.target)).toEqual([lisbonLastDay]);
 
   // A second pass finds nothing more; a quote a person sends again with a past date expires again.
   await expireQuotes((await getApp()).db, NOW);
@@ -74,7 +72,9 @@ test('a time zone the database does not know counts as UTC instead of failing th
   const oddQuote = await quote(odd, 'sent', '2030-03-09');
   const otherQuote = await quote(other, 'sent', '2030-03-08');
   // As if Node's ICU knew a zone this server's tzdata does not (set past the API, which checks it with ICU).
-  await db.system.execute(sql`update organizations set time_zone = 'Mars/Olympus_Mons' where slug = ${odd.slug}`);
+  await db.system.execute(
+    sql`update organizations set time_zone = 'Mars/Olympus_Mons' where slug = ${odd.slug}`,
+  );
   await expireQuotes(db, NOW);
   // 02:00 UTC on the 10th: the 9th is over in UTC.
   expect(await statusOf(odd, oddQuote)).toBe('expired');
