@@ -227,16 +227,18 @@ describe.skipIf(!hasChromium)('web app: inbox attachments (Chromium)', () => {
     expect(await page.locator('[data-testid=attachment]').count()).toBe(0);
     await shot(page, 'web-135-inbox-attach-refused');
     // An image over WhatsApp's 5 MB for images.
-    await page.setInputFiles('input[name=attachment]', {
-      name: 'foto.png',
-      mimeType: 'image/png',
-      buffer: Buffer.alloc(6 * 1024 * 1024, 1),
-    });
+    // Files of megabytes cross to the browser over the DevTools protocol: on a loaded machine that outlasts
+    // Playwright's 10 s default (seen in CI), so these two get more.
+    await page.setInputFiles(
+      'input[name=attachment]',
+      { name: 'foto.png', mimeType: 'image/png', buffer: Buffer.alloc(6 * 1024 * 1024, 1) },
+      { timeout: 60_000 },
+    );
     await expect
       .poll(async () => (await refusal.textContent())?.replace(/\s/g, ' '))
       .toBe('O arquivo tem 6 MB: o WhatsApp aceita arquivos de imagem de até 5 MB.');
     // Anything over 50 MB.
-    await page.setInputFiles('input[name=attachment]', big);
+    await page.setInputFiles('input[name=attachment]', big, { timeout: 60_000 });
     await expect
       .poll(async () => (await refusal.textContent())?.replace(/\s/g, ' '))
       .toBe('O arquivo tem 51 MB: o WhatsApp aceita arquivos de documento de até 50 MB.');
