@@ -14,7 +14,9 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchCo
  * mentions, "editado" on the comment, and exactly one notification for the member added, also after a second edit
  * that keeps her); deletes another comment after the app's confirmation (a first "Cancelar" keeps it). Another
  * member sees neither button on the author's comments, an admin "Excluir" only, and the history none (the API
- * refuses the same). The editor, its member list open, audited on a desktop and a 390 px phone.
+ * refuses the same). A comment mentioning a member who left the organization is still edited (the unchanged
+ * mentions not sent back to be refused); saved unchanged, nothing is sent; a double submit of a new comment posts
+ * it once. The editor, its member list open, audited on a desktop and a 390 px phone.
  */
 describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the drawer (Chromium)', () => {
   let app: FastifyInstance;
@@ -175,7 +177,7 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
     expect(saved?.updatedAt).not.toBe(saved?.createdAt);
     expect(await mentionsOfAna()).toHaveLength(1);
 
-    // A second edit keeps Ana (her "@Ana Souza" is still written): sent again, and she is not notified twice.
+    // A second edit keeps Ana (her "@Ana Souza" is still written): her mention stays, and she is not notified twice.
     await editButton.click();
     await box.press('End');
     await p.keyboard.type(' Obrigado.');
@@ -251,6 +253,62 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
     expect(await stored(edited)).toMatchObject({
       content: 'Proposta revisada, @Ana Souza confira. Obrigado.',
     });
+  }, 90_000);
+
+  test('a comment mentioning a member who left is still edited; an unchanged save sends nothing; a double submit posts once', async () => {
+    // Lia is mentioned through the API without her name in the text, then leaves the organization.
+    const lia = await addMember(t, 'member');
+    const kept = await author.api.post(`/boards/${boardId}/cards/${cardId}/comments`, {
+      data: { content: 'Combinado com o jurídico.', mentions: [lia.membershipId] },
+    });
+    expect(kept.status).toBe(201);
+    const keptId = kept.body.documentId as string;
+    expect((await t.api.delete(`/memberships/${lia.membershipId}`)).status).toBe(200);
+
+    const p = await signedIn(author.user);
+    const errors = watchConsole(p);
+    const writes: string[] = [];
+    p.on('request', (r) => {
+      if (['POST', 'PUT'].includes(r.method()) && r.url().includes('/comments')) writes.push(r.method());
+    });
+    const d = await drawerOf(p);
+    const item = commentIn(d, keptId);
+    const editButton = item.getByRole('button', { name: /^Editar o comentário de Marcos Dias/ });
+    const editor = item.getByTestId('comment-editor');
+
+    // Saved as it was: the editor closes, nothing is sent, the comment is not marked "editado".
+    await editButton.click();
+    await editor.getByRole('button', { name: 'Salvar' }).click();
+    await editor.waitFor({ state: 'detached' });
+    expect(writes).toEqual([]);
+    expect(await item.getByTestId('comment-edited').count()).toBe(0);
+    expect((await stored(keptId))?.updatedAt).toBe(kept.body.updatedAt);
+
+    // A new text is saved: the mentions did not change, so Lia's id (no member now) is not sent back to be refused.
+    await editButton.click();
+    const box = editor.getByLabel('Editar comentário');
+    await box.fill('Combinado com o jurídico e o financeiro.');
+    await editor.getByRole('button', { name: 'Salvar' }).click();
+    await editor.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await stored(keptId))?.content)
+      .toBe('Combinado com o jurídico e o financeiro.');
+    expect(writes).toEqual(['PUT']);
+
+    // A double submit of a new comment posts it once.
+    writes.length = 0;
+    await d.locator('#new-comment').fill('Uma vez só.');
+    await d.locator('#new-comment').evaluate((box) => {
+      const form = (box as HTMLTextAreaElement).form!;
+      form.requestSubmit();
+      form.requestSubmit();
+    });
+    await d.locator('[data-testid=comments] li', { hasText: 'Uma vez só.' }).waitFor();
+    await expect.poll(() => d.locator('#new-comment').inputValue()).toBe('');
+    expect(writes).toEqual(['POST']);
+    expect((await comments()).filter((c) => c.content === 'Uma vez só.')).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await p.context().close();
   }, 90_000);
 
   test('the editor with its member list open, audited on a desktop and a phone', async () => {

@@ -41,8 +41,9 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
   const qc = useQueryClient();
   const [text, setText] = useState('');
   const [picked, setPicked] = useState<Mention[]>([]);
-  const [error, setError] = useState('');
-  const members = useMembers().data ?? [];
+  const { error, busy, run } = useSubmit();
+  const memberList = useMembers();
+  const members = memberList.data ?? [];
   const list = useQuery({
     queryKey: ['comments', boardId, cardId],
     queryFn: async () =>
@@ -57,10 +58,9 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
     cardId,
     refresh: () => qc.invalidateQueries({ queryKey: ['comments', boardId, cardId] }),
   };
-  const post = async (e: Event) => {
+  const post = (e: Event) => {
     e.preventDefault();
-    setError('');
-    try {
+    void run(async () => {
       await unwrap(
         client.POST('/api/boards/{boardId}/cards/{cardId}/comments', {
           params: { path: { boardId, cardId } },
@@ -70,9 +70,7 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
       setText('');
       setPicked([]);
       await place.refresh();
-    } catch (err) {
-      setError(reason(err));
-    }
+    });
   };
   const all = list.data?.data ?? [];
   const user = all.filter((x) => x.type === 'user');
@@ -85,7 +83,13 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
         </h3>
         <ul class="comments" data-testid="comments">
           {user.map((x) => (
-            <CommentItem key={x.documentId} comment={x} members={members} place={place} />
+            <CommentItem
+              key={x.documentId}
+              comment={x}
+              members={members}
+              membersRead={memberList.isSuccess}
+              place={place}
+            />
           ))}
         </ul>
         {canWrite() && (
@@ -104,7 +108,9 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
                 {error}
               </p>
             )}
-            <Button submit>{t('comment')}</Button>
+            <Button submit busy={busy}>
+              {t('comment')}
+            </Button>
           </form>
         )}
       </section>
@@ -125,6 +131,12 @@ export function CardComments({ board, cardId }: { board: Board; cardId: string }
   );
 }
 
+/** A comment as the delete confirmation quotes it: at most 140 characters, cut on whole code points (an emoji stays whole). */
+function quoted(content: string): string {
+  const chars = Array.from(content);
+  return chars.length > 140 ? `${chars.slice(0, 139).join('')}…` : content;
+}
+
 /** "editado às 14:35" the day it was written, "editado em 04/12/2026 09:10" later; nothing when never changed. */
 function editedMark(c: Comment): string {
   if (c.updatedAt === c.createdAt) return '';
@@ -139,7 +151,18 @@ function editedMark(c: Comment): string {
  * (edited in place, Escape or "Cancelar" leaves it as it was) and "Excluir" for its author or an admin, after a
  * confirmation. The focus goes to the editor when it opens and back to "Editar" when it closes.
  */
-function CommentItem({ comment: x, members, place }: { comment: Comment; members: Member[]; place: Place }) {
+function CommentItem({
+  comment: x,
+  members,
+  membersRead,
+  place,
+}: {
+  comment: Comment;
+  members: Member[];
+  /** Whether the members have arrived: "Editar" waits for them (the editor tells the written mentions by their names). */
+  membersRead: boolean;
+  place: Place;
+}) {
   const [editing, setEditing] = useState(false);
   const item = useRef<HTMLLIElement>(null);
   const wasEditing = useRef(false);
@@ -157,7 +180,7 @@ function CommentItem({ comment: x, members, place }: { comment: Comment; members
   const remove = async () => {
     const ok = await confirmAction({
       title: cw('deleteTitle'),
-      text: x.content.length > 140 ? `${x.content.slice(0, 139)}…` : x.content,
+      text: quoted(x.content),
       confirmLabel: cw('delete'),
       danger: true,
     });
@@ -199,6 +222,7 @@ function CommentItem({ comment: x, members, place }: { comment: Comment; members
               variant="ghost"
               data-comment-edit
               aria-label={cw('editOf', who)}
+              disabled={!membersRead}
               onClick={() => setEditing(true)}
             >
               {cw('edit')}
@@ -218,7 +242,9 @@ function CommentItem({ comment: x, members, place }: { comment: Comment; members
 /**
  * A comment edited in place with the comment box's mentions: the mentions its "@Name"s write start picked (one
  * whose name is deleted is no longer sent, one added after "@" is); a mention the text never wrote out (made through
- * the API) stays, there is no "@Name" to delete it by. A refusal is said at the field.
+ * the API) stays, there is no "@Name" to delete it by. The mentions go out only when they change, and only of
+ * members the organization still has (one who left would be refused); nothing changed, nothing is sent. A refusal
+ * is said at the field; while the save runs, neither Escape nor "Cancelar" closes the editor.
  */
 function CommentEditor({
   comment: x,
@@ -244,13 +270,17 @@ function CommentEditor({
   const { error, busy, run } = useSubmit({ content: cw('contentRefused') });
   const save = (e: Event) => {
     e.preventDefault();
+    const member = (id: string) => members.some((m) => m.documentId === id);
+    const current = (x.mentions ?? []).filter(member);
+    const mentions = [...new Set([...unwritten, ...mentionsIn(text, picked)])].filter(member);
+    const mentionsChanged =
+      mentions.length !== current.length || mentions.some((id) => !current.includes(id));
+    if (text === x.content && !mentionsChanged) return onDone();
     void run(async () => {
       await unwrap(
         client.PUT('/api/boards/{boardId}/cards/{cardId}/comments/{id}', {
           params: { path: { boardId: place.boardId, cardId: place.cardId, id: x.documentId } },
-          body: {
-            data: { content: text, mentions: [...new Set([...unwritten, ...mentionsIn(text, picked)])] },
-          },
+          body: { data: { content: text, ...(mentionsChanged ? { mentions } : {}) } },
         }),
       );
       await place.refresh();
@@ -262,7 +292,7 @@ function CommentEditor({
   const cancelOnEscape = (e: KeyboardEvent) => {
     if (e.key !== 'Escape' || e.defaultPrevented) return;
     e.preventDefault();
-    onDone();
+    if (!busy) onDone();
   };
   return (
     <form class="comment-form" onSubmit={save} onKeyDown={cancelOnEscape} data-testid="comment-editor">
@@ -279,7 +309,7 @@ function CommentEditor({
         <Button submit busy={busy}>
           {t('save')}
         </Button>
-        <Button variant="secondary" onClick={onDone}>
+        <Button variant="secondary" disabled={busy} onClick={onDone}>
           {t('cancel')}
         </Button>
       </div>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, reason } from '../api';
 
 /** The field a refusal names (`details.errors[0].path`), if any. */
@@ -9,13 +9,16 @@ const refusedField = (err: unknown) =>
 
 /**
  * A submit that shows the service's refusal: busy while it runs, the error text after (`own` words a refusal
- * of a field this page knows better than the generic text).
+ * of a field this page knows better than the generic text). A second submit while one runs is ignored, also one
+ * that comes before the busy button is drawn again (a double Enter or click).
  */
 export function useSubmit(own: Record<string, string> = {}) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const running = useRef(false);
   const run = async (fn: () => Promise<void>) => {
-    if (busy) return;
+    if (running.current) return;
+    running.current = true;
     setBusy(true);
     setError('');
     try {
@@ -23,6 +26,7 @@ export function useSubmit(own: Record<string, string> = {}) {
     } catch (err) {
       setError(own[refusedField(err)] ?? reason(err));
     } finally {
+      running.current = false;
       setBusy(false);
     }
   };
