@@ -16,7 +16,8 @@ import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchCo
  * drawer on its board's Kanban, and the badge is gone; two more are read at once with "Marcar todas como lidas";
  * past 9 the badge says "9+", 20 a page with "Ver mais" for the rest, and the English words in English; the panel
  * audited open on a desktop and a 390 px phone; a task reminder (made by the service's own reminder job) reads
- * "Lembrete da tarefa «…»" and leads to the tasks page.
+ * "Lembrete da tarefa «…»" and leads to the tasks page; one arriving between two pages is listed once, and the focus
+ * stays in the panel when "Ver mais" and "Marcar todas como lidas" go.
  */
 describe.skipIf(!hasChromium)('web app: the notifications bell (Chromium)', () => {
   let app: FastifyInstance;
@@ -252,6 +253,46 @@ describe.skipIf(!hasChromium)('web app: the notifications bell (Chromium)', () =
     await p.waitForURL('**/app/tasks');
     await p.getByRole('heading', { name: 'Tarefas' }).first().waitFor();
     await expect.poll(() => bellName(p)).toBe('Notificações');
+    expect(await unreadTotal()).toBe(0);
+    expect(errors).toEqual([]);
+    await p.context().close();
+  }, 120_000);
+
+  test('one arriving between pages is listed once; the focus stays in the panel when “Ver mais” and “Marcar todas” go', async () => {
+    // One unread when the panel opens ("Marcar todas como lidas" is there).
+    await mention('@Bruno Lima antes de abrir o painel.');
+    const total = (await bruno.api.get('/notifications?pagination[pageSize]=1')).body.meta.pagination
+      .total as number;
+    // More than one page, less than two: "Ver mais" brings the last page.
+    expect(total).toBeGreaterThan(20);
+    expect(total).toBeLessThanOrEqual(40);
+    const p = await signedIn();
+    const errors = watchConsole(p);
+    await p.getByRole('button', { name: 'Notificações, 1 não lida' }).waitFor();
+    const panel = await openPanel(p);
+    const items = panel.locator('[data-testid=notifications] li');
+    expect(await items.count()).toBe(20);
+    const last = await items.last().getAttribute('data-notification-id');
+    // A new one moves the 20th onto the second page, which "Ver mais" reads by its offset.
+    await mention('@Bruno Lima chegou entre as páginas.');
+    await panel.getByRole('button', { name: 'Ver mais' }).click();
+    await expect.poll(() => panel.getByRole('button', { name: 'Ver mais' }).count()).toBe(0);
+    const ids = await items.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-notification-id')));
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => id === last)).toHaveLength(1);
+    // "Ver mais" is gone with the last page: the first notification it brought has the focus.
+    const focused = () =>
+      p.evaluate(() => {
+        const el = document.activeElement;
+        return el?.closest('dialog') ? `${el.tagName}:${el.getAttribute('data-notification-id')}` : 'outside';
+      });
+    await expect.poll(focused).toBe(`LI:${ids[20]}`);
+
+    // "Marcar todas como lidas" goes with the last unread ones: the focus goes to the first notification.
+    await panel.getByRole('button', { name: 'Marcar todas como lidas' }).click();
+    await expect.poll(() => panel.getByRole('button', { name: 'Marcar todas como lidas' }).count()).toBe(0);
+    await expect.poll(focused).toMatch(/^LI:/);
     expect(await unreadTotal()).toBe(0);
     expect(errors).toEqual([]);
     await p.context().close();

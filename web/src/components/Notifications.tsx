@@ -1,14 +1,14 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { client, reason, type Schemas, unwrap } from '../api';
 import { dateTime, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
-import { pluralOf } from '../lib/marketing';
 import { personName } from '../lib/people';
-import { num } from '../lib/words';
-import { navigate } from '../router';
+import { num, pluralOf } from '../lib/words';
 import { Badge, Button, Dialog, EmptyState, toast } from '../ui';
 import * as catalogue from '../words/notifications';
+import { Link } from './Link';
 
 const nw = wordsOf(catalogue);
 
@@ -59,10 +59,7 @@ function target(n: Notification): string | null {
 /** The header's bell: the unread count as a badge (none at 0, "9+" past 9), said in words to screen readers. */
 export function NotificationBell({ onOpen }: { onOpen: () => void }) {
   const n = useUnreadCount().data ?? 0;
-  const label =
-    n > 0
-      ? nw(pluralOf(n, 'unreadOne', 'unreadMany') as keyof typeof catalogue.ptBR, { n: num(n) })
-      : nw('title');
+  const label = n > 0 ? nw(pluralOf(n, 'unreadOne', 'unreadMany'), { n: num(n) }) : nw('title');
   return (
     <button
       type="button"
@@ -93,17 +90,21 @@ export function NotificationBell({ onOpen }: { onOpen: () => void }) {
 
 /**
  * The latest notifications, newest first (20 a page, "Ver mais" for the next): one opened is marked read and leads
- * to what it is about; "Marcar todas como lidas" reads them all.
+ * to what it is about; "Marcar todas como lidas" reads them all. A control that goes once used ("Marcar todas como
+ * lidas" with the last unread one, "Ver mais" with the last page, an item's button once it is read) hands the focus
+ * to a notification of the list, never to the page behind the dialog.
  */
 export function NotificationsPanel({ open, onClose }: { open: boolean; onClose: () => void }) {
   const qc = useQueryClient();
   const unread = useUnreadCount().data ?? 0;
   const [busy, setBusy] = useState(false);
+  const listRef = useRef<HTMLUListElement>(null);
   const readAll = async () => {
     setBusy(true);
     try {
       await unwrap(client.POST('/api/notifications/read'));
       toast(nw('allRead'));
+      focusItem(listRef, 0);
     } catch (err) {
       toast(reason(err), 'error');
     } finally {
@@ -124,13 +125,28 @@ export function NotificationsPanel({ open, onClose }: { open: boolean; onClose: 
         )
       }
     >
-      <NotificationList onClose={onClose} />
+      <NotificationList onClose={onClose} listRef={listRef} />
     </Dialog>
   );
 }
 
-/** The panel's list (asked again each time the panel opens). */
-function NotificationList({ onClose }: { onClose: () => void }) {
+/** The list's notification at `index` (the last when there are fewer) takes the focus. */
+function focusItem(listRef: RefObject<HTMLUListElement>, index: number) {
+  const items = listRef.current?.children;
+  if (items?.length) (items[Math.min(index, items.length - 1)] as HTMLElement).focus();
+}
+
+/**
+ * The panel's list (asked again each time the panel opens). "Ver mais" asks the next page by its offset: a
+ * notification that arrived since pushes one already shown onto it, listed once.
+ */
+function NotificationList({
+  onClose,
+  listRef,
+}: {
+  onClose: () => void;
+  listRef: RefObject<HTMLUListElement>;
+}) {
   const qc = useQueryClient();
   const list = useInfiniteQuery({
     queryKey: ['notifications', 'list'],
@@ -142,7 +158,21 @@ function NotificationList({ onClose }: { onClose: () => void }) {
       return page < pageCount ? page + 1 : undefined;
     },
   });
-  const items = (list.data?.pages ?? []).flatMap((p) => p.data);
+  const shown = new Set<string>();
+  const items = (list.data?.pages ?? [])
+    .flatMap((p) => p.data)
+    .filter((n) => !shown.has(n.documentId) && shown.add(n.documentId));
+  // The first notification "Ver mais" brought, to take the focus once drawn ("Ver mais" may be gone with the last page).
+  const [focusAt, setFocusAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusAt === null) return;
+    focusItem(listRef, focusAt);
+    setFocusAt(null);
+  }, [focusAt]);
+  const more = async () => {
+    const first = items.length;
+    if (!(await list.fetchNextPage()).isError) setFocusAt(first);
+  };
   const markRead = async (n: Notification) => {
     if (n.read) return;
     try {
@@ -162,7 +192,7 @@ function NotificationList({ onClose }: { onClose: () => void }) {
   if (items.length === 0) return <EmptyState text={nw('none')} />;
   return (
     <>
-      <ul class="notification-list" data-testid="notifications">
+      <ul class="notification-list" data-testid="notifications" ref={listRef}>
         {items.map((n) => {
           const to = target(n);
           const content = (
@@ -176,25 +206,34 @@ function NotificationList({ onClose }: { onClose: () => void }) {
             </>
           );
           return (
-            <li key={n.documentId} class={n.read ? undefined : 'unread'} data-notification-id={n.documentId}>
+            // The item takes the focus when its button goes (read) or it is the first "Ver mais" brought.
+            <li
+              key={n.documentId}
+              class={n.read ? undefined : 'unread'}
+              data-notification-id={n.documentId}
+              tabIndex={-1}
+            >
               {to ? (
-                <a
-                  href={`/app${to}`}
-                  onClick={(e) => {
+                <Link
+                  href={to}
+                  onClick={(here) => {
                     void markRead(n);
                     // A modified click opens the page elsewhere; a plain one leads there and closes the panel.
-                    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
-                    e.preventDefault();
-                    onClose();
-                    navigate(to);
+                    if (here) onClose();
                   }}
                 >
                   {content}
-                </a>
+                </Link>
               ) : n.read ? (
                 <div>{content}</div>
               ) : (
-                <button type="button" onClick={() => void markRead(n)}>
+                <button
+                  type="button"
+                  onClick={(e) => {
+                    const item = e.currentTarget.closest('li');
+                    void markRead(n).then(() => item?.focus());
+                  }}
+                >
                   {content}
                 </button>
               )}
@@ -203,12 +242,7 @@ function NotificationList({ onClose }: { onClose: () => void }) {
         })}
       </ul>
       {list.hasNextPage && (
-        <Button
-          variant="secondary"
-          class="more"
-          busy={list.isFetchingNextPage}
-          onClick={() => list.fetchNextPage()}
-        >
+        <Button variant="secondary" class="more" busy={list.isFetchingNextPage} onClick={more}>
           {nw('more')}
         </Button>
       )}

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, client, reason, unwrap } from '../api';
-import { getLang } from '../i18n';
 import { getSession } from '../session';
 import { fieldMessage } from './errors';
 
@@ -11,10 +10,6 @@ import { fieldMessage } from './errors';
 
 /** Configuring channels, templates and pixels is for organization admins (the service decides; the page hides). */
 export const isAdmin = () => ['owner', 'admin'].includes(getSession()?.org?.role ?? '');
-
-/** The word of a count in the plural form the chosen language asks for. */
-export const pluralOf = (n: number, one: string, many: string) =>
-  new Intl.PluralRules(getLang()).select(n) === 'one' ? one : many;
 
 export interface Channel {
   documentId: string;

@@ -28,9 +28,12 @@ export const compact = (n: number) => new Intl.NumberFormat(getLang(), { notatio
 export const counted = (n: number, one: keyof Words, many: keyof Words) =>
   `${num(n)} ${plural(n, one, many)}`;
 
+/** Of a count's two words (or their keys, in any catalogue), the one in the plural form the chosen language asks for. */
+export const pluralOf = <K extends string>(n: number, one: K, many: K): K =>
+  new Intl.PluralRules(getLang()).select(n) === 'one' ? one : many;
+
 /** The word of a count in the plural form the chosen language asks for. */
-export const plural = (n: number, one: keyof Words, many: keyof Words) =>
-  w(new Intl.PluralRules(getLang()).select(n) === 'one' ? one : many);
+export const plural = (n: number, one: keyof Words, many: keyof Words) => w(pluralOf(n, one, many));
 
 /** The first letter in upper case (a word used as a label). */
 export const upperFirst = (s: string) => s.charAt(0).toLocaleUpperCase(getLang()) + s.slice(1);

@@ -5,8 +5,8 @@ import { DateTimeInput } from '../components/DateTimeInput';
 import { Link } from '../components/Link';
 import { dateTime } from '../i18n';
 import { wordsOf } from '../lib/area-words';
-import { pluralOf, refusalOf, useChannels } from '../lib/marketing';
-import { num } from '../lib/words';
+import { refusalOf, useChannels } from '../lib/marketing';
+import { num, pluralOf } from '../lib/words';
 import { navigate } from '../router';
 import { canWrite } from '../session';
 import {
@@ -201,9 +201,7 @@ function LiveCount({ segment }: { segment: string }) {
   const n = count.data?.count;
   return (
     <p class="live-count" aria-live="polite" data-testid="campaign-audience">
-      {n === undefined
-        ? cw('counting')
-        : cw(pluralOf(n, 'recipientsOne', 'recipientsMany') as Words, { n: num(n) })}
+      {n === undefined ? cw('counting') : cw(pluralOf(n, 'recipientsOne', 'recipientsMany'), { n: num(n) })}
     </p>
   );
 }

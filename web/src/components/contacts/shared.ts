@@ -2,9 +2,8 @@ import type { Schemas } from '../../api';
 import { getLang } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
 import { fieldMessage } from '../../lib/errors';
-import { pluralOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
-import { num } from '../../lib/words';
+import { num, pluralOf } from '../../lib/words';
 import * as catalogue from '../../words/contacts';
 
 /** The contacts area's words (web/src/words/contacts.ts). */
@@ -15,7 +14,7 @@ export type Contact = Schemas['Contact'];
 
 /** A count in words, in the plural form the chosen language asks for (`{n}` as Intl writes the number). */
 export const counted = (n: number, one: ContactKey, many: ContactKey) =>
-  cw(pluralOf(n, one, many) as ContactKey, { n: num(n) });
+  cw(pluralOf(n, one, many), { n: num(n) });
 
 /** The attributes a person edits, in the editor's order (customFields apart). */
 export const TEXT_FIELDS = [
