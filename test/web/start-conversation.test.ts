@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { addMember, newTenant, type Tenant, type TestUser } from '../helpers/app.js';
 import { type MessagingEnv, startMessaging } from '../helpers/messaging.js';
-import { inboxSetup, waNumber } from '../modules/inbox/helpers.js';
+import { conversationOf, inboxSetup, waNumber } from '../modules/inbox/helpers.js';
 import { auditPage, englishCatalogue } from './audit.js';
 import { ensureWebBuild, hasChromium, launchBrowser, shot, signedInPage, watchConsole } from './helpers.js';
 
@@ -131,6 +131,34 @@ describe.skipIf(!hasChromium)('web app: starting a WhatsApp conversation (Chromi
     });
   });
 
+  test('a template sent without its text (through the API) is worded in the thread and the list: "Modelo <name>"', async () => {
+    const conv = await conversationOf(t.api, people.beatriz.wa);
+    expect(conv).toBeDefined();
+    const sent = await t.api.post(`/conversations/${conv.id}/messages`, {
+      data: {
+        message: {
+          template_params: {
+            name: 'boas_vindas_web',
+            category: 'UTILITY',
+            language: 'pt_BR',
+            processed_params: { '1': 'Beatriz', '2': 'Marcos' },
+          },
+        },
+      },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    // The service keeps "[template boas_vindas_web]" as its text: the page says it in words.
+    expect(sent.body.content).toBe('[template boas_vindas_web]');
+    await page.goto(`${base}/app/inbox/${conv.id}`);
+    const bubble = page.locator(`[data-testid=messages] li[data-message-id="${sent.body.id}"]`);
+    await bubble.locator('p').first().waitFor();
+    expect(await bubble.locator('p').first().textContent()).toBe('Modelo boas_vindas_web');
+    await expect
+      .poll(() => page.locator(`[data-conversation-id="${conv.id}"] .conv-preview`).textContent())
+      .toBe('Modelo boas_vindas_web');
+    expect(await page.locator('[data-testid=messages]').textContent()).not.toContain('[template');
+  });
+
   test('"Enviar WhatsApp" on a contact\'s page; a send whose answer was lost, sent again, reaches the person once', async () => {
     await page.goto(`${base}/app/contacts/${people.daniel.id}`);
     await page
@@ -230,7 +258,11 @@ describe.skipIf(!hasChromium)('web app: starting a WhatsApp conversation (Chromi
       await d.getByRole('button', { name: /Daniel Rocha/ }).waitFor();
       await d.getByRole('button', { name: /Daniel Rocha/ }).click();
       await fillTemplate(p, 'Daniel', 'Marcos');
-      const found = await auditPage(p, { english, allowed: [t.user.username, t.slug], phone });
+      const found = await auditPage(p, {
+        english,
+        allowed: [t.user.username, t.slug, 'boas_vindas_web'],
+        phone,
+      });
       if (found.length) problems[name] = found;
       await shot(p, name);
       expect(consoleErrors).toEqual([]);

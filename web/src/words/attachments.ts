@@ -16,6 +16,8 @@ export const ptBR = {
   kind_audio: 'Áudio',
   kind_video: 'Vídeo',
   kind_document: 'Documento',
+  kind_text: 'Mensagem sem texto',
+  kind_template: 'Modelo',
   previewTemplate: 'Modelo {name}',
   errType:
     'O WhatsApp não aceita este tipo de arquivo ({type}). Envie uma imagem JPEG ou PNG, um áudio, um vídeo MP4 ou 3GP, um PDF, um texto ou um documento do Office.',
@@ -48,6 +50,8 @@ export const en: typeof ptBR = {
   kind_audio: 'Audio',
   kind_video: 'Video',
   kind_document: 'Document',
+  kind_text: 'Message without text',
+  kind_template: 'Template',
   previewTemplate: 'Template {name}',
   errType:
     'WhatsApp does not accept this type of file ({type}). Send a JPEG or PNG image, an audio file, an MP4 or 3GP video, a PDF, a text file or an Office document.',

@@ -28,11 +28,12 @@ export interface PickedFile {
 const kindWord = (kind: string) => aw(`kind_${kind}` as keyof typeof catalogue.ptBR);
 
 /**
- * A conversation's last-message preview in words: the service writes a message without text as `[image]`,
- * `[audio]`, `[video]` or `[document]` and a template without text as `[template <name>]`.
+ * A message without text in words, in the conversation list's preview and in the thread's bubble: the service
+ * writes it as its type, `[text]`, `[template]`, `[image]`, `[audio]`, `[video]` or `[document]`, and a template
+ * without text as `[template <name>]`.
  */
 export function previewWords(preview: string | null | undefined): string {
-  const media = /^\[(image|audio|video|document)\]$/.exec(preview ?? '');
+  const media = /^\[(text|template|image|audio|video|document)\]$/.exec(preview ?? '');
   if (media) return kindWord(media[1]);
   const template = /^\[template (.+)\]$/.exec(preview ?? '');
   if (template) return aw('previewTemplate', { name: template[1] });

@@ -9,7 +9,7 @@ import { canWrite } from '../../session';
 import { Button } from '../../ui';
 import { Link } from '../Link';
 import { NotFound } from '../NotFound';
-import { MessageFile } from './Attachment';
+import { MessageFile, previewWords } from './Attachment';
 import { Composer } from './Composer';
 import { ConversationCardActions } from './ConversationCard';
 import { Snooze } from './Snooze';
@@ -264,11 +264,14 @@ function useKeepAtEnd(listRef: MutableRef<HTMLOListElement | null>) {
     const resized = new ResizeObserver(() => {
       if (atEnd) list.scrollTop = list.scrollHeight;
     });
-    const watch = () => {
-      for (const item of list.children) resized.observe(item);
-    };
-    const added = new MutationObserver(watch);
-    watch();
+    for (const item of list.children) resized.observe(item);
+    // Messages come and go (another conversation opened in the same view): the new ones watched, the gone ones let go.
+    const added = new MutationObserver((changes) => {
+      for (const change of changes) {
+        for (const gone of change.removedNodes) if (gone instanceof Element) resized.unobserve(gone);
+        for (const item of change.addedNodes) if (item instanceof Element) resized.observe(item);
+      }
+    });
     added.observe(list, { childList: true });
     list.addEventListener('scroll', scrolled, { passive: true });
     return () => {
@@ -294,7 +297,9 @@ function MessageThread(props: {
       {all.map((m) => (
         <li key={m.id} class={`msg ${m.direction}`} data-message-id={m.id}>
           {m.attachments.length > 0 && <MessageFile conversationId={c.id} message={m} />}
-          {(m.content || m.attachments.length === 0) && <p>{m.content || `[${m.contentType}]`}</p>}
+          {(m.content || m.attachments.length === 0) && (
+            <p>{previewWords(m.content || `[${m.contentType}]`)}</p>
+          )}
           <span class="muted small">
             {m.direction === 'outgoing'
               ? m.sender.membership

@@ -32,11 +32,17 @@ function failureOf(err: unknown): string {
 /**
  * The message's picture as a blob: the media route needs the session's token, which an <img> cannot send. Inbound
  * media carries no size, so the body stops being read past MAX_PICTURE_BYTES: null, named and downloaded only.
+ * `signal` is TanStack Query's: leaving the conversation cancels the downloads still running.
  */
-async function fetchPicture(conversationId: number, messageId: number): Promise<Blob | null> {
+async function fetchPicture(
+  conversationId: number,
+  messageId: number,
+  signal: AbortSignal,
+): Promise<Blob | null> {
   const call = client.GET('/api/conversations/{id}/messages/{messageId}/media', {
     params: { path: { id: conversationId, messageId } },
     parseAs: 'stream',
+    signal,
   });
   const body = await unwrap(call);
   const type = (await call).response.headers.get('content-type') ?? '';
@@ -85,7 +91,7 @@ function useNear(ref: { current: Element | null }, margin = '250px') {
   return near;
 }
 
-/** Who the picture is from, when it has no caption: "Imagem enviada por <member>" or "Imagem recebida". */
+/** Who the picture is from: "Imagem enviada por <member>" or "Imagem recebida" (its alt; its caption is text below). */
 function pictureName(m: ChatMessage): string {
   if (m.direction !== 'outgoing') return aw('pictureReceived');
   return m.sender.membership
@@ -95,8 +101,8 @@ function pictureName(m: ChatMessage): string {
 
 /**
  * A message's image (or sticker) in the thread: a grey box labelled "Carregando imagem" until the bubble nears the
- * visible part of the thread and the bytes arrive (kept per message by TanStack Query, so coming back does not fetch
- * them again), then a thumbnail at most 240 px wide that opens the picture larger in a dialog. Its object URL lives
+ * visible part of the thread and the bytes arrive (kept per message by TanStack Query a minute after the bubble goes,
+ * so coming back soon does not fetch them again; leaving cancels a download under way), then a thumbnail at most 240 px wide that opens the picture larger in a dialog. Its object URL lives
  * as long as the bubble. A failure (WhatsApp's 404 or 502, bytes the browser cannot draw) or a file past the cap is
  * handed to `onFail` (its reason in words; '' for the cap): the message then names the file with "Baixar" only.
  */
@@ -110,9 +116,11 @@ export function MessagePicture(props: {
   const near = useNear(box);
   const picture = useQuery({
     queryKey: ['message-picture', conversationId, m.id],
-    queryFn: () => fetchPicture(conversationId, m.id),
+    queryFn: ({ signal }) => fetchPicture(conversationId, m.id, signal),
     enabled: near,
     staleTime: Number.POSITIVE_INFINITY,
+    // The bytes are held while no bubble shows them for a minute only: a long inbox session does not keep them all.
+    gcTime: 60_000,
     // WhatsApp's refusal will not change in a second; "Baixar" stays to try again.
     retry: false,
   });
@@ -125,12 +133,13 @@ export function MessagePicture(props: {
   }, [picture.error, blob]);
   const [open, setOpen] = useState(false);
   const caption = m.content.trim();
-  const alt = caption || pictureName(m);
+  // The caption is the text under the bubble (and the dialog): the alt names the picture, not repeating it.
+  const alt = pictureName(m);
   return (
     <div class="msg-picture" ref={box}>
       {url ? (
         <>
-          <button type="button" class="msg-picture-open" onClick={() => setOpen(true)}>
+          <button type="button" class="msg-picture-open" aria-haspopup="dialog" onClick={() => setOpen(true)}>
             <img
               src={url}
               alt={alt}
@@ -140,7 +149,7 @@ export function MessagePicture(props: {
             />
             <span class="sr-only"> {aw('pictureEnlarge')}</span>
           </button>
-          <Dialog open={open} title={pictureName(m)} onClose={() => setOpen(false)} wide>
+          <Dialog open={open} title={alt} onClose={() => setOpen(false)} wide>
             <img class="msg-picture-large" src={url} alt={alt} />
             {caption && <p class="msg-picture-caption">{caption}</p>}
           </Dialog>
