@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { client, reason, unwrap } from '../../api';
 import { t } from '../../i18n';
 import { wordsOf } from '../../lib/area-words';
+import { isMe } from '../../lib/board-access';
 import { personName } from '../../lib/people';
 import { getSession, type Role } from '../../session';
 import { Avatar, Button, type Column, confirmAction, DataTable, toast } from '../../ui';
@@ -68,7 +69,7 @@ export function Members() {
       label: t('actions'),
       render: (m) =>
         manageable(m) &&
-        m.user.email !== s.user.email && (
+        !isMe(m) && (
           <Button
             variant="ghost"
             aria-label={`${t('removeMember')} ${personName(m)}`}
