@@ -48,8 +48,9 @@ export function CardMeetings({ boardId, card }: { boardId: string; card: Card })
     setError('');
     try {
       await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));
-      // The card's history (comments) gains the cancellation.
+      // The card's history (comments) gains the cancellation; the meeting's own read says it is cancelled.
       for (const k of ['meetings', 'agenda', 'comments']) await qc.invalidateQueries({ queryKey: [k] });
+      await qc.invalidateQueries({ queryKey: ['meeting', id] });
     } catch (err) {
       setError(reason(err));
     }

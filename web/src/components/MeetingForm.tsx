@@ -230,10 +230,9 @@ export function MeetingForm(props: {
 }
 
 /** One meeting by its id (its editor, the agenda's actions): one cached read each. */
-export const useMeeting = (id: string, enabled = true) =>
+export const useMeeting = (id: string) =>
   useQuery({
     queryKey: ['meeting', id],
-    enabled,
     queryFn: () => unwrap(client.GET('/api/calendar-meetings/{id}', { params: { path: { id } } })),
   });
 

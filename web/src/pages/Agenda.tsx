@@ -64,6 +64,7 @@ export function AgendaPage() {
       await unwrap(client.DELETE('/api/calendar-meetings/{id}', { params: { path: { id } } }));
       await qc.invalidateQueries({ queryKey: ['agenda'] });
       await qc.invalidateQueries({ queryKey: ['meetings'] });
+      await qc.invalidateQueries({ queryKey: ['meeting', id] });
     } catch (err) {
       setError(reason(err));
     }
