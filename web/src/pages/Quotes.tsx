@@ -68,6 +68,8 @@ export function QuotesPage() {
   const [editing, setEditing] = useState<Quote | 'new' | null>(null);
   const [error, setError] = useState('');
   const [template, setTemplate] = useState('');
+  // The quotes whose PDF is being rendered: each one's button busy, a second click not rendering it twice.
+  const [rendering, setRendering] = useState<string[]>([]);
   const templates = usePdfTemplates();
   const list = useQuery({
     queryKey: ['quotes', page, status, sort.key, sort.dir],
@@ -89,12 +91,16 @@ export function QuotesPage() {
   if (typeof off === 'string') return <FeatureOff feature={off} />;
 
   const pdf = async (q: Quote) => {
+    if (rendering.includes(q.documentId)) return;
+    setRendering((all) => [...all, q.documentId]);
     setError('');
     try {
       await downloadPdf(q, template);
       toast(sw('pdfReady', { number: q.number }));
     } catch (err) {
       setError(reason(err));
+    } finally {
+      setRendering((all) => all.filter((id) => id !== q.documentId));
     }
   };
   const remove = async (q: Quote) => {
@@ -154,7 +160,12 @@ export function QuotesPage() {
       label: sw('actions'),
       render: (q) => (
         <span class="ds-actions">
-          <Button variant="secondary" onClick={() => pdf(q)} aria-label={sw('pdfOf', { number: q.number })}>
+          <Button
+            variant="secondary"
+            busy={rendering.includes(q.documentId)}
+            onClick={() => pdf(q)}
+            aria-label={sw('pdfOf', { number: q.number })}
+          >
             {sw('pdf')}
           </Button>
           {writer && (
