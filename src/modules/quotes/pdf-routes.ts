@@ -6,10 +6,7 @@ import { tags } from './route-docs.js';
 import * as service from './service.js';
 
 const quotePdfQuery = z.strictObject({
-  template: z
-    .string()
-    .min(1)
-    .max(64)
+  template: idParams.shape.id
     .optional()
     .describe("a PDF template's documentId (GET /pdf-templates); the default quote template when absent"),
 });
