@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Board, client, type Page, type Ref, reason, unwrap } from '../api';
 import { dateTime, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
@@ -166,7 +166,9 @@ function CommentItem({
   const [editing, setEditing] = useState(false);
   const item = useRef<HTMLLIElement>(null);
   const wasEditing = useRef(false);
-  useEffect(() => {
+  // A layout effect: the focus moves in the same task as the editor appears or goes, never a frame later (the
+  // browser would put it on <body> meanwhile, and a screen reader announce the page).
+  useLayoutEffect(() => {
     if (editing) {
       const box = item.current?.querySelector('textarea');
       box?.setSelectionRange(box.value.length, box.value.length);
