@@ -392,6 +392,8 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
     await p.getByRole('heading', { name: 'Segments', level: 1 }).waitFor();
     await p.getByRole('button', { name: 'Edit Capital paulista' }).click();
     const d = p.locator('dialog[open]');
+    // allTextContents does not wait: the dialog may open a moment after the click (seen on a loaded CI machine).
+    await d.locator('select[name=op-0]').waitFor();
     expect(await d.locator('select[name=op-0] option').allTextContents()).toEqual([
       'contains',
       'equals',
