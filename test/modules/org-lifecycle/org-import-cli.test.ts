@@ -15,7 +15,7 @@ const bin = join(import.meta.dirname, '../../../bin/crm.js');
 async function crm(args: string[], env: Record<string, string>) {
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: '', CRM_FROM_SOURCE: '1', CRM_LOG_LEVEL: 'silent', ...env },
+      env: { ...process.env, DATABASE_URL: '', CRM_LOG_LEVEL: 'silent', ...env },
       timeout: 150_000,
     });
     return { code: 0, stdout, stderr };
