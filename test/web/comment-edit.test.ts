@@ -213,7 +213,7 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
     await item.waitFor({ state: 'detached' });
     expect(await stored(doomed)).toBeUndefined();
     expect(await commentIn(d, edited).count()).toBe(1);
-    expect(await focused(p)).toBe('h3:Comentários');
+    await expect.poll(() => focused(p)).toBe('h3:Comentários');
     expect(errors).toEqual([]);
     await p.context().close();
   }, 60_000);
