@@ -190,7 +190,8 @@ describe.skipIf(!hasChromium)(
       await p.reload();
       const viaApi = p.locator('[data-testid=comments] li', { hasText: 'Proposta enviada.' });
       await viaApi.waitFor();
-      expect(await text(viaApi)).toContain('Mencionados: Antônio Brito');
+      // The names come with the members, a request beside the comments'.
+      await expect.poll(() => text(viaApi)).toContain('Mencionados: Antônio Brito');
       await p.locator('#new-comment').scrollIntoViewIfNeeded();
       await shot(p, 'web-165-comment-mentions');
       expect(errors).toEqual([]);
@@ -271,7 +272,7 @@ describe.skipIf(!hasChromium)(
       const d = await drawerOf(p);
       const first = d.locator('[data-testid=comments] li', { hasText: 'veja a proposta.' });
       await first.waitFor();
-      expect(await first.locator('mark.mention').allTextContents()).toEqual(['@Ana Souza']);
+      await expect.poll(() => first.locator('mark.mention').allTextContents()).toEqual(['@Ana Souza']);
       expect(await d.locator('#new-comment').count()).toBe(0);
       expect(await d.getByRole('button', { name: 'Comentar' }).count()).toBe(0);
       const s = d.getByTestId('card-products');

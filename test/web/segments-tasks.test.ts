@@ -94,6 +94,8 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
 
     await page.getByRole('button', { name: 'Novo segmento' }).click();
     const d = dialog();
+    // allTextContents does not wait: the dialog opens a moment after the click.
+    await d.locator('select[name=field-0]').waitFor();
     // Fields and operators as words, never codes.
     const fieldOptions = await d.locator('select[name=field-0] option').allTextContents();
     expect(fieldOptions).toEqual(
@@ -323,10 +325,10 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
         await page.locator('[data-testid=tasks-table] tbody tr td:first-child strong').allTextContents()
       ).sort();
 
-    // Filters: a person by name, late, priority as words; cleared.
-    expect(await page.locator('select[name=filter-assignee] option').allTextContents()).toEqual(
-      expect.arrayContaining(['Qualquer pessoa', 'Ana Lima', 'Bruno Costa']),
-    );
+    // Filters: a person by name, late, priority as words; cleared. (The people come by a request of their own.)
+    await expect
+      .poll(() => page.locator('select[name=filter-assignee] option').allTextContents())
+      .toEqual(expect.arrayContaining(['Qualquer pessoa', 'Ana Lima', 'Bruno Costa']));
     await page.locator('select[name=filter-assignee]').selectOption({ label: 'Bruno Costa' });
     await expect.poll(shown).toEqual(['Ligar para a Acme']);
     await page.locator('select[name=filter-assignee]').selectOption({ label: 'Ana Lima' });
