@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { uw } from './words';
 
 interface Props {
@@ -21,7 +21,8 @@ export function Dialog({ open, title, onClose, children, footer, wide }: Props) 
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
   const titleId = useId();
-  useEffect(() => {
+  // A layout effect: the dialog opens (and closes) in the same task its content renders or goes, never a frame later.
+  useLayoutEffect(() => {
     const d = ref.current;
     if (!d) return;
     if (open && !d.open) {
