@@ -40,7 +40,16 @@ export function Dialog({ open, title, onClose, children, footer, wide }: Props) 
       opener.current = null;
     };
     d.addEventListener('close', closed);
-    return () => d.removeEventListener('close', closed);
+    return () => {
+      d.removeEventListener('close', closed);
+      // Most dialogs close by going (their parent stops rendering them): a dialog removed while open fires no
+      // `close` event and gives no focus back. It is closed here first (the page behind is inert while it is
+      // open, and an inert element takes no focus), then the focus goes back as on a close.
+      if (d.open) {
+        d.close();
+        closed();
+      }
+    };
   }, []);
   return (
     <dialog
