@@ -4,7 +4,7 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '../..');
 
 /** The modification times of the files under a directory (`skip`: a subdirectory left out). */
-function times(dir: string, keep: (name: string) => boolean, skip?: string): number[] {
+export function times(dir: string, keep: (name: string) => boolean = () => true, skip?: string): number[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return path === skip ? [] : times(path, keep, skip);
@@ -22,7 +22,7 @@ export function distIsCurrent(): boolean {
   if (!existsSync(join(dist, 'cli.js')) || !existsSync(join(dist, 'mcp/main.js'))) return false;
   const built = Math.min(...times(dist, (n) => n.endsWith('.js'), join(dist, 'web')));
   const sources = Math.max(
-    ...times(join(ROOT, 'src'), () => true),
+    ...times(join(ROOT, 'src')),
     ...['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(ROOT, f)).mtimeMs),
   );
   return built > sources;

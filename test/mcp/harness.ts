@@ -17,7 +17,7 @@ export const BIN = fileURLToPath(new URL('../../bin/crm-mcp.js', import.meta.url
 
 /**
  * The sources under test, never a dist/ some build left behind (bin/crm-mcp.js prefers a compiled dist/mcp):
- * every process the tests start gets vitest.config.ts's choice (the compiled dist/ only when it is current),
+ * every process the tests start gets test/helpers/setup.ts's choice (the compiled dist/ only when it is current),
  * whatever environment the test passes.
  */
 export const childEnv = (env: Record<string, string>) => ({

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { WEB_DIR } from '../../src/platform/http/web-app.js';
+import { times } from '../helpers/built.js';
 
 /**
  * Chromium for the end-to-end tests: Debian's `chromium` (installed by .ci/run), driven by playwright-core.
@@ -17,15 +18,6 @@ if (!hasChromium)
 export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/web');
 
 const ROOT = join(import.meta.dirname, '../..');
-const newest = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir).map((name) => {
-      const p = join(dir, name);
-      const s = statSync(p);
-      return s.isDirectory() ? newest(p) : s.mtimeMs;
-    }),
-  );
 
 /** Whether a process runs (a pid of 0 or NaN: a lock just made, its pid not written yet, counts as running). */
 function alive(pid: number): boolean {
@@ -54,7 +46,8 @@ function lockPid(lock: string): number {
  */
 export async function ensureWebBuild() {
   const index = join(WEB_DIR, 'index.html');
-  const fresh = () => existsSync(index) && statSync(index).mtimeMs >= newest(join(ROOT, 'web'));
+  const fresh = () =>
+    existsSync(index) && statSync(index).mtimeMs >= Math.max(0, ...times(join(ROOT, 'web')));
   if (fresh()) return;
   const lock = join(ROOT, 'dist/.web-build.lock');
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
