@@ -570,7 +570,9 @@ export interface paths {
     put?: never;
     /**
      * Comment on a card
-     * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     * @description Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and an e-mail naming the author and the card, with its link in the web app (not the comment’s text).
+     *
+     *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
      *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
@@ -591,7 +593,9 @@ export interface paths {
     get?: never;
     /**
      * Edit one of your comments
-     * @description Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
+     * @description Only members the edit adds to `mentions` are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.
+     *
+     *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
      *     Dry run: `?dryRun=true` answers 200 with the would-be result (`meta.dryRun: true`, header `Dry-Run: true`) and changes nothing.
      */
@@ -4582,8 +4586,8 @@ export interface paths {
      */
     get: operations['getCurrentUser'];
     /**
-     * Edit the authenticated user's profile (display name)
-     * @description Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.
+     * Edit the authenticated user's profile (display name, mention e-mails)
+     * @description Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. `mentionEmails: false` stops the e-mail a comment's mention sends (the notification stays). Fields not sent keep their value; send at least one. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.
      *
      *     Token scope: `account:write`.
      */
@@ -39505,6 +39509,8 @@ export interface operations {
             documentId: string;
             email: string;
             id: number;
+            /** @description whether a comment's mention of this person is also e-mailed (default true; PUT /users/me) */
+            mentionEmails: boolean;
             /** @description display name; null: not set (show the username) */
             name: string | null;
             organizations: {
@@ -39603,8 +39609,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description whether a comment's mention of you is also e-mailed (the notification is made anyway) */
+          mentionEmails?: boolean;
           /** @description display name (trimmed, 1 to 120 characters); null clears it */
-          name: string | null;
+          name?: string | null;
         };
       };
     };
@@ -39622,6 +39630,8 @@ export interface operations {
             documentId: string;
             email: string;
             id: number;
+            /** @description whether a comment's mention of this person is also e-mailed (default true; PUT /users/me) */
+            mentionEmails: boolean;
             /** @description display name; null: not set (show the username) */
             name: string | null;
             organizations: {

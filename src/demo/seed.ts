@@ -21,7 +21,7 @@ import { segmentInput } from '../modules/segments/schema.js';
 import { createSegment } from '../modules/segments/service.js';
 import { taskInput } from '../modules/tasks/schema.js';
 import { createTask } from '../modules/tasks/service.js';
-import { findUserByEmail, updateUserName } from '../modules/users/repo.js';
+import { findUserByEmail, updateProfile } from '../modules/users/repo.js';
 import { register } from '../modules/users/service.js';
 import type { Tx } from '../platform/db/client.js';
 import type { AppDeps } from '../platform/deps.js';
@@ -77,7 +77,7 @@ async function ensureMemberUsers(deps: AppDeps, org: DemoOrg) {
     const name = `${m.first} ${m.last}`;
     const found = await findUserByEmail(deps.db.system, email);
     // A demo seeded before display names existed gets them; a name the person changed is kept.
-    if (found && found.name === null) await updateUserName(deps.db.system, found.id, name);
+    if (found && found.name === null) await updateProfile(deps.db.system, found.id, { name });
     const user =
       found ??
       (

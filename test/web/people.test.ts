@@ -110,4 +110,25 @@ describe.skipIf(!hasChromium)('web app: people by name (Chromium)', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  test('the profile turns mention e-mails off and on, saved with the name and shown so after a reload', async () => {
+    const page = await newPage(browser);
+    const errors = watchConsole(page);
+    await signIn(page);
+    await page.goto(`${base}/app/settings`);
+    const box = page.getByRole('checkbox', {
+      name: 'Receber um e-mail quando alguém me mencionar num comentário',
+    });
+    await expect.poll(() => box.isChecked()).toBe(true);
+    await box.uncheck();
+    await page.locator('[data-testid=profile] button[type=submit]').click();
+    await expect.poll(async () => (await t.userApi.get('/users/me')).body.mentionEmails).toBe(false);
+    await page.reload();
+    await expect.poll(() => box.isChecked()).toBe(false);
+    await box.check();
+    await page.locator('[data-testid=profile] button[type=submit]').click();
+    await expect.poll(async () => (await t.userApi.get('/users/me')).body.mentionEmails).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -242,6 +242,7 @@ const ptBR = {
   displayName: 'Nome de exibição',
   displayNameHint:
     'Mostrado no lugar do nome de usuário (até 120 caracteres); deixe vazio para usar o nome de usuário.',
+  mentionEmails: 'Receber um e-mail quando alguém me mencionar num comentário',
 };
 type Dict = typeof ptBR;
 const en: Dict = {
@@ -484,6 +485,7 @@ const en: Dict = {
   displayName: 'Display name',
   displayNameHint:
     'Shown instead of your username (up to 120 characters); leave it empty to use the username.',
+  mentionEmails: 'E-mail me when someone mentions me in a comment',
 };
 
 export type Lang = 'pt-BR' | 'en';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AppDeps } from '../../platform/deps.js';
 import { pageWindow, paginatedSchema, paginationSchema } from '../../platform/http/list-query.js';
 import type { RouteApp } from '../../platform/http/route-app.js';
 import { dataBody, deleted } from '../../platform/http/schemas.js';
@@ -7,7 +8,7 @@ import { tags } from './route-docs.js';
 import { comment, commentInput, commentItemParams, commentParams, commentUpdateInput } from './schema.js';
 
 /** The comments (and history) of a card. */
-export function registerCommentRoutes(app: RouteApp) {
+export function registerCommentRoutes(app: RouteApp, deps: AppDeps) {
   app.get(
     '/boards/:boardId/cards/:cardId/comments',
     {
@@ -36,6 +37,8 @@ export function registerCommentRoutes(app: RouteApp) {
       schema: {
         tags,
         summary: 'Comment on a card',
+        description:
+          'Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and an e-mail naming the author and the card, with its link in the web app (not the comment’s text).',
         params: commentParams,
         body: dataBody(commentInput),
         response: { 201: comment },
@@ -44,7 +47,9 @@ export function registerCommentRoutes(app: RouteApp) {
     async (req, reply) =>
       reply
         .code(201)
-        .send(await comments.addComment(req.tenant, req.params.boardId, req.params.cardId, req.body.data)),
+        .send(
+          await comments.addComment(deps, req.tenant, req.params.boardId, req.params.cardId, req.body.data),
+        ),
   );
 
   app.put(
@@ -54,13 +59,22 @@ export function registerCommentRoutes(app: RouteApp) {
       schema: {
         tags,
         summary: 'Edit one of your comments',
+        description:
+          'Only members the edit adds to `mentions` are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.',
         params: commentItemParams,
         body: dataBody(commentUpdateInput),
         response: { 200: comment },
       },
     },
     async (req) =>
-      comments.updateComment(req.tenant, req.params.boardId, req.params.cardId, req.params.id, req.body.data),
+      comments.updateComment(
+        deps,
+        req.tenant,
+        req.params.boardId,
+        req.params.cardId,
+        req.params.id,
+        req.body.data,
+      ),
   );
 
   app.delete(

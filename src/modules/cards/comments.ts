@@ -8,7 +8,7 @@ import { hasRole, requireRole, type TenantContext } from '../../platform/tenancy
 import { membershipIdsByDocumentIds, membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { loadCard, openBoard } from './board-scope.js';
 import * as commentsRepo from './comments-repo.js';
-import { notifyMentions, refreshMentionExcerpts } from './mention-notices.js';
+import { type MentionDeps, notifyMentions, refreshMentionExcerpts } from './mention-notices.js';
 
 /** A card's comments: members' comments (plain or sanitised HTML, with mentions) and the card's history entries. */
 
@@ -63,7 +63,13 @@ export async function listComments(ctx: TenantContext, boardId: string, cardId: 
 }
 
 /** Commenting needs the member role and sight of the card (not board editing rights). */
-export async function addComment(ctx: TenantContext, boardId: string, cardId: string, input: CommentInput) {
+export async function addComment(
+  deps: MentionDeps,
+  ctx: TenantContext,
+  boardId: string,
+  cardId: string,
+  input: CommentInput,
+) {
   requireRole(ctx, 'member');
   return ctx.transaction(async (tx) => {
     const scope = await openBoard(tx, ctx, boardId, false);
@@ -81,7 +87,7 @@ export async function addComment(ctx: TenantContext, boardId: string, cardId: st
         metadata: {},
       },
     ]);
-    await notifyMentions(tx, ctx, scope, card, row, mentions.ids);
+    await notifyMentions(deps, tx, ctx, scope, card, row, mentions.ids);
     return (await presentComments(tx, ctx.orgId, [row]))[0];
   });
 }
@@ -122,6 +128,7 @@ async function loadOwnComment(
 }
 
 export async function updateComment(
+  deps: MentionDeps,
   ctx: TenantContext,
   boardId: string,
   cardId: string,
@@ -147,7 +154,7 @@ export async function updateComment(
     });
     if (content !== undefined && updated.content !== row.content)
       await refreshMentionExcerpts(tx, ctx.orgId, updated);
-    if (mentions) await notifyMentions(tx, ctx, scope, card, updated, mentions.ids);
+    if (mentions) await notifyMentions(deps, tx, ctx, scope, card, updated, mentions.ids);
     return (await presentComments(tx, ctx.orgId, [updated]))[0];
   });
 }

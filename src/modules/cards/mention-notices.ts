@@ -1,8 +1,12 @@
+import { publicBaseUrl } from '../../config.js';
 import type { Tx } from '../../platform/db/client.js';
+import type { AppDeps } from '../../platform/deps.js';
 import { htmlToText } from '../../platform/http/rich-text.js';
+import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { insertNotification, setBodyByKey } from '../notifications/index.js';
+import { mentionMailRecipients } from '../users/index.js';
 import { membersWhoSeeCard } from './access.js';
 import type { BoardScope } from './board-scope.js';
 import type { CommentRow } from './comments-repo.js';
@@ -28,12 +32,42 @@ function excerpt(comment: Pick<CommentRow, 'content' | 'contentFormat'>) {
   return chars.length > EXCERPT ? `${chars.slice(0, EXCERPT - 1).join('')}…` : text;
 }
 
+/** What a mention's e-mail needs: the queue, and the address people reach the web app at. */
+export type MentionDeps = Pick<AppDeps, 'jobs' | 'config'>;
+
+/**
+ * The e-mail of a new mention, in Portuguese then English (as the password reset's): who, on which card, and the
+ * card's link in the web app. Not the comment's text: a deleted comment takes every copy of its text with it,
+ * and a queued or sent e-mail could not follow.
+ */
+function mentionMail(
+  deps: MentionDeps,
+  to: { email: string; name: string },
+  who: string,
+  card: { documentId: string; title: string },
+  boardDocumentId: string,
+) {
+  const link = `${publicBaseUrl(deps.config)}/app/boards/${boardDocumentId}/cards/${card.documentId}`;
+  return {
+    to: to.email,
+    subject: `${who} mencionou você em "${card.title}" / mentioned you on "${card.title}"`,
+    text:
+      `Olá, ${to.name}.\n\n${who} mencionou você num comentário do card "${card.title}".\n` +
+      `Para ler e responder, abra: ${link}\n\n---\n\n` +
+      `Hello ${to.name},\n\n${who} mentioned you in a comment on the card "${card.title}".\n` +
+      `To read it and reply, open: ${link}\n`,
+  };
+}
+
 /**
  * Notifies the members a comment mentions (internal membership ids), the author excepted, who may read the card;
  * a mention of anyone else stays on the comment but notifies nobody (the notice would name a card they cannot
- * open). In the comment's transaction.
+ * open). Each new notification is also e-mailed (not to a blocked user, nor one who turned mention e-mails off:
+ * `mentionEmails` of PUT /users/me), queued in the comment's transaction with
+ * a Message-ID of its own: a rolled-back comment sends nothing, a retried delivery the same message.
  */
 export async function notifyMentions(
+  deps: MentionDeps,
   tx: Tx,
   ctx: TenantContext,
   scope: BoardScope,
@@ -45,9 +79,10 @@ export async function notifyMentions(
   const recipients = await membersWhoSeeCard(tx, ctx, card.id, others);
   if (recipients.length === 0) return;
   const author = (await membershipRefsByIds(tx, ctx.orgId, [ctx.membershipId])).get(ctx.membershipId);
+  const mailTo = await mentionMailRecipients(tx, ctx.orgId, recipients);
   const who = author?.user.name ?? author?.user.username ?? 'A member';
   for (const membershipId of recipients) {
-    await insertNotification(tx, ctx.orgId, {
+    const created = await insertNotification(tx, ctx.orgId, {
       membershipId,
       type: 'comment_mention',
       title: `${who} mentioned you on "${card.title}"`,
@@ -62,6 +97,16 @@ export async function notifyMentions(
       actorMembershipId: ctx.membershipId,
       dedupeKey: keyOf(comment),
     });
+    const to = mailTo.get(membershipId);
+    if (!created || !to) continue;
+    await enqueueMail(
+      deps.jobs,
+      {
+        ...mentionMail(deps, to, who, card, scope.access.board.documentId),
+        messageId: `<comment-mention-${created.documentId}@crm.localhost>`,
+      },
+      { tx, orgId: ctx.orgId },
+    );
   }
 }
 

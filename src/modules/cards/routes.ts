@@ -10,7 +10,7 @@ import { registerReportRoutes } from './report-routes.js';
 export const cardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   registerCardCollectionRoutes(app);
   registerCardItemRoutes(app, deps);
-  registerCommentRoutes(app);
+  registerCommentRoutes(app, deps);
   registerReportRoutes(app);
   registerPublicFormRoutes(app, deps);
   await registerFileRoutes(app, deps);

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../platform/db/client.js';
+import { type Executor, queryRows } from '../../platform/db/client.js';
 import { newDocumentId } from '../../platform/db/ids.js';
 import { apiTokens, users } from './table.js';
 
@@ -36,10 +36,15 @@ export async function insertUser(
   return row;
 }
 
-export async function updateUserName(ex: Executor, id: number, name: string | null) {
+/** The person's own profile fields (PUT /users/me): those given change, the others stay. */
+export async function updateProfile(
+  ex: Executor,
+  id: number,
+  values: { name?: string | null; mentionEmails?: boolean },
+) {
   const [row] = await ex
     .update(users)
-    .set({ name, updatedAt: new Date() })
+    .set({ ...values, updatedAt: new Date() })
     .where(eq(users.id, id))
     .returning();
   return row;
@@ -138,4 +143,19 @@ export async function setPassword(ex: Executor, id: number, passwordHash: string
     .where(eq(users.id, id))
     .returning();
   return row;
+}
+
+/**
+ * Of an organization's memberships (internal ids), those whose user takes the e-mail of a mention: not blocked and
+ * `mention_emails` on; keyed by membership id, with the address and the name to greet (the username when none).
+ */
+export async function mentionMailRecipients(ex: Executor, orgId: number, membershipIds: number[]) {
+  if (membershipIds.length === 0) return new Map<number, { email: string; name: string }>();
+  const rows = await queryRows<{ id: number; email: string; name: string }>(
+    ex,
+    sql`select m.id, u.email, coalesce(u.name, u.username) as name
+      from memberships m join users u on u.id = m.user_id
+      where m.organization_id = ${orgId} and m.id in ${membershipIds} and u.mention_emails and not u.blocked`,
+  );
+  return new Map(rows.map((r) => [Number(r.id), { email: r.email, name: r.name }]));
 }

@@ -109,9 +109,9 @@ export const userRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       schema: {
         tags,
         operationId: 'updateCurrentUser',
-        summary: "Edit the authenticated user's profile (display name)",
+        summary: "Edit the authenticated user's profile (display name, mention e-mails)",
         description:
-          'Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.',
+          'Sets the display name shown instead of the username in every MembershipRef (`user.name`): trimmed, 1 to 120 characters; `null` clears it. `mentionEmails: false` stops the e-mail a comment\'s mention sends (the notification stays). Fields not sent keep their value; send at least one. The body is plain, like sign-up: `{ "name": "Carla Mendes" }`.',
         body: updateMeInput,
         response: { 200: me },
       },

@@ -50,9 +50,20 @@ export const changePasswordInput = z.strictObject({
 });
 
 /** PUT /users/me: what a person may change about themselves. */
-export const updateMeInput = z.strictObject({
-  name: displayName.nullable().describe('display name (trimmed, 1 to 120 characters); null clears it'),
-});
+export const updateMeInput = z
+  .strictObject({
+    name: displayName
+      .nullable()
+      .optional()
+      .describe('display name (trimmed, 1 to 120 characters); null clears it'),
+    mentionEmails: z
+      .boolean()
+      .optional()
+      .describe("whether a comment's mention of you is also e-mailed (the notification is made anyway)"),
+  })
+  .refine((d) => d.name !== undefined || d.mentionEmails !== undefined, {
+    message: 'send at least one of name, mentionEmails',
+  });
 
 export const authUser = z.object({
   id: z.number().int(),
@@ -111,6 +122,9 @@ export const me = z.object({
   username: z.string(),
   email: z.string(),
   name: z.string().nullable().describe('display name; null: not set (show the username)'),
+  mentionEmails: z
+    .boolean()
+    .describe("whether a comment's mention of this person is also e-mailed (default true; PUT /users/me)"),
   blocked: z.boolean(),
   confirmed: z.boolean(),
   createdAt: z.string(),

@@ -90,6 +90,7 @@ export async function getMe({ db }: AppDeps, principal: Principal) {
     username: user.username,
     email: user.email,
     name: user.name,
+    mentionEmails: user.mentionEmails,
     blocked: user.blocked,
     confirmed: user.confirmed,
     createdAt: isoRequired(user.createdAt),
@@ -104,9 +105,9 @@ export async function getMe({ db }: AppDeps, principal: Principal) {
   };
 }
 
-/** Changes the person's own profile (today: the display name) and answers like GET /users/me. */
+/** Changes the person's own profile (display name, mention e-mails) and answers like GET /users/me. */
 export async function updateMe(deps: AppDeps, principal: Principal, input: z.infer<typeof updateMeInput>) {
-  const user = await repo.updateUserName(deps.db.system, principal.userId, input.name);
+  const user = await repo.updateProfile(deps.db.system, principal.userId, input);
   if (!user) throw new AppError('UnauthorizedError', 'Missing or invalid credentials');
   return getMe(deps, principal);
 }

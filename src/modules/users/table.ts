@@ -14,6 +14,8 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     blocked: boolean('blocked').notNull().default(false),
     confirmed: boolean('confirmed').notNull().default(true),
+    /** Whether a comment's mention of this person is also e-mailed (PUT /users/me); the notification is made anyway. */
+    mentionEmails: boolean('mention_emails').notNull().default(true),
     /** Session JWTs issued before this second are refused (set when the password changes); null: all stand. */
     sessionsValidFrom: timestamp('sessions_valid_from', { withTimezone: true, mode: 'date' }),
     /** The SHA-256 of the pending password reset code (e-mailed once, single use) and when it expires. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { startJobs, type WorkerDeps } from '../../../src/workers.js';
 import { apiClient, getApp, newTenant, registerUser, testConfig } from '../../helpers/app.js';
-import { startSmtp, type TestSmtp } from '../../helpers/smtp.js';
+import { startSmtp, type TestSmtp, textBody } from '../../helpers/smtp.js';
 
 /** An app whose workers run and deliver over real SMTP, with a public URL of its own for the links. */
 let smtp: TestSmtp;
@@ -28,16 +28,6 @@ afterAll(async () => {
   await background?.jobs.stop();
   await smtp?.close();
 });
-
-/** The text body of a received message (nodemailer may send it quoted-printable). */
-function textBody(raw: string) {
-  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
-  const body = rest.join('\n\n');
-  if (!/content-transfer-encoding:\s*quoted-printable/i.test(head)) return body;
-  return body
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16)));
-}
 
 test('the invitation arrives over SMTP with a link (PUBLIC_URL) that shows and accepts it', async () => {
   const t = await newTenant(app);

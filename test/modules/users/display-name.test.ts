@@ -51,6 +51,27 @@ describe('display names (issue 31 item 4)', () => {
     expect((await apiClient(app, {}).put('/api/users/me', { name: 'x' })).status).toBe(401);
   });
 
+  test('mention e-mails: on by default; PUT /users/me turns them off and on without touching the name', async () => {
+    const t = await newTenant();
+    expect((await t.userApi.get('/users/me')).body.mentionEmails).toBe(true);
+    await t.userApi.put('/users/me', { name: 'Ana' });
+    const off = await t.userApi.put('/users/me', { mentionEmails: false });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    expect(off.body).toMatchObject({ name: 'Ana', mentionEmails: false });
+    expect((await t.userApi.get('/users/me')).body).toMatchObject({ name: 'Ana', mentionEmails: false });
+    // The name alone keeps the choice; both at once set both.
+    expect((await t.userApi.put('/users/me', { name: 'Ana B.' })).body.mentionEmails).toBe(false);
+    const both = await t.userApi.put('/users/me', { name: null, mentionEmails: true });
+    expect(both.body).toMatchObject({ name: null, mentionEmails: true });
+    for (const body of [{ mentionEmails: 'no' }, { mentionEmails: null }, {}]) {
+      const res = await t.userApi.put('/users/me', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.name).toBe('ValidationError');
+    }
+    expect(JSON.stringify((await t.userApi.put('/users/me', {})).body.error)).toContain('mentionEmails');
+    expect((await t.userApi.get('/users/me')).body.mentionEmails).toBe(true);
+  });
+
   test('MembershipRefs carry the name: members, card assignees, contact owners, the report', async () => {
     const t = await newTenant();
     const m = await addMember(t, 'member');

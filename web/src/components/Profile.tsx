@@ -6,7 +6,10 @@ import { userName } from '../lib/people';
 import { getSession, setSession } from '../session';
 import { Avatar, Button, Field } from '../ui';
 
-/** The signed-in person's profile: the display name shown instead of the username (PUT /api/users/me). */
+/**
+ * The signed-in person's profile (PUT /api/users/me): the display name shown instead of the username, and whether a
+ * mention in a comment is also e-mailed (the bell shows it anyway).
+ */
 export function Profile() {
   const qc = useQueryClient();
   const me = useQuery({ queryKey: ['me'], queryFn: () => unwrap(client.GET('/api/users/me')) });
@@ -14,6 +17,9 @@ export function Profile() {
   // replacing what was typed before it arrived).
   const [typed, setName] = useState<string | null>(null);
   const name = typed ?? me.data?.name ?? getSession()?.user.name ?? '';
+  // The box's state once the person ticks it; until then the saved choice (on while it loads: the default).
+  const [ticked, setMentionEmails] = useState<boolean | null>(null);
+  const mentionEmails = ticked ?? me.data?.mentionEmails ?? true;
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
 
   const save = async (e: Event) => {
@@ -21,11 +27,14 @@ export function Profile() {
     setStatus(null);
     try {
       const trimmed = name.trim();
-      const user = await unwrap(client.PUT('/api/users/me', { body: { name: trimmed || null } }));
+      const user = await unwrap(
+        client.PUT('/api/users/me', { body: { name: trimmed || null, mentionEmails } }),
+      );
       const s = getSession();
       if (s) setSession({ ...s, user: { ...s.user, name: user.name } });
       qc.setQueryData(['me'], user);
       setName(null);
+      setMentionEmails(null);
       // Every list showing people (members, assignees) shows the new name.
       await qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
       setStatus({ kind: 'ok', text: t('saved') });
@@ -55,6 +64,15 @@ export function Profile() {
           </Field>
           <Button submit>{t('save')}</Button>
         </div>
+        <label class="mkt-check">
+          <input
+            type="checkbox"
+            name="mention-emails"
+            checked={mentionEmails}
+            onChange={(e) => setMentionEmails((e.target as HTMLInputElement).checked)}
+          />{' '}
+          {t('mentionEmails')}
+        </label>
       </form>
       {status && (
         <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>

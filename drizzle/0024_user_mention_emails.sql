@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "mention_emails" boolean DEFAULT true NOT NULL;

@@ -1,0 +1,118 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { startJobs, type WorkerDeps } from '../../../src/workers.js';
+import { addMember, getApp, newTenant, testConfig } from '../../helpers/app.js';
+import { decodedHeader, type ReceivedMail, startSmtp, type TestSmtp, textBody } from '../../helpers/smtp.js';
+import { createCard, createPipeline } from '../cards/factory.js';
+
+/**
+ * A mention's e-mail (docs/jobs-mail-tasks.md, "Notifications"): an app whose workers run and deliver over real
+ * SMTP, with a public URL of its own for the card's link.
+ */
+let smtp: TestSmtp;
+let background: WorkerDeps;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  const { db } = await getApp();
+  const config = testConfig({
+    SMTP_URL: smtp.url,
+    CRM_JOBS_POLL_SECONDS: 0.5,
+    PUBLIC_URL: 'https://crm.example.test/',
+  });
+  background = await startJobs(config, db, true);
+  app = await buildApp({ config, db, background });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await background?.jobs.stop();
+  await smtp?.close();
+});
+
+const commentsOf = (boardId: string, cardId: string) => `/boards/${boardId}/cards/${cardId}/comments`;
+// Members joined by invitation also receive their invitation e-mail: only mentions count here.
+const mentionsTo = (email: string) =>
+  smtp.received.filter(
+    (m: ReceivedMail) => m.to.includes(email) && m.messageId.startsWith('<comment-mention-'),
+  );
+
+test('a mention e-mails the mentioned member who reads the card and takes mention e-mails: the author, the card and its link, not the text; once per member and comment', async () => {
+  const t = await newTenant(app);
+  const ana = await addMember(t, 'member');
+  const bia = await addMember(t, 'member');
+  const outsider = await addMember(t, 'member');
+  const quiet = await addMember(t, 'member');
+  expect((await quiet.api.put('/users/me', { mentionEmails: false })).status).toBe(200);
+  const { boardId } = await createPipeline(
+    t.api,
+    {},
+    { editors: [ana.membershipId, bia.membershipId, quiet.membershipId] },
+  );
+  const card = await createCard(t.api, boardId, { title: 'Proposta Ação Globex' });
+
+  const made = await ana.api.post(commentsOf(boardId, card.documentId), {
+    data: {
+      content: 'os termos confidenciais da proposta',
+      mentions: [bia.membershipId, ana.membershipId, outsider.membershipId, quiet.membershipId],
+    },
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  await smtp.waitFor(() => mentionsTo(bia.user.email).length > 0, 30_000);
+  const [mail] = mentionsTo(bia.user.email);
+  const [notice] = (await bia.api.get('/notifications')).body.data;
+  expect(mail.messageId).toBe(`<comment-mention-${notice.documentId}@crm.localhost>`);
+  const who = ana.user.username;
+  expect(decodedHeader(mail.subject)).toBe(
+    `${who} mencionou você em "Proposta Ação Globex" / mentioned you on "Proposta Ação Globex"`,
+  );
+  const text = textBody(mail.raw);
+  const link = `https://crm.example.test/app/boards/${boardId}/cards/${card.documentId}`;
+  expect(text).toContain(`${who} mencionou você num comentário do card "Proposta Ação Globex".`);
+  expect(text).toContain(`${who} mentioned you in a comment on the card "Proposta Ação Globex".`);
+  expect(text).toContain(`abra: ${link}\n`);
+  expect(text).not.toContain('confidenciais');
+
+  // An edit that keeps Bia sends her nothing more; one that adds the owner e-mails the owner once.
+  const path = `${commentsOf(boardId, card.documentId)}/${made.body.documentId}`;
+  expect(
+    (await ana.api.put(path, { data: { content: 'editado', mentions: [bia.membershipId] } })).status,
+  ).toBe(200);
+  expect((await ana.api.put(path, { data: { mentions: [bia.membershipId, t.membershipId] } })).status).toBe(
+    200,
+  );
+  await smtp.waitFor(() => mentionsTo(t.user.email).length > 0, 30_000);
+  // The mail queued by the earlier edit would have been delivered with or before the owner's.
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(mentionsTo(bia.user.email)).toHaveLength(1);
+  expect(mentionsTo(t.user.email)).toHaveLength(1);
+  // The author and the member who cannot read the card: no e-mail.
+  expect(mentionsTo(ana.user.email)).toHaveLength(0);
+  expect(mentionsTo(outsider.user.email)).toHaveLength(0);
+  // Who turned mention e-mails off has the notification and no e-mail.
+  expect(mentionsTo(quiet.user.email)).toHaveLength(0);
+  expect((await quiet.api.get('/notifications')).body.meta.pagination.total).toBe(1);
+});
+
+test('a dry run of a comment with a mention e-mails nobody and notifies nobody', async () => {
+  const t = await newTenant(app);
+  const bia = await addMember(t, 'member');
+  const { boardId } = await createPipeline(t.api, {}, { editors: [bia.membershipId] });
+  const card = await createCard(t.api, boardId, { title: 'Dry' });
+  const dry = await t.api.post(`${commentsOf(boardId, card.documentId)}?dryRun=true`, {
+    data: { content: 'só um ensaio', mentions: [bia.membershipId] },
+  });
+  expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+  // A real mention made after it arrives; the dry run's never does.
+  const real = await t.api.post(commentsOf(boardId, card.documentId), {
+    data: { content: 'agora vale', mentions: [bia.membershipId] },
+  });
+  expect(real.status).toBe(201);
+  await smtp.waitFor(() => mentionsTo(bia.user.email).length > 0, 30_000);
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(mentionsTo(bia.user.email)).toHaveLength(1);
+  expect((await bia.api.get('/notifications')).body.meta.pagination.total).toBe(1);
+});
