@@ -229,6 +229,11 @@ describe.skipIf(!hasChromium)('web app: starting a WhatsApp conversation (Chromi
     expect(env.wa.messages.length).toBe(before);
     expect(sentTo(people.erro.wa)).toHaveLength(0);
     await d.getByRole('button', { name: 'Fechar' }).click();
+    // The conversation is listed, with nothing delivered to preview said in words (not an empty line).
+    const item = page.locator('[data-testid=conversations] li', { hasText: 'Elisa Número Inválido' });
+    await expect
+      .poll(() => item.locator('.conv-preview').textContent())
+      .toBe('Nenhuma mensagem entregue ainda');
   });
 
   test('a viewer sees no "Nova conversa" nor "Enviar WhatsApp"', async () => {

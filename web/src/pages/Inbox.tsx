@@ -282,11 +282,19 @@ function ConversationList({
                 </span>
               )}
             </span>
-            <span class="conv-preview">{previewWords(c.lastMessagePreview)}</span>
+            <span class="conv-preview">
+              {/* A conversation whose only message WhatsApp refused has none to preview (nor a time). */}
+              {c.lastMessagePreview === null ? (
+                <em class="muted">{t('noMessagesYet')}</em>
+              ) : (
+                previewWords(c.lastMessagePreview)
+              )}
+            </span>
             <span class="muted small conv-meta">
               {c.assignee && <Avatar user={c.assignee.user} />}
               <span>
-                {t(`conv_${c.status}`)} · {dateTime(c.lastMessageAt)}
+                {t(`conv_${c.status}`)}
+                {c.lastMessageAt ? ` · ${dateTime(c.lastMessageAt)}` : ''}
                 {c.assignee ? ` · ${personName(c.assignee)}` : ''}
               </span>
             </span>
