@@ -311,6 +311,52 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
     await p.context().close();
   }, 90_000);
 
+  test('an HTML comment (made through the API) reads as its text, without tags, and is edited and saved as plain text', async () => {
+    const made = await author.api.post(`/boards/${boardId}/cards/${cardId}/comments`, {
+      data: {
+        content:
+          '<p>Olá <strong>time</strong>,</p><ul><li>preço</li><li>prazo</li></ul><p>veja <a href="https://exemplo.com/p">a proposta</a><br>até sexta</p>',
+        contentFormat: 'html',
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = made.body.documentId as string;
+    const p = await signedIn(author.user);
+    const errors = watchConsole(p);
+    const d = await drawerOf(p);
+    const item = commentIn(d, id);
+    const shown = 'Olá time,\n• preço\n• prazo\nveja a proposta (https://exemplo.com/p)\naté sexta';
+    await expect.poll(() => item.locator('p').first().textContent()).toBe(shown);
+    expect(await item.innerHTML()).not.toContain('&lt;');
+    // One line per paragraph and item, as written (five lines; run together they would take one or two).
+    const height = await item
+      .locator('p')
+      .first()
+      .evaluate((el) => (el as HTMLElement).offsetHeight);
+    expect(height).toBeGreaterThan(60);
+
+    await item.getByRole('button', { name: /^Editar o comentário de Marcos Dias/ }).click();
+    const editor = item.getByTestId('comment-editor');
+    const box = editor.getByLabel('Editar comentário');
+    await expect.poll(() => box.inputValue()).toBe(shown);
+    await expect
+      .poll(() => text(editor))
+      .toContain(
+        'Este comentário veio com formatação; se você mudar o texto, ele será salvo como texto simples.',
+      );
+    await box.fill('Olá time, fechado: preço e prazo ok.');
+    await editor.getByRole('button', { name: 'Salvar' }).click();
+    await editor.waitFor({ state: 'detached' });
+    await expect.poll(async () => (await stored(id))?.content).toBe('Olá time, fechado: preço e prazo ok.');
+    const saved = (await comments()).find((c) => c.documentId === id) as unknown as { contentFormat: string };
+    expect(saved.contentFormat).toBe('plain');
+    await expect
+      .poll(() => item.locator('p').first().textContent())
+      .toBe('Olá time, fechado: preço e prazo ok.');
+    expect(errors).toEqual([]);
+    await p.context().close();
+  }, 90_000);
+
   test('the editor with its member list open, audited on a desktop and a phone', async () => {
     const problems: Record<string, string[]> = {};
     const english = englishCatalogue();

@@ -7,6 +7,7 @@ import { canDeleteComment, canEditComment } from '../lib/board-access';
 import { time } from '../lib/dates';
 import { type Member, useMembers } from '../lib/directory';
 import { historySentence } from '../lib/events';
+import { htmlAsText } from '../lib/html-text';
 import { personName } from '../lib/people';
 import { useSubmit } from '../lib/submit';
 import { canWrite } from '../session';
@@ -19,6 +20,8 @@ const cw = wordsOf(catalogue);
 interface Comment {
   documentId: string;
   content: string;
+  /** `html`: written through the API, shown and edited as its text (lib/html-text.ts). */
+  contentFormat: 'plain' | 'html';
   type: 'user' | 'system';
   activityType: string | null;
   mentions: string[];
@@ -27,6 +30,9 @@ interface Comment {
   createdAt: string;
   updatedAt: string;
 }
+/** What a person reads of a comment: its text, or an HTML comment's text. */
+const textOf = (x: Comment) => (x.contentFormat === 'html' ? htmlAsText(x.content) : x.content);
+
 /** Where a comment lives, and how its list is read again after a change. */
 interface Place {
   boardId: string;
@@ -182,7 +188,7 @@ function CommentItem({
   const remove = async () => {
     const ok = await confirmAction({
       title: cw('deleteTitle'),
-      text: quoted(x.content),
+      text: quoted(textOf(x)),
       confirmLabel: cw('delete'),
       danger: true,
     });
@@ -215,7 +221,7 @@ function CommentItem({
       {editing ? (
         <CommentEditor comment={x} members={members} place={place} onDone={() => setEditing(false)} />
       ) : (
-        <MentionText content={x.content} mentions={x.mentions ?? []} members={members} />
+        <MentionText content={textOf(x)} mentions={x.mentions ?? []} members={members} />
       )}
       {!editing && (canEditComment(x) || canDeleteComment(x)) && (
         <div class="row">
@@ -265,9 +271,12 @@ function CommentEditor({
       return m ? [{ documentId: id, name: personName(m) }] : [];
     }),
   );
-  const [text, setText] = useState(x.content);
+  // An HTML comment is edited as its text, and saved as plain text (its formatting goes: the editor says so).
+  const html = x.contentFormat === 'html';
+  const [original] = useState(() => textOf(x));
+  const [text, setText] = useState(original);
   const [picked, setPicked] = useState(initial);
-  const written = mentionsIn(x.content, initial);
+  const written = mentionsIn(original, initial);
   const unwritten = (x.mentions ?? []).filter((id) => !written.includes(id));
   const { error, busy, run } = useSubmit({ content: cw('contentRefused') });
   const save = (e: Event) => {
@@ -277,12 +286,18 @@ function CommentEditor({
     const mentions = [...new Set([...unwritten, ...mentionsIn(text, picked)])].filter(member);
     const mentionsChanged =
       mentions.length !== current.length || mentions.some((id) => !current.includes(id));
-    if (text === x.content && !mentionsChanged) return onDone();
+    const textChanged = text !== original;
+    if (!textChanged && !mentionsChanged) return onDone();
     void run(async () => {
       await unwrap(
         client.PUT('/api/boards/{boardId}/cards/{cardId}/comments/{id}', {
           params: { path: { boardId: place.boardId, cardId: place.cardId, id: x.documentId } },
-          body: { data: { content: text, ...(mentionsChanged ? { mentions } : {}) } },
+          body: {
+            data: {
+              ...(textChanged ? { content: text, ...(html ? { contentFormat: 'plain' as const } : {}) } : {}),
+              ...(mentionsChanged ? { mentions } : {}),
+            },
+          },
         }),
       );
       await place.refresh();
@@ -298,7 +313,7 @@ function CommentEditor({
   };
   return (
     <form class="comment-form" onSubmit={save} onKeyDown={cancelOnEscape} data-testid="comment-editor">
-      <Field label={cw('editLabel')} error={error}>
+      <Field label={cw('editLabel')} error={error} hint={html ? cw('htmlEditHint') : undefined}>
         <MentionBox
           name="comment-edit"
           value={text}

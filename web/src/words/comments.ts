@@ -11,6 +11,8 @@ export const ptBR = {
   editedAt: 'editado às {time}',
   editedOn: 'editado em {when}',
   contentRefused: 'Escreva o comentário (até 20.000 caracteres).',
+  htmlEditHint:
+    'Este comentário veio com formatação; se você mudar o texto, ele será salvo como texto simples.',
 };
 export const en: typeof ptBR = {
   edit: 'Edit',
@@ -24,4 +26,5 @@ export const en: typeof ptBR = {
   editedAt: 'edited at {time}',
   editedOn: 'edited on {when}',
   contentRefused: 'Write the comment (up to 20,000 characters).',
+  htmlEditHint: 'This comment came formatted; if you change its text, it is saved as plain text.',
 };
