@@ -158,6 +158,41 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     await page.keyboard.press('Escape');
   });
 
+  test('the drawer: a description is typed as text and kept as HTML; one written in HTML reads as its text and stays as it was', async () => {
+    const made = await t.api.post(`/boards/${boardId}/cards`, {
+      data: {
+        title: 'Descrição formatada',
+        fields: { 'nome-completo': 'Ana Lima', email: 'ana@exemplo.com.br', consentimento: true },
+        description: '<p>Olá <strong>cliente</strong></p><ul><li>um</li><li>dois</li></ul>',
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = made.body.documentId as string;
+    const stored = async () => (await t.api.get(`/boards/${boardId}/cards/${id}`)).body;
+    await page.goto(`${base}/app/boards/${boardId}/cards/${id}`);
+    const drawer = page.locator('[data-testid=card-drawer]');
+    const box = drawer.locator('textarea[name=description]');
+    await expect.poll(() => box.inputValue()).toBe('Olá cliente\n\n• um\n• dois');
+    // Another field saved: the description goes back untouched, its formatting kept.
+    await drawer.locator('input[name=title]').fill('Descrição formatada (revista)');
+    await drawer.getByRole('button', { name: 'Salvar' }).click();
+    await expect.poll(async () => (await stored()).title).toBe('Descrição formatada (revista)');
+    expect((await stored()).description).toBe(
+      '<p>Olá <strong>cliente</strong></p><ul><li>um</li><li>dois</li></ul>',
+    );
+
+    // Typed with characters HTML escapes and two lines: kept as HTML, read back as typed.
+    const typed = 'Preço < 100 & prazo "curto"\nsegunda linha\n\nnovo parágrafo';
+    await box.fill(typed);
+    await drawer.getByRole('button', { name: 'Salvar' }).click();
+    await expect
+      .poll(async () => (await stored()).description)
+      .toBe('<p>Preço &lt; 100 &amp; prazo "curto"<br />segunda linha</p><p>novo parágrafo</p>');
+    await page.goto(`${base}/app/boards/${boardId}/cards/${id}`);
+    await expect.poll(() => box.inputValue()).toBe(typed);
+    await page.keyboard.press('Escape');
+  });
+
   test('a card moves with the keyboard alone (Space, →, Space)', async () => {
     const id = (await page
       .locator(`[data-phase-id="${phase('negociacao')}"] [data-card-id]`)

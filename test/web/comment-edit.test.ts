@@ -325,7 +325,7 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
     const errors = watchConsole(p);
     const d = await drawerOf(p);
     const item = commentIn(d, id);
-    const shown = 'Olá time,\n• preço\n• prazo\nveja a proposta (https://exemplo.com/p)\naté sexta';
+    const shown = 'Olá time,\n\n• preço\n• prazo\n\nveja a proposta (https://exemplo.com/p)\naté sexta';
     await expect.poll(() => item.locator('p').first().textContent()).toBe(shown);
     expect(await item.innerHTML()).not.toContain('&lt;');
     // One line per paragraph and item, as written (five lines; run together they would take one or two).

@@ -8,6 +8,7 @@ import { people, personName } from '../lib/labels';
 import { Button } from '../ui';
 import { DateInput } from './DateInput';
 import { FieldInput } from './FieldInput';
+import { RichTextArea } from './RichTextArea';
 
 /** The card's own attributes changed in the form and not saved yet. */
 interface CardAttrs {
@@ -182,12 +183,12 @@ function CardAttributes({
       </div>
       <div class="field">
         <label for="card-description">{t('description')}</label>
-        <textarea
+        <RichTextArea
           id="card-description"
           name="description"
           rows={2}
-          value={attrs.description ?? c.description ?? ''}
-          onInput={(e) => onPatch({ description: (e.target as HTMLTextAreaElement).value || null })}
+          html={attrs.description !== undefined ? attrs.description : c.description}
+          onHtml={(description) => onPatch({ description })}
         />
       </div>
     </>

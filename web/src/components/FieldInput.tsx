@@ -8,6 +8,7 @@ import { fileSize } from '../lib/file-size';
 import * as fileWords from '../words/board-files';
 import { DateInput } from './DateInput';
 import { DateTimeInput } from './DateTimeInput';
+import { RichTextArea } from './RichTextArea';
 
 /** The file fields' words (web/src/words/board-files.ts). */
 const fw = wordsOf(fileWords);
@@ -100,8 +101,9 @@ function fieldControl(props: FieldInputProps) {
   const common = controlAttrs(f, disabled);
   const str = value == null ? '' : String(value);
   switch (f.type) {
-    case 'textarea':
     case 'richtext':
+      return <RichTextArea {...common} rows={3} html={value as string | null} onHtml={onChange} />;
+    case 'textarea':
       return (
         <textarea
           {...common}

@@ -7,6 +7,7 @@ import { refusalOf } from '../../lib/marketing';
 import { personName } from '../../lib/people';
 import { Avatar, Button, Dialog, Field, toast } from '../../ui';
 import { DateTimeInput } from '../DateTimeInput';
+import { RichTextArea } from '../RichTextArea';
 import {
   codeWord,
   emptyIsRequired,
@@ -27,7 +28,8 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
   const qc = useQueryClient();
   const members = useMembers();
   const [name, setName] = useState(task?.name ?? '');
-  const [description, setDescription] = useState(task?.description ?? '');
+  // The description as the service keeps it (HTML): sent back untouched unless edited (RichTextArea).
+  const [description, setDescription] = useState<string | null>(task?.description ?? null);
   const [due, setDue] = useState(toLocal(task?.dueDate ?? null));
   const [type, setType] = useState<string>(task?.type ?? 'reminder');
   const [priority, setPriority] = useState<string>(task?.priority ?? 'medium');
@@ -48,7 +50,7 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
     setBusy(true);
     const data = {
       name,
-      description: description.trim() ? description : null,
+      description,
       dueDate: fromLocal(due),
       type,
       priority,
@@ -131,12 +133,7 @@ export function TaskEditor({ task, onClose }: { task: Task | null; onClose: () =
           />
         </Field>
         <Field label={kw('description')} error={errors.description}>
-          <textarea
-            name="task-description"
-            rows={3}
-            value={description}
-            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
-          />
+          <RichTextArea name="task-description" rows={3} html={description} onHtml={setDescription} />
         </Field>
         <div class="mkt-row">
           <Field label={kw('dueDate')} error={errors.dueDate}>
