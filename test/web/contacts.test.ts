@@ -142,13 +142,16 @@ describe.skipIf(!hasChromium)('web app: contacts (Chromium)', () => {
     // A note: an empty one asked for beside the field, then added to the timeline.
     await detail.getByRole('button', { name: 'Anotar' }).click();
     await detail.locator('.ct-note .ds-field.has-error', { hasText: 'Escreva a anotação.' }).waitFor();
-    await detail.getByLabel('Nova anotação').fill('Prefere contato por WhatsApp à tarde');
+    await detail.getByLabel('Nova anotação').fill('Prefere contato por WhatsApp à tarde\nNunca às segundas');
     await detail.getByRole('button', { name: 'Anotar' }).click();
     await toast(p, 'Anotação adicionada.');
-    await detail.locator('.timeline li', { hasText: 'Prefere contato por WhatsApp à tarde' }).waitFor();
+    const note = detail.locator('.timeline li', { hasText: 'Prefere contato por WhatsApp à tarde' });
+    // Its lines as written, not run together (innerText: the text as rendered, with the breaks CSS keeps).
+    // biome-ignore lint/performance/useDomNodeTextContent: textContent has the line breaks whatever CSS does
+    await expect.poll(() => note.evaluate((el) => (el as HTMLElement).innerText)).toContain('à tarde\nNunca');
     const notes = (await t.api.get(`/contacts/${id}/activities`)).body.data as Record<string, string>[];
     expect(notes.find((n) => n.activityType === 'note_added')?.description).toBe(
-      'Prefere contato por WhatsApp à tarde',
+      'Prefere contato por WhatsApp à tarde\nNunca às segundas',
     );
     // The list row shows the city and the owner by name.
     const row = p.locator(`tr[data-contact-id="${id}"]`);
