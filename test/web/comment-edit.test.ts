@@ -334,6 +334,8 @@ describe.skipIf(!hasChromium)('web app: a comment edited and deleted in the draw
       .first()
       .evaluate((el) => (el as HTMLElement).offsetHeight);
     expect(height).toBeGreaterThan(60);
+    await item.scrollIntoViewIfNeeded();
+    await shot(p, 'web-173-html-comment');
 
     await item.getByRole('button', { name: /^Editar o comentário de Marcos Dias/ }).click();
     const editor = item.getByTestId('comment-editor');

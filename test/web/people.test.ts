@@ -121,6 +121,7 @@ describe.skipIf(!hasChromium)('web app: people by name (Chromium)', () => {
     });
     await expect.poll(() => box.isChecked()).toBe(true);
     await box.uncheck();
+    await shot(page, 'web-174-profile-mention-emails');
     await page.locator('[data-testid=profile] button[type=submit]').click();
     await expect.poll(async () => (await t.userApi.get('/users/me')).body.mentionEmails).toBe(false);
     await page.reload();

@@ -52,19 +52,16 @@ export function Profile() {
         <Avatar user={user} size="md" /> {userName(user)} <span class="muted small">@{user?.username}</span>
       </p>
       <form class="card-form" onSubmit={save} aria-labelledby="profile-title">
-        <div class="row">
-          <Field label={t('displayName')} hint={t('displayNameHint')}>
-            <input
-              name="display-name"
-              maxLength={120}
-              autoComplete="name"
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </Field>
-          <Button submit>{t('save')}</Button>
-        </div>
-        <label class="mkt-check">
+        <Field label={t('displayName')} hint={t('displayNameHint')}>
+          <input
+            name="display-name"
+            maxLength={120}
+            autoComplete="name"
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </Field>
+        <label class="inline">
           <input
             type="checkbox"
             name="mention-emails"
@@ -73,6 +70,7 @@ export function Profile() {
           />{' '}
           {t('mentionEmails')}
         </label>
+        <Button submit>{t('save')}</Button>
       </form>
       {status && (
         <p role={status.kind === 'error' ? 'alert' : 'status'} class={status.kind}>
