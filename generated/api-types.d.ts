@@ -12,7 +12,7 @@ export interface paths {
     };
     /**
      * Your agenda: calendar events, scheduled campaigns, tasks and card due dates, merged
-     * @description BETA: Window `start`–`end` at most 62 days, end after start (400 otherwise). Calendar events come from your connected calendar (time-range REPORT, recurring events expanded in the window); tasks and cards are those you may see. When a source fails the others still answer: `meta.partial` is true and `meta.sourceErrors` says which and why — examine it before treating the list as complete.
+     * @description BETA: Window `start`–`end` at most 62 days, end after start (400 otherwise). Calendar events come from your connected calendar (time-range REPORT, recurring events expanded in the window); tasks and cards are those you may see. A calendar event that is a meeting of the organization links to it (`link.type: meeting`), with its `organizer` and `status` when the card of the meeting is visible to you (as `GET /calendar-meetings/{id}`). When a source fails the others still answer: `meta.partial` is true and `meta.sourceErrors` says which and why — examine it before treating the list as complete.
      *
      *     Token scope: `agenda:read`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      */
@@ -4849,6 +4849,13 @@ export interface components {
       id: string;
       link: {
         documentId: string;
+        /** @description a meeting you may read (its card is visible to you): who organizes it, the only one who may change or cancel it; null when no longer a member. Absent for other links and for a meeting on a card you cannot see */
+        organizer?: components['schemas']['MembershipRef'] | null;
+        /**
+         * @description a meeting you may read, as organizer: a cancelled one cannot be changed
+         * @enum {string}
+         */
+        status?: 'scheduled' | 'cancelled';
         /** @enum {string} */
         type: 'task' | 'card' | 'campaign' | 'meeting';
       } | null;

@@ -1,16 +1,24 @@
 import { DateTime } from 'luxon';
+import type { Tx } from '../../platform/db/client.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
-import { isoRequired } from '../../platform/http/schemas.js';
+import { isoRequired, type MembershipRef } from '../../platform/http/schemas.js';
 import { queryObjects } from '../../platform/providers/caldav/client.js';
 import { type Occurrence, occurrencesIn } from '../../platform/providers/caldav/icalendar.js';
 import { requireFeature, type TenantContext } from '../../platform/tenancy/context.js';
+import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { scheduledCampaignsIn } from '../campaigns/index.js';
 import { visibleCardsAcrossBoards } from '../cards/index.js';
 import { canonicalTimeZone, organizationTimeZone } from '../organizations/index.js';
 import { DEFAULT_TIME_ZONE } from '../organizations/table.js';
 import { calDavFailure, type Deps, noCalendar, outboundFetch, targetOf } from './connections.js';
 import * as repo from './repo.js';
-import { AGENDA_SOURCES, type AgendaItem, type AgendaSource, type AvailabilityInput } from './schema.js';
+import {
+  AGENDA_SOURCES,
+  type AgendaItem,
+  type AgendaSource,
+  type AvailabilityInput,
+  type Meeting,
+} from './schema.js';
 
 /** The agenda window: at most 62 days (spec, Limits), end after start. */
 export const MAX_WINDOW_DAYS = 62;
@@ -73,6 +81,33 @@ function readOccurrences(objects: { data: string }[], start: Date, end: Date) {
 
 const day = (d: Date) => isoRequired(d);
 
+/** The organizers of the meetings the caller may see, read at once (one query for the whole agenda). */
+function organizersOf(tx: Tx, orgId: number, meetings: repo.MeetingLinkRow[]) {
+  return membershipRefsByIds(tx, orgId, [
+    ...new Set(
+      meetings.flatMap((m) =>
+        m.visible && m.organizerMembershipId != null ? [m.organizerMembershipId] : [],
+      ),
+    ),
+  ]);
+}
+
+/**
+ * A calendar item's meeting: its organizer and status too when the caller may see the meeting (its card is visible
+ * to them, as GET /calendar-meetings/:id requires), so the agenda needs no read per meeting; else only its
+ * documentId, as before (nothing the meeting's own read would refuse).
+ */
+function meetingLink(meeting: repo.MeetingLinkRow, organizers: Map<number, MembershipRef>) {
+  const link = { type: 'meeting' as const, documentId: meeting.documentId };
+  if (!meeting.visible) return link;
+  const id = meeting.organizerMembershipId;
+  return {
+    ...link,
+    organizer: id == null ? null : (organizers.get(id) ?? null),
+    status: meeting.status as Meeting['status'],
+  };
+}
+
 export async function listAgenda(
   deps: Deps,
   ctx: TenantContext,
@@ -85,6 +120,8 @@ export async function listAgenda(
   const { sources, explicit } = parseSources(query.sources);
   const items: AgendaItem[] = [];
   const sourceErrors: { source: AgendaSource; message: string }[] = [];
+  // The cards the caller may see: the tasks and cards sources, and the meetings a calendar item names.
+  const cardVisible = visibleCardsAcrossBoards(ctx);
 
   // Each source answers on its own: one that fails is reported and the others still count.
   const run = async (source: AgendaSource, fn: () => Promise<AgendaItem[]>) => {
@@ -115,9 +152,15 @@ export async function listAgenda(
         source: 'calendar',
         message: `${unreadable} calendar object(s) are not valid iCalendar and were left out`,
       });
-    const meetings = await ctx.transaction((tx) =>
-      repo.meetingsByUid(tx, ctx.orgId, [...new Set(occurrences.map((o) => o.uid))]),
-    );
+    const { meetings, organizers } = await ctx.transaction(async (tx) => {
+      const found = await repo.meetingsByUid(
+        tx,
+        ctx.orgId,
+        [...new Set(occurrences.map((o) => o.uid))],
+        cardVisible,
+      );
+      return { meetings: found, organizers: await organizersOf(tx, ctx.orgId, [...found.values()]) };
+    });
     return occurrences
       .filter((o) => !o.cancelled)
       .map((o) => {
@@ -129,11 +172,10 @@ export async function listAgenda(
           start: day(o.start),
           end: day(o.end),
           allDay: o.allDay,
-          link: meeting ? { type: 'meeting' as const, documentId: meeting } : null,
+          link: meeting ? meetingLink(meeting, organizers) : null,
         };
       });
   });
-  const cardVisible = visibleCardsAcrossBoards(ctx);
   await run('tasks', async () => {
     const rows = await ctx.transaction((tx) => repo.tasksDueIn(tx, ctx.orgId, start, end, cardVisible));
     return rows.map((r) => ({

@@ -76,14 +76,39 @@ export async function listCardMeetings(tx: Tx, orgId: number, cardId: number) {
     .orderBy(asc(calendarMeetings.startsAt), asc(calendarMeetings.id));
 }
 
-/** documentIds of this organization's meetings with these iCalendar UIDs (the agenda links them). */
-export async function meetingsByUid(tx: Tx, orgId: number, uids: string[]) {
-  if (!uids.length) return new Map<string, string>();
+/** A meeting the agenda links a calendar instance to. */
+export interface MeetingLinkRow {
+  uid: string;
+  documentId: string;
+  status: string;
+  organizerMembershipId: number | null;
+  visible: boolean;
+}
+
+/**
+ * This organization's meetings with these iCalendar UIDs (the agenda links them), whatever their card, each with
+ * whether its card is visible to the caller (`cardVisible`: cards/access.ts visibleCardsAcrossBoards, undefined
+ * for admins), the rule GET /calendar-meetings/:id applies before it shows a meeting.
+ */
+export async function meetingsByUid(tx: Tx, orgId: number, uids: string[], cardVisible: SQL | undefined) {
+  if (!uids.length) return new Map<string, MeetingLinkRow>();
   const rows = await tx
-    .select({ uid: calendarMeetings.uid, documentId: calendarMeetings.documentId })
+    .select({
+      uid: calendarMeetings.uid,
+      documentId: calendarMeetings.documentId,
+      status: calendarMeetings.status,
+      organizerMembershipId: calendarMeetings.organizerMembershipId,
+      // The card always exists (its foreign key cascades): the joins keep every meeting, as before them.
+      visible: cardVisible ? sql<boolean>`coalesce(${cardVisible}, false)` : sql<boolean>`true`,
+    })
     .from(calendarMeetings)
+    .innerJoin(
+      cards,
+      and(eq(cards.organizationId, calendarMeetings.organizationId), eq(cards.id, calendarMeetings.cardId)),
+    )
+    .innerJoin(boards, and(eq(boards.organizationId, cards.organizationId), eq(boards.id, cards.boardId)))
     .where(and(eq(calendarMeetings.organizationId, orgId), sql`${calendarMeetings.uid} in ${uids}`));
-  return new Map(rows.map((r) => [r.uid, r.documentId]));
+  return new Map(rows.map((r) => [r.uid, r]));
 }
 
 /** The card of a meeting with its board's documentId (for access checks and the response). */

@@ -65,7 +65,20 @@ export const agendaItem = z
     end: z.string(),
     allDay: z.boolean(),
     link: z
-      .object({ type: z.enum(['task', 'card', 'campaign', 'meeting']), documentId: z.string() })
+      .object({
+        type: z.enum(['task', 'card', 'campaign', 'meeting']),
+        documentId: z.string(),
+        organizer: membershipRef
+          .nullable()
+          .optional()
+          .describe(
+            'a meeting you may read (its card is visible to you): who organizes it, the only one who may change or cancel it; null when no longer a member. Absent for other links and for a meeting on a card you cannot see',
+          ),
+        status: z
+          .enum(MEETING_STATUSES)
+          .optional()
+          .describe('a meeting you may read, as organizer: a cancelled one cannot be changed'),
+      })
       .nullable(),
   })
   .meta({ id: 'AgendaItem' });

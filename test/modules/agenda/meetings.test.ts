@@ -230,6 +230,84 @@ describe.skipIf(!!missing)(`meetings on a card${missing ? ` (${missing})` : ''}`
     expect((await memberApi.get(`/boards/${boardId}/cards/${cardId}/calendar-meetings`)).status).toBe(404);
   });
 
+  test("the agenda's meeting link names the organizer and status to who may read the meeting, nothing more to others", async () => {
+    const t = await newTenant(world.app);
+    const { user: calendar } = await connectCalendar(t.api, world.radicale);
+    const admin = await addMember(t, 'admin');
+    const member = await addMember(t, 'member');
+    // A team calendar all three connect: each agenda holds the meetings the owner writes to it.
+    for (const m of [admin, member]) {
+      const shared = await m.api.post('/calendar-connections', {
+        data: { url: world.radicale.url, username: calendar.username, password: calendar.password },
+      });
+      expect(shared.status).toBe(201);
+    }
+    const { boardId, cardId } = await boardAndCard(t.api);
+    const created = await t.api.post(`/boards/${boardId}/cards/${cardId}/calendar-meetings`, {
+      data: { title: 'Pricing call', start: inDays(2, 10).toISOString(), end: inDays(2, 11).toISOString() },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.documentId;
+    const linkIn = async (api: typeof t.api) => {
+      const res = await api.get('/agenda/events', {
+        start: inDays(1).toISOString(),
+        end: inDays(4).toISOString(),
+        sources: 'calendar',
+      });
+      expect(res.status).toBe(200);
+      return res.body.data.find((e: any) => e.title === 'Pricing call')?.link;
+    };
+    const organizer = created.body.organizer;
+    expect(organizer).toMatchObject({ documentId: t.membershipId, user: { email: t.user.email } });
+    const readable = { type: 'meeting', documentId: id, organizer, status: 'scheduled' };
+    expect(await linkIn(t.api)).toEqual(readable);
+    expect(await linkIn(admin.api)).toEqual(readable);
+
+    // Not on the board: the meeting's own read is a 404, and the agenda links it by documentId only (as before).
+    expect((await member.api.get(`/calendar-meetings/${id}`)).status).toBe(404);
+    expect(await linkIn(member.api)).toEqual({ type: 'meeting', documentId: id });
+    // On the board, which shows each member only the cards assigned to them: still not readable, still nothing.
+    const narrowed = await t.api.put(`/boards/${boardId}`, {
+      data: { members: [member.membershipId], boardSettings: { restrictViewToAssignees: true } },
+    });
+    expect(narrowed.status).toBe(200);
+    expect((await member.api.get(`/calendar-meetings/${id}`)).status).toBe(404);
+    expect(await linkIn(member.api)).toEqual({ type: 'meeting', documentId: id });
+    // The card visible to them: the organizer and status, as the meeting's read gives them.
+    const opened = await t.api.put(`/boards/${boardId}`, {
+      data: { boardSettings: { restrictViewToAssignees: false } },
+    });
+    expect(opened.status).toBe(200);
+    expect((await member.api.get(`/calendar-meetings/${id}`)).body).toMatchObject({
+      organizer,
+      status: 'scheduled',
+    });
+    expect(await linkIn(member.api)).toEqual(readable);
+
+    // Cancelled, while a copy of its event is still in a calendar (an attendee's client kept it): the status says so.
+    expect((await t.api.delete(`/calendar-meetings/${id}`)).status).toBe(200);
+    const stamp = (d: Date) => `${d.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
+    await world.radicale.putObject(
+      calendar,
+      'kept.ics',
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//EN',
+        'BEGIN:VEVENT',
+        `UID:${created.body.uid}`,
+        `DTSTAMP:${stamp(new Date())}`,
+        `DTSTART:${stamp(inDays(2, 10))}`,
+        `DTEND:${stamp(inDays(2, 11))}`,
+        'SUMMARY:Pricing call',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n'),
+    );
+    expect(await linkIn(member.api)).toEqual({ ...readable, status: 'cancelled' });
+  });
+
   test('a viewer cannot schedule; a plan without the agenda feature gets 403 naming it', async () => {
     const t = await newTenant(world.app);
     const { boardId, cardId } = await boardAndCard(t.api);

@@ -229,16 +229,15 @@ export function MeetingForm(props: {
   );
 }
 
-/** One meeting by its id (its editor, the agenda's actions): one cached read each. */
-export const useMeeting = (id: string) =>
-  useQuery({
+/**
+ * A meeting's editor in a dialog: the meeting read (all its fields; an agenda item carries only its organizer and
+ * status), then its form.
+ */
+export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const meeting = useQuery({
     queryKey: ['meeting', id],
     queryFn: () => unwrap(client.GET('/api/calendar-meetings/{id}', { params: { path: { id } } })),
   });
-
-/** A meeting's editor in a dialog: the meeting read, then its form. */
-export function EditMeetingDialog({ id, onClose }: { id: string; onClose: () => void }) {
-  const meeting = useMeeting(id);
   return (
     <Dialog open wide title={aw('editMeeting')} onClose={onClose}>
       {meeting.error && (

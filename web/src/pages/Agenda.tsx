@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { client, featureOff, reason, unwrap } from '../api';
 import { FeatureOff } from '../components/FeatureOff';
 import { Link } from '../components/Link';
-import { EditMeetingDialog, MeetingForm, useMeeting } from '../components/MeetingForm';
+import { EditMeetingDialog, MeetingForm } from '../components/MeetingForm';
 import { getLang, t } from '../i18n';
 import { wordsOf } from '../lib/area-words';
 import { canChangeMeeting } from '../lib/board-access';
@@ -17,6 +17,7 @@ const aw = wordsOf(catalogue);
 
 type Schemas = import('../api').Schemas;
 type Item = Schemas['AgendaItem'];
+type MeetingLink = NonNullable<Item['link']>;
 type Connection = Schemas['CalendarConnection'];
 
 /** Monday 00:00 (local) of the week holding `d`. */
@@ -90,7 +91,7 @@ export function AgendaPage() {
         </>
       )}
       {it.link?.type === 'meeting' && (
-        <MeetingActions id={it.link.documentId} title={it.title} onEdit={setEditing} onCancel={cancel} />
+        <MeetingActions link={it.link} title={it.title} onEdit={setEditing} onCancel={cancel} />
       )}
     </li>
   );
@@ -144,28 +145,29 @@ export function AgendaPage() {
 }
 
 /**
- * A meeting's organizer and, to the organizer only, "Editar" and "Cancelar reunião" (the card drawer's rule): the
- * meeting read by its id, since the agenda shows whatever the person's calendar holds, a shared calendar's meetings
- * organized by others among them (the API lets only the organizer change one).
+ * A meeting's organizer and, to the organizer only, "Editar" and "Cancelar reunião" (the card drawer's rule), from
+ * the agenda item itself: the agenda shows whatever the person's calendar holds, a shared calendar's meetings
+ * organized by others among them (the API lets only the organizer change one). The item carries the organizer and
+ * status of a meeting the person may read (no read per meeting); of one on a card they cannot see, nothing is shown.
  */
 function MeetingActions(props: {
-  id: string;
+  link: MeetingLink;
   title: string;
   onEdit: (id: string) => void;
   onCancel: (id: string) => void;
 }) {
-  const { id, title } = props;
-  const meeting = useMeeting(id).data;
-  if (!meeting) return null;
+  const { title } = props;
+  const { documentId: id, organizer, status } = props.link;
+  if (organizer === undefined || status === undefined) return null;
   return (
     <>
-      {meeting.organizer && (
+      {organizer && (
         <span class="muted small" data-testid="meeting-organizer">
           {' · '}
-          {aw('organizedBy', { name: personName(meeting.organizer) })}
+          {aw('organizedBy', { name: personName(organizer) })}
         </span>
       )}
-      {canChangeMeeting(meeting) && (
+      {canChangeMeeting({ organizer, status }) && (
         <>
           {' '}
           <Button
