@@ -135,6 +135,12 @@ describe.skipIf(!!missing).each<Transport>(['stdio', 'http'])(
       expect(agenda.data.find((e: any) => e.link?.documentId === meeting.documentId)).toMatchObject({
         source: 'calendar',
         title: 'Kick-off',
+        // Who organizes it and whether it stands, without reading the meeting (its card is visible here).
+        link: {
+          type: 'meeting',
+          status: 'scheduled',
+          organizer: { documentId: meeting.organizer.documentId },
+        },
       });
       const onlyTasks = await read(client, 'crm.list_agenda_events', {
         start: day(0),

@@ -13,7 +13,20 @@ const agendaItem = z.object({
   end: z.string().describe('ISO 8601 (equal to start for tasks, due dates and campaigns)'),
   allDay: z.boolean(),
   link: z
-    .object({ type: z.enum(['task', 'card', 'campaign', 'meeting']), documentId: z.string() })
+    .object({
+      type: z.enum(['task', 'card', 'campaign', 'meeting']),
+      documentId: z.string(),
+      organizer: membershipRef
+        .nullable()
+        .optional()
+        .describe(
+          "A meeting's organizer, when its card is visible to you (only the organizer may change it)",
+        ),
+      status: z
+        .enum(['scheduled', 'cancelled'])
+        .optional()
+        .describe("A meeting's status, when its card is visible to you"),
+    })
     .nullable()
     .describe('The CRM record behind the item, if any'),
 });
