@@ -570,7 +570,7 @@ export interface paths {
     put?: never;
     /**
      * Comment on a card
-     * @description Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and an e-mail naming the author and the card, with its link in the web app (not the comment’s text).
+     * @description Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and, unless blocked or they turned mention e-mails off (`mentionEmails` of PUT /users/me), an e-mail naming the author and the card, with its link in the web app (not the comment’s text).
      *
      *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *
@@ -593,7 +593,7 @@ export interface paths {
     get?: never;
     /**
      * Edit one of your comments
-     * @description Only members the edit adds to `mentions` are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.
+     * @description Only members not notified of this comment before (those the edit adds to `mentions`, or a member mentioned before who can read the card only now) are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.
      *
      *     Token scope: `cards:write`. Tenant: the `x-tenant-id` header (the tenantId scheme).
      *

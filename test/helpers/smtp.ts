@@ -98,8 +98,8 @@ export async function startSmtp(opts: { delayMs?: number } = {}): Promise<TestSm
   };
 }
 
-/** Quoted-printable bytes (RFC 2045; `_` is a space in a header's Q encoding) as UTF-8 text. */
-function fromQuotedPrintable(s: string, header = false) {
+/** Quoted-printable (RFC 2045; `_` is a space in a header's Q encoding) as its bytes. */
+function qpBytes(s: string, header = false) {
   const bytes: number[] = [];
   const text = s.replace(/=\r?\n/g, '');
   for (let i = 0; i < text.length; i++) {
@@ -109,25 +109,28 @@ function fromQuotedPrintable(s: string, header = false) {
       i += 2;
     } else bytes.push(...Buffer.from(header && c === '_' ? ' ' : c, 'utf8'));
   }
-  return Buffer.from(bytes).toString('utf8');
+  return Buffer.from(bytes);
 }
 
-/** A header as read: its RFC 2047 encoded words (`=?UTF-8?Q|B?…?=`, adjacent ones joined) decoded. */
+/**
+ * A header as read: its RFC 2047 encoded words (`=?UTF-8?Q|B?…?=`) decoded, each run of adjacent ones as one run of
+ * bytes (a character may be split across two of them).
+ */
 export function decodedHeader(value: string) {
-  return value
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, enc: string, data: string) =>
-      enc.toUpperCase() === 'B'
-        ? Buffer.from(data, 'base64').toString('utf8')
-        : fromQuotedPrintable(data, true),
-    );
+  return value.replace(/=\?utf-8\?[QB]\?[^?]*\?=(?:\s+=\?utf-8\?[QB]\?[^?]*\?=)*/gi, (run) =>
+    Buffer.concat(
+      [...run.matchAll(/=\?utf-8\?([QB])\?([^?]*)\?=/gi)].map(([, enc, data]) =>
+        enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : qpBytes(data, true),
+      ),
+    ).toString('utf8'),
+  );
 }
 
 /** The text body of a single-part message (nodemailer may send it quoted-printable or base64), as UTF-8 text. */
 export function textBody(raw: string) {
   const [head, ...rest] = raw.split(/\r?\n\r?\n/);
   const body = rest.join('\n\n');
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) return fromQuotedPrintable(body);
+  if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) return qpBytes(body).toString('utf8');
   if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body, 'base64').toString('utf8');
   return body;
 }

@@ -173,7 +173,16 @@ describe.skipIf(!hasChromium)('web app (Chromium)', () => {
     const drawer = page.locator('[data-testid=card-drawer]');
     const box = drawer.locator('textarea[name=description]');
     await expect.poll(() => box.inputValue()).toBe('Olá cliente\n\n• um\n• dois');
-    // Another field saved: the description goes back untouched, its formatting kept.
+    // Its formatting cannot show in the box: said under it.
+    await drawer
+      .getByText(
+        'Este texto veio com formatação (negrito, listas, links); se você mudar o texto, ele será salvo sem ela.',
+      )
+      .waitFor();
+    // A letter typed and taken back, another field saved: the description goes back untouched, formatting kept.
+    await box.press('End');
+    await box.press('x');
+    await box.press('Backspace');
     await drawer.locator('input[name=title]').fill('Descrição formatada (revista)');
     await drawer.getByRole('button', { name: 'Salvar' }).click();
     await expect.poll(async () => (await stored()).title).toBe('Descrição formatada (revista)');

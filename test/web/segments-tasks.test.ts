@@ -304,7 +304,8 @@ describe.skipIf(!hasChromium)('web app: segments and tasks (Chromium)', () => {
       card: { documentId: cardId, title: 'Renovação Acme' },
       assignees: [{ documentId: bruno.membershipId }],
     });
-    expect(task.description).toContain('Confirmar a renovação do contrato');
+    // Typed as text, kept as the HTML the service stores rich text in.
+    expect(task.description).toBe('<p>Confirmar a renovação do contrato</p>');
     expect(
       new Intl.DateTimeFormat('pt-BR', {
         timeZone: 'America/Sao_Paulo',

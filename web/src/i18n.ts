@@ -244,6 +244,8 @@ const ptBR = {
   displayNameHint:
     'Mostrado no lugar do nome de usuário (até 120 caracteres); deixe vazio para usar o nome de usuário.',
   mentionEmails: 'Receber um e-mail quando alguém me mencionar num comentário',
+  richTextHint:
+    'Este texto veio com formatação (negrito, listas, links); se você mudar o texto, ele será salvo sem ela.',
 };
 type Dict = typeof ptBR;
 const en: Dict = {
@@ -488,6 +490,8 @@ const en: Dict = {
   displayNameHint:
     'Shown instead of your username (up to 120 characters); leave it empty to use the username.',
   mentionEmails: 'E-mail me when someone mentions me in a comment',
+  richTextHint:
+    'This text came formatted (bold, lists, links); if you change it, it is saved without that formatting.',
 };
 
 export type Lang = 'pt-BR' | 'en';

@@ -38,7 +38,7 @@ export function registerCommentRoutes(app: RouteApp, deps: AppDeps) {
         tags,
         summary: 'Comment on a card',
         description:
-          'Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and an e-mail naming the author and the card, with its link in the web app (not the comment’s text).',
+          'Each mentioned member who may read the card (the author excepted) gets a `comment_mention` notification and, unless blocked or they turned mention e-mails off (`mentionEmails` of PUT /users/me), an e-mail naming the author and the card, with its link in the web app (not the comment’s text).',
         params: commentParams,
         body: dataBody(commentInput),
         response: { 201: comment },
@@ -60,7 +60,7 @@ export function registerCommentRoutes(app: RouteApp, deps: AppDeps) {
         tags,
         summary: 'Edit one of your comments',
         description:
-          'Only members the edit adds to `mentions` are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.',
+          'Only members not notified of this comment before (those the edit adds to `mentions`, or a member mentioned before who can read the card only now) are notified and e-mailed; an edited text rewrites the excerpt of the notifications the comment made.',
         params: commentItemParams,
         body: dataBody(commentUpdateInput),
         response: { 200: comment },

@@ -2,7 +2,7 @@ import { publicBaseUrl } from '../../config.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { htmlToText } from '../../platform/http/rich-text.js';
-import { enqueueMail } from '../../platform/mail/mailer.js';
+import { enqueueMail, oneLine } from '../../platform/mail/mailer.js';
 import type { TenantContext } from '../../platform/tenancy/context.js';
 import { membershipRefsByIds } from '../../platform/tenancy/memberships.js';
 import { insertNotification, setBodyByKey } from '../notifications/index.js';
@@ -48,13 +48,17 @@ function mentionMail(
   boardDocumentId: string,
 ) {
   const link = `${publicBaseUrl(deps.config)}/app/boards/${boardDocumentId}/cards/${card.documentId}`;
+  // Titles and names are typed by people (a public form's visitor among them): one line each, never lines of their own.
+  const title = oneLine(card.title, 120);
+  const author = oneLine(who, 120);
+  const name = oneLine(to.name, 120);
   return {
     to: to.email,
-    subject: `${who} mencionou você em "${card.title}" / mentioned you on "${card.title}"`,
+    subject: `${author} mencionou você em "${title}" / mentioned you on "${title}"`,
     text:
-      `Olá, ${to.name}.\n\n${who} mencionou você num comentário do card "${card.title}".\n` +
+      `Olá, ${name}.\n\n${author} mencionou você num comentário do card "${title}".\n` +
       `Para ler e responder, abra: ${link}\n\n---\n\n` +
-      `Hello ${to.name},\n\n${who} mentioned you in a comment on the card "${card.title}".\n` +
+      `Hello ${name},\n\n${author} mentioned you in a comment on the card "${title}".\n` +
       `To read it and reply, open: ${link}\n`,
   };
 }

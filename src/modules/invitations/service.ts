@@ -7,7 +7,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { compileListQuery, type ListQueryInput, listPage } from '../../platform/http/list-query.js';
 import { isoRequired } from '../../platform/http/schemas.js';
-import { enqueueMail } from '../../platform/mail/mailer.js';
+import { enqueueMail, oneLine } from '../../platform/mail/mailer.js';
 import { secretBox } from '../../platform/secrets/encryption.js';
 import { requireRole, type TenantContext } from '../../platform/tenancy/context.js';
 import { userRefOf } from '../../platform/tenancy/memberships.js';
@@ -82,8 +82,6 @@ export async function inviteMember(deps: AppDeps, ctx: TenantContext, input: Inv
     return toInvitation(row);
   });
 }
-
-const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ');
 
 function invitationMail(deps: AppDeps, orgName: string, row: repo.InvitationRow, token: string) {
   const link = `${publicBaseUrl(deps.config)}/api/invitations/${token}`;

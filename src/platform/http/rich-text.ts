@@ -2,9 +2,10 @@ import sanitizeHtml from 'sanitize-html';
 import { z } from 'zod';
 
 /**
- * Rich-text fields (card and task descriptions, HTML comments, richtext card fields) are rendered as HTML
- * by the web application, so they are cleaned on write against an allowlist: basic formatting and links
- * with safe schemes. Scripts, styles, event handlers, images and `javascript:`/`data:` URLs never get stored.
+ * Rich-text fields (card and task descriptions, HTML comments, richtext card fields) are HTML that clients may
+ * render as such (the web application shows only their text: web/src/lib/html-text.ts), so they are cleaned on
+ * write against an allowlist: basic formatting and links with safe schemes. Scripts, styles, event handlers, images
+ * and `javascript:`/`data:` URLs never get stored.
  */
 const options: sanitizeHtml.IOptions = {
   allowedTags: [

@@ -49,6 +49,15 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'CR
   };
 }
 
+/**
+ * A value people typed (a card's title, a name) as one line of a mail's subject or text: line breaks and tabs become
+ * spaces, so it cannot add lines of its own to a message sent from the service's address; cut at `max` code points.
+ */
+export function oneLine(s: string, max = 200) {
+  const chars = Array.from(s.replace(/[\r\n\t\u2028\u2029]+/g, ' ').trim());
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
+}
+
 /** Outgoing mail goes through a queue: delivery failures retry with back-off instead of failing a request. */
 export const mailQueue: QueueDef = { name: 'mail-send', retryLimit: 8, retryDelay: 30, retryBackoff: true };
 

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
+import { type Database, queryRows } from '../../../src/platform/db/client.js';
 import { startJobs, type WorkerDeps } from '../../../src/workers.js';
 import { addMember, getApp, newTenant, testConfig } from '../../helpers/app.js';
 import { decodedHeader, type ReceivedMail, startSmtp, type TestSmtp, textBody } from '../../helpers/smtp.js';
@@ -13,10 +15,11 @@ import { createCard, createPipeline } from '../cards/factory.js';
 let smtp: TestSmtp;
 let background: WorkerDeps;
 let app: FastifyInstance;
+let db: Database;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  const { db } = await getApp();
+  db = (await getApp()).db;
   const config = testConfig({
     SMTP_URL: smtp.url,
     CRM_JOBS_POLL_SECONDS: 0.5,
@@ -115,4 +118,35 @@ test('a dry run of a comment with a mention e-mails nobody and notifies nobody',
   await new Promise((r) => setTimeout(r, 1_500));
   expect(mentionsTo(bia.user.email)).toHaveLength(1);
   expect((await bia.api.get('/notifications')).body.meta.pagination.total).toBe(1);
+});
+
+test('a title with line breaks stays one line of the e-mail; a blocked member is notified and not e-mailed', async () => {
+  const t = await newTenant(app);
+  const bia = await addMember(t, 'member');
+  const blocked = await addMember(t, 'member');
+  await queryRows(db.system, sql`update users set blocked = true where email = ${blocked.user.email}`);
+  const { boardId } = await createPipeline(t.api, {}, { editors: [bia.membershipId, blocked.membershipId] });
+  // A title as a public form's visitor could make it: lines of its own, meant to read as the service's.
+  const card = await createCard(t.api, boardId, {
+    title: 'Lead\r\nSua sessão expirou: entre em https://evil.example',
+  });
+  const made = await t.api.post(commentsOf(boardId, card.documentId), {
+    data: { content: 'veja', mentions: [bia.membershipId, blocked.membershipId] },
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  await smtp.waitFor(() => mentionsTo(bia.user.email).length > 0, 30_000);
+  const [mail] = mentionsTo(bia.user.email);
+  expect(decodedHeader(mail.subject)).toContain('"Lead Sua sessão expirou: entre em https://evil.example"');
+  const text = textBody(mail.raw);
+  expect(text).toContain('do card "Lead Sua sessão expirou: entre em https://evil.example".');
+  expect(text.split('\n').filter((l) => l.startsWith('Sua sessão'))).toEqual([]);
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(mentionsTo(blocked.user.email)).toHaveLength(0);
+  // Notified all the same (read in the database: a blocked user's session is refused).
+  const [row] = await queryRows<{ n: number }>(
+    db.system,
+    sql`select count(*)::int as n from notifications n join memberships m on m.id = n.membership_id
+      where m.document_id = ${blocked.membershipId} and n.type = 'comment_mention'`,
+  );
+  expect(row.n).toBe(1);
 });

@@ -28,7 +28,10 @@ export function Profile() {
     try {
       const trimmed = name.trim();
       const user = await unwrap(
-        client.PUT('/api/users/me', { body: { name: trimmed || null, mentionEmails } }),
+        // The choice goes only once the person ticked the box: a default shown while loading never overrides it.
+        client.PUT('/api/users/me', {
+          body: { name: trimmed || null, ...(ticked === null ? {} : { mentionEmails: ticked }) },
+        }),
       );
       const s = getSession();
       if (s) setSession({ ...s, user: { ...s.user, name: user.name } });

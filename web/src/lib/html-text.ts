@@ -7,7 +7,8 @@
  * empty line, a line break, a list item ("• ") or a table row starts a line, and a link's address follows its words
  * when they differ. A value without any tag (an older one the app saved as typed) keeps its lines.
  * `textAsHtml` is its inverse for what a person types: characters escaped, an empty line starts a paragraph, a line
- * break is a `<br>`, so `htmlAsText(textAsHtml(s))` gives `s` back (spaces at a line's ends aside).
+ * break is a `<br>`, so `htmlAsText(textAsHtml(s))` gives `s` back, but for runs of spaces or tabs (one space, as
+ * HTML reads them) and spaces at a line's ends.
  */
 const PARAGRAPHS = new Set([
   'P',
@@ -38,7 +39,10 @@ export function htmlAsText(html: string | null | undefined): string {
   };
   const walk = (node: Node, pre: boolean) => {
     if (node.nodeType === Node.TEXT_NODE) {
-      out += pre ? (node.textContent ?? '') : (node.textContent ?? '').replace(/\s+/g, ' ');
+      const raw = node.textContent ?? '';
+      // The indentation of pretty-printed HTML between blocks is no text.
+      if (!pre && !raw.trim() && (out === '' || out.endsWith('\n'))) return;
+      out += pre ? raw : raw.replace(/\s+/g, ' ');
       return;
     }
     if (!(node instanceof Element)) return;
