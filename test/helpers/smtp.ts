@@ -1,5 +1,9 @@
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { startJobs } from '../../src/workers.js';
+import { getApp, testConfig } from './app.js';
 
 export interface ReceivedMail {
   from: string;
@@ -133,4 +137,28 @@ export function textBody(raw: string) {
   if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) return qpBytes(body).toString('utf8');
   if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body, 'base64').toString('utf8');
   return body;
+}
+
+/**
+ * An app whose workers run (as `crm serve` with CRM_WORKERS=inline) and deliver over real SMTP to a server of the
+ * test's own, on the shared database, with the config given (e.g. a PUBLIC_URL for the links). `close` stops all.
+ */
+export async function mailingApp(config: Partial<Config> = {}) {
+  const smtp = await startSmtp();
+  const { db } = await getApp();
+  const cfg = testConfig({ SMTP_URL: smtp.url, CRM_JOBS_POLL_SECONDS: 0.5, ...config });
+  const background = await startJobs(cfg, db, true);
+  const app = await buildApp({ config: cfg, db, background });
+  await app.ready();
+  return {
+    smtp,
+    db,
+    background,
+    app,
+    async close() {
+      await app.close();
+      await background.jobs.stop();
+      await smtp.close();
+    },
+  };
 }

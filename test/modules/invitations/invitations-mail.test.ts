@@ -1,33 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildApp } from '../../../src/app.js';
-import { startJobs, type WorkerDeps } from '../../../src/workers.js';
-import { apiClient, getApp, newTenant, registerUser, testConfig } from '../../helpers/app.js';
-import { startSmtp, type TestSmtp, textBody } from '../../helpers/smtp.js';
+import { apiClient, newTenant, registerUser } from '../../helpers/app.js';
+import { mailingApp, type TestSmtp, textBody } from '../../helpers/smtp.js';
 
 /** An app whose workers run and deliver over real SMTP, with a public URL of its own for the links. */
+let mailing: Awaited<ReturnType<typeof mailingApp>>;
 let smtp: TestSmtp;
-let background: WorkerDeps;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  const { db } = await getApp();
-  const config = testConfig({
-    SMTP_URL: smtp.url,
-    CRM_JOBS_POLL_SECONDS: 0.5,
-    PUBLIC_URL: 'https://crm.example.test/',
-  });
-  background = await startJobs(config, db, true);
-  app = await buildApp({ config, db, background });
-  await app.ready();
+  mailing = await mailingApp({ PUBLIC_URL: 'https://crm.example.test/' });
+  ({ smtp, app } = mailing);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await background?.jobs.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 test('the invitation arrives over SMTP with a link (PUBLIC_URL) that shows and accepts it', async () => {
   const t = await newTenant(app);

@@ -1,40 +1,26 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildApp } from '../../../src/app.js';
 import { type Database, queryRows } from '../../../src/platform/db/client.js';
-import { startJobs, type WorkerDeps } from '../../../src/workers.js';
-import { addMember, getApp, newTenant, testConfig } from '../../helpers/app.js';
-import { decodedHeader, type ReceivedMail, startSmtp, type TestSmtp, textBody } from '../../helpers/smtp.js';
+import { addMember, newTenant } from '../../helpers/app.js';
+import { decodedHeader, mailingApp, type ReceivedMail, type TestSmtp, textBody } from '../../helpers/smtp.js';
 import { createCard, createPipeline } from '../cards/factory.js';
 
 /**
  * A mention's e-mail (docs/jobs-mail-tasks.md, "Notifications"): an app whose workers run and deliver over real
  * SMTP, with a public URL of its own for the card's link.
  */
+let mailing: Awaited<ReturnType<typeof mailingApp>>;
 let smtp: TestSmtp;
-let background: WorkerDeps;
 let app: FastifyInstance;
 let db: Database;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  db = (await getApp()).db;
-  const config = testConfig({
-    SMTP_URL: smtp.url,
-    CRM_JOBS_POLL_SECONDS: 0.5,
-    PUBLIC_URL: 'https://crm.example.test/',
-  });
-  background = await startJobs(config, db, true);
-  app = await buildApp({ config, db, background });
-  await app.ready();
+  mailing = await mailingApp({ PUBLIC_URL: 'https://crm.example.test/' });
+  ({ smtp, app, db } = mailing);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await background?.jobs.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 const commentsOf = (boardId: string, cardId: string) => `/boards/${boardId}/cards/${cardId}/comments`;
 // Members joined by invitation also receive their invitation e-mail: only mentions count here.
