@@ -22,18 +22,38 @@ import {
  * and resume it; an e-mail template's preview and test send; a conversion pixel created and edited; refusals
  * shown; every page audited on a desktop and a 390 px phone.
  */
+/** The fields of the dialog the browser finds invalid (a native check that stops a submit says nothing on the page). */
+const invalidFields = (form: Locator) =>
+  form.evaluate((d) =>
+    [...d.querySelectorAll('input, select, textarea')]
+      .filter((el) => !(el as HTMLInputElement).checkValidity())
+      .map((el) => {
+        const f = el as HTMLInputElement;
+        return `${f.name}="${f.value}": ${f.validationMessage}`;
+      })
+      .join('; '),
+  );
+
 /**
- * The new campaign's page opened; else the form's refusal, or "waiting" with the page's API requests in flight and
- * the last answered, is what the failure says.
+ * "Criar rascunho" clicked once the browser finds every field valid (as a person sees the form before sending it),
+ * then the new campaign's page opened; else the form's refusal, or "waiting" with whether the dialog is still open,
+ * its invalid fields and the page's API requests in flight and the last answered, is what the failure says.
  */
-async function opened(p: Page, form: Locator) {
+async function createDraft(p: Page, form: Locator) {
+  await expect.poll(() => invalidFields(form)).toBe('');
+  await form.getByRole('button', { name: 'Criar rascunho' }).click();
   await expect
     .poll(
-      async () =>
-        /\/app\/campaigns\/\w+/.test(p.url())
-          ? 'opened'
-          : (await form.locator('[role=alert]').allTextContents()).join(' | ') ||
-            `waiting (${requestsSeen(p)})`,
+      async () => {
+        if (/\/app\/campaigns\/\w+/.test(p.url())) return 'opened';
+        const refusal = (await form.locator('[role=alert]').allTextContents()).join(' | ');
+        if (refusal) return refusal;
+        const state =
+          (await form.count()) === 0
+            ? 'the dialog closed'
+            : `invalid: ${(await invalidFields(form).catch(() => '?')) || 'none'}`;
+        return `waiting (${state}; ${requestsSeen(p)})`;
+      },
       { timeout: 20_000 },
     )
     .toBe('opened');
@@ -204,8 +224,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
       .poll(() => form.locator('[data-testid=campaign-audience]').textContent())
       .toBe('4 destinatários agora');
     await shot(p, 'marketing-compose');
-    await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await opened(p, form);
+    await createDraft(p, form);
     campaignId = p.url().split('/').pop()!;
     await p.locator('[data-testid=campaign-status]', { hasText: 'Rascunho' }).waitFor();
 
@@ -261,8 +280,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await form.locator('input[name=campaign-when-time]').fill('14:30');
     // The form has settled once it counts the segment's audience.
     await form.locator('[data-testid=campaign-audience]', { hasText: /\d/ }).waitFor();
-    await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await opened(p, form);
+    await createDraft(p, form);
     const id = p.url().split('/').pop()!;
     await expect.poll(() => p.locator('.mkt-facts').textContent()).toMatch(/25\/12\/2030,? 14:30/);
     expect((await t.api.get(`/campaigns/${id}`)).body.scheduledAt).toBe('2030-12-25T17:30:00.000Z');
@@ -380,8 +398,7 @@ describe.skipIf(!hasChromium)('web app: campaigns, templates, channels, pixels (
     await form.locator('select[name=campaign-channel]').selectOption(mailChannel.documentId);
     await form.locator('select[name=campaign-template]').selectOption({ label: 'Boas-vindas' });
     await form.locator('select[name=campaign-segment]').selectOption(segmentId);
-    await form.getByRole('button', { name: 'Criar rascunho' }).click();
-    await opened(p, form);
+    await createDraft(p, form);
     const made = (await t.api.get(`/campaigns/${p.url().split('/').pop()}`)).body;
     expect(made).toMatchObject({
       campaignStatus: 'draft',

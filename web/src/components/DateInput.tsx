@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { getLang, useLang } from '../i18n';
 import { w } from '../lib/words';
 
@@ -50,7 +50,9 @@ export function DateInput(props: {
   const lang = useLang();
   const { value, onChange, ...rest } = props;
   const [text, setText] = useState(() => show(value));
-  useEffect(() => {
+  // In the same task as the value changes (a layout effect): a text synced a frame later would land inside what
+  // the person has started typing meanwhile.
+  useLayoutEffect(() => {
     if (parse(text) !== value) setText(show(value));
   }, [value, lang]);
   return (

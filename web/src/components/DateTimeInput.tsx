@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { getLang, useLang } from '../i18n';
 import { w } from '../lib/words';
 import { DateInput } from './DateInput';
@@ -48,7 +48,9 @@ export function DateTimeInput(props: {
   const { value, onChange, name, timeLabel, ...rest } = props;
   const [day, hhmm] = value ? [value.slice(0, 10), value.slice(11, 16)] : ['', ''];
   const [text, setText] = useState(() => showTime(hhmm));
-  useEffect(() => {
+  // In the same task as the value changes (a layout effect): a text synced a frame later would land inside what
+  // the person has started typing meanwhile.
+  useLayoutEffect(() => {
     if (parseTime(text) !== hhmm) setText(showTime(hhmm));
   }, [hhmm, lang]);
   const join = (d: string, t: string) => (d ? `${d}T${t || '09:00'}` : '');
