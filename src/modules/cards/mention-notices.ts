@@ -24,13 +24,11 @@ const EXCERPT = 300;
 const keyOf = (comment: Pick<CommentRow, 'documentId'>) => `comment-mention:${comment.documentId}`;
 
 /** The comment as one line of plain text, cut at EXCERPT characters (whole code points). */
-function excerpt(comment: Pick<CommentRow, 'content' | 'contentFormat'>) {
-  const text = (comment.contentFormat === 'html' ? htmlToText(comment.content) : comment.content)
-    .replace(/\s+/g, ' ')
-    .trim();
-  const chars = Array.from(text);
-  return chars.length > EXCERPT ? `${chars.slice(0, EXCERPT - 1).join('')}…` : text;
-}
+const excerpt = (comment: Pick<CommentRow, 'content' | 'contentFormat'>) =>
+  oneLine(
+    (comment.contentFormat === 'html' ? htmlToText(comment.content) : comment.content).replace(/\s+/g, ' '),
+    EXCERPT,
+  );
 
 /** What a mention's e-mail needs: the queue, and the address people reach the web app at. */
 export type MentionDeps = Pick<AppDeps, 'jobs' | 'config'>;

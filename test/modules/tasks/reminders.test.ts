@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildApp } from '../../../src/app.js';
 import { reminderQueue } from '../../../src/modules/tasks/jobs.js';
 import { type Database, queryRows } from '../../../src/platform/db/client.js';
-import { startJobs, type WorkerDeps } from '../../../src/workers.js';
-import { addMember, getApp, newTenant, type Tenant, testConfig } from '../../helpers/app.js';
-import { type ReceivedMail, startSmtp, type TestSmtp } from '../../helpers/smtp.js';
+import type { WorkerDeps } from '../../../src/workers.js';
+import { addMember, newTenant, type Tenant } from '../../helpers/app.js';
+import { mailingApp, type ReceivedMail, type TestSmtp } from '../../helpers/smtp.js';
 
 /** An app whose workers run (as in `crm serve` with CRM_WORKERS=inline) and deliver over real SMTP. */
+let mailing: Awaited<ReturnType<typeof mailingApp>>;
 let smtp: TestSmtp;
 let db: Database;
 let background: WorkerDeps;
@@ -17,24 +17,12 @@ let t: Tenant;
 const LEAD_MINUTES = 60;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  db = (await getApp()).db;
-  const config = testConfig({
-    SMTP_URL: smtp.url,
-    CRM_TASK_REMINDER_LEAD_MINUTES: LEAD_MINUTES,
-    CRM_JOBS_POLL_SECONDS: 0.5,
-  });
-  background = await startJobs(config, db, true);
-  app = await buildApp({ config, db, background });
-  await app.ready();
+  mailing = await mailingApp({ CRM_TASK_REMINDER_LEAD_MINUTES: LEAD_MINUTES });
+  ({ smtp, db, background, app } = mailing);
   t = await newTenant(app);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await background?.jobs.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 // Members joined by invitation also receive their invitation e-mail: only reminders count here.
 const isReminderTo = (mail: ReceivedMail, email: string) =>
