@@ -269,7 +269,10 @@ export const cardTitleSearch = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.boardId, t.cardId] }),
-    index('card_title_search_trgm_idx').using('gin', t.organizationId, t.boardId, t.title.op('gin_trgm_ops')),
+    // The title's trigrams hashed with the board (crm_trgm_keys, platform/db/search-fold.ts): a board's search reads
+    // posting lists of its own keys only, not the board's and organization's whole lists (docs/performance.md
+    // "Scoped trigram keys").
+    index('card_title_search_keys_idx').using('gin', sql`crm_trgm_keys(${t.boardId}, ${t.title})`),
   ],
 );
 

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { searchCopyDdl } from '../../platform/db/search-copy.js';
-import { foldedPattern } from '../../platform/db/search-fold.js';
+import { foldedPattern, scopedTrigramKeys } from '../../platform/db/search-fold.js';
 import { soleContainsi } from '../../platform/http/list-query.js';
 import { type StatsOptions, totalAndStats } from './repo.js';
 import { cardTitleSearch } from './table.js';
@@ -60,7 +60,8 @@ export function titleSearchOf(
 
 /**
  * countAndStats (repo.ts) of a title search, from the narrow table: the same aggregates over the same cards.
- * `crm_fold(title) LIKE crm_fold(pattern)` is the list's own `$containsi` condition (list-query.ts).
+ * `crm_fold(title) LIKE crm_fold(pattern)` is the list's own `$containsi` condition (list-query.ts); the board's
+ * trigram keys only pick the candidates it decides on, through the table's GIN index (table.ts).
  */
 export async function titleSearchStats(
   tx: Tx,
@@ -74,6 +75,7 @@ export async function titleSearchStats(
     eq(t.organizationId, orgId),
     eq(t.boardId, boardId),
     search.phaseId === null ? undefined : eq(t.phaseId, search.phaseId),
+    scopedTrigramKeys(t.boardId, t.title, boardId, search.text),
     sql`${t.title} like ${foldedPattern('$containsi', search.text)}`,
   );
   return totalAndStats(tx, t, where, stats, {

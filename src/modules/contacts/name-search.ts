@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { searchCopyDdl } from '../../platform/db/search-copy.js';
-import { foldedPattern } from '../../platform/db/search-fold.js';
+import { foldedPattern, scopedTrigramKeys } from '../../platform/db/search-fold.js';
 import { soleContainsi } from '../../platform/http/list-query.js';
 import { contactNameSearch } from './table.js';
 
@@ -38,7 +38,8 @@ export function nameSearchOf(filters: Record<string, unknown> | undefined, q: st
 /**
  * How many of the organization's contacts have `text` in their name, ignoring case and accents. The copy holds
  * `crm_fold(name)` and the pattern is folded by the database with the same function, so the total is the one
- * the contacts' `crm_fold(name) LIKE crm_fold(pattern)` (the list's `$containsi`) gives.
+ * the contacts' `crm_fold(name) LIKE crm_fold(pattern)` (the list's `$containsi`) gives; the organization's
+ * trigram keys only pick the candidates it decides on, through the table's GIN index (table.ts).
  */
 export function countNameMatches(tx: Tx, orgId: number, text: string) {
   return tx
@@ -47,6 +48,7 @@ export function countNameMatches(tx: Tx, orgId: number, text: string) {
     .where(
       and(
         eq(contactNameSearch.organizationId, orgId),
+        scopedTrigramKeys(contactNameSearch.organizationId, contactNameSearch.name, orgId, text),
         sql`${contactNameSearch.name} like ${foldedPattern('$containsi', text)}`,
       ),
     );

@@ -99,7 +99,9 @@ export const contactNameSearch = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.contactId] }),
-    index('contact_name_search_trgm_idx').using('gin', t.organizationId, t.name.op('gin_trgm_ops')),
+    // The name's trigrams hashed with the organization (crm_trgm_keys, platform/db/search-fold.ts): a search reads
+    // posting lists of the organization's own keys, not its whole list (docs/performance.md "Scoped trigram keys").
+    index('contact_name_search_keys_idx').using('gin', sql`crm_trgm_keys(${t.organizationId}, ${t.name})`),
   ],
 );
 

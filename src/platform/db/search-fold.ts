@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
 
 /**
  * Accent- and case-blind search: `crm_fold(text)`, the text lowercased and without accents ("Vitória" → "vitoria"),
@@ -40,7 +40,41 @@ BEGIN
     END IF;
   END IF;
 END $$`,
+  // crm_trgm_keys(scope, text): every run of three characters of the text (spaces and punctuation included, no
+  // padding, no word splitting: a text that holds the pattern holds each of its runs), each hashed together with a
+  // scope (a board, an organization) into an int4, for a GIN index whose keys are the scope's own
+  // (docs/performance.md "Scoped trigram keys"; docs/decisions.md). Not pg_trgm's show_trgm: it pads words and
+  // shows a trigram of multibyte characters as a hash, so a pattern's padded trigram ("中文 ") cannot be told from
+  // an inner one and a text holding the pattern inside a longer word ("中文名字") would be missed. hashtextextended
+  // is the hash PostgreSQL keeps stable across releases (hash partitioning depends on it); every name is
+  // pg_catalog's, so an index over the function restores under any search_path. Never replaced in place.
+  `
+DO $$
+BEGIN
+  IF to_regprocedure('public.crm_trgm_keys(bigint,text)') IS NULL THEN
+    CREATE FUNCTION public.crm_trgm_keys(bigint, text) RETURNS int4[]
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+      AS $f$ SELECT coalesce(array_agg(DISTINCT
+               (pg_catalog.hashtextextended($1::text || ':' || pg_catalog.substr($2, i, 3), 0) % 2147483647)::int4), '{}')
+             FROM pg_catalog.generate_series(1, pg_catalog.length($2) - 2) AS i $f$;
+  END IF;
+END $$`,
 ];
+
+/**
+ * `crm_trgm_keys(scopeColumn, column) @> crm_trgm_keys(scope, crm_fold(raw))`: the condition that lets a GIN index
+ * over `crm_trgm_keys(scopeColumn, column)` (a search copy's folded text) find the rows of one scope that hold
+ * every three-character run of the searched text. A candidate filter only: the caller's LIKE decides (a text of
+ * fewer than three characters has no keys, and then every row of the index is a candidate).
+ */
+export function scopedTrigramKeys(
+  scopeColumn: SQL | AnyColumn,
+  column: SQL | AnyColumn,
+  scope: number,
+  raw: string,
+): SQL {
+  return sql`crm_trgm_keys(${scopeColumn}, ${column}) @> crm_trgm_keys(${scope}::bigint, crm_fold(${raw}::text))`;
+}
 
 /** `crm_fold(expr)`: what an accent-blind condition compares on the row's side. */
 export function fold(expr: SQL): SQL {
