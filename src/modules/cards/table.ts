@@ -247,12 +247,13 @@ export const cardFiles = pgTable(
 /**
  * A narrow copy of each card's title, folded (crm_fold: lowercased, accents removed), with what the list's stats read (phase, phase entry, due
  * date, value), for the total and stats of `filters[title][$containsi]` (title-search.ts, docs/performance.md
- * "Fifth pass"): a bitmap scan of this table's trigram index whose recheck reads these narrow pages with a plain
- * LIKE, where the cards' own trigram index rechecks every match on the wide heap with ILIKE. Kept by triggers on
+ * "Fifth pass", "Scoped trigram keys"): a bitmap scan of this table's GIN index of scoped trigram keys, whose
+ * candidates are decided on these narrow pages with a plain LIKE, where the cards' own trigram index rechecks every
+ * match on the wide heap. Kept by triggers on
  * `cards` inside the writing statement; no foreign key (the delete trigger removes the rows, like the counts').
- * Fixed-width columns first: no alignment padding between them. The key leads with the board: for a small board
- * of a large organization the planner ANDs its key range with the trigram matches instead of reading every match
- * of the organization (measured: 0.75 ms instead of 6–8 ms for 29 matches of 1,000 cards beside 200,000).
+ * Fixed-width columns first: no alignment padding between them. The search's candidates come from the board's own
+ * trigram keys (below), so a small board of a large organization reads only its own matches; the key leads with the
+ * board for the row triggers' lookups and a board's deletion.
  */
 export const cardTitleSearch = pgTable(
   'card_title_search',
