@@ -421,6 +421,20 @@ describe.skipIf(!onPostgres)('list plans (PostgreSQL)', () => {
     },
   );
 
+  test.each([
+    ['contacts', () => '/contacts', 'name', 'contact_name_search'],
+    ['cards', () => `/boards/${boardId}/cards`, 'title', 'card_title_search'],
+  ])(
+    '%s: a pattern under three characters computes no row keys in its count',
+    async (_n, path, field, table) => {
+      const statements = await statementsOf(t.api, path(), { [`filters[${field}][$containsi]`]: 'a' });
+      const [count] = statements.filter((s) => s.text.includes(`from "${table}"`));
+      const described = JSON.stringify(await explain(count));
+      // No keys to look up: `@> '{}'` would compute crm_trgm_keys for every row of the scope (15–45 µs each).
+      expect(described).not.toContain('crm_trgm_keys');
+    },
+  );
+
   test('a small board beside a large one: the title search count is narrowed by the board in an index', async () => {
     const statements = await statementsOf(t.api, `/boards/${smallBoardId}/cards`, {
       'filters[title][$containsi]': 'globex',

@@ -9,7 +9,7 @@ import { IDEMPOTENCY_COMMIT_SQL } from '../idempotency/commit.js';
 import { type ModuleRegistration, schemaSqlOf } from '../modules.js';
 import { SOFTWARE_VERSION } from '../version.js';
 import type { Database } from './client.js';
-import { SEARCH_FOLD_SQL } from './search-fold.js';
+import { SEARCH_FOLD_SQL, setScopedKeysIndexed } from './search-fold.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
@@ -49,6 +49,7 @@ async function migrateUnlocked(database: Database, moduleSql: readonly string[])
   const state = await database.system.execute(sql.raw(SKIP_CHECK_SQL.replace('$1', `'${fingerprint}'`)));
   if ((state as { rows?: { skip: boolean }[] }).rows?.[0]?.skip) {
     await recordSoftwareVersion(database, true);
+    await noteScopedKeys(database);
     return;
   }
   for (const ext of SEARCH_EXTENSIONS)
@@ -68,7 +69,20 @@ async function migrateUnlocked(database: Database, moduleSql: readonly string[])
         on conflict (id) do update set fingerprint = excluded.fingerprint`,
   );
   await recordSoftwareVersion(database, false);
+  await noteScopedKeys(database);
 }
+
+/** Whether the search copies' scoped keys can answer under RLS here (search-fold.ts setScopedKeysIndexed). */
+async function noteScopedKeys(database: Database) {
+  const res = (await database.system.execute(sql.raw(SCOPED_KEYS_LEAKPROOF_SQL))) as {
+    rows?: { on: boolean }[];
+  };
+  setScopedKeysIndexed(res.rows?.[0]?.on === true);
+}
+
+const SCOPED_KEYS_LEAKPROOF_SQL = `
+select count(*) = 2 and bool_and(proleakproof) as on from pg_proc
+where oid in (to_regprocedure('public.crm_trgm_keys(bigint,text)'), to_regprocedure('arraycontains(anyarray,anyarray)'))`;
 
 /**
  * One row: what the last completed migration run applied, and which software version (package.json) with which
@@ -190,26 +204,6 @@ async function rows<T>(database: Database, text: string): Promise<T[]> {
   return ((await database.system.execute(sql.raw(text))) as unknown as { rows: T[] }).rows;
 }
 
-/**
- * Skip only when the fingerprint matches, the `crm_app` role exists and is this user's, and every tenant table
- * still has RLS enabled, forced, its policy and crm_app's grants: a policy dropped by hand is put back at the next start, as before this shortcut existed.
- */
-const SKIP_CHECK_SQL = `
-select coalesce((select fingerprint = $1 from crm_schema_state where id = 1), false)
-   -- the role requests run as, granted to this user (a restore into a new cluster has neither)
-   and exists (select 1 from pg_roles where rolname = 'crm_app')
-   and ((select rolsuper from pg_roles where rolname = current_user) or pg_has_role(current_user, 'crm_app', 'MEMBER'))
-   and not exists (
-     select 1 from information_schema.columns c
-     join pg_class k on k.relname = c.table_name and k.relkind = 'r'
-     join pg_namespace n on n.oid = k.relnamespace and n.nspname = 'public'
-     where c.table_schema = 'public' and c.column_name = 'organization_id'
-       and (not k.relrowsecurity or not k.relforcerowsecurity
-            or not has_table_privilege('crm_app', k.oid, 'SELECT, INSERT, UPDATE, DELETE')
-            or not exists (select 1 from pg_policies p where p.schemaname = 'public' and p.tablename = c.table_name
-                           and p.policyname = 'tenant_isolation'))
-   ) as skip`;
-
 let cachedFilesHash: Hash | undefined;
 
 /**
@@ -269,11 +263,39 @@ const LEAKPROOF_FUNCTIONS = [
   'crm_unaccent(regdictionary,text)',
   'translate(text,text,text)',
   'crm_fold(text)',
-  // The scoped trigram keys of the search copies' counts (search-fold.ts): hashing and int4[] containment,
-  // neither of which can fail on any row.
+  // The scoped trigram keys of the search copies' counts (search-fold.ts): hashing, and array containment (for
+  // every element type: it fails on no row of any type, and tenants never run SQL of their own).
   'crm_trgm_keys(bigint,text)',
   'arraycontains(anyarray,anyarray)',
 ];
+
+/** The functions above that exist here (to_regprocedure: null for a missing one), as an SQL list of oids. */
+const LEAKPROOF_OIDS = LEAKPROOF_FUNCTIONS.map((f) => `to_regprocedure('${f}')`).join(', ');
+
+/**
+ * Skip only when the fingerprint matches, the `crm_app` role exists and is this user's, and every tenant table
+ * still has RLS enabled, forced, its policy and crm_app's grants: a policy dropped by hand is put back at the next start, as before this shortcut existed.
+ * For a superuser, also every LEAKPROOF mark below (a restore into a new cluster loses those of pg_catalog's functions).
+ */
+const SKIP_CHECK_SQL = `
+select coalesce((select fingerprint = $1 from crm_schema_state where id = 1), false)
+   -- the role requests run as, granted to this user (a restore into a new cluster has neither)
+   and exists (select 1 from pg_roles where rolname = 'crm_app')
+   and ((select rolsuper from pg_roles where rolname = current_user) or pg_has_role(current_user, 'crm_app', 'MEMBER'))
+   and not exists (
+     select 1 from information_schema.columns c
+     join pg_class k on k.relname = c.table_name and k.relkind = 'r'
+     join pg_namespace n on n.oid = k.relnamespace and n.nspname = 'public'
+     where c.table_schema = 'public' and c.column_name = 'organization_id'
+       and (not k.relrowsecurity or not k.relforcerowsecurity
+            or not has_table_privilege('crm_app', k.oid, 'SELECT, INSERT, UPDATE, DELETE')
+            or not exists (select 1 from pg_policies p where p.schemaname = 'public' and p.tablename = c.table_name
+                           and p.policyname = 'tenant_isolation'))
+   )
+   -- a superuser's marks of LEAKPROOF (LEAKPROOF_SQL) are on pg_catalog's functions, which a dump does not carry: a
+   -- restore into a new cluster has lost them, and the run puts them back (without a superuser they never hold)
+   and (not (select rolsuper from pg_roles where rolname = current_user)
+        or not exists (select 1 from pg_proc where oid in (${LEAKPROOF_OIDS}) and not proleakproof)) as skip`;
 
 const LEAKPROOF_SQL = `
 DO $$

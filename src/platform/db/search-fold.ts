@@ -62,18 +62,33 @@ END $$`,
 ];
 
 /**
+ * Whether RLS lets the scoped keys answer through their index: `crm_trgm_keys` and `arraycontains` are LEAKPROOF,
+ * which only a superuser can mark (migrate.ts sets this after each run). Without it the keys condition would be a
+ * per-row filter far dearer than the LIKE it serves, so it is left out and the LIKE alone decides, as for every
+ * other search without a superuser.
+ */
+let scopedKeysIndexed = true;
+export function setScopedKeysIndexed(on: boolean) {
+  scopedKeysIndexed = on;
+}
+
+/**
  * `crm_trgm_keys(scopeColumn, column) @> crm_trgm_keys(scope, crm_fold(raw))`: the condition that lets a GIN index
  * over `crm_trgm_keys(scopeColumn, column)` (a search copy's folded text) find the rows of one scope that hold
- * every three-character run of the searched text. A candidate filter only: the caller's LIKE decides (a text of
- * fewer than three characters has no keys, and then every row of the index is a candidate).
+ * every three-character run of the searched text. A candidate filter only: the caller's LIKE decides. A pattern
+ * that folds to fewer than three characters has no keys: the condition is then true (the statement's values are
+ * known when it is planned, so the planner drops it), not `@> '{}'`, which would compute every row's keys.
+ * Undefined (no condition) when the index cannot answer under RLS (setScopedKeysIndexed).
  */
 export function scopedTrigramKeys(
   scopeColumn: SQL | AnyColumn,
   column: SQL | AnyColumn,
   scope: number,
   raw: string,
-): SQL {
-  return sql`crm_trgm_keys(${scopeColumn}, ${column}) @> crm_trgm_keys(${scope}::bigint, crm_fold(${raw}::text))`;
+): SQL | undefined {
+  if (!scopedKeysIndexed) return undefined;
+  const keys = sql`crm_trgm_keys(${scope}::bigint, crm_fold(${raw}::text))`;
+  return sql`(cardinality(${keys}) = 0 or crm_trgm_keys(${scopeColumn}, ${column}) @> ${keys})`;
 }
 
 /** `crm_fold(expr)`: what an accent-blind condition compares on the row's side. */
