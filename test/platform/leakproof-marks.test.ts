@@ -30,7 +30,11 @@ describe.skipIf(!serverUrl)('LEAKPROOF marks after a restore (PostgreSQL)', () =
   beforeAll(async () => {
     await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
     await adminQuery(serverUrl!, `create database ${dbName}`);
-    db = await openDatabase({ databaseUrl: withDatabase(serverUrl!, dbName), poolSize: 2 });
+    db = await openDatabase({
+      databaseUrl: withDatabase(serverUrl!, dbName),
+      dataDir: 'memory://',
+      poolSize: 2,
+    });
     await migrateDatabase(db, modules);
   });
 
