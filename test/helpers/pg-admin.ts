@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { openDatabase } from '../../src/platform/db/client.js';
 
 /** The same PostgreSQL server's URL with another database name. */
 export function withDatabase(url: string, name: string): string {
@@ -19,4 +20,21 @@ export async function adminQuery(url: string, statement: string): Promise<void> 
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A test's own empty database `name` on the server `url` (dropped first if a crashed run left it), opened with a
+ * pool of two; `drop` closes it and drops the database.
+ */
+export async function scratchDatabase(url: string, name: string) {
+  await adminQuery(url, `drop database if exists ${name} with (force)`);
+  await adminQuery(url, `create database ${name}`);
+  const db = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: 'memory://', poolSize: 2 });
+  return {
+    db,
+    async drop() {
+      await db.close();
+      await adminQuery(url, `drop database if exists ${name} with (force)`);
+    },
+  };
 }

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { modules } from '../../src/modules.js';
-import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
+import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { migrateDatabase } from '../../src/platform/db/migrate.js';
-import { adminQuery, withDatabase } from '../helpers/pg-admin.js';
+import { scratchDatabase } from '../helpers/pg-admin.js';
 
 /**
  * The LEAKPROOF marks the migration puts on pg_catalog's functions (textlike, arraycontains, …: without them RLS
@@ -26,21 +26,16 @@ const marks = (db: Database) =>
 
 describe.skipIf(!serverUrl)('LEAKPROOF marks after a restore (PostgreSQL)', () => {
   let db: Database;
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
 
   beforeAll(async () => {
-    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
-    await adminQuery(serverUrl!, `create database ${dbName}`);
-    db = await openDatabase({
-      databaseUrl: withDatabase(serverUrl!, dbName),
-      dataDir: 'memory://',
-      poolSize: 2,
-    });
+    scratch = await scratchDatabase(serverUrl!, dbName);
+    db = scratch.db;
     await migrateDatabase(db, modules);
   });
 
   afterAll(async () => {
-    await db?.close();
-    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
+    await scratch?.drop();
   });
 
   test('marks lost behind the service are put back at the next start', async () => {

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Database, openDatabase, queryRows } from '../../src/platform/db/client.js';
+import { type Database, queryRows } from '../../src/platform/db/client.js';
 import { listenForEvents } from '../../src/platform/events/wake.js';
-import { adminQuery, withDatabase } from '../helpers/pg-admin.js';
+import { scratchDatabase, withDatabase } from '../helpers/pg-admin.js';
 
 /**
  * Connections the server ends (a restart, an administrator, a pooler's timeout) do not end the process: an idle
@@ -16,22 +16,17 @@ const dbName = `crm_lost_connections_${process.pid}`;
 
 describe.skipIf(!serverUrl)('connections the server ends', () => {
   let db: Database;
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
   let admin: pg.Client;
   beforeAll(async () => {
-    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
-    await adminQuery(serverUrl!, `create database ${dbName}`);
-    db = await openDatabase({
-      databaseUrl: withDatabase(serverUrl!, dbName),
-      dataDir: 'memory://',
-      poolSize: 2,
-    });
+    scratch = await scratchDatabase(serverUrl!, dbName);
+    db = scratch.db;
     admin = new pg.Client({ connectionString: withDatabase(serverUrl!, 'postgres') });
     await admin.connect();
   });
   afterAll(async () => {
     await admin?.end();
-    await db?.close();
-    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`);
+    await scratch?.drop();
   });
 
   const terminate = (pids: number[]) =>
