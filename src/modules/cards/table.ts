@@ -249,8 +249,8 @@ export const cardFiles = pgTable(
  * date, value), for the total and stats of `filters[title][$containsi]` (title-search.ts, docs/performance.md
  * "Fifth pass", "Scoped trigram keys"): a bitmap scan of this table's GIN index of scoped trigram keys, whose
  * candidates are decided on these narrow pages with a plain LIKE, where the cards' own trigram index rechecks every
- * match on the wide heap. Kept by triggers on
- * `cards` inside the writing statement; no foreign key (the delete trigger removes the rows, like the counts').
+ * match on the wide heap. Kept by triggers on `cards` inside the writing statement; no foreign key (the delete
+ * trigger removes the rows, like the counts').
  * Fixed-width columns first: no alignment padding between them. The search's candidates come from the board's own
  * trigram keys (below), so a small board of a large organization reads only its own matches; the key leads with the
  * board for the row triggers' lookups and a board's deletion.

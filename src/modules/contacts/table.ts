@@ -86,8 +86,9 @@ export const contacts = pgTable(
  * A narrow copy of each contact's name, folded (crm_fold: lowercased, accents removed), for the exact total of `filters[name][$containsi]`
  * (name-search.ts, docs/performance.md "Fifth pass", "Scoped trigram keys"): the count is a bitmap scan of this
  * table's GIN index of scoped trigram keys whose candidates are decided on a few hundred narrow pages with a plain
- * LIKE, where the contacts' own trigram index rechecks every match on the wide heap (thousands of pages). Kept by statement triggers on `contacts` inside the
- * writing statement; no foreign key (the delete trigger removes the rows, like the card counts').
+ * LIKE, where the contacts' own trigram index rechecks every match on the wide heap (thousands of pages). Kept by
+ * statement triggers on `contacts` inside the writing statement; no foreign key (the delete trigger removes the rows,
+ * like the card counts').
  */
 export const contactNameSearch = pgTable(
   'contact_name_search',
