@@ -74,10 +74,8 @@ async function migrateUnlocked(database: Database, moduleSql: readonly string[])
 
 /** Whether the search copies' scoped keys can answer under RLS here (search-fold.ts setScopedKeysIndexed). */
 async function noteScopedKeys(database: Database) {
-  const res = (await database.system.execute(sql.raw(SCOPED_KEYS_LEAKPROOF_SQL))) as {
-    rows?: { on: boolean }[];
-  };
-  setScopedKeysIndexed(res.rows?.[0]?.on === true);
+  const [state] = await rows<{ on: boolean }>(database, SCOPED_KEYS_LEAKPROOF_SQL);
+  setScopedKeysIndexed(state?.on === true);
 }
 
 const SCOPED_KEYS_LEAKPROOF_SQL = `
